@@ -1,0 +1,18 @@
+//! The `binlogd` binary: the server and its tools.
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "binlogd", version, about = "A MySQL-compatible server built around the binary log")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {}
+
+fn main() {
+    let cli = Cli::parse();
+    match cli.command {}
+}

@@ -1,0 +1,140 @@
+//! The file seam of binlogd. Every byte the server persists goes through a [`Vfs`].
+//!
+//! Two implementations live beside this trait file:
+//! - [`RealVfs`] (`real.rs`): the operating system's files, with `pwrite`, `fdatasync`,
+//!   `fallocate` (the syscall, never glibc's zero-filling emulation) and directory fsync.
+//! - [`SimVfs`] (`sim.rs`): an in-memory disk for crash tests. It keeps, for every file, the
+//!   bytes written apart from the bytes made durable by a sync, and the directory entries
+//!   created, renamed or removed apart from those made durable by a directory sync. At a
+//!   simulated crash it drops (or tears at a sector boundary) everything not durable. It can
+//!   fail a chosen write or sync with EIO or ENOSPC.
+//!
+//! Invariants every implementation keeps:
+//! - `write_at` writes the whole buffer or returns an error; it never reports a short write.
+//! - After `sync_data` returns `Ok`, the file's bytes and length survive a crash.
+//! - A directory entry (create, rename, remove) survives a crash only after `sync_dir` on its
+//!   parent returns `Ok`.
+//! - A failed sync is never retried to report success: the caller must treat the file as
+//!   poisoned (the data written before it may or may not be durable).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+mod real;
+
+pub use real::RealVfs;
+
+/// A shared handle to a file system.
+pub type VfsRef = Arc<dyn Vfs>;
+/// A shared handle to an open file.
+pub type FileRef = Arc<dyn VfsFile>;
+
+/// How to open a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenMode {
+    /// Open an existing file for reading only.
+    Read,
+    /// Open an existing file for reading and writing.
+    ReadWrite,
+    /// Create a new file for reading and writing; fail with `AlreadyExists` if it exists.
+    CreateNew,
+    /// Open for reading and writing, creating the file if missing (never truncating).
+    CreateOrOpen,
+}
+
+/// The outcome of [`VfsFile::allocate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allocation {
+    /// The file system reserved the blocks without writing them (Linux `fallocate`).
+    Allocated,
+    /// The file system cannot reserve blocks without zero-filling them; nothing was done.
+    Unsupported,
+}
+
+/// A file system: files, directories and the operations whose durability matters.
+pub trait Vfs: Send + Sync + std::fmt::Debug {
+    /// Opens `path` in `mode`.
+    fn open(&self, path: &Path, mode: OpenMode) -> Result<FileRef>;
+    /// Renames `from` to `to`, replacing `to` atomically if it exists. Durable only after
+    /// `sync_dir` of both parents.
+    fn rename(&self, from: &Path, to: &Path) -> Result<()>;
+    /// Removes a file. Durable only after `sync_dir` of its parent.
+    fn remove_file(&self, path: &Path) -> Result<()>;
+    /// Creates a directory and its parents (durably: parents are synced).
+    fn create_dir_all(&self, path: &Path) -> Result<()>;
+    /// The names of the entries of a directory, sorted.
+    fn list_dir(&self, path: &Path) -> Result<Vec<PathBuf>>;
+    /// Whether `path` exists.
+    fn exists(&self, path: &Path) -> Result<bool>;
+    /// Makes the directory's entries durable (fsync of the directory).
+    fn sync_dir(&self, path: &Path) -> Result<()>;
+    /// Seconds since the Unix epoch at which `path` was last modified.
+    fn modified_unix_secs(&self, path: &Path) -> Result<u64>;
+}
+
+/// An open file. Positions are explicit, so one handle can be shared by a writer and readers.
+pub trait VfsFile: Send + Sync + std::fmt::Debug {
+    /// Reads up to `buf.len()` bytes at `offset`; returns how many were read (0 at the end).
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize>;
+    /// Writes all of `buf` at `offset`, extending the file if needed.
+    fn write_at(&self, buf: &[u8], offset: u64) -> Result<()>;
+    /// Makes the file's data and length durable (`fdatasync`).
+    fn sync_data(&self) -> Result<()>;
+    /// The file's current length in bytes.
+    fn len(&self) -> Result<u64>;
+    /// Sets the file's length: truncates, or extends with zeros (not durable until synced).
+    fn set_len(&self, len: u64) -> Result<()>;
+    /// Reserves blocks up to `len` bytes without writing them and without changing what reads
+    /// return; the file's length becomes at least `len`.
+    fn allocate(&self, len: u64) -> Result<Allocation>;
+    /// The path this file was opened with (for messages).
+    fn path(&self) -> &Path;
+
+    /// Reads exactly `buf.len()` bytes at `offset`, or fails with `UnexpectedEof`.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        let mut done = 0;
+        while done < buf.len() {
+            let n = self.read_at(&mut buf[done..], offset + done as u64)?;
+            if n == 0 {
+                return Err(Error::new(
+                    "read",
+                    self.path(),
+                    std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
+                ));
+            }
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+/// A failed file operation: what was attempted, on which path, and the OS error.
+#[derive(Debug, thiserror::Error)]
+#[error("{op} {}: {source}", path.display())]
+pub struct Error {
+    /// The operation, e.g. "fdatasync".
+    pub op: &'static str,
+    /// The file or directory.
+    pub path: PathBuf,
+    /// The underlying error (an injected one on the simulated disk).
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl Error {
+    pub fn new(op: &'static str, path: &Path, source: std::io::Error) -> Self {
+        Error { op, path: path.to_path_buf(), source }
+    }
+
+    /// The kind of the underlying I/O error.
+    pub fn kind(&self) -> std::io::ErrorKind {
+        self.source.kind()
+    }
+
+    /// True when the device is full (ENOSPC): a clean, reportable condition.
+    pub fn is_no_space(&self) -> bool {
+        self.source.kind() == std::io::ErrorKind::StorageFull
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
