@@ -3,3 +3,4 @@
 //! writer and the tailing reader).
 //!
 //! Nothing here knows about threads beyond the writer/reader hand-off, engines or the network.
+pub mod gtid;

@@ -3,7 +3,11 @@
 use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "binlogd", version, about = "A MySQL-compatible server built around the binary log")]
+#[command(
+    name = "binlogd",
+    version,
+    about = "A MySQL-compatible server built around the binary log"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -13,6 +17,5 @@ struct Cli {
 enum Command {}
 
 fn main() {
-    let cli = Cli::parse();
-    match cli.command {}
+    match Cli::parse().command {}
 }
