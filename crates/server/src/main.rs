@@ -1,6 +1,6 @@
 //! The `binlogd` binary: the server and its tools.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -10,12 +10,17 @@ use clap::{Parser, Subcommand};
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {}
 
 fn main() {
-    match Cli::parse().command {}
+    let cli = Cli::parse();
+    if cli.command.is_none() {
+        // Nothing to do: show what there is, as `mysqlbinlog` with no arguments does.
+        let _ = Cli::command().print_help();
+        std::process::exit(1);
+    }
 }
