@@ -104,6 +104,10 @@ pub enum Error {
     /// first.
     #[error("binlog crash recovery is not finished")]
     RecoveryPending,
+    /// An event the set writes itself could not be encoded (a PREVIOUS_GTIDS too large for
+    /// one event).
+    #[error(transparent)]
+    Encode(#[from] crate::error::EncodeError),
     /// The options cannot work.
     #[error("invalid binlog options: {reason}")]
     InvalidOptions { reason: &'static str },

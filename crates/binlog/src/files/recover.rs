@@ -20,7 +20,8 @@ use std::path::Path;
 use vfs::FileRef;
 
 use super::error::{Damage, Error, Result};
-use super::frame::{self, Class, Header, HEADER_LEN, MAGIC};
+use super::frame::{self, Class, MAGIC};
+use crate::event::{EventHeader, HEADER_LEN};
 use crate::gtid::{Gtid, GtidSet};
 
 /// A read-ahead buffer for walking the events of one file with few reads.
@@ -84,16 +85,15 @@ impl Cursor {
         let Some(head) = self.bytes(file, limit, pos, HEADER_LEN)? else {
             return Ok(Step::Damaged(Damage::ShortHeader));
         };
-        let header = Header::parse(head).ok_or(Damage::ShortHeader);
-        let header = match header.and_then(|h| h.check(pos, checksum).map(|()| h)) {
-            Ok(h) => h,
+        let size = match frame::check_header(head, pos) {
+            Ok(size) => size as usize,
             Err(d) => return Ok(Step::Damaged(d)),
         };
-        let Some(ev) = self.bytes(file, limit, pos, header.event_size as usize)? else {
+        let Some(ev) = self.bytes(file, limit, pos, size)? else {
             return Ok(Step::Damaged(Damage::EventCut));
         };
-        if checksum && !frame::checksum_ok(ev) {
-            return Ok(Step::Damaged(Damage::BadChecksum));
+        if let Err(d) = frame::check_frame(ev, pos, checksum) {
+            return Ok(Step::Damaged(d));
         }
         Ok(Step::Event(ev))
     }
@@ -130,12 +130,12 @@ pub fn read_header(file: &FileRef, path: &Path, len: u64) -> Result<FileHeader> 
         Step::End => return Err(corrupt(fde_pos, Damage::ShortHeader)),
         Step::Damaged(d) => return Err(corrupt(fde_pos, d)),
     };
-    let checksum = frame::fde_checksum(fde).map_err(|d| corrupt(fde_pos, d))?;
-    let in_use = Header::parse(fde).is_some_and(|h| h.flags & frame::IN_USE_FLAG != 0);
+    let checksum = frame::fde_checksum(fde, fde_pos).map_err(|d| corrupt(fde_pos, d))?;
+    let in_use = EventHeader::parse(fde, fde_pos).is_ok_and(|h| h.flags & frame::IN_USE_FLAG != 0);
     let fde_end = fde_pos + fde.len() as u64;
     let (previous_gtids, header_end) = match cur.event_at(file, len, fde_end, checksum)? {
         Step::Event(ev) => (
-            frame::decode_previous_gtids(ev, checksum).map_err(|d| corrupt(fde_end, d))?,
+            frame::decode_previous_gtids(ev, fde_end, checksum).map_err(|d| corrupt(fde_end, d))?,
             fde_end + ev.len() as u64,
         ),
         Step::End => return Err(corrupt(fde_end, Damage::BadPreviousGtids)),
@@ -210,7 +210,7 @@ pub fn scan(file: &FileRef, path: &Path) -> Result<Scan> {
             Step::Event(ev) => ev,
         };
         let end = pos + ev.len() as u64;
-        let class = match frame::classify(ev, checksum) {
+        let class = match frame::classify(ev, pos, checksum) {
             Ok(c) => c,
             Err(d) => break Some(d),
         };

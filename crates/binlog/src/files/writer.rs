@@ -130,7 +130,8 @@ impl FileMaker {
     }
 
     /// Makes file `seq` with its header, durable, not yet in the index (rotation step 1).
-    fn create(&self, seq: u64, previous: &GtidSet) -> Result<ActiveFile> {
+    /// `at_startup`: the first file of this server run.
+    fn create(&self, seq: u64, previous: &GtidSet, at_startup: bool) -> Result<ActiveFile> {
         let path = self.path(seq);
         let from_pool = match &self.opts.pool_dir {
             Some(pool) => prealloc::take_from_pool(&self.vfs, pool, &path)?,
@@ -144,7 +145,7 @@ impl FileMaker {
         if self.opts.binlog_preallocate && file.len()? < self.opts.max_binlog_size {
             prealloc::allocate(&file, self.opts.max_binlog_size, &self.warned)?;
         }
-        let header = self.encoder().file_header(previous);
+        let header = self.encoder().file_header(previous, at_startup)?;
         file.write_at(&header, 0)?;
         file.sync_data()?;
         self.vfs.sync_dir(&self.opts.dir)?;
@@ -167,7 +168,7 @@ fn open_files(maker: &FileMaker, index: &Index, mut files: Vec<u64>) -> Result<O
     let vfs = &maker.vfs;
     let name = |seq| names::file_name(&maker.opts.basename, seq);
     let Some(&last) = files.last() else {
-        let active = maker.create(1, &GtidSet::new())?;
+        let active = maker.create(1, &GtidSet::new(), true)?;
         index.store(&[1])?;
         return Ok(Opened {
             files: vec![1],
@@ -211,7 +212,7 @@ fn open_files(maker: &FileMaker, index: &Index, mut files: Vec<u64>) -> Result<O
         && scan.events_end == scan.len;
     if clean {
         let executed = executed_after(&scan, scan.len);
-        let active = maker.create(last + 1, &executed)?;
+        let active = maker.create(last + 1, &executed, true)?;
         files.push(last + 1);
         index.store(&files)?;
         return Ok(Opened { files, active, executed, purged, report: None });
@@ -425,9 +426,11 @@ impl BinlogWriter {
     /// Rotation steps 1-5 (module doc); without the ROTATE event when closing a crashed file.
     fn switch_file(&mut self, write_rotate: bool) -> Result<()> {
         let next = self.active.seq + 1;
-        let new = self.maker.create(next, &self.executed)?;
+        // Closing a crashed file happens once per start, so its successor is the first file of
+        // this server run.
+        let new = self.maker.create(next, &self.executed, !write_rotate)?;
         if write_rotate {
-            let rotate = self.maker.encoder().rotate(&self.name(next), self.active.write_pos);
+            let rotate = self.maker.encoder().rotate(&self.name(next), self.active.write_pos)?;
             self.active.file.write_at(&rotate, self.active.write_pos)?;
             self.active.write_pos += rotate.len() as u64;
         }
@@ -527,7 +530,7 @@ impl BinlogWriter {
                 w.active.file.sync_data()?;
                 return Ok(());
             }
-            let stop = w.maker.encoder().stop(w.active.write_pos);
+            let stop = w.maker.encoder().stop(w.active.write_pos)?;
             w.active.file.write_at(&stop, w.active.write_pos)?;
             w.active.write_pos += stop.len() as u64;
             w.active.file.sync_data()?;
