@@ -30,6 +30,8 @@ pub mod recover;
 pub mod writer;
 
 #[cfg(test)]
+mod crash_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::PathBuf;
