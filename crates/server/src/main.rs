@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod alloc;
 mod bench_fsync;
@@ -16,7 +16,7 @@ mod bench_fsync;
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -36,8 +36,13 @@ enum Bench {
 
 fn main() -> ExitCode {
     let outcome: Result<(), Box<dyn std::error::Error>> = match Cli::parse().command {
-        Command::Alloc(args) => alloc::run(&args).map_err(Into::into),
-        Command::Bench(Bench::Fsync(args)) => bench_fsync::run(&args).map_err(Into::into),
+        None => {
+            // Nothing to do: show what there is, as `mysqlbinlog` with no arguments does.
+            let _ = Cli::command().print_help();
+            return ExitCode::FAILURE;
+        }
+        Some(Command::Alloc(args)) => alloc::run(&args).map_err(Into::into),
+        Some(Command::Bench(Bench::Fsync(args))) => bench_fsync::run(&args).map_err(Into::into),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -80,6 +80,8 @@ pub trait Vfs: Send + Sync + std::fmt::Debug {
 }
 
 /// An open file. Positions are explicit, so one handle can be shared by a writer and readers.
+// A file length is always asked as a number (positions are compared with it), never as emptiness.
+#[allow(clippy::len_without_is_empty)]
 pub trait VfsFile: Send + Sync + std::fmt::Debug {
     /// Reads up to `buf.len()` bytes at `offset`; returns how many were read (0 at the end).
     fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize>;
@@ -89,10 +91,6 @@ pub trait VfsFile: Send + Sync + std::fmt::Debug {
     fn sync_data(&self) -> Result<()>;
     /// The file's current length in bytes.
     fn len(&self) -> Result<u64>;
-    /// Whether the file's current length is 0.
-    fn is_empty(&self) -> Result<bool> {
-        Ok(self.len()? == 0)
-    }
     /// Sets the file's length: truncates, or extends with zeros (not durable until synced).
     fn set_len(&self, len: u64) -> Result<()>;
     /// Reserves blocks up to `len` bytes without writing them and without changing what reads
