@@ -35,14 +35,14 @@ enum Bench {
 }
 
 fn main() -> ExitCode {
-    let Some(command) = Cli::parse().command else {
-        // Nothing to do: show what there is, as `mysqlbinlog` with no arguments does.
-        let _ = Cli::command().print_help();
-        return ExitCode::FAILURE;
-    };
-    let outcome: Result<(), Box<dyn std::error::Error>> = match command {
-        Command::Alloc(args) => alloc::run(&args).map_err(Into::into),
-        Command::Bench(Bench::Fsync(args)) => bench_fsync::run(&args).map_err(Into::into),
+    let outcome: Result<(), Box<dyn std::error::Error>> = match Cli::parse().command {
+        None => {
+            // Nothing to do: show what there is, as `mysqlbinlog` with no arguments does.
+            let _ = Cli::command().print_help();
+            return ExitCode::FAILURE;
+        }
+        Some(Command::Alloc(args)) => alloc::run(&args).map_err(Into::into),
+        Some(Command::Bench(Bench::Fsync(args))) => bench_fsync::run(&args).map_err(Into::into),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

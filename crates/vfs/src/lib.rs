@@ -91,10 +91,6 @@ pub trait VfsFile: Send + Sync + std::fmt::Debug {
     fn sync_data(&self) -> Result<()>;
     /// The file's current length in bytes.
     fn len(&self) -> Result<u64>;
-    /// Whether the file's current length is 0.
-    fn is_empty(&self) -> Result<bool> {
-        Ok(self.len()? == 0)
-    }
     /// Sets the file's length: truncates, or extends with zeros (not durable until synced).
     fn set_len(&self, len: u64) -> Result<()>;
     /// Reserves blocks up to `len` bytes without writing them and without changing what reads

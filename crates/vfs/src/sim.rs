@@ -54,8 +54,8 @@ pub enum CrashMode {
     /// possibly in part (a write cut at a 512-byte sector boundary); likewise a random prefix
     /// of the unsynced directory changes. The same seed gives the same result.
     Tear { seed: u64 },
-    /// Everything written survives, as if the OS had flushed just before the power cut
-    /// (except writes already lost by a failed sync).
+    /// Every write and every directory change survives, as if the OS had flushed just before
+    /// the power cut (except writes already lost by a failed sync).
     KeepAll,
 }
 

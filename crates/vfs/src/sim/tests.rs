@@ -355,6 +355,35 @@ fn crash_at_every_point_of_an_atomic_replace() {
 }
 
 #[test]
+fn threads_share_one_disk_through_the_trait_object() {
+    let sim = disk();
+    let vfs = sim.shared();
+    let writers: Vec<_> = (0..4u8)
+        .map(|t| {
+            let vfs = Arc::clone(&vfs);
+            std::thread::spawn(move || {
+                let path = PathBuf::from(format!("/d/t{t}"));
+                let f = vfs.open(&path, OpenMode::CreateNew).expect("create");
+                for i in 0..50u64 {
+                    f.write_at(&[t; 10], i * 10).expect("write");
+                    if i == 24 {
+                        f.sync_data().expect("sync");
+                    }
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().expect("writer thread");
+    }
+    vfs.sync_dir(p("/d")).expect("sync dir");
+    let after = sim.crash(CrashMode::DropUnsynced);
+    for t in 0..4u8 {
+        assert_eq!(after.contents(format!("/d/t{t}")), Some(vec![t; 250]), "synced half only");
+    }
+}
+
+#[test]
 fn stats_and_sync_counts() {
     let sim = disk();
     let f = durable_file(&sim, "/d/f", b"abc");
