@@ -55,6 +55,9 @@ mod gtid_event;
 mod header;
 mod misc;
 mod query;
+mod rows;
+mod table_map;
+mod value;
 
 pub use fde::{FormatDescription, MYSQL80_POST_HEADER_LENS, SERVER_VERSION_LEN};
 pub use gtid_event::{
@@ -66,6 +69,11 @@ pub use header::{
 };
 pub use misc::{HeartbeatEvent, HeartbeatV2Event, RotateEvent, XidEvent};
 pub use query::{QueryEvent, StatusVars, UpdatedDbs, MYSQL80_DEFAULT_SQL_MODE, UTF8MB4_0900_AI_CI};
+pub use rows::{rows_flags, RowChange, RowsEvent, RowsKind};
+pub use table_map::{
+    optional, Bitmap, ColumnDef, OptionalField, RowMetadata, TableMap, TM_BIT_LEN_EXACT_F,
+};
+pub use value::{decimal_binary_len, raw_uint_le, ColumnType, Date, DateTime, Time, Value};
 
 use crate::error::{DecodeError, EncodeError};
 use bytes::Cursor;
@@ -299,6 +307,9 @@ pub enum EventBody {
     /// ANONYMOUS_GTID (type 34): same layout, sid and gno zero.
     AnonymousGtid(GtidEvent),
     Query(QueryEvent),
+    TableMap(TableMap),
+    /// WRITE_ROWS / UPDATE_ROWS / DELETE_ROWS v2.
+    Rows(RowsEvent),
     Xid(XidEvent),
     Rotate(RotateEvent),
     /// STOP: written when the server shuts down; empty body.
@@ -321,6 +332,8 @@ impl EventBody {
             EventBody::Gtid(_) => EventType::GTID,
             EventBody::AnonymousGtid(_) => EventType::ANONYMOUS_GTID,
             EventBody::Query(_) => EventType::QUERY,
+            EventBody::TableMap(_) => EventType::TABLE_MAP,
+            EventBody::Rows(r) => r.event_type(),
             EventBody::Xid(_) => EventType::XID,
             EventBody::Rotate(_) => EventType::ROTATE,
             EventBody::Stop => EventType::STOP,
@@ -340,6 +353,10 @@ impl EventBody {
             EventType::GTID => EventBody::Gtid(GtidEvent::decode(&mut c)?),
             EventType::ANONYMOUS_GTID => EventBody::AnonymousGtid(GtidEvent::decode(&mut c)?),
             EventType::QUERY => EventBody::Query(QueryEvent::decode(&mut c)?),
+            EventType::TABLE_MAP => EventBody::TableMap(TableMap::decode(&mut c)?),
+            EventType::WRITE_ROWS => EventBody::Rows(RowsEvent::decode(RowsKind::Write, &mut c)?),
+            EventType::UPDATE_ROWS => EventBody::Rows(RowsEvent::decode(RowsKind::Update, &mut c)?),
+            EventType::DELETE_ROWS => EventBody::Rows(RowsEvent::decode(RowsKind::Delete, &mut c)?),
             EventType::XID => EventBody::Xid(XidEvent::decode(&mut c)?),
             EventType::ROTATE => EventBody::Rotate(RotateEvent::decode(&mut c)?),
             EventType::STOP => EventBody::Stop,
@@ -359,6 +376,8 @@ impl EventBody {
             EventBody::PreviousGtids(b) => b.encode(out),
             EventBody::Gtid(b) | EventBody::AnonymousGtid(b) => b.encode(out),
             EventBody::Query(b) => b.encode(out),
+            EventBody::TableMap(b) => b.encode(out),
+            EventBody::Rows(b) => b.encode(out),
             EventBody::Xid(b) => b.encode(out),
             EventBody::Rotate(b) => b.encode(out),
             EventBody::Stop => Ok(()),
@@ -486,13 +505,15 @@ pub struct ReadEvent<'a> {
 
 /// Iterates over the events of a whole binlog file image (magic first).
 ///
-/// Each FORMAT_DESCRIPTION updates the context. Iteration stops after the first error, which
-/// names the offset; a file that ends exactly at an event boundary simply ends.
+/// Each FORMAT_DESCRIPTION updates the context and each TABLE_MAP is remembered by table id
+/// (see [`BinlogFileReader::table`]) so rows can be decoded. Iteration stops after the first
+/// error, which names the offset; a file that ends exactly at an event boundary simply ends.
 #[derive(Debug, Clone)]
 pub struct BinlogFileReader<'a> {
     buf: &'a [u8],
     pos: usize,
     ctx: FormatContext,
+    tables: std::collections::HashMap<u64, TableMap>,
     failed: bool,
 }
 
@@ -509,7 +530,13 @@ impl<'a> BinlogFileReader<'a> {
         if buf[..4] != BINLOG_MAGIC {
             return Err(DecodeError::BadMagic { offset: 0 });
         }
-        Ok(BinlogFileReader { buf, pos: 4, ctx: FormatContext::default(), failed: false })
+        Ok(BinlogFileReader {
+            buf,
+            pos: 4,
+            ctx: FormatContext::default(),
+            tables: std::collections::HashMap::new(),
+            failed: false,
+        })
     }
 
     /// The context in force for the next event.
@@ -522,13 +549,30 @@ impl<'a> BinlogFileReader<'a> {
         self.pos as u64
     }
 
+    /// The last TABLE_MAP read for `table_id`.
+    pub fn table(&self, table_id: u64) -> Option<&TableMap> {
+        self.tables.get(&table_id)
+    }
+
+    /// Decodes the rows of a rows event read from this file at `offset`.
+    pub fn rows(&self, rows: &RowsEvent, offset: u64) -> Result<Vec<RowChange>, DecodeError> {
+        let table = self
+            .table(rows.table_id)
+            .ok_or(DecodeError::UnknownTable { offset, table_id: rows.table_id })?;
+        rows.rows(table, offset)
+    }
+
     fn read_next(&mut self) -> Result<ReadEvent<'a>, DecodeError> {
         let offset = self.pos as u64;
         let rest = &self.buf[self.pos..];
         let event = decode_event(rest, &self.ctx, offset)?;
         let size = event.header.event_size as usize;
-        if let EventBody::FormatDescription(fde) = &event.body {
-            self.ctx = FormatContext::from_fde(fde, offset)?;
+        match &event.body {
+            EventBody::FormatDescription(fde) => self.ctx = FormatContext::from_fde(fde, offset)?,
+            EventBody::TableMap(tm) => {
+                self.tables.insert(tm.table_id, tm.clone());
+            }
+            _ => {}
         }
         self.pos += size;
         Ok(ReadEvent { offset, raw: &rest[..size], event })
