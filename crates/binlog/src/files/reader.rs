@@ -144,6 +144,7 @@ impl BinlogFiles {
             pos,
             file: None,
             checksum: true,
+            closed_len: None,
             cursor: Cursor::default(),
         })
     }
@@ -180,6 +181,8 @@ pub struct BinlogReader {
     file: Option<FileRef>,
     /// Whether the current file's events carry a CRC32 (from its FORMAT_DESCRIPTION).
     checksum: bool,
+    /// The current file's length once it is closed (it never changes again).
+    closed_len: Option<u64>,
     cursor: Cursor,
 }
 
@@ -224,9 +227,9 @@ impl BinlogReader {
                 }
             };
             let file = self.open_current()?;
-            let limit = match limit {
-                Some(l) => l,
-                None => file.len()?,
+            let limit = match (limit, self.closed_len) {
+                (Some(l), _) | (None, Some(l)) => l,
+                (None, None) => *self.closed_len.insert(file.len()?),
             };
             match self.cursor.event_at(&file, limit, self.pos, self.checksum)? {
                 Step::Event(ev) => {
@@ -288,6 +291,7 @@ impl BinlogReader {
         self.seq = next;
         self.pos = MAGIC.len() as u64;
         self.file = None;
+        self.closed_len = None;
         Ok(())
     }
 }
