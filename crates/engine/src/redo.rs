@@ -691,3 +691,6 @@ fn read_data(file: &FileRef, cap: u64) -> Result<Vec<u8>> {
     }
     Ok(data)
 }
+
+#[cfg(test)]
+mod tests;
