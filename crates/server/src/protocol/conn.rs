@@ -315,6 +315,7 @@ async fn authenticate<B: Backend>(
                     if verify_sha2_fast(scramble, auth_data, &fast) {
                         // Format: 0x01 (AuthMoreData) | 0x03 (fast_auth_success)
                         io.write_packet(&[0x01, FAST_AUTH_SUCCESS]);
+                        shared.stats.sha2_auth(false);
                         return Ok(true);
                     }
                 }
@@ -332,6 +333,7 @@ async fn authenticate<B: Backend>(
             let ok = hash.verify(&password);
             if ok {
                 shared.auth_cache.insert(hash, sha2_fast_hash(&password));
+                shared.stats.sha2_auth(true);
             }
             Ok(ok)
         }

@@ -4,7 +4,9 @@
 //! counter, so no ordering between them is needed. Names follow MySQL's status variables where
 //! MySQL has one (`Threads_connected`, `Connections`, `Aborted_connects`, `Aborted_clients`,
 //! `Bytes_received`, `Bytes_sent`, `Max_used_connections`, `Questions`, `Com_stmt_*`,
-//! `Com_change_db`); the other protocol commands are counted as `Com_<command name>`.
+//! `Com_change_db`); the other protocol commands are counted as `Com_<command name>`, and
+//! `caching_sha2_password` logins as `Caching_sha2_password_fast_auths` / `_full_auths`
+//! (binlogd's names).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -63,6 +65,8 @@ pub struct Stats {
     bytes_sent: AtomicU64,
     questions: AtomicU64,
     unknown_commands: AtomicU64,
+    sha2_fast_auths: AtomicU64,
+    sha2_full_auths: AtomicU64,
     commands: [AtomicU64; 256],
 }
 
@@ -79,6 +83,8 @@ impl Default for Stats {
             bytes_sent: AtomicU64::new(0),
             questions: AtomicU64::new(0),
             unknown_commands: AtomicU64::new(0),
+            sha2_fast_auths: AtomicU64::new(0),
+            sha2_full_auths: AtomicU64::new(0),
             commands: std::array::from_fn(|_| AtomicU64::new(0)),
         }
     }
@@ -128,6 +134,18 @@ impl Stats {
         self.unknown_commands.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// A `caching_sha2_password` login succeeded on the fast path (or, `full`, by full
+    /// authentication).
+    pub(crate) fn sha2_auth(&self, full: bool) {
+        let counter = if full { &self.sha2_full_auths } else { &self.sha2_fast_auths };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Successful `caching_sha2_password` logins: (fast path, full authentication).
+    pub fn sha2_auths(&self) -> (u64, u64) {
+        (self.sha2_fast_auths.load(Ordering::Relaxed), self.sha2_full_auths.load(Ordering::Relaxed))
+    }
+
     /// Sessions currently authenticated (`Threads_connected`).
     pub fn threads_connected(&self) -> u64 {
         self.threads_connected.load(Ordering::Relaxed)
@@ -166,6 +184,8 @@ impl Stats {
             ("Aborted_connects", load(&self.aborted_connects)),
             ("Bytes_received", load(&self.bytes_received)),
             ("Bytes_sent", load(&self.bytes_sent)),
+            ("Caching_sha2_password_fast_auths", load(&self.sha2_fast_auths)),
+            ("Caching_sha2_password_full_auths", load(&self.sha2_full_auths)),
             ("Com_unknown", load(&self.unknown_commands)),
             ("Connections", load(&self.connections)),
             ("Max_used_connections", load(&self.max_used_connections)),
