@@ -447,3 +447,30 @@ async fn max_connections_is_enforced_with_1040() {
     }
     assert!(admitted, "a slot was released");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_handshakes_are_dropped_after_connect_timeout() {
+    let config = ServerConfig {
+        max_connections: 1,
+        connect_timeout: std::time::Duration::from_millis(200),
+        ..ServerConfig::default()
+    };
+    let server = start(config).await;
+    // A client that takes the only slot and never answers the greeting is disconnected...
+    let mut stalled = Raw::connect(server.port()).await;
+    stalled.read().await.expect("greeting");
+    assert!(stalled.read().await.is_none(), "dropped at connect_timeout");
+    // ...and its slot goes to the next client (bounded attempts while the task winds down).
+    let mut admitted = false;
+    for _ in 0..200 {
+        let mut c = Raw::connect(server.port()).await;
+        let (_, first) = c.read().await.expect("first packet");
+        if first[0] == 10 {
+            admitted = true;
+            break;
+        }
+        assert_eq!(err_of(&first).0, 1040);
+        tokio::task::yield_now().await;
+    }
+    assert!(admitted);
+}

@@ -112,7 +112,14 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: TcpStream, peer: Sock
     let shared = &slot.0;
     let _ = socket.set_nodelay(true);
     let mut io = PacketStream::new(socket, shared.config.max_allowed_packet, shared.stats.clone());
-    let (session, info) = match connect(shared, &mut io, peer).await {
+    let connecting = connect(shared, &mut io, peer);
+    let connected = match tokio::time::timeout(shared.config.connect_timeout, connecting).await {
+        Ok(connected) => connected,
+        // mysqld's connect_timeout: a client that stalls in the connection phase is dropped
+        // (without an answer: it is not reading).
+        Err(_elapsed) => Err(Error::Truncated),
+    };
+    let (session, info) = match connected {
         Ok(connected) => connected,
         Err(e) => {
             shared.stats.aborted_connect();
@@ -199,7 +206,6 @@ async fn connect<B: Backend>(
         let Some(keys) = keys else {
             return Err(Error::Refused(SqlError::bad_handshake()));
         };
-        io.flush().await?;
         io.upgrade_to_tls(&keys.tls).await?;
         packet = io.read_packet().await?;
     }
@@ -330,12 +336,20 @@ async fn authenticate<B: Backend>(
             let Some(hash) = hash else {
                 return Ok(false);
             };
-            let ok = hash.verify(&password);
-            if ok {
-                shared.auth_cache.insert(hash, sha2_fast_hash(&password));
-                shared.stats.sha2_auth(true);
-            }
-            Ok(ok)
+            // PBKDF2 takes milliseconds by design: keep it off the threads that run
+            // connections.
+            let verified = {
+                let hash = hash.clone();
+                tokio::task::spawn_blocking(move || hash.verify(&password).then_some(password))
+                    .await
+                    .unwrap_or(None)
+            };
+            let Some(password) = verified else {
+                return Ok(false);
+            };
+            shared.auth_cache.insert(hash, sha2_fast_hash(&password));
+            shared.stats.sha2_auth(true);
+            Ok(true)
         }
     }
 }
@@ -353,18 +367,21 @@ async fn full_authentication<B: Backend>(
         let password = packet.strip_suffix(&[0]).unwrap_or(&packet);
         return Ok(Some(password.to_vec()));
     }
-    let Some(keys) = shared.config.keys.as_deref() else {
+    let Some(keys) = shared.config.keys.clone() else {
         // Without TLS and without an RSA key there is no safe way to get the password.
         return Ok(None);
     };
     let ciphertext = if packet[..] == [REQUEST_PUBLIC_KEY] {
-        send_public_key(io, keys);
+        send_public_key(io, &keys);
         io.flush().await?;
         io.read_packet().await?
     } else {
         packet
     };
-    Ok(keys.rsa_decrypt(&ciphertext).and_then(|plain| unxor_rsa_password(&plain, scramble)))
+    // An RSA private-key operation costs about a millisecond: off the connection threads.
+    let plain =
+        tokio::task::spawn_blocking(move || keys.rsa_decrypt(&ciphertext)).await.unwrap_or(None);
+    Ok(plain.and_then(|plain| unxor_rsa_password(&plain, scramble)))
 }
 
 fn send_public_key(io: &mut PacketStream, keys: &ServerKeys) {
@@ -637,5 +654,63 @@ impl<B: Backend> Connection<B> {
             ResultWriter::new(&mut self.io, self.capabilities, true, false, &mut self.status);
         let outcome = self.session.execute(id, &params, &mut out).await;
         out.finish(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mysql_common::packets::AuthPlugin as WirePlugin;
+    use std::collections::HashMap;
+
+    /// The Handshake Response parser (mysql_common's) must reject, never panic on, whatever a
+    /// client sends: truncations and byte flips of a valid response, and random bytes.
+    #[test]
+    fn handshake_response_parsing_never_panics() {
+        let attrs = HashMap::from([("_client_name".to_string(), "fuzz".to_string())]);
+        let valid = HandshakeResponse::new(
+            Some(vec![7u8; 20]),
+            (8, 0, 40),
+            Some(&b"user"[..]),
+            Some(&b"db"[..]),
+            Some(WirePlugin::CachingSha2Password),
+            server_capabilities(),
+            Some(attrs),
+            1 << 24,
+        );
+        let mut bytes = Vec::new();
+        valid.serialize(&mut bytes);
+        let mut seed = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..20_000 {
+            let mut input = bytes.clone();
+            match round % 3 {
+                0 => input.truncate((next() as usize) % (bytes.len() + 1)),
+                1 => {
+                    for _ in 0..1 + next() % 4 {
+                        let i = (next() as usize) % input.len();
+                        input[i] = next() as u8;
+                    }
+                }
+                _ => input = (0..next() % 80).map(|_| next() as u8).collect(),
+            }
+            if let Ok(response) = ParseBuf(&input).parse::<HandshakeResponse<'_>>(()) {
+                let _ = (response.user(), response.scramble_buf(), response.db_name());
+                let _ = response.connect_attributes();
+            }
+        }
+    }
+
+    #[test]
+    fn ipv4_mapped_peers_match_as_ipv4() {
+        let peer: SocketAddr = "[::ffff:10.1.2.3]:3306".parse().expect("address");
+        assert_eq!(host_of(peer).to_string(), "10.1.2.3");
+        let peer: SocketAddr = "[::1]:3306".parse().expect("address");
+        assert_eq!(host_of(peer).to_string(), "::1");
     }
 }

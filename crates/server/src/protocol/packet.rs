@@ -38,6 +38,10 @@ pub const FLUSH_THRESHOLD: usize = 64 * 1024;
 /// How many bytes are asked of the socket at a time.
 const READ_CHUNK: usize = 16 * 1024;
 
+/// Buffers that grew past this for one huge packet are given back once empty, so a
+/// connection does not keep 16 MiB for the rest of its life.
+const SHRINK_ABOVE: usize = 1024 * 1024;
+
 /// A TCP stream whose first bytes were already read into a buffer: the TLS handshake must see
 /// the ClientHello bytes that arrived together with the SSLRequest packet.
 pub struct Prefixed {
@@ -185,6 +189,9 @@ impl PacketStream {
                     }
                     self.seq = self.seq.wrapping_add(1);
                     if let ChunkInfo::Last(_) = chunk {
+                        if self.read_buf.is_empty() && self.read_buf.capacity() > SHRINK_ABOVE {
+                            self.read_buf = BytesMut::with_capacity(READ_CHUNK);
+                        }
                         return Ok(self.payload.split().freeze());
                     }
                     continue;
@@ -252,6 +259,12 @@ impl PacketStream {
         self.stream.write_all(&self.write_buf).await?;
         self.stats.add_bytes_sent(self.write_buf.len() as u64);
         self.write_buf.clear();
+        if self.write_buf.capacity() > SHRINK_ABOVE {
+            self.write_buf = BytesMut::with_capacity(4096);
+        }
+        if self.scratch.capacity() > SHRINK_ABOVE {
+            self.scratch = Vec::new();
+        }
         Ok(())
     }
 

@@ -22,6 +22,9 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Largest packet accepted from a client (`max_allowed_packet`, bytes).
     pub max_allowed_packet: usize,
+    /// Longest the connection phase may take (`connect_timeout`); a client still not
+    /// authenticated by then is disconnected, so stalled clients cannot hold every slot.
+    pub connect_timeout: Duration,
     /// TLS and RSA keys; without them, no CLIENT_SSL and no `caching_sha2_password` full
     /// authentication (only the fast path and `mysql_native_password`).
     pub keys: Option<Arc<ServerKeys>>,
@@ -34,6 +37,7 @@ impl Default for ServerConfig {
             // mysqld's defaults.
             max_connections: 151,
             max_allowed_packet: 64 * 1024 * 1024,
+            connect_timeout: Duration::from_secs(10),
             keys: None,
         }
     }
