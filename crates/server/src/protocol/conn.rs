@@ -117,7 +117,7 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: TcpStream, peer: Sock
         Ok(connected) => connected,
         // mysqld's connect_timeout: a client that stalls in the connection phase is dropped
         // (without an answer: it is not reading).
-        Err(_elapsed) => Err(Error::Truncated),
+        Err(_elapsed) => Err(Error::ConnectTimeout),
     };
     let (session, info) = match connected {
         Ok(connected) => connected,

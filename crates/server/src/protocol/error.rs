@@ -180,6 +180,9 @@ pub enum Error {
     /// The peer closed the connection in the middle of a packet.
     #[error("connection closed in the middle of a packet")]
     Truncated,
+    /// The connection phase took longer than `connect_timeout`.
+    #[error("connection phase exceeded connect_timeout")]
+    ConnectTimeout,
     /// A packet over `max_allowed_packet` (ER_NET_PACKET_TOO_LARGE).
     #[error("packet larger than max_allowed_packet ({max_allowed_packet} bytes)")]
     PacketTooLarge {
@@ -230,7 +233,11 @@ impl Error {
             }
             Error::PacketTooLarge { .. } => Some(SqlError::packet_too_large()),
             Error::OutOfOrder { .. } => Some(SqlError::packets_out_of_order()),
-            Error::Closed | Error::Truncated | Error::Io(_) | Error::Tls { .. } => None,
+            Error::Closed
+            | Error::Truncated
+            | Error::ConnectTimeout
+            | Error::Io(_)
+            | Error::Tls { .. } => None,
         }
     }
 
