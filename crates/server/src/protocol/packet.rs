@@ -1,0 +1,355 @@
+//! Packet framing: MySQL packets over a TCP or TLS stream, with sequence ids, splitting of
+//! payloads of 16 MiB and more, `max_allowed_packet`, and buffered writes.
+//!
+//! Format of one chunk on the wire (MySQL "Protocol::Packet"):
+//! `payload_length: u24 LE | sequence_id: u8 | payload`. A payload of `0xFFFFFF` bytes or more is
+//! sent as chunks of `0xFFFFFF` bytes followed by a shorter one (possibly empty); the receiver
+//! joins them. Chunk boundaries and joining are `mysql_common::proto::codec`'s
+//! [`ChunkDecoder`] and [`packet_to_chunks`].
+//!
+//! Invariants:
+//! - one sequence counter serves both directions: it is reset to 0 when a command starts, each
+//!   chunk read must carry the expected id ([`Error::OutOfOrder`] otherwise) and each chunk read
+//!   or written advances it, as in mysqld's `NET::pkt_nr`;
+//! - a packet longer than `max_allowed_packet` is refused as soon as its chunk headers say so,
+//!   before its bytes are buffered ([`Error::PacketTooLarge`]);
+//! - writes only append to a buffer; the socket is written by [`PacketStream::flush`], once per
+//!   response (or when a long result set fills [`FLUSH_THRESHOLD`]).
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::{Buf, Bytes, BytesMut};
+use mysql_common::proto::codec::error::PacketCodecError;
+use mysql_common::proto::codec::{packet_to_chunks, ChunkDecoder, ChunkInfo};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::TcpStream;
+use tokio_rustls::server::TlsStream;
+
+use super::error::{Error, Result, SqlError};
+use super::stats::Stats;
+
+/// Buffered output past this size is written out even in the middle of a response, so a large
+/// result set does not sit in memory whole.
+pub const FLUSH_THRESHOLD: usize = 64 * 1024;
+
+/// How many bytes are asked of the socket at a time.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Buffers that grew past this for one huge packet are given back once empty, so a
+/// connection does not keep 16 MiB for the rest of its life.
+const SHRINK_ABOVE: usize = 1024 * 1024;
+
+/// A TCP stream whose first bytes were already read into a buffer: the TLS handshake must see
+/// the ClientHello bytes that arrived together with the SSLRequest packet.
+pub struct Prefixed {
+    prefix: Bytes,
+    inner: TcpStream,
+}
+
+impl AsyncRead for Prefixed {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        if !self.prefix.is_empty() {
+            let n = self.prefix.len().min(buf.remaining());
+            buf.put_slice(&self.prefix[..n]);
+            self.prefix.advance(n);
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Prefixed {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// The connection's byte stream: plain TCP until the client asks for TLS.
+enum Stream {
+    Tcp(TcpStream),
+    Tls(Box<TlsStream<Prefixed>>),
+    /// Transient state while the TLS handshake owns the socket.
+    Upgrading,
+}
+
+impl Stream {
+    async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read_buf(buf).await,
+            Stream::Tls(s) => s.read_buf(buf).await,
+            Stream::Upgrading => Err(io::ErrorKind::NotConnected.into()),
+        }
+    }
+
+    async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.write_all(data).await,
+            Stream::Tls(s) => {
+                s.write_all(data).await?;
+                // rustls holds encrypted records until flushed.
+                s.flush().await
+            }
+            Stream::Upgrading => Err(io::ErrorKind::NotConnected.into()),
+        }
+    }
+
+    async fn shutdown(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.shutdown().await,
+            Stream::Tls(s) => s.shutdown().await,
+            Stream::Upgrading => Ok(()),
+        }
+    }
+}
+
+/// One connection's packet layer.
+pub struct PacketStream {
+    stream: Stream,
+    read_buf: BytesMut,
+    payload: BytesMut,
+    write_buf: BytesMut,
+    /// Scratch space for one packet being built (`mysql_common` serializes into a `Vec`).
+    scratch: Vec<u8>,
+    decoder: ChunkDecoder,
+    seq: u8,
+    max_allowed_packet: usize,
+    stats: Arc<Stats>,
+}
+
+impl PacketStream {
+    /// Wraps an accepted socket.
+    pub fn new(socket: TcpStream, max_allowed_packet: usize, stats: Arc<Stats>) -> Self {
+        Self {
+            stream: Stream::Tcp(socket),
+            read_buf: BytesMut::with_capacity(READ_CHUNK),
+            payload: BytesMut::new(),
+            write_buf: BytesMut::with_capacity(4096),
+            scratch: Vec::with_capacity(256),
+            decoder: ChunkDecoder::default(),
+            seq: 0,
+            max_allowed_packet,
+            stats,
+        }
+    }
+
+    /// True once the stream runs over TLS.
+    pub fn is_tls(&self) -> bool {
+        matches!(self.stream, Stream::Tls(_))
+    }
+
+    /// Starts a new command: the next packet read must have sequence id 0.
+    pub fn reset_seq(&mut self) {
+        self.seq = 0;
+    }
+
+    /// The sequence id the next packet will carry.
+    pub fn seq(&self) -> u8 {
+        self.seq
+    }
+
+    /// Sets the sequence id of the next packet (an ERR answering a packet that broke the
+    /// sequence).
+    pub fn set_seq(&mut self, seq: u8) {
+        self.seq = seq;
+    }
+
+    /// Reads one whole packet (chunks joined) and returns its payload.
+    pub async fn read_packet(&mut self) -> Result<Bytes> {
+        loop {
+            match self.decoder.decode(
+                &mut self.read_buf,
+                &mut self.payload,
+                self.max_allowed_packet,
+            ) {
+                Ok(Some(chunk)) => {
+                    let got = match chunk {
+                        ChunkInfo::Middle(seq) | ChunkInfo::Last(seq) => seq,
+                    };
+                    if got != self.seq {
+                        return Err(Error::OutOfOrder { expected: self.seq, got });
+                    }
+                    self.seq = self.seq.wrapping_add(1);
+                    if let ChunkInfo::Last(_) = chunk {
+                        if self.read_buf.is_empty() && self.read_buf.capacity() > SHRINK_ABOVE {
+                            self.read_buf = BytesMut::with_capacity(READ_CHUNK);
+                        }
+                        return Ok(self.payload.split().freeze());
+                    }
+                    continue;
+                }
+                Ok(None) => {}
+                Err(PacketCodecError::PacketTooLarge) => {
+                    return Err(Error::PacketTooLarge {
+                        max_allowed_packet: self.max_allowed_packet,
+                    })
+                }
+                Err(PacketCodecError::Io(e)) => return Err(Error::Io(e)),
+                Err(PacketCodecError::PacketsOutOfSync)
+                | Err(PacketCodecError::BadCompressedPacketHeader) => {
+                    return Err(Error::Malformed { what: "chunk" })
+                }
+            }
+            self.read_buf.reserve(READ_CHUNK);
+            let n = self.stream.read_buf(&mut self.read_buf).await?;
+            if n == 0 {
+                let idle = self.read_buf.is_empty()
+                    && self.payload.is_empty()
+                    && self.decoder == ChunkDecoder::Idle;
+                return Err(if idle { Error::Closed } else { Error::Truncated });
+            }
+            self.stats.add_bytes_received(n as u64);
+        }
+    }
+
+    /// Appends one packet built by `build` to the output buffer, split into chunks as needed.
+    pub fn write_with(&mut self, build: impl FnOnce(&mut Vec<u8>)) {
+        self.scratch.clear();
+        build(&mut self.scratch);
+        let mut payload = &self.scratch[..];
+        self.seq = packet_to_chunks(self.seq, &mut payload, &mut self.write_buf);
+    }
+
+    /// Appends one packet with the given payload to the output buffer.
+    pub fn write_packet(&mut self, payload: &[u8]) {
+        let mut payload = payload;
+        self.seq = packet_to_chunks(self.seq, &mut payload, &mut self.write_buf);
+    }
+
+    /// Appends an ERR packet.
+    pub fn write_err(&mut self, error: &SqlError) {
+        // Format: 0xFF | error_code u16 | '#' | sqlstate[5] | message (rest of packet)
+        self.write_with(|buf| {
+            buf.push(0xFF);
+            buf.extend_from_slice(&error.code.to_le_bytes());
+            buf.push(b'#');
+            buf.extend_from_slice(&error.sqlstate);
+            buf.extend_from_slice(error.message.as_bytes());
+        });
+    }
+
+    /// Bytes buffered and not yet written.
+    pub fn buffered(&self) -> usize {
+        self.write_buf.len()
+    }
+
+    /// Writes out everything buffered.
+    pub async fn flush(&mut self) -> Result<()> {
+        if self.write_buf.is_empty() {
+            return Ok(());
+        }
+        self.stream.write_all(&self.write_buf).await?;
+        self.stats.add_bytes_sent(self.write_buf.len() as u64);
+        self.write_buf.clear();
+        if self.write_buf.capacity() > SHRINK_ABOVE {
+            self.write_buf = BytesMut::with_capacity(4096);
+        }
+        if self.scratch.capacity() > SHRINK_ABOVE {
+            self.scratch = Vec::new();
+        }
+        Ok(())
+    }
+
+    /// Flushes only when the buffer has grown past [`FLUSH_THRESHOLD`].
+    pub async fn flush_if_full(&mut self) -> Result<()> {
+        if self.write_buf.len() >= FLUSH_THRESHOLD {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Switches to TLS after the client's SSLRequest; bytes already read (the start of the
+    /// ClientHello) are replayed to the TLS acceptor.
+    pub async fn upgrade_to_tls(&mut self, acceptor: &tokio_rustls::TlsAcceptor) -> Result<()> {
+        let socket = match std::mem::replace(&mut self.stream, Stream::Upgrading) {
+            Stream::Tcp(socket) => socket,
+            other => {
+                self.stream = other;
+                return Err(Error::Malformed { what: "second SSLRequest" });
+            }
+        };
+        let prefixed = Prefixed { prefix: self.read_buf.split().freeze(), inner: socket };
+        let tls = acceptor
+            .accept(prefixed)
+            .await
+            .map_err(|e| Error::tls("TLS handshake with client", e))?;
+        self.stream = Stream::Tls(Box::new(tls));
+        Ok(())
+    }
+
+    /// Flushes and closes the write side; errors are of no interest at that point.
+    pub async fn close(&mut self) {
+        let _ = self.flush().await;
+        let _ = self.stream.shutdown().await;
+    }
+}
+
+/// What a replication handler (COM_BINLOG_DUMP, ...) is lent: the connection's packet stream,
+/// for as long as it wants to stream events.
+///
+/// Each [`PacketWriter::write_packet`] continues the command's sequence ids; call
+/// [`PacketWriter::flush`] whenever the client should see what was written (e.g. after each
+/// event group, or before waiting for new events).
+pub struct PacketWriter<'a> {
+    stream: &'a mut PacketStream,
+}
+
+impl<'a> PacketWriter<'a> {
+    pub(crate) fn new(stream: &'a mut PacketStream) -> Self {
+        Self { stream }
+    }
+
+    /// Buffers one packet (split if 16 MiB or more).
+    pub fn write_packet(&mut self, payload: &[u8]) {
+        self.stream.write_packet(payload);
+    }
+
+    /// Buffers one packet built in place.
+    pub fn write_with(&mut self, build: impl FnOnce(&mut Vec<u8>)) {
+        self.stream.write_with(build);
+    }
+
+    /// Buffers an ERR packet (ends a binlog dump, for instance).
+    pub fn write_err(&mut self, error: &SqlError) {
+        self.stream.write_err(error);
+    }
+
+    /// Writes out everything buffered.
+    pub async fn flush(&mut self) -> Result<()> {
+        self.stream.flush().await
+    }
+
+    /// Flushes when the buffer has grown past [`FLUSH_THRESHOLD`].
+    pub async fn flush_if_full(&mut self) -> Result<()> {
+        self.stream.flush_if_full().await
+    }
+
+    /// Reads the client's next packet (semi-sync replicas send acknowledgements).
+    /// Sequence ids are the client's: call [`PacketWriter::reset_seq`] first if it restarts at 0.
+    pub async fn read_packet(&mut self) -> Result<Bytes> {
+        self.stream.read_packet().await
+    }
+
+    /// Restarts sequence ids at 0.
+    pub fn reset_seq(&mut self) {
+        self.stream.reset_seq();
+    }
+}

@@ -1,0 +1,530 @@
+//! Answers to COM_QUERY and COM_STMT_EXECUTE: OK packets and result sets, text or binary.
+//!
+//! A result set is (MySQL "Protocol::Text/Binary Resultset"):
+//! `column_count (lenenc)`, one column definition per column, an EOF packet unless
+//! CLIENT_DEPRECATE_EOF, the rows, then a terminator: an EOF packet, or with
+//! CLIENT_DEPRECATE_EOF an OK packet whose header is `0xFE`.
+//!
+//! Invariants kept by [`ResultWriter`]:
+//! - the terminator of each result (OK or result-set end) is held back until the session either
+//!   starts another result — then it goes out with SERVER_MORE_RESULTS_EXISTS — or finishes —
+//!   then it goes out without; so a session never has to know whether more results follow;
+//! - a session error after rows were sent replaces the terminator with an ERR packet, which
+//!   clients accept there;
+//! - every row has exactly as many values as the result set has columns.
+
+use mysql_common::constants::{CapabilityFlags, ColumnFlags, ColumnType, StatusFlags};
+use mysql_common::io::BufMutExt;
+use mysql_common::packets::Column;
+use mysql_common::proto::MySerialize;
+use mysql_common::Value;
+
+use super::error::{Error, Result, SqlError};
+use super::packet::PacketStream;
+
+/// The fields of an OK packet a session chooses; status flags come from the connection.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OkResult {
+    /// Rows changed (or matched, with CLIENT_FOUND_ROWS).
+    pub affected_rows: u64,
+    /// `LAST_INSERT_ID()` after the statement.
+    pub last_insert_id: u64,
+    /// Warnings raised by the statement.
+    pub warnings: u16,
+    /// Human-readable info (`Rows matched: 1  Changed: 1  Warnings: 0`).
+    pub info: String,
+}
+
+/// A held-back terminator.
+enum PendingEnd {
+    Ok(OkResult),
+    ResultSet { warnings: u16 },
+}
+
+/// One column's type as the row encoders need it.
+#[derive(Clone, Copy)]
+struct ColumnShape {
+    column_type: ColumnType,
+    unsigned: bool,
+    decimals: u8,
+}
+
+/// Writes a command's results; lent to [`super::Session::query`] and
+/// [`super::Session::execute`].
+pub struct ResultWriter<'a> {
+    io: &'a mut PacketStream,
+    capabilities: CapabilityFlags,
+    binary: bool,
+    multi_statements: bool,
+    status: &'a mut StatusFlags,
+    pending: Option<PendingEnd>,
+    columns: Option<Vec<ColumnShape>>,
+    row_buf: Vec<u8>,
+}
+
+impl<'a> ResultWriter<'a> {
+    pub(crate) fn new(
+        io: &'a mut PacketStream,
+        capabilities: CapabilityFlags,
+        binary: bool,
+        multi_statements: bool,
+        status: &'a mut StatusFlags,
+    ) -> Self {
+        Self {
+            io,
+            capabilities,
+            binary,
+            multi_statements,
+            status,
+            pending: None,
+            columns: None,
+            row_buf: Vec::new(),
+        }
+    }
+
+    /// Capabilities agreed with the client.
+    pub fn capabilities(&self) -> CapabilityFlags {
+        self.capabilities
+    }
+
+    /// True if the client allows several statements per COM_QUERY.
+    pub fn multi_statements(&self) -> bool {
+        self.multi_statements
+    }
+
+    /// True for COM_STMT_EXECUTE (binary rows), false for COM_QUERY (text rows).
+    pub fn is_binary(&self) -> bool {
+        self.binary
+    }
+
+    /// Records the session's transaction state; it goes into every OK and EOF from now on,
+    /// this command's and later ones'.
+    pub fn set_transaction_state(&mut self, autocommit: bool, in_transaction: bool) {
+        self.status.set(StatusFlags::SERVER_STATUS_AUTOCOMMIT, autocommit);
+        self.status.set(StatusFlags::SERVER_STATUS_IN_TRANS, in_transaction);
+    }
+
+    /// Ends one result with an OK packet.
+    pub fn ok(&mut self, ok: OkResult) -> Result<()> {
+        if self.columns.is_some() {
+            return Err(Error::Misuse("OK inside a result set"));
+        }
+        self.release_pending(true);
+        self.pending = Some(PendingEnd::Ok(ok));
+        Ok(())
+    }
+
+    /// Starts a result set with these columns.
+    pub async fn start_result_set(&mut self, columns: &[Column]) -> Result<()> {
+        if self.columns.is_some() {
+            return Err(Error::Misuse("result set started twice"));
+        }
+        self.release_pending(true);
+        // Format: column_count (lenenc int)
+        self.io.write_with(|buf| buf.put_lenenc_int(columns.len() as u64));
+        for column in columns {
+            self.io.write_with(|buf| column.serialize(buf));
+            self.io.flush_if_full().await?;
+        }
+        if !self.deprecate_eof() {
+            let status = *self.status;
+            write_eof(self.io, 0, status);
+        }
+        self.columns = Some(
+            columns
+                .iter()
+                .map(|c| ColumnShape {
+                    column_type: c.column_type(),
+                    unsigned: c.flags().contains(ColumnFlags::UNSIGNED_FLAG),
+                    decimals: c.decimals(),
+                })
+                .collect(),
+        );
+        Ok(())
+    }
+
+    /// Writes one row of the current result set.
+    pub async fn row(&mut self, values: &[Value]) -> Result<()> {
+        let Some(columns) = self.columns.as_ref() else {
+            return Err(Error::Misuse("row outside a result set"));
+        };
+        if values.len() != columns.len() {
+            return Err(Error::Misuse("row width differs from the column count"));
+        }
+        self.row_buf.clear();
+        if self.binary {
+            encode_binary_row(&mut self.row_buf, columns, values)?;
+        } else {
+            encode_text_row(&mut self.row_buf, columns, values);
+        }
+        self.io.write_packet(&self.row_buf);
+        self.io.flush_if_full().await
+    }
+
+    /// Ends the current result set.
+    pub fn end_result_set(&mut self, warnings: u16) -> Result<()> {
+        if self.columns.take().is_none() {
+            return Err(Error::Misuse("no result set to end"));
+        }
+        self.pending = Some(PendingEnd::ResultSet { warnings });
+        Ok(())
+    }
+
+    /// Completes the command after the session returned `outcome`: writes the held-back
+    /// terminator, or the ERR for a client error. Fatal errors are handed back.
+    pub(crate) fn finish(mut self, outcome: Result<()>) -> Result<()> {
+        match outcome {
+            Ok(()) => {
+                if self.columns.is_some() {
+                    self.end_result_set(0)?;
+                }
+                if self.pending.is_none() {
+                    self.pending = Some(PendingEnd::Ok(OkResult::default()));
+                }
+                self.release_pending(false);
+                Ok(())
+            }
+            Err(e) if !e.is_fatal() => {
+                // An error in the middle of a result set takes the terminator's place; one
+                // after complete results follows them as the last result.
+                self.columns = None;
+                self.release_pending(true);
+                let sql = e
+                    .to_sql_error()
+                    .unwrap_or_else(|| SqlError::new(super::error::code::UNKNOWN, "HY000", ""));
+                self.io.write_err(&sql);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn deprecate_eof(&self) -> bool {
+        self.capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF)
+    }
+
+    fn release_pending(&mut self, more: bool) {
+        let Some(end) = self.pending.take() else {
+            return;
+        };
+        let mut status = *self.status;
+        status.set(StatusFlags::SERVER_MORE_RESULTS_EXISTS, more);
+        match end {
+            PendingEnd::Ok(ok) => write_ok(self.io, &ok, status, 0x00),
+            PendingEnd::ResultSet { warnings } => {
+                if self.deprecate_eof() {
+                    let ok = OkResult { warnings, ..OkResult::default() };
+                    write_ok(self.io, &ok, status, 0xFE);
+                } else {
+                    write_eof(self.io, warnings, status);
+                }
+            }
+        }
+    }
+}
+
+/// Appends an OK packet; `header` is 0x00, or 0xFE for a result-set terminator under
+/// CLIENT_DEPRECATE_EOF.
+pub(crate) fn write_ok(io: &mut PacketStream, ok: &OkResult, status: StatusFlags, header: u8) {
+    // Format: header | affected_rows lenenc | last_insert_id lenenc | status u16 | warnings u16
+    //         | info lenenc (only when non-empty; mysqld's net_send_ok)
+    io.write_with(|buf| {
+        buf.push(header);
+        buf.put_lenenc_int(ok.affected_rows);
+        buf.put_lenenc_int(ok.last_insert_id);
+        buf.extend_from_slice(&status.bits().to_le_bytes());
+        buf.extend_from_slice(&ok.warnings.to_le_bytes());
+        if !ok.info.is_empty() {
+            buf.put_lenenc_str(ok.info.as_bytes());
+        }
+    });
+}
+
+/// Appends a (pre-CLIENT_DEPRECATE_EOF) EOF packet.
+pub(crate) fn write_eof(io: &mut PacketStream, warnings: u16, status: StatusFlags) {
+    // Format: 0xFE | warnings u16 | status u16
+    io.write_with(|buf| {
+        buf.push(0xFE);
+        buf.extend_from_slice(&warnings.to_le_bytes());
+        buf.extend_from_slice(&status.bits().to_le_bytes());
+    });
+}
+
+/// Appends column definitions and, unless CLIENT_DEPRECATE_EOF, the EOF that ends them
+/// (COM_STMT_PREPARE's parameter and column blocks).
+pub(crate) fn write_column_block(
+    io: &mut PacketStream,
+    columns: &[Column],
+    capabilities: CapabilityFlags,
+    status: StatusFlags,
+) {
+    if columns.is_empty() {
+        return;
+    }
+    for column in columns {
+        io.write_with(|buf| column.serialize(buf));
+    }
+    if !capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
+        write_eof(io, 0, status);
+    }
+}
+
+/// Text row: each value a length-encoded string, NULL as 0xFB.
+fn encode_text_row(buf: &mut Vec<u8>, columns: &[ColumnShape], values: &[Value]) {
+    // Format: (0xFB | lenenc string) per column
+    let mut text = String::new();
+    for (value, column) in values.iter().zip(columns) {
+        match value {
+            Value::NULL => buf.push(0xFB),
+            Value::Bytes(bytes) => buf.put_lenenc_str(bytes),
+            other => {
+                text.clear();
+                value_to_text(&mut text, other, column);
+                buf.put_lenenc_str(text.as_bytes());
+            }
+        }
+    }
+}
+
+/// MySQL's text form of a non-string value.
+fn value_to_text(out: &mut String, value: &Value, column: &ColumnShape) {
+    use std::fmt::Write;
+    // Writing to a String cannot fail.
+    let _ = match *value {
+        Value::NULL | Value::Bytes(_) => Ok(()),
+        Value::Int(v) => write!(out, "{v}"),
+        Value::UInt(v) => write!(out, "{v}"),
+        Value::Float(v) => write_float(out, f64::from(v), v.to_string()),
+        Value::Double(v) => write_float(out, v, v.to_string()),
+        Value::Date(y, mo, d, h, mi, s, us) => {
+            if column.column_type == ColumnType::MYSQL_TYPE_DATE {
+                write!(out, "{y:04}-{mo:02}-{d:02}")
+            } else {
+                let r = write!(out, "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}");
+                write_fraction(out, us, column.decimals);
+                r
+            }
+        }
+        Value::Time(negative, days, h, mi, s, us) => {
+            let hours = u64::from(days) * 24 + u64::from(h);
+            let sign = if negative { "-" } else { "" };
+            let r = write!(out, "{sign}{hours:02}:{mi:02}:{s:02}");
+            write_fraction(out, us, column.decimals);
+            r
+        }
+    };
+}
+
+/// Fractional seconds: as many digits as the column declares (at most 6); without a
+/// declaration, six digits when there is a fraction at all.
+fn write_fraction(out: &mut String, micros: u32, decimals: u8) {
+    let digits = match decimals {
+        1..=6 => usize::from(decimals),
+        _ if micros != 0 => 6,
+        _ => return,
+    };
+    let text = format!("{micros:06}");
+    out.push('.');
+    out.push_str(&text[..digits.min(text.len())]);
+}
+
+/// Floating point as mysqld prints it: shortest round-trip digits, with an exponent for very
+/// large or very small magnitudes (`1e20`, `1.5e-7`).
+fn write_float(out: &mut String, v: f64, shortest: String) -> std::fmt::Result {
+    use std::fmt::Write;
+    let magnitude = v.abs();
+    if v.is_finite() && magnitude != 0.0 && !(1e-6..1e15).contains(&magnitude) {
+        let e = format!("{v:e}");
+        // Rust writes "1e20" and "1.5e-7"; mysqld writes "1e20" and "1.5e-7" as well.
+        write!(out, "{e}")
+    } else {
+        write!(out, "{shortest}")
+    }
+}
+
+/// Binary row (MySQL "ProtocolBinary::ResultsetRow").
+fn encode_binary_row(buf: &mut Vec<u8>, columns: &[ColumnShape], values: &[Value]) -> Result<()> {
+    // Format: 0x00 | NULL bitmap ((columns + 7 + 2) / 8 bytes, bit offset 2) | non-NULL values
+    buf.push(0x00);
+    let bitmap_start = buf.len();
+    buf.resize(bitmap_start + (columns.len() + 7 + 2) / 8, 0);
+    for (i, (value, column)) in values.iter().zip(columns).enumerate() {
+        if matches!(value, Value::NULL) || column.column_type == ColumnType::MYSQL_TYPE_NULL {
+            let bit = i + 2;
+            buf[bitmap_start + bit / 8] |= 1 << (bit % 8);
+            continue;
+        }
+        encode_binary_value(buf, value, column)
+            .map_err(|reason| Error::BadValue { column: i, reason })?;
+    }
+    Ok(())
+}
+
+/// One non-NULL value in the binary protocol, in the width its column type demands
+/// (mysql-server `Protocol_binary::store_*`).
+fn encode_binary_value(
+    buf: &mut Vec<u8>,
+    value: &Value,
+    column: &ColumnShape,
+) -> std::result::Result<(), &'static str> {
+    use ColumnType::*;
+    match column.column_type {
+        MYSQL_TYPE_TINY => {
+            let v = integer(value, column.unsigned)?;
+            buf.push(v as u8);
+        }
+        MYSQL_TYPE_SHORT | MYSQL_TYPE_YEAR => {
+            let v = integer(value, column.unsigned)?;
+            buf.extend_from_slice(&(v as u16).to_le_bytes());
+        }
+        MYSQL_TYPE_LONG | MYSQL_TYPE_INT24 => {
+            let v = integer(value, column.unsigned)?;
+            buf.extend_from_slice(&(v as u32).to_le_bytes());
+        }
+        MYSQL_TYPE_LONGLONG => {
+            let v = integer(value, column.unsigned)?;
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        MYSQL_TYPE_FLOAT => {
+            let v = float(value)?;
+            buf.extend_from_slice(&(v as f32).to_le_bytes());
+        }
+        MYSQL_TYPE_DOUBLE => {
+            let v = float(value)?;
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        MYSQL_TYPE_DATE
+        | MYSQL_TYPE_DATETIME
+        | MYSQL_TYPE_TIMESTAMP
+        | MYSQL_TYPE_NEWDATE
+        | MYSQL_TYPE_DATETIME2
+        | MYSQL_TYPE_TIMESTAMP2 => match value {
+            // mysql_common writes the binary DATETIME form (length byte, then 0/4/7/11 bytes).
+            Value::Date(..) => value.serialize(buf),
+            _ => return Err("a DATE/DATETIME column needs a date value"),
+        },
+        MYSQL_TYPE_TIME | MYSQL_TYPE_TIME2 => match value {
+            // The binary TIME form (length byte, then 0/8/12 bytes).
+            Value::Time(..) => value.serialize(buf),
+            _ => return Err("a TIME column needs a time value"),
+        },
+        _ => match value {
+            Value::Bytes(bytes) => buf.put_lenenc_str(bytes),
+            other => {
+                let mut text = String::new();
+                value_to_text(&mut text, other, column);
+                buf.put_lenenc_str(text.as_bytes());
+            }
+        },
+    }
+    Ok(())
+}
+
+/// An integer value's bits, from an integer, or from decimal text.
+fn integer(value: &Value, unsigned: bool) -> std::result::Result<u64, &'static str> {
+    match *value {
+        Value::Int(v) => Ok(v as u64),
+        Value::UInt(v) => Ok(v),
+        Value::Bytes(ref text) => {
+            let text = std::str::from_utf8(text).map_err(|_| "integer column, non-UTF-8 text")?;
+            let text = text.trim();
+            if unsigned {
+                text.parse::<u64>().map_err(|_| "integer column, non-integer text")
+            } else {
+                text.parse::<i64>()
+                    .map(|v| v as u64)
+                    .map_err(|_| "integer column, non-integer text")
+            }
+        }
+        _ => Err("integer column, non-integer value"),
+    }
+}
+
+/// A floating-point value, from any number or decimal text.
+fn float(value: &Value) -> std::result::Result<f64, &'static str> {
+    match *value {
+        Value::Float(v) => Ok(f64::from(v)),
+        Value::Double(v) => Ok(v),
+        Value::Int(v) => Ok(v as f64),
+        Value::UInt(v) => Ok(v as f64),
+        Value::Bytes(ref text) => std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .ok_or("floating-point column, non-numeric text"),
+        _ => Err("floating-point column, non-numeric value"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(column_type: ColumnType) -> ColumnShape {
+        ColumnShape { column_type, unsigned: false, decimals: 0 }
+    }
+
+    #[test]
+    fn text_row_encoding() {
+        let cols = [
+            shape(ColumnType::MYSQL_TYPE_LONGLONG),
+            shape(ColumnType::MYSQL_TYPE_VAR_STRING),
+            shape(ColumnType::MYSQL_TYPE_DATETIME),
+            shape(ColumnType::MYSQL_TYPE_DOUBLE),
+        ];
+        let mut buf = Vec::new();
+        encode_text_row(
+            &mut buf,
+            &cols,
+            &[
+                Value::Int(-5),
+                Value::NULL,
+                Value::Date(2024, 1, 2, 3, 4, 5, 0),
+                Value::Double(1e20),
+            ],
+        );
+        let mut expected = vec![2, b'-', b'5', 0xFB, 19];
+        expected.extend_from_slice(b"2024-01-02 03:04:05");
+        expected.push(4);
+        expected.extend_from_slice(b"1e20");
+        assert_eq!(buf, expected);
+    }
+
+    #[test]
+    fn time_and_fraction_text() {
+        let mut s = String::new();
+        let col =
+            ColumnShape { column_type: ColumnType::MYSQL_TYPE_TIME, unsigned: false, decimals: 3 };
+        value_to_text(&mut s, &Value::Time(true, 1, 2, 3, 4, 500_000), &col);
+        assert_eq!(s, "-26:03:04.500");
+        s.clear();
+        value_to_text(&mut s, &Value::Double(0.5), &shape(ColumnType::MYSQL_TYPE_DOUBLE));
+        assert_eq!(s, "0.5");
+    }
+
+    #[test]
+    fn binary_row_null_bitmap_and_widths() {
+        let cols = [
+            shape(ColumnType::MYSQL_TYPE_LONG),
+            shape(ColumnType::MYSQL_TYPE_VAR_STRING),
+            shape(ColumnType::MYSQL_TYPE_TINY),
+        ];
+        let mut buf = Vec::new();
+        encode_binary_row(
+            &mut buf,
+            &cols,
+            &[Value::Int(7), Value::NULL, Value::Bytes(b"3".to_vec())],
+        )
+        .expect("encodes");
+        // header, bitmap (column 1 -> bit 3), LONG 7, TINY 3
+        assert_eq!(buf, vec![0x00, 0b0000_1000, 7, 0, 0, 0, 3]);
+    }
+
+    #[test]
+    fn binary_mismatch_is_reported() {
+        let cols = [shape(ColumnType::MYSQL_TYPE_LONG)];
+        let mut buf = Vec::new();
+        let err = encode_binary_row(&mut buf, &cols, &[Value::Bytes(b"x".to_vec())])
+            .expect_err("not an integer");
+        assert!(matches!(err, Error::BadValue { column: 0, .. }));
+    }
+}

@@ -1,0 +1,108 @@
+//! The listener: accepts connections, enforces `max_connections`, and runs each connection as
+//! its own tokio task (no thread per connection).
+
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
+use super::auth::AuthCache;
+use super::conn::{self, Shared, Slot};
+use super::keys::ServerKeys;
+use super::session::Backend;
+use super::stats::Stats;
+
+/// Connection-level settings.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// Version string in the handshake (`SELECT VERSION()` is the SQL layer's).
+    pub server_version: String,
+    /// Most connections open at once (`max_connections`); the next gets ER_CON_COUNT_ERROR.
+    pub max_connections: usize,
+    /// Largest packet accepted from a client (`max_allowed_packet`, bytes).
+    pub max_allowed_packet: usize,
+    /// Longest the connection phase may take (`connect_timeout`); a client still not
+    /// authenticated by then is disconnected, so stalled clients cannot hold every slot.
+    pub connect_timeout: Duration,
+    /// TLS and RSA keys; without them, no CLIENT_SSL and no `caching_sha2_password` full
+    /// authentication (only the fast path and `mysql_native_password`).
+    pub keys: Option<Arc<ServerKeys>>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            server_version: "8.0.40-binlogd".to_string(),
+            // mysqld's defaults.
+            max_connections: 151,
+            max_allowed_packet: 64 * 1024 * 1024,
+            connect_timeout: Duration::from_secs(10),
+            keys: None,
+        }
+    }
+}
+
+/// A MySQL protocol server over a [`Backend`].
+pub struct Server<B: Backend> {
+    shared: Arc<Shared<B>>,
+}
+
+impl<B: Backend> Server<B> {
+    /// A server answering with `backend`'s sessions.
+    pub fn new(config: ServerConfig, backend: B) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                backend,
+                config,
+                stats: Arc::new(Stats::default()),
+                auth_cache: AuthCache::default(),
+                next_connection_id: AtomicU32::new(1),
+                open_connections: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// The server's counters.
+    pub fn stats(&self) -> &Arc<Stats> {
+        &self.shared.stats
+    }
+
+    /// The `caching_sha2_password` cache (to clear on FLUSH PRIVILEGES).
+    pub fn auth_cache(&self) -> &AuthCache {
+        &self.shared.auth_cache
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> &B {
+        &self.shared.backend
+    }
+
+    /// Accepts connections on `listener` until the task is dropped. Accept errors (out of file
+    /// descriptors, a connection reset before accept) are logged and retried after a pause, as
+    /// they pass.
+    pub async fn serve(&self, listener: TcpListener) {
+        loop {
+            let (socket, peer) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    log::warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let shared = self.shared.clone();
+            shared.stats.connection_attempt();
+            let open = shared.open_connections.fetch_add(1, Ordering::AcqRel);
+            let slot = Slot(shared.clone());
+            if open >= shared.config.max_connections {
+                tokio::spawn(async move {
+                    conn::refuse(socket, &slot.0).await;
+                    drop(slot);
+                });
+                continue;
+            }
+            tokio::spawn(conn::run(slot, socket, peer));
+        }
+    }
+}
