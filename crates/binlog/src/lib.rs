@@ -5,4 +5,5 @@
 //! Nothing here knows about threads beyond the writer/reader hand-off, engines or the network.
 pub mod error;
 pub mod event;
+pub mod files;
 pub mod gtid;

@@ -1,6 +1,12 @@
-//! The `binlogd` binary: the server and its tools.
+//! The `binlogd` binary: the server and its tools. Each subcommand lives in its own module;
+//! this file only parses the command line and reports errors.
+
+use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+
+mod alloc;
+mod bench_fsync;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -14,13 +20,41 @@ struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {}
+enum Command {
+    /// Create preallocated binlog files (a static pool), like WL#4925's mysqlbinlogalloc.
+    Alloc(alloc::AllocArgs),
+    /// Measure this machine.
+    #[command(subcommand)]
+    Bench(Bench),
+}
 
-fn main() {
-    let cli = Cli::parse();
-    if cli.command.is_none() {
-        // Nothing to do: show what there is, as `mysqlbinlog` with no arguments does.
-        let _ = Cli::command().print_help();
-        std::process::exit(1);
+#[derive(Subcommand, Debug)]
+enum Bench {
+    /// fdatasync/s for appending vs overwriting 512-byte records (seed 004's table).
+    Fsync(bench_fsync::FsyncArgs),
+}
+
+fn main() -> ExitCode {
+    let outcome: Result<(), Box<dyn std::error::Error>> = match Cli::parse().command {
+        None => {
+            // Nothing to do: show what there is, as `mysqlbinlog` with no arguments does.
+            let _ = Cli::command().print_help();
+            return ExitCode::FAILURE;
+        }
+        Some(Command::Alloc(args)) => alloc::run(&args).map_err(Into::into),
+        Some(Command::Bench(Bench::Fsync(args))) => bench_fsync::run(&args).map_err(Into::into),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let mut message = format!("binlogd: error: {e}");
+            let mut source = e.source();
+            while let Some(cause) = source {
+                message.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
     }
 }

@@ -9,6 +9,9 @@
 //!   simulated crash it drops (or tears at a sector boundary) everything not durable. It can
 //!   fail a chosen write or sync with EIO or ENOSPC.
 //!
+//! And one wrapper: [`LatencyVfs`] (`latency.rs`) slows every flush of any `Vfs`, to stand in
+//! for an HDD or SSD on a fast test machine.
+//!
 //! Invariants every implementation keeps:
 //! - `write_at` writes the whole buffer or returns an error; it never reports a short write.
 //! - After `sync_data` returns `Ok`, the file's bytes and length survive a crash.
@@ -20,9 +23,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod latency;
 mod real;
+mod sim;
 
+pub use latency::LatencyVfs;
 pub use real::RealVfs;
+pub use sim::{CrashMode, Fault, FaultKind, FaultOp, SimStats, SimVfs};
 
 /// A shared handle to a file system.
 pub type VfsRef = Arc<dyn Vfs>;
@@ -136,6 +143,12 @@ impl Error {
     /// True when the device is full (ENOSPC): a clean, reportable condition.
     pub fn is_no_space(&self) -> bool {
         self.source.kind() == std::io::ErrorKind::StorageFull
+    }
+
+    /// True when the simulated disk lost power under this operation, or the handle used was
+    /// opened before a simulated crash: the process is "dead" and must stop, not recover.
+    pub fn is_crashed(&self) -> bool {
+        self.source.get_ref().is_some_and(|e| e.is::<sim::Crashed>())
     }
 }
 

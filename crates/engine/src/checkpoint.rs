@@ -1,0 +1,145 @@
+//! Checkpoint files: a snapshot of every table's committed rows, schema and counters, plus the
+//! transactions prepared but undecided at the checkpoint LSN.
+//!
+//! Protocol (see `Engine::checkpoint`): pick LSN L while commits are held off (so every commit
+//! before L is visible and none after L has started applying), note the prepared set at L,
+//! read the tables (rows committed after L may be included), flush the redo to the end of
+//! everything committed so far, then write `checkpoint.tmp`, fsync, rename to `checkpoint`, fsync
+//! the directory. Recovery replays from L; records carry whole row images, so replaying a change
+//! the snapshot already holds is harmless, and flushing before the file is written guarantees
+//! the snapshot holds nothing the redo could lose.
+
+use std::path::Path;
+
+use vfs::{OpenMode, VfsRef};
+
+use crate::codec::{Put, Reader};
+use crate::error::{Error, Result};
+use crate::schema::{decode_schema, encode_schema, TableSchema};
+use crate::value::{decode_row, encode_row, Key, Row};
+
+pub(crate) const FILE_NAME: &str = "checkpoint";
+const TMP_NAME: &str = "checkpoint.tmp";
+const MAGIC: &[u8; 8] = b"BLDCKPT1";
+const VERSION: u32 = 1;
+
+pub(crate) struct TableImage {
+    pub(crate) schema: TableSchema,
+    pub(crate) auto_inc: u64,
+    pub(crate) next_row_id: u64,
+    pub(crate) rows: Vec<(Key, Row)>,
+}
+
+pub(crate) struct Snapshot {
+    pub(crate) lsn: u64,
+    pub(crate) max_xid: u64,
+    pub(crate) next_table_id: u32,
+    pub(crate) tables: Vec<TableImage>,
+    /// (xid, encoded ops) of transactions prepared before `lsn` and undecided at it.
+    pub(crate) prepared: Vec<(u64, Vec<u8>)>,
+}
+
+// Format (checkpoint file): "BLDCKPT1" | u32 version | u64 lsn | u64 max_xid |
+// u32 next_table_id | u32 table count | per table: schema, u64 auto_inc, u64 next_row_id,
+// u64 row count, per row: bytes key, row | u32 prepared count | per prepared: u64 xid,
+// bytes ops | u32 crc32 of everything before it.
+pub(crate) fn encode(s: &Snapshot) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(MAGIC);
+    b.put_u32(VERSION);
+    b.put_u64(s.lsn);
+    b.put_u64(s.max_xid);
+    b.put_u32(s.next_table_id);
+    b.put_u32(s.tables.len() as u32);
+    for t in &s.tables {
+        encode_schema(&mut b, &t.schema);
+        b.put_u64(t.auto_inc);
+        b.put_u64(t.next_row_id);
+        b.put_u64(t.rows.len() as u64);
+        for (k, r) in &t.rows {
+            b.put_bytes(k);
+            encode_row(&mut b, r);
+        }
+    }
+    b.put_u32(s.prepared.len() as u32);
+    for (xid, ops) in &s.prepared {
+        b.put_u64(*xid);
+        b.put_bytes(ops);
+    }
+    let crc = crc32fast::hash(&b);
+    b.put_u32(crc);
+    b
+}
+
+pub(crate) fn decode(buf: &[u8]) -> Result<Snapshot> {
+    let corrupt = |position| Error::Corrupt { what: "checkpoint", position };
+    if buf.len() < 12 {
+        return Err(corrupt(0));
+    }
+    let (body, crc) = buf.split_at(buf.len() - 4);
+    if crc32fast::hash(body).to_le_bytes() != crc {
+        return Err(corrupt(body.len() as u64));
+    }
+    let mut r = Reader::new(body, "checkpoint", 0);
+    if r.take(8)? != MAGIC || r.u32()? != VERSION {
+        return Err(corrupt(0));
+    }
+    let lsn = r.u64()?;
+    let max_xid = r.u64()?;
+    let next_table_id = r.u32()?;
+    let ntables = r.u32()?;
+    let mut tables = Vec::new();
+    for _ in 0..ntables {
+        let schema = decode_schema(&mut r)?;
+        let auto_inc = r.u64()?;
+        let next_row_id = r.u64()?;
+        let nrows = r.u64()?;
+        let mut rows = Vec::new();
+        for _ in 0..nrows {
+            let key: Key = r.bytes()?.into();
+            let row = decode_row(&mut r)?;
+            if row.len() != schema.columns.len() {
+                return Err(r.corrupt());
+            }
+            rows.push((key, row));
+        }
+        tables.push(TableImage { schema, auto_inc, next_row_id, rows });
+    }
+    let nprep = r.u32()?;
+    let mut prepared = Vec::new();
+    for _ in 0..nprep {
+        prepared.push((r.u64()?, r.bytes()?.to_vec()));
+    }
+    if !r.is_empty() {
+        return Err(r.corrupt());
+    }
+    Ok(Snapshot { lsn, max_xid, next_table_id, tables, prepared })
+}
+
+/// Writes the snapshot durably and atomically (temp file, fsync, rename, directory fsync).
+pub(crate) fn write(vfs: &VfsRef, dir: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = dir.join(TMP_NAME);
+    if vfs.exists(&tmp)? {
+        vfs.remove_file(&tmp)?;
+    }
+    let f = vfs.open(&tmp, OpenMode::CreateNew)?;
+    f.write_at(bytes, 0)?;
+    f.sync_data()?;
+    vfs.rename(&tmp, &dir.join(FILE_NAME))?;
+    vfs.sync_dir(dir)?;
+    Ok(())
+}
+
+/// Reads the checkpoint, if one was ever written.
+pub(crate) fn read(vfs: &VfsRef, dir: &Path) -> Result<Option<Snapshot>> {
+    let path = dir.join(FILE_NAME);
+    if !vfs.exists(&path)? {
+        return Ok(None);
+    }
+    let f = vfs.open(&path, OpenMode::Read)?;
+    let len = usize::try_from(f.len()?)
+        .map_err(|_| Error::Corrupt { what: "checkpoint", position: 0 })?;
+    let mut buf = vec![0u8; len];
+    f.read_exact_at(&mut buf, 0)?;
+    decode(&buf).map(Some)
+}

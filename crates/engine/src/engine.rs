@@ -1,0 +1,1545 @@
+//! The engine: transactions over the tables, the redo log and checkpoints.
+//!
+//! Transaction protocol:
+//! - A write claims the row lock (waiting for the holder's end, with deadlock detection and a
+//!   timeout), sets the pending image, and adds index entries for it (checking unique keys).
+//! - `prepare(xid)` buffers a Prepare record holding the whole row images the transaction
+//!   leaves behind (derived from the locked rows, not from a statement log).
+//! - `commit` buffers a Commit record (or a OnePhase record with the images if there was no
+//!   prepare), then publishes the pending images as committed, removes stale index entries,
+//!   releases the locks and wakes the waiters. `rollback` drops the pending images.
+//!
+//! Invariants:
+//! - A row's committed image changes only while its writer holds the row lock, and only after
+//!   that writer's commit record has an LSN; so the redo order of commits is the order in
+//!   which conflicting changes became visible.
+//! - Commits append their record and publish their images inside the commit gate (a shared
+//!   lock); a checkpoint takes the gate exclusively to pick its LSN, so every commit below the
+//!   LSN is visible and none above it has published anything yet.
+//! - A table's `users` counts the transactions holding changes on it; a DDL marks the table
+//!   and waits for zero, so DDL never interleaves with a transaction's changes to that table.
+
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex, RwLock};
+use vfs::VfsRef;
+
+use crate::checkpoint::{self, Snapshot, TableImage};
+use crate::codec::{Put, Reader};
+use crate::error::{Error, Result};
+use crate::redo::{Kind, Lsn, PreparedEntry, ReadRecord, RedoLog};
+use crate::schema::{
+    decode_index, decode_schema, encode_index, encode_schema, hidden_key, IndexDef, TableId,
+    TableSchema,
+};
+use crate::table::{key_range, RowCell, RowState, ShardedMap, Table, TxnShared};
+use crate::value::{decode_row, encode_key, encode_row, Key, Row, Value};
+
+/// Engine settings.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Data bytes per redo file (each file also has a 4 KiB header).
+    pub redo_file_bytes: u64,
+    /// `innodb_lock_wait_timeout`.
+    pub lock_wait_timeout: Duration,
+    /// Take a checkpoint in the background once this much redo was written since the last
+    /// one; None: only `checkpoint()` takes them.
+    pub checkpoint_redo_bytes: Option<u64>,
+    /// Binlog-in-redo: recycle no redo until `set_retain_lsn` allows it.
+    pub retain_redo_for_binlog: bool,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            redo_file_bytes: 8 << 20,
+            lock_wait_timeout: Duration::from_secs(50),
+            checkpoint_redo_bytes: Some(64 << 20),
+            retain_redo_for_binlog: false,
+        }
+    }
+}
+
+/// A binlog payload record read back from the redo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinlogPayload {
+    pub lsn: Lsn,
+    pub end_lsn: Lsn,
+    pub bytes: Vec<u8>,
+}
+
+/// What recovery found.
+#[derive(Debug, Clone, Default)]
+pub struct Recovery {
+    /// Transactions prepared and not decided: the caller must `commit_prepared` or
+    /// `rollback_prepared` each.
+    pub prepared_xids: Vec<u64>,
+    /// The largest XID in the checkpoint or the redo.
+    pub max_xid: u64,
+    /// Binlog payload records replayed (those at or after the checkpoint LSN).
+    pub binlog_payloads: Vec<BinlogPayload>,
+    pub checkpoint_lsn: Lsn,
+    /// The end of the valid log (replay stopped here).
+    pub end_lsn: Lsn,
+}
+
+/// Counters, cheap to read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EngineStats {
+    pub redo_fsyncs: u64,
+    pub redo_writes: u64,
+    pub redo_bytes_written: u64,
+    pub flushed_lsn: Lsn,
+    pub next_lsn: Lsn,
+    pub checkpoints: u64,
+    pub checkpoint_lsn: Lsn,
+    pub redo_files_live: usize,
+    pub redo_files_spare: usize,
+}
+
+/// The outcome of an insert.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inserted {
+    /// The clustered key of the new row (for later updates of tables without primary key).
+    pub key: Key,
+    /// The AUTO_INCREMENT value the engine generated, if it generated one.
+    pub auto_inc: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TxnState {
+    Active,
+    Prepared { xid: u64 },
+    Done,
+}
+
+/// A locked row and the image its owner sees.
+type Claimed = (Arc<RowCell>, Option<Arc<Row>>);
+/// A row whose committed image a commit replaced: (table slot, cell, previous image).
+type Replaced = (usize, Arc<RowCell>, Option<Arc<Row>>);
+
+struct IndexAdded {
+    slot: usize,
+    idx: usize,
+    entry: Key,
+    plen: usize,
+    cell: Arc<RowCell>,
+}
+
+/// A transaction. Dropping one that was neither committed nor rolled back rolls it back.
+pub struct Txn {
+    engine: Weak<Inner>,
+    shared: Arc<TxnShared>,
+    state: TxnState,
+    /// Tables this transaction registered as a user of.
+    tables: Vec<Arc<Table>>,
+    /// Rows whose lock this transaction holds: (slot in `tables`, cell).
+    touched: Vec<(usize, Arc<RowCell>)>,
+    index_added: Vec<IndexAdded>,
+}
+
+impl Txn {
+    pub fn id(&self) -> u64 {
+        self.shared.id
+    }
+
+    /// The XID given at prepare.
+    pub fn xid(&self) -> Option<u64> {
+        match self.state {
+            TxnState::Prepared { xid } => Some(xid),
+            _ => None,
+        }
+    }
+
+    /// Whether the transaction changed or locked any row.
+    pub fn is_read_only(&self) -> bool {
+        self.touched.is_empty()
+    }
+}
+
+impl std::fmt::Debug for Txn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Txn").field("id", &self.shared.id).field("state", &self.state).finish()
+    }
+}
+
+impl Drop for Txn {
+    fn drop(&mut self) {
+        if self.state != TxnState::Done {
+            match self.engine.upgrade() {
+                Some(inner) => {
+                    // An error here means the log is poisoned; recovery decides the outcome.
+                    let _ = inner.rollback_impl(self);
+                }
+                None => release(self),
+            }
+        }
+    }
+}
+
+/// A schema change as logged.
+#[derive(Debug, Clone)]
+enum Ddl {
+    CreateTable(TableSchema),
+    DropTable(TableId),
+    Truncate(TableId),
+    CreateIndex(TableId, IndexDef),
+    DropIndex(TableId, String),
+}
+
+// Format (ddl): u8 op | 1: schema; 2 drop, 3 truncate: u32 table; 4: u32 table, index;
+// 5: u32 table, bytes name.
+fn encode_ddl(d: &Ddl) -> Vec<u8> {
+    let mut b = Vec::new();
+    match d {
+        Ddl::CreateTable(s) => {
+            b.put_u8(1);
+            encode_schema(&mut b, s);
+        }
+        Ddl::DropTable(t) => {
+            b.put_u8(2);
+            b.put_u32(*t);
+        }
+        Ddl::Truncate(t) => {
+            b.put_u8(3);
+            b.put_u32(*t);
+        }
+        Ddl::CreateIndex(t, i) => {
+            b.put_u8(4);
+            b.put_u32(*t);
+            encode_index(&mut b, i);
+        }
+        Ddl::DropIndex(t, n) => {
+            b.put_u8(5);
+            b.put_u32(*t);
+            b.put_bytes(n.as_bytes());
+        }
+    }
+    b
+}
+
+fn decode_ddl(buf: &[u8], lsn: Lsn) -> Result<Ddl> {
+    let mut r = Reader::new(buf, "ddl record", lsn.0);
+    let d = match r.u8()? {
+        1 => Ddl::CreateTable(decode_schema(&mut r)?),
+        2 => Ddl::DropTable(r.u32()?),
+        3 => Ddl::Truncate(r.u32()?),
+        4 => Ddl::CreateIndex(r.u32()?, decode_index(&mut r)?),
+        5 => Ddl::DropIndex(r.u32()?, r.string()?),
+        _ => return Err(r.corrupt()),
+    };
+    Ok(d)
+}
+
+/// One change in a Prepare or OnePhase record.
+enum Op {
+    Put { table: TableId, key: Key, row: Row },
+    Delete { table: TableId, key: Key },
+}
+
+// Format (ops): u32 count | per op: u8 kind (1 put, 2 delete) | u32 table | bytes key | row
+// (put only).
+fn decode_ops(buf: &[u8], base: u64) -> Result<Vec<Op>> {
+    let mut r = Reader::new(buf, "redo ops", base);
+    let n = r.u32()?;
+    let mut ops = Vec::new();
+    for _ in 0..n {
+        let kind = r.u8()?;
+        let table = r.u32()?;
+        let key: Key = r.bytes()?.into();
+        ops.push(match kind {
+            1 => Op::Put { table, key, row: decode_row(&mut r)? },
+            2 => Op::Delete { table, key },
+            _ => return Err(r.corrupt()),
+        });
+    }
+    Ok(ops)
+}
+
+#[derive(Default)]
+struct Catalog {
+    tables: HashMap<TableId, Arc<Table>>,
+    names: HashMap<String, TableId>,
+    next_id: TableId,
+}
+
+impl Catalog {
+    fn install(&mut self, t: Arc<Table>) {
+        self.next_id = self.next_id.max(t.schema.id + 1);
+        self.names.insert(t.schema.name.to_ascii_lowercase(), t.schema.id);
+        if let Some(old) = self.tables.insert(t.schema.id, t) {
+            retire(&old);
+        }
+    }
+
+    fn remove(&mut self, id: TableId) {
+        if let Some(old) = self.tables.remove(&id) {
+            self.names.remove(&old.schema.name.to_ascii_lowercase());
+            retire(&old);
+        }
+    }
+}
+
+/// Marks a table object as replaced and wakes writers waiting for its DDL.
+fn retire(t: &Table) {
+    let _g = t.mdl.lock();
+    t.retired.store(true, Ordering::SeqCst);
+    t.ddl_pending.store(false, Ordering::SeqCst);
+    t.mdl_cv.notify_all();
+}
+
+struct Inner {
+    vfs: VfsRef,
+    dir: PathBuf,
+    config: EngineConfig,
+    log: RedoLog,
+    catalog: RwLock<Catalog>,
+    commit_gate: RwLock<()>,
+    ddl_lock: Mutex<()>,
+    checkpoint_lock: Mutex<()>,
+    /// The wait-for graph: waiting transaction id -> the holder it waits for.
+    waits: Mutex<HashMap<u64, Arc<TxnShared>>>,
+    next_txn_id: AtomicU64,
+    max_xid: AtomicU64,
+    /// Prepared transactions found by recovery, by XID.
+    recovered: Mutex<HashMap<u64, Txn>>,
+    checkpoints: AtomicU64,
+    checkpoint_lsn: AtomicU64,
+    /// Background checkpointer: stop flag and wake-up.
+    bg_stop: Mutex<bool>,
+    bg_cv: Condvar,
+    bg_thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// The engine handle; clones share one engine.
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("dir", &self.inner.dir).finish()
+    }
+}
+
+impl Engine {
+    /// Opens (creating if needed) the engine in `dir`: loads the checkpoint, replays the redo,
+    /// and re-locks the rows of transactions left prepared.
+    pub fn open(vfs: VfsRef, dir: &Path, config: EngineConfig) -> Result<(Engine, Recovery)> {
+        vfs.create_dir_all(dir)?;
+        let log = RedoLog::open(
+            vfs.clone(),
+            &dir.join("#redo"),
+            config.redo_file_bytes,
+            config.retain_redo_for_binlog,
+        )?;
+        let inner = Arc::new(Inner {
+            vfs: vfs.clone(),
+            dir: dir.to_path_buf(),
+            config,
+            log,
+            catalog: RwLock::new(Catalog::default()),
+            commit_gate: RwLock::new(()),
+            ddl_lock: Mutex::new(()),
+            checkpoint_lock: Mutex::new(()),
+            waits: Mutex::new(HashMap::new()),
+            next_txn_id: AtomicU64::new(1),
+            max_xid: AtomicU64::new(0),
+            recovered: Mutex::new(HashMap::new()),
+            checkpoints: AtomicU64::new(0),
+            checkpoint_lsn: AtomicU64::new(0),
+            bg_stop: Mutex::new(false),
+            bg_cv: Condvar::new(),
+            bg_thread: Mutex::new(None),
+        });
+        let recovery = inner.recover()?;
+        let engine = Engine { inner };
+        if let Some(bytes) = engine.inner.config.checkpoint_redo_bytes {
+            engine.start_checkpointer(bytes);
+        }
+        Ok((engine, recovery))
+    }
+
+    fn start_checkpointer(&self, bytes: u64) {
+        let weak = Arc::downgrade(&self.inner);
+        let handle = std::thread::Builder::new()
+            .name("engine-checkpoint".into())
+            .spawn(move || loop {
+                let Some(inner) = weak.upgrade() else { return };
+                {
+                    let mut stop = inner.bg_stop.lock();
+                    if *stop {
+                        return;
+                    }
+                    inner.bg_cv.wait_for(&mut stop, Duration::from_millis(100));
+                    if *stop {
+                        return;
+                    }
+                }
+                let since = inner
+                    .log
+                    .next_lsn()
+                    .0
+                    .saturating_sub(inner.checkpoint_lsn.load(Ordering::Acquire));
+                if since >= bytes && !inner.log.is_poisoned() {
+                    // A failure leaves the previous checkpoint in force; the next round retries.
+                    let _ = inner.checkpoint();
+                }
+            })
+            .expect("spawning the checkpoint thread");
+        *self.inner.bg_thread.lock() = Some(handle);
+    }
+
+    /// Stops the background checkpointer and makes everything appended durable.
+    pub fn shutdown(&self) -> Result<()> {
+        *self.inner.bg_stop.lock() = true;
+        self.inner.bg_cv.notify_all();
+        if let Some(h) = self.inner.bg_thread.lock().take() {
+            // The thread only ends by returning; a panic there already printed its message.
+            let _ = h.join();
+        }
+        self.inner.log.flush_up_to(self.inner.log.next_lsn())
+    }
+
+    // ---- catalog and DDL -------------------------------------------------------------------
+
+    /// CREATE TABLE; durable on return. Returns the new table's id.
+    pub fn create_table(&self, mut schema: TableSchema) -> Result<TableId> {
+        let inner = &self.inner;
+        let _ddl = inner.ddl_lock.lock();
+        if inner.catalog.read().names.contains_key(&schema.name.to_ascii_lowercase()) {
+            return Err(Error::TableExists { name: schema.name });
+        }
+        schema.id = inner.catalog.read().next_id.max(1);
+        schema.validate()?;
+        let id = schema.id;
+        let ddl = Ddl::CreateTable(schema.clone());
+        inner.log_ddl(&ddl, || inner.catalog.write().install(Arc::new(Table::new(schema))))?;
+        Ok(id)
+    }
+
+    /// DROP TABLE; waits (up to the lock wait timeout) for transactions using it.
+    pub fn drop_table(&self, id: TableId) -> Result<()> {
+        let inner = &self.inner;
+        let _ddl = inner.ddl_lock.lock();
+        let _t = inner.lock_exclusive(id)?;
+        inner.log_ddl(&Ddl::DropTable(id), || inner.catalog.write().remove(id))
+    }
+
+    /// TRUNCATE TABLE (also resets AUTO_INCREMENT).
+    pub fn truncate(&self, id: TableId) -> Result<()> {
+        let inner = &self.inner;
+        let _ddl = inner.ddl_lock.lock();
+        let t = inner.lock_exclusive(id)?;
+        let fresh = Table::new((*t.schema).clone());
+        inner.log_ddl(&Ddl::Truncate(id), || inner.catalog.write().install(Arc::new(fresh)))
+    }
+
+    /// CREATE [UNIQUE] INDEX; fails with 1062 if existing rows violate a unique index.
+    pub fn create_index(&self, id: TableId, index: IndexDef) -> Result<()> {
+        let inner = &self.inner;
+        let _ddl = inner.ddl_lock.lock();
+        let t = inner.lock_exclusive(id)?;
+        let built = (|| {
+            t.schema.check_index(&index, &t.schema.indexes)?;
+            with_index(&t, index.clone())
+        })();
+        match built {
+            Ok(new) => inner.log_ddl(&Ddl::CreateIndex(id, index), || {
+                inner.catalog.write().install(Arc::new(new))
+            }),
+            Err(e) => {
+                unlock_exclusive(&t);
+                Err(e)
+            }
+        }
+    }
+
+    /// DROP INDEX.
+    pub fn drop_index(&self, id: TableId, name: &str) -> Result<()> {
+        let inner = &self.inner;
+        let _ddl = inner.ddl_lock.lock();
+        let t = inner.lock_exclusive(id)?;
+        match without_index(&t, name) {
+            Ok(new) => inner.log_ddl(&Ddl::DropIndex(id, name.to_string()), || {
+                inner.catalog.write().install(Arc::new(new))
+            }),
+            Err(e) => {
+                unlock_exclusive(&t);
+                Err(e)
+            }
+        }
+    }
+
+    /// The id of the table named `name` (case-insensitive).
+    pub fn table_id(&self, name: &str) -> Option<TableId> {
+        self.inner.catalog.read().names.get(&name.to_ascii_lowercase()).copied()
+    }
+
+    pub fn schema(&self, id: TableId) -> Option<Arc<TableSchema>> {
+        self.inner.catalog.read().tables.get(&id).map(|t| t.schema.clone())
+    }
+
+    /// All table definitions, by id.
+    pub fn tables(&self) -> Vec<Arc<TableSchema>> {
+        let mut v: Vec<_> =
+            self.inner.catalog.read().tables.values().map(|t| t.schema.clone()).collect();
+        v.sort_by_key(|s| s.id);
+        v
+    }
+
+    /// The next AUTO_INCREMENT value of a table.
+    pub fn auto_increment(&self, id: TableId) -> Option<u64> {
+        self.inner.catalog.read().tables.get(&id).map(|t| t.auto_inc.load(Ordering::Acquire))
+    }
+
+    /// The number of rows with a committed image (ghosts of uncommitted inserts excluded).
+    pub fn row_count(&self, id: TableId) -> Result<usize> {
+        let t = self.inner.table(id)?;
+        Ok(t.committed_rows().len())
+    }
+
+    // ---- transactions -----------------------------------------------------------------------
+
+    pub fn begin(&self) -> Txn {
+        self.inner.begin()
+    }
+
+    /// Inserts a row (one value per column). A NULL or 0 in the AUTO_INCREMENT column takes the
+    /// next value. 1062 if the primary or a unique key exists.
+    pub fn insert(&self, txn: &mut Txn, table: TableId, mut row: Row) -> Result<Inserted> {
+        let inner = &self.inner;
+        check_active(txn)?;
+        let (slot, t) = inner.txn_table(txn, table)?;
+        let mut auto_inc = None;
+        if let Some(a) = t.schema.auto_increment_column() {
+            if matches!(row.get(a), Some(Value::Null | Value::Int(0) | Value::UInt(0))) {
+                let v = t.auto_inc.fetch_add(1, Ordering::AcqRel);
+                row[a] = Value::UInt(v);
+                auto_inc = Some(v);
+            }
+        }
+        t.schema.normalize_row(&mut row)?;
+        if let Some(a) = t.schema.auto_increment_column() {
+            t.observe_auto_inc(&row[a]);
+        }
+        let key = if t.schema.primary_key.is_empty() {
+            hidden_key(t.next_row_id.fetch_add(1, Ordering::AcqRel))
+        } else {
+            t.schema.primary_key_of(&row)
+        };
+        let mut deadline = None;
+        let (cell, view) = inner
+            .claim(txn, slot, &key, true, &mut deadline)?
+            .expect("claim with create finds a cell");
+        if view.is_some() {
+            return Err(Error::DupEntry {
+                entry: t.schema.entry_text(&t.schema.primary_key, &row),
+                key: "PRIMARY".into(),
+            });
+        }
+        inner.set_image(txn, slot, &cell, None, Some(Arc::new(row)), &mut deadline)?;
+        Ok(Inserted { key, auto_inc })
+    }
+
+    /// Replaces the row with clustered key `key` (see [`Engine::key`]); false if absent.
+    pub fn update(&self, txn: &mut Txn, table: TableId, key: &[u8], mut row: Row) -> Result<bool> {
+        let inner = &self.inner;
+        check_active(txn)?;
+        let (slot, t) = inner.txn_table(txn, table)?;
+        t.schema.normalize_row(&mut row)?;
+        if let Some(a) = t.schema.auto_increment_column() {
+            t.observe_auto_inc(&row[a]);
+        }
+        let mut deadline = None;
+        let Some((cell, Some(prev))) = inner.claim(txn, slot, key, false, &mut deadline)? else {
+            return Ok(false);
+        };
+        let new_key = if t.schema.primary_key.is_empty() {
+            cell.key.clone()
+        } else {
+            t.schema.primary_key_of(&row)
+        };
+        let row = Arc::new(row);
+        if new_key == cell.key {
+            inner.set_image(txn, slot, &cell, Some(prev), Some(row), &mut deadline)?;
+        } else {
+            let (new_cell, view) = inner
+                .claim(txn, slot, &new_key, true, &mut deadline)?
+                .expect("claim with create finds a cell");
+            if view.is_some() {
+                return Err(Error::DupEntry {
+                    entry: t.schema.entry_text(&t.schema.primary_key, &row),
+                    key: "PRIMARY".into(),
+                });
+            }
+            // The old row goes first, so its unique values do not collide with the new row.
+            inner.set_image(txn, slot, &cell, Some(prev.clone()), None, &mut deadline)?;
+            if let Err(e) = inner.set_image(txn, slot, &new_cell, None, Some(row), &mut deadline) {
+                cell.state.lock().pending = Some(prev);
+                return Err(e);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Deletes the row with clustered key `key`; false if absent.
+    pub fn delete(&self, txn: &mut Txn, table: TableId, key: &[u8]) -> Result<bool> {
+        let inner = &self.inner;
+        check_active(txn)?;
+        let (slot, _) = inner.txn_table(txn, table)?;
+        let mut deadline = None;
+        let Some((cell, Some(prev))) = inner.claim(txn, slot, key, false, &mut deadline)? else {
+            return Ok(false);
+        };
+        inner.set_image(txn, slot, &cell, Some(prev), None, &mut deadline)?;
+        Ok(true)
+    }
+
+    /// The clustered key for primary key values (in primary key column order).
+    pub fn key(&self, pk: &[Value]) -> Key {
+        encode_key(pk)
+    }
+
+    /// The row as `txn` sees it (its own pending image, else the committed one). Never blocks.
+    pub fn get(&self, txn: &Txn, table: TableId, key: &[u8]) -> Result<Option<Row>> {
+        let t = self.inner.table(table)?;
+        let cell = t.rows.shard(key).read().get(key).cloned();
+        Ok(cell.and_then(|c| c.state.lock().visible(txn.id()).map(|r| (**r).clone())))
+    }
+
+    /// Locks the row (SELECT ... FOR UPDATE) and returns the latest image; None if absent.
+    pub fn get_for_update(&self, txn: &mut Txn, table: TableId, key: &[u8]) -> Result<Option<Row>> {
+        check_active(txn)?;
+        let (slot, _) = self.inner.txn_table(txn, table)?;
+        let mut deadline = None;
+        Ok(self
+            .inner
+            .claim(txn, slot, key, false, &mut deadline)?
+            .and_then(|(_, v)| v.map(|r| (*r).clone())))
+    }
+
+    /// Rows with primary key values between the bounds (each bound may name a prefix of the
+    /// primary key), in key order, at most `limit`.
+    pub fn scan(
+        &self,
+        txn: &Txn,
+        table: TableId,
+        lower: Bound<&[Value]>,
+        upper: Bound<&[Value]>,
+        limit: usize,
+    ) -> Result<Vec<(Key, Row)>> {
+        let t = self.inner.table(table)?;
+        let me = txn.id();
+        let range = key_range(lower, upper);
+        let rows = t.rows.scan(&range, limit, |_, cell| cell.state.lock().visible(me).cloned());
+        Ok(rows.into_iter().map(|(k, r)| (k, (*r).clone())).collect())
+    }
+
+    /// Rows whose index columns lie between the bounds (prefixes of the index columns), in
+    /// index order, at most `limit`.
+    pub fn scan_index(
+        &self,
+        txn: &Txn,
+        table: TableId,
+        index: &str,
+        lower: Bound<&[Value]>,
+        upper: Bound<&[Value]>,
+        limit: usize,
+    ) -> Result<Vec<(Key, Row)>> {
+        let t = self.inner.table(table)?;
+        let idx =
+            t.schema.index(index).ok_or_else(|| Error::NoSuchIndex { name: index.to_string() })?;
+        let me = txn.id();
+        let range = key_range(lower, upper);
+        let rows = t.indexes[idx].scan(&range, limit, |entry, cell| {
+            let r = cell.state.lock().visible(me).cloned()?;
+            // The entry may describe an image that is gone; keep it only if it is this one's.
+            (*t.schema.index_entry(idx, &r, &cell.key).0 == *entry).then(|| (cell.key.clone(), r))
+        });
+        Ok(rows.into_iter().map(|(_, (k, r))| (k, (*r).clone())).collect())
+    }
+
+    /// 2PC prepare: buffers the Prepare record (not durable until `flush_up_to` of the returned
+    /// LSN). After it the transaction can only commit or roll back.
+    pub fn prepare(&self, txn: &mut Txn, xid: u64) -> Result<Lsn> {
+        check_active(txn)?;
+        self.inner.prepare(txn, xid)
+    }
+
+    /// Commits: buffers the Commit (or OnePhase) record, publishes the changes and releases the
+    /// locks. Returns the end LSN of the record (no fsync: the caller flushes as configured).
+    /// A read-only transaction writes nothing and returns `Lsn(0)`.
+    pub fn commit(&self, mut txn: Txn) -> Result<Lsn> {
+        self.inner.commit_impl(&mut txn)
+    }
+
+    /// Rolls back through the pending images; a prepared transaction also logs a Rollback.
+    pub fn rollback(&self, mut txn: Txn) -> Result<()> {
+        self.inner.rollback_impl(&mut txn)
+    }
+
+    /// Commits a transaction that recovery returned as prepared.
+    pub fn commit_prepared(&self, xid: u64) -> Result<Lsn> {
+        let mut txn = self.inner.recovered.lock().remove(&xid).ok_or(Error::UnknownXid { xid })?;
+        self.inner.commit_impl(&mut txn)
+    }
+
+    /// Rolls back a transaction that recovery returned as prepared.
+    pub fn rollback_prepared(&self, xid: u64) -> Result<()> {
+        let mut txn = self.inner.recovered.lock().remove(&xid).ok_or(Error::UnknownXid { xid })?;
+        self.inner.rollback_impl(&mut txn)
+    }
+
+    /// XIDs recovered as prepared and not yet decided.
+    pub fn recovered_prepared(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self.inner.recovered.lock().keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    // ---- redo --------------------------------------------------------------------------------
+
+    /// Buffers a binlog payload record; returns its end LSN.
+    pub fn append_binlog_payload(&self, bytes: &[u8]) -> Result<Lsn> {
+        let (_, end, ()) = self.inner.log.append(Kind::BinlogPayload, &[bytes], |_, _, _| ())?;
+        Ok(end)
+    }
+
+    /// Makes every record ending at or before `lsn` durable, with one write and one fdatasync
+    /// for everything buffered; concurrent callers share the work.
+    pub fn flush_up_to(&self, lsn: Lsn) -> Result<()> {
+        self.inner.log.flush_up_to(lsn)
+    }
+
+    /// Writes (no sync) every record ending at or before `lsn`.
+    pub fn write_up_to(&self, lsn: Lsn) -> Result<()> {
+        self.inner.log.write_up_to(lsn)
+    }
+
+    /// Makes everything appended so far durable.
+    pub fn flush_all(&self) -> Result<()> {
+        self.inner.log.flush_up_to(self.inner.log.next_lsn())
+    }
+
+    pub fn flushed_lsn(&self) -> Lsn {
+        self.inner.log.flushed_lsn()
+    }
+
+    pub fn written_lsn(&self) -> Lsn {
+        self.inner.log.written_lsn()
+    }
+
+    /// The end of everything appended so far.
+    pub fn next_lsn(&self) -> Lsn {
+        self.inner.log.next_lsn()
+    }
+
+    /// Redo at or after `lsn` is kept (not recycled) until this is raised.
+    pub fn set_retain_lsn(&self, lsn: Lsn) {
+        self.inner.log.set_retain_lsn(lsn);
+        self.inner.log.recycle();
+    }
+
+    /// The oldest LSN the redo still holds.
+    pub fn oldest_lsn(&self) -> Lsn {
+        self.inner.log.oldest_lsn()
+    }
+
+    /// Binlog payload records from `lsn` (an LSN the engine returned, or at most
+    /// `oldest_lsn()`) to the end of what was written.
+    pub fn read_binlog_payloads_from(&self, lsn: Lsn) -> Result<Vec<BinlogPayload>> {
+        let oldest = self.inner.log.oldest_lsn();
+        if lsn < oldest {
+            return Err(Error::RedoPurged { requested: lsn, oldest });
+        }
+        let mut out = Vec::new();
+        let written = self.inner.log.written_lsn();
+        self.inner.log.read_from(lsn, |rec| {
+            if rec.kind == Kind::BinlogPayload && rec.end_lsn <= written {
+                out.push(BinlogPayload { lsn: rec.lsn, end_lsn: rec.end_lsn, bytes: rec.payload });
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Takes a checkpoint now; returns its LSN.
+    pub fn checkpoint(&self) -> Result<Lsn> {
+        self.inner.checkpoint()
+    }
+
+    pub fn stats(&self) -> EngineStats {
+        let inner = &self.inner;
+        let c = &inner.log.counters;
+        let (live, spare) = inner.log.file_counts();
+        EngineStats {
+            redo_fsyncs: c.fsyncs.load(Ordering::Relaxed),
+            redo_writes: c.writes.load(Ordering::Relaxed),
+            redo_bytes_written: c.bytes_written.load(Ordering::Relaxed),
+            flushed_lsn: inner.log.flushed_lsn(),
+            next_lsn: inner.log.next_lsn(),
+            checkpoints: inner.checkpoints.load(Ordering::Relaxed),
+            checkpoint_lsn: Lsn(inner.checkpoint_lsn.load(Ordering::Relaxed)),
+            redo_files_live: live,
+            redo_files_spare: spare,
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        *self.bg_stop.lock() = true;
+        self.bg_cv.notify_all();
+    }
+}
+
+fn check_active(txn: &Txn) -> Result<()> {
+    match txn.state {
+        TxnState::Active => Ok(()),
+        TxnState::Prepared { .. } => Err(Error::TxnState { reason: "the transaction is prepared" }),
+        TxnState::Done => Err(Error::TxnState { reason: "the transaction has ended" }),
+    }
+}
+
+/// A copy of `t` (sharing its row cells) with one more index, built from the committed rows.
+fn with_index(t: &Table, index: IndexDef) -> Result<Table> {
+    let mut schema = (*t.schema).clone();
+    schema.indexes.push(index);
+    let mut new = copy_table(t, schema);
+    let idx = new.indexes.len() - 1;
+    let map = ShardedMap::new();
+    for shard in t.rows.shards() {
+        for (key, cell) in shard.read().iter() {
+            let Some(row) = cell.state.lock().committed.clone() else { continue };
+            let (entry, plen) = new.schema.index_entry(idx, &row, key);
+            let mut m = map.shard(&entry[..plen]).write();
+            if new.schema.unique_applies(idx, &row) {
+                let prefix = &entry[..plen];
+                let dup = m.range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded)).next();
+                if dup.is_some_and(|(k, _)| k.starts_with(prefix)) {
+                    let def = &new.schema.indexes[idx];
+                    return Err(Error::DupEntry {
+                        entry: new.schema.entry_text(&def.columns, &row),
+                        key: def.name.clone(),
+                    });
+                }
+            }
+            m.insert(entry, cell.clone());
+        }
+    }
+    new.indexes[idx] = map;
+    Ok(new)
+}
+
+fn without_index(t: &Table, name: &str) -> Result<Table> {
+    let idx = t.schema.index(name).ok_or_else(|| Error::NoSuchIndex { name: name.to_string() })?;
+    let mut schema = (*t.schema).clone();
+    schema.indexes.remove(idx);
+    let mut new = copy_table(t, schema);
+    new.indexes = t
+        .indexes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != idx)
+        .map(|(_, m)| m.clone_contents())
+        .collect();
+    Ok(new)
+}
+
+fn copy_table(t: &Table, schema: TableSchema) -> Table {
+    let mut new = Table::new(schema);
+    new.rows = t.rows.clone_contents();
+    new.indexes = t.indexes.iter().map(|m| m.clone_contents()).collect();
+    new.indexes.resize_with(new.schema.indexes.len(), ShardedMap::new);
+    new.auto_inc.store(t.auto_inc.load(Ordering::Acquire), Ordering::Release);
+    new.next_row_id.store(t.next_row_id.load(Ordering::Acquire), Ordering::Release);
+    new
+}
+
+fn unlock_exclusive(t: &Table) {
+    let _g = t.mdl.lock();
+    t.ddl_pending.store(false, Ordering::SeqCst);
+    t.mdl_cv.notify_all();
+}
+
+/// Releases a finished transaction's locks and table registrations and wakes its waiters.
+fn release(txn: &mut Txn) {
+    for (slot, cell) in std::mem::take(&mut txn.touched) {
+        let empty = {
+            let mut st = cell.state.lock();
+            st.owner = None;
+            st.pending = None;
+            st.committed.is_none()
+        };
+        if empty {
+            txn.tables[slot].purge_if_empty(&cell);
+        }
+    }
+    for t in std::mem::take(&mut txn.tables) {
+        t.users.fetch_sub(1, Ordering::SeqCst);
+        if t.ddl_pending.load(Ordering::SeqCst) {
+            let _g = t.mdl.lock();
+            t.mdl_cv.notify_all();
+        }
+    }
+    txn.index_added.clear();
+    txn.state = TxnState::Done;
+    txn.shared.finish();
+}
+
+fn same(a: &Option<Arc<Row>>, b: &Option<Arc<Row>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        _ => false,
+    }
+}
+
+impl Inner {
+    fn table(&self, id: TableId) -> Result<Arc<Table>> {
+        self.catalog
+            .read()
+            .tables
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| Error::NoSuchTable { name: format!("#{id}") })
+    }
+
+    fn begin(self: &Arc<Self>) -> Txn {
+        let id = self.next_txn_id.fetch_add(1, Ordering::Relaxed);
+        Txn {
+            engine: Arc::downgrade(self),
+            shared: Arc::new(TxnShared::new(id)),
+            state: TxnState::Active,
+            tables: Vec::new(),
+            touched: Vec::new(),
+            index_added: Vec::new(),
+        }
+    }
+
+    /// Registers `txn` as a user of the table (waiting out a DDL in progress); returns its
+    /// slot in `txn.tables`.
+    fn txn_table(&self, txn: &mut Txn, id: TableId) -> Result<(usize, Arc<Table>)> {
+        if let Some(i) = txn.tables.iter().position(|t| t.schema.id == id) {
+            return Ok((i, txn.tables[i].clone()));
+        }
+        let deadline = Instant::now() + self.config.lock_wait_timeout;
+        loop {
+            let t = self.table(id)?;
+            t.users.fetch_add(1, Ordering::SeqCst);
+            if !t.ddl_pending.load(Ordering::SeqCst) && !t.retired.load(Ordering::SeqCst) {
+                txn.tables.push(t.clone());
+                return Ok((txn.tables.len() - 1, t));
+            }
+            t.users.fetch_sub(1, Ordering::SeqCst);
+            let mut g = t.mdl.lock();
+            t.mdl_cv.notify_all();
+            while t.ddl_pending.load(Ordering::SeqCst) && !t.retired.load(Ordering::SeqCst) {
+                if t.mdl_cv.wait_until(&mut g, deadline).timed_out() {
+                    return Err(Error::LockWaitTimeout);
+                }
+            }
+        }
+    }
+
+    /// Marks the table for DDL and waits until no transaction holds changes on it.
+    fn lock_exclusive(&self, id: TableId) -> Result<Arc<Table>> {
+        let t = self.table(id)?;
+        let deadline = Instant::now() + self.config.lock_wait_timeout;
+        let mut g = t.mdl.lock();
+        t.ddl_pending.store(true, Ordering::SeqCst);
+        while t.users.load(Ordering::SeqCst) > 0 {
+            if t.mdl_cv.wait_until(&mut g, deadline).timed_out()
+                && t.users.load(Ordering::SeqCst) > 0
+            {
+                t.ddl_pending.store(false, Ordering::SeqCst);
+                t.mdl_cv.notify_all();
+                return Err(Error::LockWaitTimeout);
+            }
+        }
+        drop(g);
+        Ok(t)
+    }
+
+    /// Appends a DDL record, applies it in memory, and makes it durable. Once the record is
+    /// appended the change is applied even if the flush fails, because a later flush may still
+    /// make the record durable.
+    fn log_ddl(&self, ddl: &Ddl, apply: impl FnOnce()) -> Result<()> {
+        let bytes = encode_ddl(ddl);
+        let appended = self.log.append(Kind::Ddl, &[&bytes], |_, _, _| ());
+        let end = match appended {
+            Ok((_, end, ())) => end,
+            Err(e) => {
+                if let Some(id) = ddl_table(ddl) {
+                    if let Ok(t) = self.table(id) {
+                        unlock_exclusive(&t);
+                    }
+                }
+                return Err(e);
+            }
+        };
+        apply();
+        self.log.flush_up_to(end)
+    }
+
+    /// Takes the row lock on `key` and returns the cell and the image this transaction sees.
+    /// With `create` a missing row gets a cell (for inserts); without, a row absent for
+    /// everyone is None and nothing is locked.
+    fn claim(
+        &self,
+        txn: &mut Txn,
+        slot: usize,
+        key: &[u8],
+        create: bool,
+        deadline: &mut Option<Instant>,
+    ) -> Result<Option<Claimed>> {
+        let t = txn.tables[slot].clone();
+        loop {
+            let cell = if create {
+                let mut m = t.rows.shard(key).write();
+                m.entry(key.into())
+                    .or_insert_with(|| {
+                        Arc::new(RowCell {
+                            key: key.into(),
+                            state: Mutex::new(RowState::default()),
+                        })
+                    })
+                    .clone()
+            } else {
+                match t.rows.shard(key).read().get(key) {
+                    Some(c) => c.clone(),
+                    None => return Ok(None),
+                }
+            };
+            let holder = {
+                let mut st = cell.state.lock();
+                if st.removed {
+                    continue;
+                }
+                match &st.owner {
+                    Some(o) if o.id == txn.id() => {
+                        let view = st.pending.clone();
+                        drop(st);
+                        return Ok(Some((cell, view)));
+                    }
+                    Some(o) => o.clone(),
+                    None => {
+                        if !create && st.committed.is_none() {
+                            return Ok(None);
+                        }
+                        st.owner = Some(txn.shared.clone());
+                        st.pending = st.committed.clone();
+                        let view = st.committed.clone();
+                        drop(st);
+                        txn.touched.push((slot, cell.clone()));
+                        return Ok(Some((cell, view)));
+                    }
+                }
+            };
+            self.wait_for(txn, holder, deadline)?;
+        }
+    }
+
+    /// Waits until `holder` ends: 1213 if that would close a cycle, 1205 at the deadline.
+    fn wait_for(
+        &self,
+        txn: &Txn,
+        holder: Arc<TxnShared>,
+        deadline: &mut Option<Instant>,
+    ) -> Result<()> {
+        let me = txn.id();
+        let dl = *deadline.get_or_insert_with(|| Instant::now() + self.config.lock_wait_timeout);
+        {
+            let mut w = self.waits.lock();
+            let mut cur = holder.id;
+            let mut hops = 0;
+            while let Some(next) = w.get(&cur) {
+                if next.id == me {
+                    return Err(Error::Deadlock);
+                }
+                cur = next.id;
+                hops += 1;
+                if hops > w.len() {
+                    break;
+                }
+            }
+            w.insert(me, holder.clone());
+        }
+        let res = {
+            let mut done = holder.done.lock();
+            loop {
+                if *done {
+                    break Ok(());
+                }
+                if holder.cv.wait_until(&mut done, dl).timed_out() {
+                    break if *done { Ok(()) } else { Err(Error::LockWaitTimeout) };
+                }
+            }
+        };
+        self.waits.lock().remove(&me);
+        res
+    }
+
+    /// Sets the owner's image of a locked row and adds its index entries; on failure the
+    /// previous image is restored.
+    fn set_image(
+        &self,
+        txn: &mut Txn,
+        slot: usize,
+        cell: &Arc<RowCell>,
+        prev: Option<Arc<Row>>,
+        new: Option<Arc<Row>>,
+        deadline: &mut Option<Instant>,
+    ) -> Result<()> {
+        // The image goes in first so that a concurrent unique check that finds one of the new
+        // entries also finds the image it describes.
+        cell.state.lock().pending = new.clone();
+        let Some(row) = new else { return Ok(()) };
+        let t = txn.tables[slot].clone();
+        for i in 0..t.indexes.len() {
+            let (entry, plen) = t.schema.index_entry(i, &row, &cell.key);
+            if prev.as_ref().is_some_and(|p| t.schema.index_entry(i, p, &cell.key).0 == entry) {
+                continue;
+            }
+            if let Err(e) =
+                self.add_index_entry(txn, slot, &t, i, entry, plen, cell, &row, deadline)
+            {
+                cell.state.lock().pending = prev;
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_index_entry(
+        &self,
+        txn: &mut Txn,
+        slot: usize,
+        t: &Table,
+        idx: usize,
+        entry: Key,
+        plen: usize,
+        cell: &Arc<RowCell>,
+        row: &[Value],
+        deadline: &mut Option<Instant>,
+    ) -> Result<()> {
+        let me = txn.id();
+        loop {
+            let prefix = &entry[..plen];
+            let mut m = t.indexes[idx].shard(prefix).write();
+            let mut holder = None;
+            if t.schema.unique_applies(idx, row) {
+                let has = |r: &Option<Arc<Row>>| {
+                    r.as_ref().is_some_and(|r| t.index_prefix(idx, r) == prefix)
+                };
+                for (k, other) in m.range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded)) {
+                    if !k.starts_with(prefix) {
+                        break;
+                    }
+                    if Arc::ptr_eq(other, cell) {
+                        continue;
+                    }
+                    let st = other.state.lock();
+                    let conflict = match &st.owner {
+                        Some(o) if o.id == me => has(&st.pending),
+                        Some(o) => {
+                            if has(&st.committed) || has(&st.pending) {
+                                holder = Some(o.clone());
+                                break;
+                            }
+                            false
+                        }
+                        None => has(&st.committed),
+                    };
+                    if conflict {
+                        let def = &t.schema.indexes[idx];
+                        return Err(Error::DupEntry {
+                            entry: t.schema.entry_text(&def.columns, row),
+                            key: def.name.clone(),
+                        });
+                    }
+                }
+            }
+            match holder {
+                Some(h) => {
+                    drop(m);
+                    self.wait_for(txn, h, deadline)?;
+                }
+                None => {
+                    m.insert(entry.clone(), cell.clone());
+                    txn.index_added.push(IndexAdded { slot, idx, entry, plen, cell: cell.clone() });
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// The whole images the transaction leaves behind, encoded as ops.
+    fn encode_ops(&self, txn: &Txn) -> (Vec<u8>, u32) {
+        let mut b = Vec::with_capacity(64);
+        b.put_u32(0);
+        let mut n = 0u32;
+        for (slot, cell) in &txn.touched {
+            let st = cell.state.lock();
+            if same(&st.committed, &st.pending) {
+                continue;
+            }
+            let table = txn.tables[*slot].schema.id;
+            match &st.pending {
+                Some(row) => {
+                    b.put_u8(1);
+                    b.put_u32(table);
+                    b.put_bytes(&cell.key);
+                    encode_row(&mut b, row);
+                }
+                None => {
+                    b.put_u8(2);
+                    b.put_u32(table);
+                    b.put_bytes(&cell.key);
+                }
+            }
+            n += 1;
+        }
+        b[..4].copy_from_slice(&n.to_le_bytes());
+        (b, n)
+    }
+
+    fn prepare(&self, txn: &mut Txn, xid: u64) -> Result<Lsn> {
+        let (ops, _) = self.encode_ops(txn);
+        let ops = Arc::new(ops);
+        let entry = PreparedEntry { ops: ops.clone() };
+        let (_, end, ()) =
+            self.log.append(Kind::Prepare, &[&xid.to_le_bytes(), &ops], |b, _, _| {
+                b.prepared.insert(xid, entry);
+            })?;
+        self.max_xid.fetch_max(xid, Ordering::AcqRel);
+        txn.state = TxnState::Prepared { xid };
+        Ok(end)
+    }
+
+    fn commit_impl(&self, txn: &mut Txn) -> Result<Lsn> {
+        let end;
+        let olds;
+        match txn.state {
+            TxnState::Done => return Err(Error::TxnState { reason: "the transaction has ended" }),
+            TxnState::Prepared { xid } => {
+                let _gate = self.commit_gate.read();
+                end = self
+                    .log
+                    .append(Kind::Commit, &[&xid.to_le_bytes()], |b, _, _| {
+                        b.prepared.remove(&xid);
+                    })?
+                    .1;
+                olds = publish(txn);
+            }
+            TxnState::Active => {
+                let (ops, n) = self.encode_ops(txn);
+                if n == 0 {
+                    release(txn);
+                    return Ok(Lsn(0));
+                }
+                let _gate = self.commit_gate.read();
+                end = self.log.append(Kind::OnePhase, &[&ops], |_, _, _| ())?.1;
+                olds = publish(txn);
+            }
+        }
+        cleanup_indexes(txn, &olds);
+        release(txn);
+        Ok(end)
+    }
+
+    fn rollback_impl(&self, txn: &mut Txn) -> Result<()> {
+        let mut res = Ok(());
+        match txn.state {
+            TxnState::Done => return Err(Error::TxnState { reason: "the transaction has ended" }),
+            TxnState::Prepared { xid } => {
+                if let Err(e) = self.log.append(Kind::Rollback, &[&xid.to_le_bytes()], |b, _, _| {
+                    b.prepared.remove(&xid);
+                }) {
+                    res = Err(e);
+                }
+            }
+            TxnState::Active => {}
+        }
+        for (_, cell) in &txn.touched {
+            let mut st = cell.state.lock();
+            st.pending = st.committed.clone();
+        }
+        cleanup_indexes(txn, &[]);
+        release(txn);
+        res
+    }
+
+    fn checkpoint(&self) -> Result<Lsn> {
+        let _one = self.checkpoint_lock.lock();
+        let _ddl = self.ddl_lock.lock();
+        let (lsn, prepared, max_xid) = {
+            let _gate = self.commit_gate.write();
+            let (lsn, prepared) = self.log.with_buffer(|b| (b.next_lsn(), b.prepared.clone()));
+            (lsn, prepared, self.max_xid.load(Ordering::Acquire))
+        };
+        let tables: Vec<Arc<Table>> = {
+            let c = self.catalog.read();
+            let mut v: Vec<_> = c.tables.values().cloned().collect();
+            v.sort_by_key(|t| t.schema.id);
+            v
+        };
+        let next_table_id = self.catalog.read().next_id;
+        let images = tables
+            .iter()
+            .map(|t| TableImage {
+                schema: (*t.schema).clone(),
+                auto_inc: t.auto_inc.load(Ordering::Acquire),
+                next_row_id: t.next_row_id.load(Ordering::Acquire),
+                rows: t.committed_rows().into_iter().map(|(k, r)| (k, (*r).clone())).collect(),
+            })
+            .collect();
+        // The snapshot may hold commits after `lsn`; their records must be durable before the
+        // snapshot is (see checkpoint.rs).
+        self.log.flush_up_to(self.log.next_lsn())?;
+        let mut prepared: Vec<(u64, Vec<u8>)> =
+            prepared.into_iter().map(|(x, e)| (x, (*e.ops).clone())).collect();
+        prepared.sort_by_key(|p| p.0);
+        let snap = Snapshot { lsn: lsn.0, max_xid, next_table_id, tables: images, prepared };
+        checkpoint::write(&self.vfs, &self.dir, &checkpoint::encode(&snap))?;
+        self.checkpoint_lsn.store(lsn.0, Ordering::Release);
+        self.checkpoints.fetch_add(1, Ordering::Relaxed);
+        self.log.set_checkpoint_lsn(lsn);
+        self.log.recycle();
+        Ok(lsn)
+    }
+
+    // ---- recovery ----------------------------------------------------------------------------
+
+    fn recover(self: &Arc<Self>) -> Result<Recovery> {
+        let snap = checkpoint::read(&self.vfs, &self.dir)?;
+        let mut pending: HashMap<u64, Arc<Vec<u8>>> = HashMap::new();
+        let mut rec = Recovery::default();
+        let from = match snap {
+            Some(s) => {
+                let mut c = self.catalog.write();
+                c.next_id = s.next_table_id;
+                for img in s.tables {
+                    let t = Table::new(img.schema);
+                    for (k, r) in img.rows {
+                        t.apply_put(&k, r);
+                    }
+                    t.auto_inc.fetch_max(img.auto_inc, Ordering::AcqRel);
+                    t.next_row_id.fetch_max(img.next_row_id, Ordering::AcqRel);
+                    c.install(Arc::new(t));
+                }
+                for (xid, ops) in s.prepared {
+                    pending.insert(xid, Arc::new(ops));
+                }
+                rec.max_xid = s.max_xid;
+                Lsn(s.lsn)
+            }
+            None => {
+                if self.log.oldest_lsn() > Lsn(0) {
+                    return Err(Error::Corrupt {
+                        what: "redo without its checkpoint",
+                        position: 0,
+                    });
+                }
+                Lsn(0)
+            }
+        };
+        rec.checkpoint_lsn = from;
+        let end = self.log.read_from(from, |r: ReadRecord| {
+            match r.kind {
+                Kind::Prepare => {
+                    let mut rd = Reader::new(&r.payload, "prepare record", r.lsn.0);
+                    let xid = rd.u64()?;
+                    // Validate now so a bad record fails recovery instead of a later commit.
+                    decode_ops(&r.payload[8..], r.lsn.0)?;
+                    rec.max_xid = rec.max_xid.max(xid);
+                    pending.insert(xid, Arc::new(r.payload[8..].to_vec()));
+                }
+                Kind::Commit => {
+                    let xid = Reader::new(&r.payload, "commit record", r.lsn.0).u64()?;
+                    if let Some(ops) = pending.remove(&xid) {
+                        self.apply_ops(&ops, r.lsn)?;
+                    }
+                }
+                Kind::Rollback => {
+                    let xid = Reader::new(&r.payload, "rollback record", r.lsn.0).u64()?;
+                    pending.remove(&xid);
+                }
+                Kind::OnePhase => self.apply_ops(&r.payload, r.lsn)?,
+                Kind::BinlogPayload => rec.binlog_payloads.push(BinlogPayload {
+                    lsn: r.lsn,
+                    end_lsn: r.end_lsn,
+                    bytes: r.payload,
+                }),
+                Kind::Ddl => self.replay_ddl(decode_ddl(&r.payload, r.lsn)?, r.lsn)?,
+                Kind::Pad => {}
+            }
+            Ok(())
+        })?;
+        rec.end_lsn = end;
+        self.log.set_checkpoint_lsn(from);
+        self.checkpoint_lsn.store(from.0, Ordering::Release);
+        self.log.start(end)?;
+        self.max_xid.store(rec.max_xid, Ordering::Release);
+        let mut xids: Vec<u64> = pending.keys().copied().collect();
+        xids.sort_unstable();
+        for xid in &xids {
+            let ops = pending.remove(xid).expect("xid listed from the map");
+            let txn = self.relock_prepared(*xid, ops)?;
+            self.recovered.lock().insert(*xid, txn);
+        }
+        rec.prepared_xids = xids;
+        Ok(rec)
+    }
+
+    fn apply_ops(&self, ops: &[u8], lsn: Lsn) -> Result<()> {
+        for op in decode_ops(ops, lsn.0)? {
+            match op {
+                Op::Put { table, key, row } => {
+                    let t = self
+                        .table(table)
+                        .map_err(|_| Error::Corrupt { what: "redo op table", position: lsn.0 })?;
+                    if row.len() != t.schema.columns.len() {
+                        return Err(Error::Corrupt { what: "redo op row", position: lsn.0 });
+                    }
+                    t.apply_put(&key, row);
+                }
+                Op::Delete { table, key } => {
+                    let t = self
+                        .table(table)
+                        .map_err(|_| Error::Corrupt { what: "redo op table", position: lsn.0 })?;
+                    t.apply_delete(&key);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies a logged DDL. Replay may start before changes the checkpoint already holds, so
+    /// each DDL is applied as "make it so".
+    fn replay_ddl(&self, ddl: Ddl, lsn: Lsn) -> Result<()> {
+        let corrupt = || Error::Corrupt { what: "ddl record", position: lsn.0 };
+        let mut c = self.catalog.write();
+        match ddl {
+            Ddl::CreateTable(s) => c.install(Arc::new(Table::new(s))),
+            Ddl::DropTable(id) => c.remove(id),
+            Ddl::Truncate(id) => {
+                let t = c.tables.get(&id).cloned().ok_or_else(corrupt)?;
+                c.install(Arc::new(Table::new((*t.schema).clone())));
+            }
+            Ddl::CreateIndex(id, index) => {
+                let t = c.tables.get(&id).cloned().ok_or_else(corrupt)?;
+                let base = match t.schema.index(&index.name) {
+                    Some(_) => without_index(&t, &index.name)?,
+                    None => copy_table(&t, (*t.schema).clone()),
+                };
+                c.install(Arc::new(with_index(&base, index).map_err(|_| corrupt())?));
+            }
+            Ddl::DropIndex(id, name) => {
+                let t = c.tables.get(&id).cloned().ok_or_else(corrupt)?;
+                if t.schema.index(&name).is_some() {
+                    c.install(Arc::new(without_index(&t, &name)?));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rebuilds a prepared transaction from its ops: locks its rows with its images pending.
+    fn relock_prepared(self: &Arc<Self>, xid: u64, ops: Arc<Vec<u8>>) -> Result<Txn> {
+        let mut txn = self.begin();
+        let mut deadline = None;
+        for op in decode_ops(&ops, 0)? {
+            let (table, key, new) = match op {
+                Op::Put { table, key, row } => (table, key, Some(Arc::new(row))),
+                Op::Delete { table, key } => (table, key, None),
+            };
+            let (slot, t) = self.txn_table(&mut txn, table)?;
+            let (cell, _) = self
+                .claim(&mut txn, slot, &key, true, &mut deadline)?
+                .expect("claim with create finds a cell");
+            cell.state.lock().pending = new.clone();
+            if let Some(row) = new {
+                for i in 0..t.indexes.len() {
+                    let (entry, plen) = t.schema.index_entry(i, &row, &key);
+                    t.indexes[i].shard(&entry[..plen]).write().insert(entry.clone(), cell.clone());
+                    txn.index_added.push(IndexAdded {
+                        slot,
+                        idx: i,
+                        entry,
+                        plen,
+                        cell: cell.clone(),
+                    });
+                }
+            }
+        }
+        txn.state = TxnState::Prepared { xid };
+        self.log.with_buffer(|b| b.prepared.insert(xid, PreparedEntry { ops }));
+        Ok(txn)
+    }
+}
+
+fn ddl_table(d: &Ddl) -> Option<TableId> {
+    match d {
+        Ddl::CreateTable(_) => None,
+        Ddl::DropTable(t) | Ddl::Truncate(t) | Ddl::CreateIndex(t, _) | Ddl::DropIndex(t, _) => {
+            Some(*t)
+        }
+    }
+}
+
+/// Publishes the pending images as committed (the lock stays held); returns the cells whose
+/// image changed with their previous image.
+fn publish(txn: &Txn) -> Vec<Replaced> {
+    let mut olds = Vec::new();
+    for (slot, cell) in &txn.touched {
+        let mut st = cell.state.lock();
+        if !same(&st.committed, &st.pending) {
+            let new = st.pending.clone();
+            let old = std::mem::replace(&mut st.committed, new);
+            olds.push((*slot, cell.clone(), old));
+        }
+    }
+    olds
+}
+
+/// Removes index entries that no longer describe the committed image: those this transaction
+/// added for images that did not survive, and those of images its commit replaced. Runs while
+/// the row locks are still held, so no other writer can re-add an entry being removed.
+fn cleanup_indexes(txn: &Txn, olds: &[Replaced]) {
+    let keeps = |t: &Table, idx: usize, cell: &RowCell, entry: &[u8]| {
+        cell.state
+            .lock()
+            .committed
+            .clone()
+            .is_some_and(|r| *t.schema.index_entry(idx, &r, &cell.key).0 == *entry)
+    };
+    for a in &txn.index_added {
+        let t = &txn.tables[a.slot];
+        if !keeps(t, a.idx, &a.cell, &a.entry) {
+            t.remove_index_entry(a.idx, &a.entry, a.plen, &a.cell);
+        }
+    }
+    for (slot, cell, old) in olds {
+        let Some(old) = old else { continue };
+        let t = &txn.tables[*slot];
+        for idx in 0..t.indexes.len() {
+            let (entry, plen) = t.schema.index_entry(idx, old, &cell.key);
+            if !keeps(t, idx, cell, &entry) {
+                t.remove_index_entry(idx, &entry, plen, cell);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

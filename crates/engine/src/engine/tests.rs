@@ -1,0 +1,409 @@
+//! Transactions, locking, visibility, indexes, AUTO_INCREMENT and DDL, on the simulated disk.
+
+use std::ops::Bound::{Included, Unbounded};
+use std::path::Path;
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use vfs::SimVfs;
+
+use super::*;
+use crate::schema::{Column, ColumnType};
+use crate::value::{DateTime, Decimal};
+
+const INT: ColumnType = ColumnType::Integer { bytes: 4, unsigned: false };
+const BIG_U: ColumnType = ColumnType::Integer { bytes: 8, unsigned: true };
+
+fn config() -> EngineConfig {
+    EngineConfig {
+        redo_file_bytes: 64 << 10,
+        lock_wait_timeout: Duration::from_secs(30),
+        checkpoint_redo_bytes: None,
+        retain_redo_for_binlog: false,
+    }
+}
+
+fn open(sim: &SimVfs) -> (Engine, Recovery) {
+    Engine::open(sim.shared(), Path::new("/data"), config()).expect("open")
+}
+
+/// t(id INT PRIMARY KEY, k INT, name VARCHAR(10), UNIQUE KEY uk(name), KEY kk(k))
+fn table(e: &Engine) -> TableId {
+    let s = TableSchema::new(
+        "t",
+        vec![
+            Column::new("id", INT),
+            Column::new("k", INT),
+            Column::new("name", ColumnType::VarChar(10)),
+        ],
+        vec![0],
+    )
+    .with_index("uk", vec![2], true)
+    .with_index("kk", vec![1], false);
+    e.create_table(s).expect("create")
+}
+
+fn row(id: i64, k: i64, name: &str) -> Row {
+    vec![Value::Int(id), Value::Int(k), Value::Bytes(name.as_bytes().to_vec())]
+}
+
+fn pk(e: &Engine, id: i64) -> Key {
+    e.key(&[Value::Int(id)])
+}
+
+fn commit_row(e: &Engine, t: TableId, r: Row) {
+    let mut tx = e.begin();
+    e.insert(&mut tx, t, r).expect("insert");
+    e.commit(tx).expect("commit");
+}
+
+#[test]
+fn read_committed_never_sees_or_waits_for_uncommitted_writes() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 10, "a"));
+    let mut w = e.begin();
+    e.update(&mut w, t, &pk(&e, 1), row(1, 11, "a2")).expect("update");
+    e.insert(&mut w, t, row(2, 20, "b")).expect("insert");
+    let r = e.begin();
+    assert_eq!(e.get(&r, t, &pk(&e, 1)).expect("get"), Some(row(1, 10, "a")));
+    assert_eq!(e.get(&r, t, &pk(&e, 2)).expect("get"), None);
+    assert_eq!(e.scan(&r, t, Unbounded, Unbounded, 10).expect("scan").len(), 1);
+    // The writer sees its own changes, by key and through the indexes.
+    assert_eq!(e.get(&w, t, &pk(&e, 1)).expect("get"), Some(row(1, 11, "a2")));
+    let by_k = e.scan_index(&w, t, "kk", Included(&[Value::Int(11)]), Unbounded, 10).expect("scan");
+    assert_eq!(
+        by_k.iter().map(|(_, r)| r[0].clone()).collect::<Vec<_>>(),
+        vec![Value::Int(1), Value::Int(2)]
+    );
+    let by_k = e.scan_index(&r, t, "kk", Unbounded, Unbounded, 10).expect("scan");
+    assert_eq!(by_k, vec![(pk(&e, 1), row(1, 10, "a"))]);
+    e.commit(w).expect("commit");
+    assert_eq!(e.get(&r, t, &pk(&e, 1)).expect("get"), Some(row(1, 11, "a2")));
+    let by_k = e.scan_index(&r, t, "kk", Unbounded, Unbounded, 10).expect("scan");
+    assert_eq!(by_k.len(), 2, "the old index entry is gone: {by_k:?}");
+}
+
+#[test]
+fn rollback_restores_rows_and_indexes() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 10, "a"));
+    commit_row(&e, t, row(2, 20, "b"));
+    let mut w = e.begin();
+    e.update(&mut w, t, &pk(&e, 1), row(1, 12, "z")).expect("update");
+    e.delete(&mut w, t, &pk(&e, 2)).expect("delete");
+    e.insert(&mut w, t, row(3, 30, "c")).expect("insert");
+    // The primary key itself changes: delete + insert underneath.
+    e.update(&mut w, t, &pk(&e, 3), row(4, 40, "c")).expect("update pk");
+    e.rollback(w).expect("rollback");
+    let r = e.begin();
+    let all = e.scan(&r, t, Unbounded, Unbounded, 10).expect("scan");
+    assert_eq!(
+        all.into_iter().map(|(_, r)| r).collect::<Vec<_>>(),
+        vec![row(1, 10, "a"), row(2, 20, "b")]
+    );
+    let idx = e.scan_index(&r, t, "uk", Unbounded, Unbounded, 10).expect("scan");
+    assert_eq!(idx.len(), 2);
+    // The names are free again / still taken as before.
+    let mut w = e.begin();
+    e.insert(&mut w, t, row(5, 1, "z")).expect("z is free");
+    assert_eq!(e.insert(&mut w, t, row(6, 1, "a")).expect_err("a is taken").mysql_code(), 1062);
+}
+
+#[test]
+fn duplicate_keys_are_1062_with_the_key_name() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 10, "a"));
+    let mut w = e.begin();
+    let err = e.insert(&mut w, t, row(1, 0, "x")).expect_err("dup pk");
+    assert_eq!(
+        (err.mysql_code(), err.to_string()),
+        (1062, "Duplicate entry '1' for key 'PRIMARY'".into())
+    );
+    let err = e.insert(&mut w, t, row(2, 0, "a")).expect_err("dup unique");
+    assert_eq!(
+        (err.mysql_code(), err.to_string()),
+        (1062, "Duplicate entry 'a' for key 'uk'".into())
+    );
+    // The failed statement left nothing behind.
+    e.insert(&mut w, t, row(2, 0, "b")).expect("insert");
+    // NULLs never collide in a unique index.
+    e.insert(&mut w, t, vec![Value::Int(3), Value::Null, Value::Null]).expect("null");
+    e.insert(&mut w, t, vec![Value::Int(4), Value::Null, Value::Null]).expect("null");
+    e.commit(w).expect("commit");
+    // Swapping unique values inside one transaction works when done in a valid order.
+    let mut w = e.begin();
+    e.update(&mut w, t, &pk(&e, 1), row(1, 10, "tmp")).expect("a -> tmp");
+    e.update(&mut w, t, &pk(&e, 2), row(2, 0, "a")).expect("b -> a");
+    e.update(&mut w, t, &pk(&e, 1), row(1, 10, "b")).expect("tmp -> b");
+    e.commit(w).expect("commit");
+    let r = e.begin();
+    let names = e
+        .scan_index(&r, t, "uk", Included(&[Value::Bytes(b"a".to_vec())]), Unbounded, 10)
+        .expect("scan");
+    assert_eq!(
+        names.iter().map(|(_, r)| r[0].clone()).collect::<Vec<_>>(),
+        vec![Value::Int(2), Value::Int(1)]
+    );
+}
+
+#[test]
+fn a_unique_check_waits_for_the_uncommitted_holder() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    let mut a = e.begin();
+    e.insert(&mut a, t, row(1, 0, "x")).expect("insert");
+    let e2 = e.clone();
+    let h = thread::spawn(move || {
+        let mut b = e2.begin();
+        let r = e2.insert(&mut b, t, row(2, 0, "x")).map(|_| ());
+        e2.rollback(b).expect("rollback");
+        r
+    });
+    // b blocks until a decides; a rolls back, so b's insert succeeds.
+    while e.inner.waits.lock().is_empty() {
+        thread::yield_now();
+    }
+    e.rollback(a).expect("rollback");
+    h.join().expect("thread").expect("b inserts once a rolled back");
+}
+
+#[test]
+fn lock_wait_times_out_with_1205() {
+    let sim = SimVfs::new();
+    let mut cfg = config();
+    cfg.lock_wait_timeout = Duration::from_millis(50);
+    let (e, _) = Engine::open(sim.shared(), Path::new("/data"), cfg).expect("open");
+    let t = table(&e);
+    commit_row(&e, t, row(1, 0, "a"));
+    let mut a = e.begin();
+    e.get_for_update(&mut a, t, &pk(&e, 1)).expect("lock");
+    let mut b = e.begin();
+    let err = e.update(&mut b, t, &pk(&e, 1), row(1, 1, "a")).expect_err("times out");
+    assert_eq!(err.mysql_code(), 1205);
+    assert!(err.is_retryable());
+    e.commit(a).expect("commit");
+    // b's transaction is intact and can go on.
+    assert!(e.update(&mut b, t, &pk(&e, 1), row(1, 1, "a")).expect("update"));
+    e.commit(b).expect("commit");
+}
+
+#[test]
+fn deadlock_victim_gets_1213_and_the_other_proceeds() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 0, "a"));
+    commit_row(&e, t, row(2, 0, "b"));
+    let mut a = e.begin();
+    e.update(&mut a, t, &pk(&e, 1), row(1, 1, "a")).expect("a locks 1");
+    let e2 = e.clone();
+    let h = thread::spawn(move || {
+        let mut b = e2.begin();
+        e2.update(&mut b, t, &e2.key(&[Value::Int(2)]), row(2, 2, "b")).expect("b locks 2");
+        // b now waits for a.
+        let r = e2.update(&mut b, t, &e2.key(&[Value::Int(1)]), row(1, 2, "a"));
+        e2.commit(b).expect("commit");
+        r
+    });
+    while e.inner.waits.lock().is_empty() {
+        thread::yield_now();
+    }
+    let err = e.update(&mut a, t, &pk(&e, 2), row(2, 1, "b")).expect_err("a would close the cycle");
+    assert_eq!(err.mysql_code(), 1213);
+    e.rollback(a).expect("rollback");
+    assert!(h.join().expect("thread").expect("b got the lock"));
+    let r = e.begin();
+    assert_eq!(e.get(&r, t, &pk(&e, 1)).expect("get"), Some(row(1, 2, "a")));
+    assert_eq!(e.get(&r, t, &pk(&e, 2)).expect("get"), Some(row(2, 2, "b")));
+}
+
+#[test]
+fn auto_increment_and_hidden_row_ids_survive_restart() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let s = TableSchema::new(
+        "a",
+        vec![Column::new("id", BIG_U).auto_increment(), Column::new("v", ColumnType::Text)],
+        vec![0],
+    );
+    let a = e.create_table(s).expect("create");
+    let h =
+        e.create_table(TableSchema::new("h", vec![Column::new("v", INT)], vec![])).expect("create");
+    let mut w = e.begin();
+    let got: Vec<_> = (0..3)
+        .map(|_| {
+            e.insert(&mut w, a, vec![Value::Null, Value::Bytes(b"x".to_vec())])
+                .expect("insert")
+                .auto_inc
+        })
+        .collect();
+    assert_eq!(got, vec![Some(1), Some(2), Some(3)]);
+    e.insert(&mut w, a, vec![Value::UInt(10), Value::Null]).expect("explicit");
+    assert_eq!(
+        e.insert(&mut w, a, vec![Value::UInt(0), Value::Null]).expect("insert").auto_inc,
+        Some(11)
+    );
+    e.insert(&mut w, h, vec![Value::Int(7)]).expect("insert");
+    e.insert(&mut w, h, vec![Value::Int(7)]).expect("same values, new hidden id");
+    e.commit(w).expect("commit");
+    e.flush_all().expect("flush");
+    drop(e);
+    let (e, _) = open(&sim.crash(vfs::CrashMode::DropUnsynced));
+    assert_eq!(e.auto_increment(a), Some(12));
+    let mut w = e.begin();
+    assert_eq!(
+        e.insert(&mut w, a, vec![Value::Null, Value::Null]).expect("insert").auto_inc,
+        Some(12)
+    );
+    e.insert(&mut w, h, vec![Value::Int(8)]).expect("insert");
+    e.commit(w).expect("commit");
+    assert_eq!(e.row_count(h).expect("count"), 3);
+}
+
+#[test]
+fn values_are_checked_and_normalized() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let s = TableSchema::new(
+        "v",
+        vec![
+            Column::new("id", ColumnType::Integer { bytes: 1, unsigned: false }),
+            Column::new("d", ColumnType::Decimal { precision: 5, scale: 2 }).not_null(),
+            Column::new("c", ColumnType::Char(2)),
+            Column::new("f", ColumnType::Double),
+            Column::new("t", ColumnType::DateTime),
+        ],
+        vec![0],
+    );
+    let v = e.create_table(s).expect("create");
+    let dt = DateTime { year: 2024, month: 1, day: 2, hour: 3, minute: 4, second: 5, micros: 0 };
+    let good = |id: i64| {
+        vec![
+            Value::Int(id),
+            Value::Decimal(Decimal::parse("1.5").expect("ok")),
+            Value::Null,
+            Value::Int(2),
+            Value::DateTime(dt),
+        ]
+    };
+    let mut w = e.begin();
+    e.insert(&mut w, v, good(1)).expect("insert");
+    let stored = e.get(&w, v, &e.key(&[Value::Int(1)])).expect("get").expect("row");
+    assert_eq!(stored[1], Value::Decimal(Decimal { mantissa: 150, scale: 2 }));
+    assert_eq!(stored[3], Value::Double(2.0));
+    let code = |r: Row| e.insert(&mut e.begin(), v, r).expect_err("rejected").mysql_code();
+    let mut r = good(2);
+    r[0] = Value::Int(128);
+    assert_eq!(code(r), 1264);
+    let mut r = good(2);
+    r[1] = Value::Null;
+    assert_eq!(code(r), 1048);
+    let mut r = good(2);
+    r[1] = Value::Decimal(Decimal::parse("1000").expect("ok"));
+    assert_eq!(code(r), 1264);
+    let mut r = good(2);
+    r[2] = Value::Bytes(b"abc".to_vec());
+    assert_eq!(code(r), 1406);
+    assert_eq!(code(vec![Value::Int(2)]), 1136);
+    e.commit(w).expect("commit");
+}
+
+#[test]
+fn ddl_is_durable_and_waits_for_users() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    assert_eq!(
+        e.create_table(TableSchema::new("T", vec![Column::new("x", INT)], vec![]))
+            .expect_err("exists")
+            .mysql_code(),
+        1050
+    );
+    commit_row(&e, t, row(1, 5, "a"));
+    commit_row(&e, t, row(2, 5, "b"));
+    let err = e
+        .create_index(t, IndexDef { name: "uk5".into(), columns: vec![1], unique: true })
+        .expect_err("dups");
+    assert_eq!(err.mysql_code(), 1062);
+    e.create_index(t, IndexDef { name: "kn".into(), columns: vec![1, 2], unique: true })
+        .expect("index");
+    // A DDL waits for a transaction holding changes on the table.
+    let mut w = e.begin();
+    e.insert(&mut w, t, row(3, 6, "c")).expect("insert");
+    let e2 = e.clone();
+    let h = thread::spawn(move || e2.truncate(t));
+    while !e.inner.table(t).expect("table").ddl_pending.load(Ordering::SeqCst) {
+        thread::yield_now();
+    }
+    e.commit(w).expect("commit");
+    h.join().expect("thread").expect("truncate");
+    let r = e.begin();
+    assert!(e.scan(&r, t, Unbounded, Unbounded, 10).expect("scan").is_empty());
+    commit_row(&e, t, row(9, 9, "z"));
+    let other = e
+        .create_table(TableSchema::new("gone", vec![Column::new("x", INT)], vec![0]))
+        .expect("create");
+    commit_row(&e, other, vec![Value::Int(1)]);
+    e.drop_table(other).expect("drop");
+    drop(e);
+    let (e, _) = open(&sim.crash(vfs::CrashMode::DropUnsynced));
+    assert_eq!(e.table_id("gone"), None);
+    let schema = e.schema(t).expect("t survives");
+    assert_eq!(
+        schema.indexes.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(),
+        vec!["uk", "kk", "kn"]
+    );
+    let r = e.begin();
+    // The commit of row 9 was not flushed by anyone, but the DDL after it was.
+    let rows = e.scan_index(&r, t, "kn", Unbounded, Unbounded, 10).expect("scan");
+    assert_eq!(rows, vec![(pk(&e, 9), row(9, 9, "z"))]);
+}
+
+#[test]
+fn many_threads_update_disjoint_and_shared_rows() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    for i in 0..8 {
+        commit_row(&e, t, row(i, 0, &format!("n{i}")));
+    }
+    let e = Arc::new(e);
+    let handles: Vec<_> = (0..4)
+        .map(|n| {
+            let e = e.clone();
+            thread::spawn(move || {
+                for i in 0..200 {
+                    let id = (i * 7 + n) % 8;
+                    let mut w = e.begin();
+                    let key = e.key(&[Value::Int(id)]);
+                    let Some(mut r) = e.get_for_update(&mut w, t, &key).expect("lock") else {
+                        panic!("row")
+                    };
+                    let Value::Int(k) = r[1] else { panic!("int") };
+                    r[1] = Value::Int(k + 1);
+                    e.update(&mut w, t, &key, r).expect("update");
+                    e.commit(w).expect("commit");
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("thread");
+    }
+    let r = e.begin();
+    let total: i64 = e
+        .scan(&r, t, Unbounded, Unbounded, 100)
+        .expect("scan")
+        .iter()
+        .map(|(_, r)| if let Value::Int(k) = r[1] { k } else { 0 })
+        .sum();
+    assert_eq!(total, 800);
+}

@@ -1,0 +1,33 @@
+//! binlogd's storage engine: an in-memory row store made durable by a redo log and
+//! checkpoints, as Tarantool's memtx or VoltDB are. It knows nothing of the binlog; the commit
+//! layer drives its two-phase commit through [`Engine::prepare`], [`Engine::flush_up_to`] and
+//! [`Engine::commit`], and may store opaque binlog payloads in the redo
+//! ([`Engine::append_binlog_payload`]).
+//!
+//! Layout:
+//! - `value.rs`, `schema.rs`: values, table definitions, row and key encodings.
+//! - `table.rs`: tables (clustered map + secondary indexes, sharded), row lock state.
+//! - `engine.rs`: transactions (locks, waits, deadlocks, undo), DDL, checkpoints, recovery.
+//! - `redo.rs`: the redo log (records, group flush, preallocated recycled files).
+//! - `checkpoint.rs`: the checkpoint file.
+//!
+//! Durability rule (see `docs/engine.md`): after a crash, recovery loads the checkpoint and
+//! replays the redo from its LSN up to the first torn or corrupt record. A transaction whose
+//! OnePhase or Commit record is durable is committed; one whose Prepare record is durable but
+//! whose decision is not is returned as prepared, its rows locked, for the coordinator to
+//! decide; anything else never happened.
+
+mod checkpoint;
+mod codec;
+mod engine;
+mod error;
+mod redo;
+mod schema;
+mod table;
+mod value;
+
+pub use engine::{BinlogPayload, Engine, EngineConfig, EngineStats, Inserted, Recovery, Txn};
+pub use error::{Error, Result};
+pub use redo::Lsn;
+pub use schema::{Column, ColumnType, IndexDef, TableId, TableSchema};
+pub use value::{encode_key, DateTime, Decimal, Key, Row, Value};

@@ -1,0 +1,696 @@
+//! The redo log: an append-only stream of checksummed records, addressed by LSN (the byte
+//! position in the stream), stored in fixed-size preallocated files that are recycled once a
+//! checkpoint no longer needs them.
+//!
+//! Protocol:
+//! - `append` puts a record in the in-memory buffer under a short mutex and returns its
+//!   start and end LSN. Nothing is written.
+//! - `flush_up_to(lsn)` writes and syncs every buffered record, so all records ending at or
+//!   before `lsn` are durable. Callers coalesce: the writer mutex is held across the write and
+//!   the sync, so while one caller syncs, others append, and the next holder takes all of it in
+//!   one write and one fdatasync; a caller whose lsn was covered meanwhile returns at once.
+//! - File `k` of the stream covers LSNs `[k*cap, (k+1)*cap)` and holds them at offset
+//!   `HEADER_BYTES + (lsn - start)`. A record never spans two files: if it does not fit, the
+//!   rest of the file is filled with a Pad record (or, if too short for a record header, with
+//!   zeros the reader skips), so every file begins at a record boundary.
+//! - Each file header carries a random salt that seeds every record's CRC. A recycled file gets
+//!   a new salt, so the stale records it still holds can never pass as current ones.
+//!
+//! Invariants:
+//! - `flushed_lsn <= written_lsn <= next_lsn`; bytes below `written_lsn` are in files, bytes
+//!   from `written_lsn` are in the writer's `unwritten` buffer or the append buffer.
+//! - After a failed write (other than ENOSPC) or a failed sync the log is poisoned: every
+//!   later append and flush fails with `Poisoned`, and a sync is never retried.
+//! - A file is recycled only when its whole range lies below both the checkpoint LSN and the
+//!   retain LSN.
+//! - Replay stops at the first record whose length, LSN, or CRC is wrong: that is the end of
+//!   the log. At startup the rest of the last file is padded and the files beyond it are
+//!   retired, so records written after a restart never join stale ones.
+
+use std::collections::hash_map::RandomState;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use vfs::{FileRef, OpenMode, VfsRef};
+
+use crate::codec::{Put, Reader};
+use crate::error::{Error, Result};
+
+/// A log sequence number: a byte position in the redo stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Lsn(pub u64);
+
+impl Lsn {
+    pub const MAX: Lsn = Lsn(u64::MAX);
+}
+
+/// The kinds of redo records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    /// u64 xid | ops: a transaction's changes, prepared (2PC) and not yet decided.
+    Prepare = 1,
+    /// u64 xid: the prepared transaction committed.
+    Commit = 2,
+    /// u64 xid: the prepared transaction rolled back.
+    Rollback = 3,
+    /// ops: a transaction committed without 2PC.
+    OnePhase = 4,
+    /// Opaque bytes the commit layer stores (binlog events in binlog-in-redo mode).
+    BinlogPayload = 5,
+    /// A schema change (see `engine::Ddl`).
+    Ddl = 6,
+    /// Filler up to the end of a file.
+    Pad = 7,
+}
+
+impl Kind {
+    fn from_u8(b: u8) -> Option<Kind> {
+        Some(match b {
+            1 => Kind::Prepare,
+            2 => Kind::Commit,
+            3 => Kind::Rollback,
+            4 => Kind::OnePhase,
+            5 => Kind::BinlogPayload,
+            6 => Kind::Ddl,
+            7 => Kind::Pad,
+            _ => return None,
+        })
+    }
+}
+
+pub(crate) const HEADER_BYTES: u64 = 4096;
+// Format (record header): u32 payload length | u32 crc32(salt, length, lsn, kind, payload; a
+// Pad's crc omits its payload) | u64 lsn | u8 kind. The payload follows.
+pub(crate) const RECORD_HEADER_BYTES: u64 = 17;
+const MAGIC: &[u8; 8] = b"BLDREDO1";
+const VERSION: u32 = 1;
+
+// Format (file header, at offset 0, rest of the 4 KiB zero): "BLDREDO1" | u32 version |
+// u64 start_lsn | u64 capacity | u64 salt | u32 crc32 of the preceding bytes.
+#[derive(Debug, Clone, Copy)]
+struct FileHeader {
+    start_lsn: u64,
+    capacity: u64,
+    salt: u64,
+}
+
+impl FileHeader {
+    fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(40);
+        b.extend_from_slice(MAGIC);
+        b.put_u32(VERSION);
+        b.put_u64(self.start_lsn);
+        b.put_u64(self.capacity);
+        b.put_u64(self.salt);
+        let crc = crc32fast::hash(&b);
+        b.put_u32(crc);
+        b
+    }
+
+    fn decode(b: &[u8]) -> Option<FileHeader> {
+        let body = b.get(..36)?;
+        let mut r = Reader::new(b, "redo file header", 0);
+        if r.take(8).ok()? != MAGIC || r.u32().ok()? != VERSION {
+            return None;
+        }
+        let h =
+            FileHeader { start_lsn: r.u64().ok()?, capacity: r.u64().ok()?, salt: r.u64().ok()? };
+        let crc = r.u32().ok()?;
+        (crc == crc32fast::hash(body)
+            && h.capacity > RECORD_HEADER_BYTES
+            && h.start_lsn.is_multiple_of(h.capacity))
+        .then_some(h)
+    }
+}
+
+fn record_crc(salt: u64, len: u32, lsn: u64, kind: u8, payload: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&salt.to_le_bytes());
+    h.update(&len.to_le_bytes());
+    h.update(&lsn.to_le_bytes());
+    h.update(&[kind]);
+    h.update(payload);
+    h.finalize()
+}
+
+fn new_salt() -> u64 {
+    let mut h = RandomState::new().build_hasher();
+    h.write_u64(0x5a17);
+    h.finish()
+}
+
+/// A prepared, undecided transaction as the checkpoint needs it.
+#[derive(Debug, Clone)]
+pub(crate) struct PreparedEntry {
+    pub(crate) ops: Arc<Vec<u8>>,
+}
+
+/// State guarded by the append mutex.
+#[derive(Debug, Default)]
+pub(crate) struct Buffer {
+    bytes: Vec<u8>,
+    /// LSN of the next record.
+    next_lsn: u64,
+    /// Prepared transactions whose decision is not appended yet, by XID. Kept here so that
+    /// the set changes atomically with LSN allocation: a checkpoint taken at LSN L sees exactly
+    /// the transactions prepared before L and undecided at L.
+    pub(crate) prepared: HashMap<u64, PreparedEntry>,
+}
+
+impl Buffer {
+    pub(crate) fn next_lsn(&self) -> Lsn {
+        Lsn(self.next_lsn)
+    }
+}
+
+struct LiveFile {
+    file: FileRef,
+    salt: u64,
+}
+
+/// State guarded by the writer mutex (held across writes and syncs).
+struct Writer {
+    /// Bytes taken from the buffer, not yet written; they start at `written_lsn`.
+    unwritten: Vec<u8>,
+    /// Files written since the last sync, by start LSN.
+    dirty: Vec<u64>,
+    spares: Vec<FileRef>,
+    next_file_no: u64,
+}
+
+/// Counters, cheap to read.
+#[derive(Debug, Default)]
+pub struct RedoCounters {
+    pub fsyncs: AtomicU64,
+    pub bytes_written: AtomicU64,
+    pub writes: AtomicU64,
+}
+
+/// A record read back from the log.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ReadRecord {
+    pub(crate) lsn: Lsn,
+    pub(crate) end_lsn: Lsn,
+    pub(crate) kind: Kind,
+    pub(crate) payload: Vec<u8>,
+}
+
+pub(crate) struct RedoLog {
+    vfs: VfsRef,
+    dir: PathBuf,
+    capacity: u64,
+    buf: Mutex<Buffer>,
+    writer: Mutex<Writer>,
+    /// The live files by start LSN; readers clone handles from here.
+    files: Mutex<BTreeMap<u64, LiveFile>>,
+    written_lsn: AtomicU64,
+    flushed_lsn: AtomicU64,
+    poisoned: AtomicBool,
+    checkpoint_lsn: AtomicU64,
+    retain_lsn: AtomicU64,
+    pub(crate) counters: RedoCounters,
+}
+
+impl RedoLog {
+    /// Opens the log in `dir` (creating it), reading the file headers. Writing is not possible
+    /// until `start` is called with the end found by `replay`.
+    pub(crate) fn open(vfs: VfsRef, dir: &Path, file_bytes: u64, retain: bool) -> Result<RedoLog> {
+        vfs.create_dir_all(dir)?;
+        let mut files = BTreeMap::new();
+        let mut spares = Vec::new();
+        let mut capacity = None;
+        let mut next_file_no = 0;
+        for name in vfs.list_dir(dir)? {
+            let path = dir.join(&name);
+            let Some(no) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("redo."))
+                .and_then(|n| n.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            next_file_no = next_file_no.max(no + 1);
+            let file = vfs.open(&path, OpenMode::ReadWrite)?;
+            let mut hb = [0u8; 64];
+            let n = file.read_at(&mut hb, 0)?;
+            match FileHeader::decode(&hb[..n]) {
+                Some(h) if capacity.is_none_or(|c| c == h.capacity) => {
+                    capacity = Some(h.capacity);
+                    if let Some(old) = files.insert(h.start_lsn, LiveFile { file, salt: h.salt }) {
+                        // Two files claim one range: only possible if a recycled header was
+                        // written twice; neither can be trusted more, keep the later one.
+                        spares.push(old.file);
+                    }
+                }
+                _ => spares.push(file),
+            }
+        }
+        let capacity = capacity.unwrap_or(file_bytes.max(RECORD_HEADER_BYTES * 2));
+        Ok(RedoLog {
+            vfs,
+            dir: dir.to_path_buf(),
+            capacity,
+            buf: Mutex::new(Buffer::default()),
+            writer: Mutex::new(Writer {
+                unwritten: Vec::new(),
+                dirty: Vec::new(),
+                spares,
+                next_file_no,
+            }),
+            files: Mutex::new(files),
+            written_lsn: AtomicU64::new(0),
+            flushed_lsn: AtomicU64::new(0),
+            poisoned: AtomicBool::new(false),
+            checkpoint_lsn: AtomicU64::new(0),
+            retain_lsn: AtomicU64::new(if retain { 0 } else { u64::MAX }),
+            counters: RedoCounters::default(),
+        })
+    }
+
+    /// Reads records from `from` (a record boundary or a file start) to the end of the log.
+    pub(crate) fn read_from(
+        &self,
+        from: Lsn,
+        mut f: impl FnMut(ReadRecord) -> Result<()>,
+    ) -> Result<Lsn> {
+        let cap = self.capacity;
+        let mut pos = from.0;
+        loop {
+            let start = pos - pos % cap;
+            let Some((file, salt)) =
+                self.files.lock().get(&start).map(|l| (l.file.clone(), l.salt))
+            else {
+                if !pos.is_multiple_of(cap) {
+                    // The file holding `from` must exist: records below `from` were in it.
+                    return Err(Error::Corrupt { what: "redo (missing file)", position: pos });
+                }
+                return Ok(Lsn(pos));
+            };
+            let data = read_data(&file, cap)?;
+            loop {
+                let off = pos - start;
+                if cap - off < RECORD_HEADER_BYTES {
+                    pos = start + cap;
+                    break;
+                }
+                let o = off as usize;
+                let mut r = Reader::new(&data[o..], "redo record", pos);
+                let (len, crc, lsn, kind) = (r.u32()?, r.u32()?, r.u64()?, r.u8()?);
+                let body_end = off + RECORD_HEADER_BYTES + u64::from(len);
+                if lsn != pos || body_end > cap {
+                    return Ok(Lsn(pos));
+                }
+                let payload = &data[o + RECORD_HEADER_BYTES as usize..body_end as usize];
+                let Some(kind) = Kind::from_u8(kind) else { return Ok(Lsn(pos)) };
+                let covered = if kind == Kind::Pad { &[][..] } else { payload };
+                if crc != record_crc(salt, len, lsn, kind as u8, covered) {
+                    return Ok(Lsn(pos));
+                }
+                if kind != Kind::Pad {
+                    f(ReadRecord {
+                        lsn: Lsn(pos),
+                        end_lsn: Lsn(start + body_end),
+                        kind,
+                        payload: payload.to_vec(),
+                    })?;
+                }
+                pos = start + body_end;
+                if pos == start + cap {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The oldest LSN still on disk.
+    pub(crate) fn oldest_lsn(&self) -> Lsn {
+        Lsn(self
+            .files
+            .lock()
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or_else(|| self.flushed_lsn.load(Ordering::Acquire)))
+    }
+
+    /// Makes the log writable at `end` (the end found by replay): retires the files beyond it,
+    /// pads the rest of its file, and keeps as history only the contiguous files before it.
+    pub(crate) fn start(&self, end: Lsn) -> Result<()> {
+        let cap = self.capacity;
+        let mut w = self.writer.lock();
+        let end_file = end.0 - end.0 % cap;
+        let mut next = end.0;
+        {
+            let mut files = self.files.lock();
+            let beyond: Vec<u64> = files.range(end_file + 1..).map(|(&s, _)| s).collect();
+            for s in beyond {
+                if let Some(l) = files.remove(&s) {
+                    // A stale header is harmless (the file is re-salted on reuse) except that a
+                    // later restart would read its old records: retire it durably now.
+                    l.file.write_at(&[0u8; 64], 0).map_err(Error::from_vfs)?;
+                    l.file.sync_data().map_err(Error::from_vfs)?;
+                    self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+                    w.spares.push(l.file);
+                }
+            }
+            // History: the run of consecutive files ending at the end's file.
+            let mut keep = end_file;
+            while keep >= cap && files.contains_key(&(keep - cap)) {
+                keep -= cap;
+            }
+            let older: Vec<u64> = files.range(..keep).map(|(&s, _)| s).collect();
+            for s in older {
+                if let Some(l) = files.remove(&s) {
+                    w.spares.push(l.file);
+                }
+            }
+            if !end.0.is_multiple_of(cap) {
+                if let Some(l) = files.get(&end_file) {
+                    let rem = cap - end.0 % cap;
+                    if rem >= RECORD_HEADER_BYTES {
+                        let pad =
+                            encode_record(l.salt, end.0, Kind::Pad, &[], rem - RECORD_HEADER_BYTES);
+                        let hdr = &pad[..RECORD_HEADER_BYTES as usize];
+                        l.file
+                            .write_at(hdr, HEADER_BYTES + end.0 % cap)
+                            .map_err(Error::from_vfs)?;
+                        l.file.sync_data().map_err(Error::from_vfs)?;
+                        self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+                    }
+                    next = end_file + cap;
+                }
+            }
+        }
+        self.buf.lock().next_lsn = next;
+        self.written_lsn.store(next, Ordering::Release);
+        self.flushed_lsn.store(next, Ordering::Release);
+        // Have the first file ready so the first commit does not create it.
+        self.prepare_file(&mut w, next - next % cap)?;
+        Ok(())
+    }
+
+    pub(crate) fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Ordering::Acquire)
+    }
+
+    fn check_poison(&self) -> Result<()> {
+        if self.is_poisoned() {
+            Err(Error::Poisoned)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Buffers a record; `then` runs under the append mutex with the record's start and end
+    /// LSN (used to keep the prepared set in step with LSN order).
+    pub(crate) fn append<T>(
+        &self,
+        kind: Kind,
+        parts: &[&[u8]],
+        then: impl FnOnce(&mut Buffer, Lsn, Lsn) -> T,
+    ) -> Result<(Lsn, Lsn, T)> {
+        self.check_poison()?;
+        let cap = self.capacity;
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let need = RECORD_HEADER_BYTES + len as u64;
+        if need > cap || len > u32::MAX as usize {
+            return Err(Error::RecordTooLarge { bytes: len });
+        }
+        let mut b = self.buf.lock();
+        let mut pos = b.next_lsn;
+        let off = pos % cap;
+        if off + need > cap {
+            // The record does not fit in this file: fill the rest so the next file starts at a
+            // record boundary. CRCs are filled in by the writer, which knows the file's salt.
+            let rem = cap - off;
+            if rem >= RECORD_HEADER_BYTES {
+                let pad = encode_record(0, pos, Kind::Pad, &[], rem - RECORD_HEADER_BYTES);
+                b.bytes.extend_from_slice(&pad);
+            } else {
+                b.bytes.extend(std::iter::repeat_n(0u8, rem as usize));
+            }
+            pos += rem;
+        }
+        b.bytes.extend_from_slice(&(len as u32).to_le_bytes());
+        b.bytes.extend_from_slice(&[0; 4]);
+        b.bytes.extend_from_slice(&pos.to_le_bytes());
+        b.bytes.push(kind as u8);
+        for p in parts {
+            b.bytes.extend_from_slice(p);
+        }
+        b.next_lsn = pos + need;
+        let end = b.next_lsn;
+        let t = then(&mut b, Lsn(pos), Lsn(end));
+        Ok((Lsn(pos), Lsn(end), t))
+    }
+
+    /// The LSN the next record will get (the end of everything appended).
+    pub(crate) fn next_lsn(&self) -> Lsn {
+        Lsn(self.buf.lock().next_lsn)
+    }
+
+    pub(crate) fn with_buffer<T>(&self, f: impl FnOnce(&mut Buffer) -> T) -> T {
+        f(&mut self.buf.lock())
+    }
+
+    pub(crate) fn flushed_lsn(&self) -> Lsn {
+        Lsn(self.flushed_lsn.load(Ordering::Acquire))
+    }
+
+    pub(crate) fn written_lsn(&self) -> Lsn {
+        Lsn(self.written_lsn.load(Ordering::Acquire))
+    }
+
+    /// Makes every record ending at or before `lsn` durable (see the module docs).
+    pub(crate) fn flush_up_to(&self, lsn: Lsn) -> Result<()> {
+        self.write_impl(lsn, true)
+    }
+
+    /// Writes every record ending at or before `lsn` to the files without syncing.
+    pub(crate) fn write_up_to(&self, lsn: Lsn) -> Result<()> {
+        self.write_impl(lsn, false)
+    }
+
+    fn write_impl(&self, lsn: Lsn, sync: bool) -> Result<()> {
+        let done = |s: &Self| {
+            let reached = if sync { &s.flushed_lsn } else { &s.written_lsn };
+            reached.load(Ordering::Acquire) >= lsn.0
+        };
+        self.check_poison()?;
+        if done(self) {
+            return Ok(());
+        }
+        let mut w = self.writer.lock();
+        self.check_poison()?;
+        if done(self) {
+            return Ok(());
+        }
+        {
+            let mut b = self.buf.lock();
+            if w.unwritten.is_empty() {
+                std::mem::swap(&mut w.unwritten, &mut b.bytes);
+            } else {
+                let taken = std::mem::take(&mut b.bytes);
+                w.unwritten.extend_from_slice(&taken);
+            }
+        }
+        self.write_unwritten(&mut w)?;
+        if sync {
+            let end = self.written_lsn.load(Ordering::Acquire);
+            let dirty = std::mem::take(&mut w.dirty);
+            for start in dirty {
+                let file = self.files.lock().get(&start).map(|l| l.file.clone());
+                if let Some(file) = file {
+                    self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+                    if let Err(e) = file.sync_data() {
+                        self.poisoned.store(true, Ordering::Release);
+                        return Err(Error::Io { source: e });
+                    }
+                }
+            }
+            self.flushed_lsn.store(end, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Writes `w.unwritten` into the files, one write per file touched.
+    fn write_unwritten(&self, w: &mut Writer) -> Result<()> {
+        let cap = self.capacity;
+        while !w.unwritten.is_empty() {
+            let pos = self.written_lsn.load(Ordering::Acquire);
+            let start = pos - pos % cap;
+            let n = (w.unwritten.len() as u64).min(start + cap - pos) as usize;
+            let (file, salt) = self.prepare_file(w, start)?;
+            salt_records(&mut w.unwritten[..n], salt);
+            if let Err(e) = file.write_at(&w.unwritten[..n], HEADER_BYTES + pos - start) {
+                if e.is_no_space() {
+                    // Nothing was reported durable; keep the bytes for a later attempt.
+                    return Err(Error::NoSpace { source: e });
+                }
+                self.poisoned.store(true, Ordering::Release);
+                return Err(Error::Io { source: e });
+            }
+            self.counters.writes.fetch_add(1, Ordering::Relaxed);
+            self.counters.bytes_written.fetch_add(n as u64, Ordering::Relaxed);
+            w.unwritten.drain(..n);
+            if !w.dirty.contains(&start) {
+                w.dirty.push(start);
+            }
+            self.written_lsn.store(pos + n as u64, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Returns the live file starting at `start`, making one (a recycled spare, or a new
+    /// preallocated file) durably if needed.
+    fn prepare_file(&self, w: &mut Writer, start: u64) -> Result<(FileRef, u64)> {
+        if let Some(l) = self.files.lock().get(&start) {
+            return Ok((l.file.clone(), l.salt));
+        }
+        let header = FileHeader { start_lsn: start, capacity: self.capacity, salt: new_salt() };
+        let mut hb = header.encode();
+        hb.resize(HEADER_BYTES as usize, 0);
+        let file = match w.spares.pop() {
+            Some(file) => {
+                let r = (|| {
+                    if file.len()? < HEADER_BYTES + self.capacity {
+                        file.set_len(HEADER_BYTES + self.capacity)?;
+                    }
+                    file.write_at(&hb, 0)?;
+                    file.sync_data()
+                })();
+                self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+                if let Err(e) = r {
+                    // The spare's header may now be half new: never reuse it this run.
+                    return Err(self.fail(e));
+                }
+                file
+            }
+            None => {
+                let path = self.dir.join(format!("redo.{}", w.next_file_no));
+                w.next_file_no += 1;
+                let file = self.vfs.open(&path, OpenMode::CreateNew).map_err(|e| self.fail(e))?;
+                let r = (|| {
+                    if file.allocate(HEADER_BYTES + self.capacity)? == vfs::Allocation::Unsupported
+                    {
+                        file.set_len(HEADER_BYTES + self.capacity)?;
+                    }
+                    file.write_at(&hb, 0)?;
+                    file.sync_data()?;
+                    self.vfs.sync_dir(&self.dir)
+                })();
+                self.counters.fsyncs.fetch_add(2, Ordering::Relaxed);
+                if let Err(e) = r {
+                    let no_space = e.is_no_space();
+                    if no_space && self.vfs.remove_file(&path).is_ok() {
+                        return Err(Error::NoSpace { source: e });
+                    }
+                    return Err(self.fail(e));
+                }
+                file
+            }
+        };
+        self.files.lock().insert(start, LiveFile { file: file.clone(), salt: header.salt });
+        Ok((file, header.salt))
+    }
+
+    /// Poisons the log unless the failure is a clean ENOSPC.
+    fn fail(&self, e: vfs::Error) -> Error {
+        if !e.is_no_space() {
+            self.poisoned.store(true, Ordering::Release);
+        }
+        Error::from_vfs(e)
+    }
+
+    pub(crate) fn set_checkpoint_lsn(&self, lsn: Lsn) {
+        self.checkpoint_lsn.fetch_max(lsn.0, Ordering::AcqRel);
+    }
+
+    pub(crate) fn set_retain_lsn(&self, lsn: Lsn) {
+        self.retain_lsn.store(lsn.0, Ordering::Release);
+    }
+
+    /// Turns every file wholly below the checkpoint and retain LSNs into a spare.
+    pub(crate) fn recycle(&self) -> usize {
+        let limit = self
+            .checkpoint_lsn
+            .load(Ordering::Acquire)
+            .min(self.retain_lsn.load(Ordering::Acquire));
+        let cap = self.capacity;
+        let mut w = self.writer.lock();
+        let mut files = self.files.lock();
+        let old: Vec<u64> =
+            files.range(..).map(|(&s, _)| s).take_while(|&s| s + cap <= limit).collect();
+        for s in &old {
+            if let Some(l) = files.remove(s) {
+                w.spares.push(l.file);
+            }
+        }
+        old.len()
+    }
+
+    /// The number of files in use and spare.
+    pub(crate) fn file_counts(&self) -> (usize, usize) {
+        let w = self.writer.lock();
+        let live = self.files.lock().len();
+        (live, w.spares.len())
+    }
+}
+
+/// Encodes a whole record with its CRC (used for pads written at startup and in tests).
+fn encode_record(salt: u64, lsn: u64, kind: Kind, payload: &[u8], pad_bytes: u64) -> Vec<u8> {
+    let len = if kind == Kind::Pad { pad_bytes as u32 } else { payload.len() as u32 };
+    let mut b = Vec::with_capacity(RECORD_HEADER_BYTES as usize + len as usize);
+    b.put_u32(len);
+    b.put_u32(record_crc(salt, len, lsn, kind as u8, payload));
+    b.put_u64(lsn);
+    b.put_u8(kind as u8);
+    if kind == Kind::Pad {
+        b.resize(b.len() + pad_bytes as usize, 0);
+    } else {
+        b.extend_from_slice(payload);
+    }
+    b
+}
+
+/// Fills in the CRC of each record in `bytes` (which starts at a record boundary and lies in
+/// one file). CRCs are computed at write time because the salt belongs to the file, which
+/// may not exist when the record is appended.
+fn salt_records(bytes: &mut [u8], salt: u64) {
+    let mut o = 0usize;
+    // A tail shorter than a record header is zero filler at the end of a file.
+    while o + RECORD_HEADER_BYTES as usize <= bytes.len() {
+        let h = &bytes[o..o + RECORD_HEADER_BYTES as usize];
+        let len = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let lsn = u64::from_le_bytes([h[8], h[9], h[10], h[11], h[12], h[13], h[14], h[15]]);
+        let kind = h[16];
+        let body = o + RECORD_HEADER_BYTES as usize;
+        let end = body + len as usize;
+        let covered = if kind == Kind::Pad as u8 { &[][..] } else { &bytes[body..end] };
+        let crc = record_crc(salt, len, lsn, kind, covered);
+        bytes[o + 4..o + 8].copy_from_slice(&crc.to_le_bytes());
+        o = end;
+    }
+}
+
+/// Reads a file's data region; bytes the file does not have read as zeros.
+fn read_data(file: &FileRef, cap: u64) -> Result<Vec<u8>> {
+    let mut data = vec![0u8; cap as usize];
+    let mut done = 0usize;
+    while done < data.len() {
+        let n = file.read_at(&mut data[done..], HEADER_BYTES + done as u64)?;
+        if n == 0 {
+            break;
+        }
+        done += n;
+    }
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,269 @@
+//! The redo log through the engine's API: group flush, end-of-log detection, recycling,
+//! poisoning.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use vfs::{CrashMode, Fault, FaultKind, FaultOp, LatencyVfs, OpenMode, SimVfs, VfsRef};
+
+use crate::schema::{Column, ColumnType};
+use crate::{Engine, EngineConfig, Lsn, Recovery, TableId, TableSchema, Value};
+
+fn config(file_bytes: u64) -> EngineConfig {
+    EngineConfig {
+        redo_file_bytes: file_bytes,
+        lock_wait_timeout: Duration::from_secs(30),
+        checkpoint_redo_bytes: None,
+        retain_redo_for_binlog: false,
+    }
+}
+
+fn open_with(vfs: VfsRef, cfg: EngineConfig) -> (Engine, Recovery) {
+    Engine::open(vfs, Path::new("/data"), cfg).expect("open")
+}
+
+fn kv(e: &Engine) -> TableId {
+    let int = ColumnType::Integer { bytes: 8, unsigned: false };
+    e.create_table(TableSchema::new(
+        "kv",
+        vec![Column::new("k", int), Column::new("v", int)],
+        vec![0],
+    ))
+    .expect("create")
+}
+
+fn put(e: &Engine, t: TableId, k: i64, v: i64) -> Lsn {
+    let mut tx = e.begin();
+    match e.get_for_update(&mut tx, t, &e.key(&[Value::Int(k)])).expect("lock") {
+        Some(_) => assert!(e
+            .update(&mut tx, t, &e.key(&[Value::Int(k)]), vec![Value::Int(k), Value::Int(v)])
+            .expect("update")),
+        None => {
+            e.insert(&mut tx, t, vec![Value::Int(k), Value::Int(v)]).expect("insert");
+        }
+    }
+    e.commit(tx).expect("commit")
+}
+
+fn value_of(e: &Engine, t: TableId, k: i64) -> Option<i64> {
+    let r = e.get(&e.begin(), t, &e.key(&[Value::Int(k)])).expect("get")?;
+    match r[1] {
+        Value::Int(v) => Some(v),
+        _ => None,
+    }
+}
+
+#[test]
+fn concurrent_flushes_share_fsyncs() {
+    let sim = SimVfs::new();
+    let slow = LatencyVfs::new(sim.shared(), Duration::from_millis(2));
+    let (e, _) = open_with(slow.shared(), config(1 << 20));
+    let t = kv(&e);
+    let before = e.stats().redo_fsyncs;
+    let threads = 16;
+    let per_thread = 10;
+    let handles: Vec<_> = (0..threads)
+        .map(|n| {
+            let e = e.clone();
+            thread::spawn(move || {
+                for i in 0..per_thread {
+                    let mut tx = e.begin();
+                    e.insert(&mut tx, t, vec![Value::Int(n * 1000 + i), Value::Int(0)])
+                        .expect("insert");
+                    let lsn = e.prepare(&mut tx, (n * 1000 + i) as u64 + 1).expect("prepare");
+                    e.flush_up_to(lsn).expect("flush");
+                    assert!(e.flushed_lsn() >= lsn);
+                    e.commit(tx).expect("commit");
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("thread");
+    }
+    let fsyncs = e.stats().redo_fsyncs - before;
+    let commits = (threads * per_thread) as u64;
+    assert!(fsyncs < commits, "{fsyncs} fsyncs for {commits} flushes: no coalescing");
+    // A flush of an LSN already durable does nothing.
+    let s = e.stats();
+    e.flush_up_to(Lsn(1)).expect("flush");
+    assert_eq!(e.stats().redo_fsyncs, s.redo_fsyncs);
+}
+
+#[test]
+fn replay_stops_at_a_corrupt_record() {
+    let sim = SimVfs::new();
+    let (e, _) = open_with(sim.shared(), config(1 << 20));
+    let t = kv(&e);
+    put(&e, t, 1, 1);
+    let second_start = e.next_lsn();
+    put(&e, t, 2, 2);
+    put(&e, t, 3, 3);
+    e.flush_all().expect("flush");
+    drop(e);
+    // Flip one payload byte of the second record: replay must end before it.
+    let path = Path::new("/data/#redo/redo.0");
+    let f = sim.shared().open(path, OpenMode::ReadWrite).expect("open");
+    let off = super::HEADER_BYTES + second_start.0 + super::RECORD_HEADER_BYTES + 3;
+    let mut b = [0u8; 1];
+    f.read_exact_at(&mut b, off).expect("read");
+    f.write_at(&[b[0] ^ 0x40], off).expect("write");
+    f.sync_data().expect("sync");
+    drop(f);
+    let (e, rec) = open_with(sim.shared(), config(1 << 20));
+    assert_eq!(rec.end_lsn, second_start);
+    assert_eq!((value_of(&e, t, 1), value_of(&e, t, 2), value_of(&e, t, 3)), (Some(1), None, None));
+    // New commits after the restart survive the next restart; the stale third record never
+    // comes back.
+    put(&e, t, 4, 4);
+    e.flush_all().expect("flush");
+    drop(e);
+    let (e, _) = open_with(sim.crash(CrashMode::DropUnsynced).shared(), config(1 << 20));
+    assert_eq!((value_of(&e, t, 3), value_of(&e, t, 4)), (None, Some(4)));
+}
+
+#[test]
+fn a_torn_tail_ends_the_log() {
+    for seed in 0..20 {
+        let sim = SimVfs::new();
+        let (e, _) = open_with(sim.shared(), config(1 << 20));
+        let t = kv(&e);
+        for k in 0..5 {
+            put(&e, t, k, k);
+        }
+        e.flush_all().expect("flush");
+        let tail: Vec<Lsn> = (5..40).map(|k| put(&e, t, k, k)).collect();
+        e.write_up_to(e.next_lsn()).expect("write");
+        drop(e);
+        let (e, rec) = open_with(sim.crash(CrashMode::Tear { seed }).shared(), config(1 << 20));
+        let survived = (0..40).take_while(|&k| value_of(&e, t, k).is_some()).count();
+        assert!(survived >= 5, "seed {seed}: durable commits lost");
+        for k in survived as i64..40 {
+            assert_eq!(value_of(&e, t, k), None, "seed {seed}: a commit after a hole");
+        }
+        if survived > 5 {
+            assert_eq!(rec.end_lsn, tail[survived - 6], "seed {seed}");
+        }
+    }
+}
+
+#[test]
+fn files_are_recycled_only_below_checkpoint_and_retain() {
+    let sim = SimVfs::new();
+    let mut cfg = config(4096);
+    cfg.retain_redo_for_binlog = true;
+    let (e, _) = open_with(sim.shared(), cfg.clone());
+    let t = kv(&e);
+    let mut payload_lsns = Vec::new();
+    for k in 0..200 {
+        put(&e, t, k % 10, k);
+        let end = e.append_binlog_payload(format!("event {k}").as_bytes()).expect("payload");
+        payload_lsns.push(end);
+    }
+    e.flush_all().expect("flush");
+    let live_before = e.stats().redo_files_live;
+    assert!(live_before > 4);
+    e.checkpoint().expect("checkpoint");
+    assert_eq!(e.stats().redo_files_live, live_before, "retain 0 keeps everything");
+    let all = e.read_binlog_payloads_from(Lsn(0)).expect("read");
+    assert_eq!(all.len(), 200);
+    // The binlog has events up to 150: redo before that may go.
+    e.set_retain_lsn(payload_lsns[150]);
+    let s = e.stats();
+    assert!(s.redo_files_live < live_before && s.redo_files_spare > 0, "{s:?}");
+    let rest = e.read_binlog_payloads_from(payload_lsns[150]).expect("read");
+    assert_eq!(rest.first().map(|p| p.bytes.clone()), Some(b"event 151".to_vec()));
+    assert_eq!(rest.len(), 49);
+    let oldest = e.oldest_lsn();
+    assert!(matches!(e.read_binlog_payloads_from(Lsn(0)), Err(crate::Error::RedoPurged { .. })));
+    // Spares are reused: the number of files stays bounded as the log goes on.
+    e.set_retain_lsn(Lsn::MAX);
+    let files = sim.shared().list_dir(Path::new("/data/#redo")).expect("list").len();
+    for k in 0..400 {
+        put(&e, t, k % 10, k);
+        if k % 50 == 0 {
+            e.flush_all().expect("flush");
+            e.checkpoint().expect("checkpoint");
+        }
+    }
+    e.flush_all().expect("flush");
+    let files_after = sim.shared().list_dir(Path::new("/data/#redo")).expect("list").len();
+    assert!(files_after <= files + 2, "{files} -> {files_after} files");
+    drop(e);
+    let (e, rec) = open_with(sim.crash(CrashMode::DropUnsynced).shared(), cfg);
+    assert!(rec.checkpoint_lsn > oldest);
+    assert_eq!(value_of(&e, t, 9), Some(399));
+}
+
+#[test]
+fn a_failed_sync_poisons_the_log() {
+    let sim = SimVfs::new();
+    let (e, _) = open_with(sim.shared(), config(1 << 20));
+    let t = kv(&e);
+    put(&e, t, 1, 1);
+    e.flush_all().expect("flush");
+    sim.inject(Fault::new(FaultOp::Sync, FaultKind::Eio).on_path("redo"));
+    let lsn = put(&e, t, 2, 2);
+    let err = e.flush_up_to(lsn).expect_err("sync fails");
+    assert!(err.is_fatal(), "{err}");
+    // Never again: no retry of the sync can report success.
+    assert!(matches!(e.flush_up_to(lsn), Err(crate::Error::Poisoned)));
+    let mut tx = e.begin();
+    e.insert(&mut tx, t, vec![Value::Int(3), Value::Int(3)]).expect("in memory");
+    assert!(matches!(e.prepare(&mut tx, 9), Err(crate::Error::Poisoned)));
+    drop(tx);
+    drop(e);
+    let (e, _) = open_with(sim.crash(CrashMode::DropUnsynced).shared(), config(1 << 20));
+    assert_eq!((value_of(&e, t, 1), value_of(&e, t, 2)), (Some(1), None));
+}
+
+#[test]
+fn a_full_disk_is_a_clean_error() {
+    let sim = SimVfs::new();
+    let (e, _) = open_with(sim.shared(), config(8192));
+    let t = kv(&e);
+    e.flush_all().expect("flush");
+    // Room for no new redo file: the flush that needs one fails cleanly, and succeeds once
+    // space is back.
+    sim.set_capacity(Some(sim.used_bytes() + 100));
+    let mut last = Lsn(0);
+    let mut failed = None;
+    for k in 0..400 {
+        last = put(&e, t, k, k);
+        if let Err(err) = e.flush_up_to(last) {
+            failed = Some(err);
+            break;
+        }
+    }
+    let err = failed.expect("the disk fills up");
+    assert_eq!(err.mysql_code(), 1021, "{err}");
+    assert!(!err.is_fatal());
+    sim.set_capacity(None);
+    e.flush_up_to(last).expect("flush after space is back");
+    let n = e.row_count(t).expect("count");
+    drop(e);
+    let (e, _) = open_with(sim.crash(CrashMode::DropUnsynced).shared(), config(8192));
+    assert_eq!(e.row_count(t).expect("count"), n);
+}
+
+#[test]
+fn payloads_come_back_after_a_crash() {
+    let sim = SimVfs::new();
+    let (e, _) = open_with(sim.shared(), config(1 << 16));
+    let ends: Vec<Lsn> =
+        (0..10).map(|i| e.append_binlog_payload(&[i; 100]).expect("append")).collect();
+    e.flush_up_to(ends[6]).expect("flush");
+    drop(e);
+    let sim = sim.crash(CrashMode::DropUnsynced);
+    let (e, rec) = open_with(sim.shared(), config(1 << 16));
+    let got: Vec<u8> = rec.binlog_payloads.iter().map(|p| p.bytes[0]).collect();
+    // Records past the flush point may survive (written together), never a gap.
+    assert!(got.len() >= 7 && got.iter().enumerate().all(|(i, &b)| b == i as u8), "{got:?}");
+    assert_eq!(rec.binlog_payloads[3].end_lsn, ends[3]);
+    let again = e.read_binlog_payloads_from(rec.binlog_payloads[5].lsn).expect("read");
+    assert_eq!(again, rec.binlog_payloads[5..].to_vec());
+    let e = Arc::new(e);
+    assert_eq!(e.stats().checkpoints, 0);
+}

@@ -1,0 +1,419 @@
+//! Table definitions: columns, the primary key, secondary indexes; row validation and the keys
+//! a row has in each index.
+
+use crate::codec::{Put, Reader};
+use crate::error::{Error, Result};
+use crate::value::{decode_value, encode_key, encode_key_part, encode_value, Key, Row, Value};
+
+/// A table's identity, stable across restarts (it is what redo records name).
+pub type TableId = u32;
+
+/// A column's SQL type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// TINYINT (1), SMALLINT (2), MEDIUMINT (3), INT (4), BIGINT (8 bytes).
+    Integer {
+        bytes: u8,
+        unsigned: bool,
+    },
+    Double,
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    /// CHAR(n), in characters.
+    Char(u32),
+    /// VARCHAR(n), in characters.
+    VarChar(u32),
+    /// TEXT (up to 65 535 bytes).
+    Text,
+    DateTime,
+}
+
+/// A column definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub name: String,
+    pub ty: ColumnType,
+    pub nullable: bool,
+    /// The value the SQL layer uses when an INSERT omits the column.
+    pub default: Option<Value>,
+    pub auto_increment: bool,
+}
+
+impl Column {
+    /// A nullable column without default.
+    pub fn new(name: &str, ty: ColumnType) -> Column {
+        Column { name: name.to_string(), ty, nullable: true, default: None, auto_increment: false }
+    }
+    pub fn not_null(mut self) -> Column {
+        self.nullable = false;
+        self
+    }
+    pub fn auto_increment(mut self) -> Column {
+        self.auto_increment = true;
+        self.nullable = false;
+        self
+    }
+    pub fn default(mut self, v: Value) -> Column {
+        self.default = Some(v);
+        self
+    }
+}
+
+/// A secondary index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexDef {
+    pub name: String,
+    /// Column positions, in key order.
+    pub columns: Vec<usize>,
+    pub unique: bool,
+}
+
+/// A table definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableSchema {
+    /// Assigned by the engine at CREATE TABLE.
+    pub id: TableId,
+    pub name: String,
+    pub columns: Vec<Column>,
+    /// Column positions of the primary key; empty means a hidden row id is the clustered key.
+    pub primary_key: Vec<usize>,
+    pub indexes: Vec<IndexDef>,
+}
+
+const MAX_TEXT_BYTES: usize = 65_535;
+
+impl TableSchema {
+    pub fn new(name: &str, columns: Vec<Column>, primary_key: Vec<usize>) -> TableSchema {
+        TableSchema { id: 0, name: name.to_string(), columns, primary_key, indexes: Vec::new() }
+    }
+
+    pub fn with_index(mut self, name: &str, columns: Vec<usize>, unique: bool) -> TableSchema {
+        self.indexes.push(IndexDef { name: name.to_string(), columns, unique });
+        self
+    }
+
+    /// The position of the AUTO_INCREMENT column, if any.
+    pub fn auto_increment_column(&self) -> Option<usize> {
+        self.columns.iter().position(|c| c.auto_increment)
+    }
+
+    pub fn column_position(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.indexes.iter().position(|i| i.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Checks the definition and makes primary key columns NOT NULL (as MySQL does).
+    pub(crate) fn validate(&mut self) -> Result<()> {
+        let bad = |reason| Err(Error::InvalidSchema { reason });
+        if self.name.is_empty() || self.columns.is_empty() {
+            return bad("a table needs a name and at least one column");
+        }
+        for (i, c) in self.columns.iter().enumerate() {
+            if c.name.is_empty()
+                || self.columns[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&c.name))
+            {
+                return bad("column names must be non-empty and distinct");
+            }
+        }
+        for c in &self.columns {
+            match c.ty {
+                ColumnType::Integer { bytes: 1 | 2 | 3 | 4 | 8, .. } => {}
+                ColumnType::Integer { .. } => return bad("integers have 1, 2, 3, 4 or 8 bytes"),
+                // An i128 mantissa holds 38 decimal digits.
+                ColumnType::Decimal { precision, scale }
+                    if precision == 0 || precision > 38 || scale > precision =>
+                {
+                    return bad("DECIMAL precision is 1..=38 and scale at most the precision")
+                }
+                _ => {}
+            }
+        }
+        if !distinct_positions(&self.primary_key, self.columns.len()) {
+            return bad("primary key columns must exist and be distinct");
+        }
+        for &p in &self.primary_key {
+            self.columns[p].nullable = false;
+        }
+        for (i, idx) in self.indexes.iter().enumerate() {
+            self.check_index(idx, &self.indexes[..i])?;
+        }
+        let autos: Vec<usize> = self
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.auto_increment)
+            .map(|(i, _)| i)
+            .collect();
+        if let [a] = autos[..] {
+            if !matches!(self.columns[a].ty, ColumnType::Integer { .. }) {
+                return bad("AUTO_INCREMENT needs an integer column");
+            }
+            let leads = self.primary_key.first() == Some(&a)
+                || self.indexes.iter().any(|i| i.columns.first() == Some(&a));
+            if !leads {
+                return bad("the AUTO_INCREMENT column must be the first column of a key");
+            }
+        } else if autos.len() > 1 {
+            return bad("at most one AUTO_INCREMENT column");
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_index(&self, idx: &IndexDef, others: &[IndexDef]) -> Result<()> {
+        if idx.name.is_empty() || idx.name.eq_ignore_ascii_case("PRIMARY") {
+            return Err(Error::InvalidSchema { reason: "invalid index name" });
+        }
+        if others.iter().any(|o| o.name.eq_ignore_ascii_case(&idx.name)) {
+            return Err(Error::DupKeyName { name: idx.name.clone() });
+        }
+        if idx.columns.is_empty() || !distinct_positions(&idx.columns, self.columns.len()) {
+            return Err(Error::InvalidSchema {
+                reason: "index columns must exist and be distinct",
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks and converts each value to its column's canonical form (integers to Int or
+    /// UInt by signedness, decimals to the column's scale).
+    pub(crate) fn normalize_row(&self, row: &mut Row) -> Result<()> {
+        if row.len() != self.columns.len() {
+            return Err(Error::ColumnCount { expected: self.columns.len(), got: row.len() });
+        }
+        for (col, v) in self.columns.iter().zip(row.iter_mut()) {
+            normalize_value(col, v)?;
+        }
+        Ok(())
+    }
+
+    /// The clustered key of a row of a table with a primary key.
+    pub(crate) fn primary_key_of(&self, row: &[Value]) -> Key {
+        let mut out = Vec::with_capacity(16);
+        for &p in &self.primary_key {
+            encode_key_part(&mut out, &row[p]);
+        }
+        out.into_boxed_slice()
+    }
+
+    /// The entry of `row` in secondary index `idx`: the index columns followed by the clustered
+    /// key (so entries are unique), and the length of the index-column prefix.
+    pub(crate) fn index_entry(&self, idx: usize, row: &[Value], clustered: &[u8]) -> (Key, usize) {
+        let mut out = Vec::with_capacity(16 + clustered.len());
+        for &p in &self.indexes[idx].columns {
+            encode_key_part(&mut out, &row[p]);
+        }
+        let prefix_len = out.len();
+        out.extend_from_slice(clustered);
+        (out.into_boxed_slice(), prefix_len)
+    }
+
+    /// Whether a unique index constrains this row (SQL allows many rows with a NULL part).
+    pub(crate) fn unique_applies(&self, idx: usize, row: &[Value]) -> bool {
+        let def = &self.indexes[idx];
+        def.unique && def.columns.iter().all(|&p| row[p] != Value::Null)
+    }
+
+    /// `'v1-v2'` text of a key's values, for the duplicate-entry message.
+    pub(crate) fn entry_text(&self, columns: &[usize], row: &[Value]) -> String {
+        columns.iter().map(|&p| row[p].to_string()).collect::<Vec<_>>().join("-")
+    }
+}
+
+/// The clustered key of a row of a table without primary key.
+pub(crate) fn hidden_key(row_id: u64) -> Key {
+    encode_key(&[Value::UInt(row_id)])
+}
+
+/// The row id inside a hidden clustered key.
+pub(crate) fn hidden_row_id(key: &[u8]) -> Option<u64> {
+    let bytes: [u8; 8] = key.get(1..9)?.try_into().ok()?;
+    Some(u64::from_be_bytes(bytes))
+}
+
+fn distinct_positions(cols: &[usize], n: usize) -> bool {
+    cols.iter().enumerate().all(|(i, &c)| c < n && !cols[..i].contains(&c))
+}
+
+fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
+    let out_of_range = || Error::OutOfRange { column: col.name.clone() };
+    let wrong = || Error::WrongValue { column: col.name.clone() };
+    if *v == Value::Null {
+        return if col.nullable {
+            Ok(())
+        } else {
+            Err(Error::BadNull { column: col.name.clone() })
+        };
+    }
+    match col.ty {
+        ColumnType::Integer { bytes, unsigned } => {
+            let wide: i128 = match v {
+                Value::Int(i) => i128::from(*i),
+                Value::UInt(u) => i128::from(*u),
+                _ => return Err(wrong()),
+            };
+            let bits = u32::from(bytes) * 8;
+            let (lo, hi) = if unsigned {
+                (0, (1i128 << bits) - 1)
+            } else {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            };
+            if wide < lo || wide > hi {
+                return Err(out_of_range());
+            }
+            // In range of the column, so in range of the target type.
+            *v = if unsigned { Value::UInt(wide as u64) } else { Value::Int(wide as i64) };
+        }
+        ColumnType::Double => {
+            let d = match v {
+                Value::Double(d) => *d,
+                Value::Int(i) => *i as f64,
+                Value::UInt(u) => *u as f64,
+                Value::Decimal(d) => d.to_string().parse().map_err(|_| wrong())?,
+                _ => return Err(wrong()),
+            };
+            if !d.is_finite() {
+                return Err(out_of_range());
+            }
+            *v = Value::Double(d);
+        }
+        ColumnType::Decimal { precision, scale } => {
+            let d = match v {
+                Value::Decimal(d) => *d,
+                Value::Int(i) => crate::value::Decimal { mantissa: i128::from(*i), scale: 0 },
+                Value::UInt(u) => crate::value::Decimal { mantissa: i128::from(*u), scale: 0 },
+                _ => return Err(wrong()),
+            };
+            let d = d.rescale(scale).ok_or_else(out_of_range)?;
+            if d.integral_digits() > u32::from(precision.saturating_sub(scale)) {
+                return Err(out_of_range());
+            }
+            *v = Value::Decimal(d);
+        }
+        ColumnType::Char(n) | ColumnType::VarChar(n) => {
+            let Value::Bytes(b) = v else { return Err(wrong()) };
+            let chars = std::str::from_utf8(b).map(|s| s.chars().count()).unwrap_or(b.len());
+            if chars > n as usize {
+                return Err(Error::DataTooLong { column: col.name.clone() });
+            }
+        }
+        ColumnType::Text => {
+            let Value::Bytes(b) = v else { return Err(wrong()) };
+            if b.len() > MAX_TEXT_BYTES {
+                return Err(Error::DataTooLong { column: col.name.clone() });
+            }
+        }
+        ColumnType::DateTime => match v {
+            Value::DateTime(t) if t.is_valid() => {}
+            _ => return Err(wrong()),
+        },
+    }
+    Ok(())
+}
+
+fn type_code(ty: ColumnType) -> (u8, u32, u8) {
+    match ty {
+        ColumnType::Integer { bytes, unsigned } => (1, u32::from(bytes), u8::from(unsigned)),
+        ColumnType::Double => (2, 0, 0),
+        ColumnType::Decimal { precision, scale } => (3, u32::from(precision), scale),
+        ColumnType::Char(n) => (4, n, 0),
+        ColumnType::VarChar(n) => (5, n, 0),
+        ColumnType::Text => (6, 0, 0),
+        ColumnType::DateTime => (7, 0, 0),
+    }
+}
+
+// Format (schema): u32 id | name | u16 column count | per column: name, u8 type, u32 p1, u8 p2,
+// u8 nullable, u8 auto_increment, u8 has default [, value] | u16 pk count, u16 positions |
+// u16 index count | per index: name, u8 unique, u16 count, u16 positions.
+pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
+    out.put_u32(s.id);
+    out.put_bytes(s.name.as_bytes());
+    out.put_u16(s.columns.len() as u16);
+    for c in &s.columns {
+        out.put_bytes(c.name.as_bytes());
+        let (t, p1, p2) = type_code(c.ty);
+        out.put_u8(t);
+        out.put_u32(p1);
+        out.put_u8(p2);
+        out.put_u8(u8::from(c.nullable));
+        out.put_u8(u8::from(c.auto_increment));
+        match &c.default {
+            None => out.put_u8(0),
+            Some(v) => {
+                out.put_u8(1);
+                encode_value(out, v);
+            }
+        }
+    }
+    put_positions(out, &s.primary_key);
+    out.put_u16(s.indexes.len() as u16);
+    for i in &s.indexes {
+        encode_index(out, i);
+    }
+}
+
+pub(crate) fn encode_index(out: &mut Vec<u8>, i: &IndexDef) {
+    out.put_bytes(i.name.as_bytes());
+    out.put_u8(u8::from(i.unique));
+    put_positions(out, &i.columns);
+}
+
+fn put_positions(out: &mut Vec<u8>, p: &[usize]) {
+    out.put_u16(p.len() as u16);
+    for &c in p {
+        out.put_u16(c as u16);
+    }
+}
+
+fn positions(r: &mut Reader<'_>) -> Result<Vec<usize>> {
+    let n = r.u16()?;
+    (0..n).map(|_| Ok(usize::from(r.u16()?))).collect()
+}
+
+pub(crate) fn decode_index(r: &mut Reader<'_>) -> Result<IndexDef> {
+    Ok(IndexDef { name: r.string()?, unique: r.bool()?, columns: positions(r)? })
+}
+
+pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
+    let id = r.u32()?;
+    let name = r.string()?;
+    let ncols = r.u16()?;
+    let mut columns = Vec::with_capacity(usize::from(ncols));
+    for _ in 0..ncols {
+        let name = r.string()?;
+        let (t, p1, p2) = (r.u8()?, r.u32()?, r.u8()?);
+        let ty = match t {
+            1 => ColumnType::Integer {
+                bytes: u8::try_from(p1).map_err(|_| r.corrupt())?,
+                unsigned: p2 == 1,
+            },
+            2 => ColumnType::Double,
+            3 => ColumnType::Decimal {
+                precision: u8::try_from(p1).map_err(|_| r.corrupt())?,
+                scale: p2,
+            },
+            4 => ColumnType::Char(p1),
+            5 => ColumnType::VarChar(p1),
+            6 => ColumnType::Text,
+            7 => ColumnType::DateTime,
+            _ => return Err(r.corrupt()),
+        };
+        let nullable = r.bool()?;
+        let auto_increment = r.bool()?;
+        let default = if r.bool()? { Some(decode_value(r)?) } else { None };
+        columns.push(Column { name, ty, nullable, default, auto_increment });
+    }
+    let primary_key = positions(r)?;
+    let nidx = r.u16()?;
+    let indexes = (0..nidx).map(|_| decode_index(r)).collect::<Result<Vec<_>>>()?;
+    let mut s = TableSchema { id, name, columns, primary_key, indexes };
+    // A definition from disk passed validation when it was created; re-checking it guards the
+    // position indexing done everywhere else against corrupt input.
+    s.validate().map_err(|_| r.corrupt())?;
+    Ok(s)
+}

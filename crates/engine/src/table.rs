@@ -1,0 +1,347 @@
+//! In-memory tables: a clustered map from primary key to row cell, secondary indexes mapping
+//! (index columns, primary key) to the same cells, and the per-row lock state.
+//!
+//! A row cell holds the last committed image and, while a transaction owns the row lock, that
+//! transaction's pending image. Other transactions read the committed image and never block
+//! (READ COMMITTED); the owner reads its pending image. Index entries are hints: an entry is
+//! added for every image a transaction writes and removed when the image it describes is gone,
+//! so a reader checks that the image it sees really has the entry's key.
+//!
+//! Maps are split into shards by a hash of the key (of the index columns for a secondary
+//! index, so that all entries one unique check must see share a shard); point operations
+//! touch one shard, scans merge the shards in key order.
+//!
+//! Lock order: catalog, index shard, clustered shard, row cell, transaction state.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex, RwLock};
+
+use crate::schema::{hidden_row_id, TableSchema};
+use crate::value::{encode_key_part, Key, Row, Value};
+
+const SHARDS: usize = 16;
+
+/// The lock-and-visibility state of one row.
+#[derive(Debug, Default)]
+pub(crate) struct RowState {
+    pub(crate) committed: Option<Arc<Row>>,
+    /// The transaction holding the row's write lock.
+    pub(crate) owner: Option<Arc<TxnShared>>,
+    /// The owner's image (None = absent); meaningful only while `owner` is set.
+    pub(crate) pending: Option<Arc<Row>>,
+    /// Set when the cell left the clustered map; a waiter holding it must look the key up again.
+    pub(crate) removed: bool,
+}
+
+impl RowState {
+    /// The image transaction `me` sees.
+    pub(crate) fn visible(&self, me: u64) -> Option<&Arc<Row>> {
+        match &self.owner {
+            Some(o) if o.id == me => self.pending.as_ref(),
+            _ => self.committed.as_ref(),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct RowCell {
+    pub(crate) key: Key,
+    pub(crate) state: Mutex<RowState>,
+}
+
+/// The part of a transaction other transactions see: its id and its end, which lock waiters
+/// sleep on.
+#[derive(Debug)]
+pub(crate) struct TxnShared {
+    pub(crate) id: u64,
+    pub(crate) done: Mutex<bool>,
+    pub(crate) cv: Condvar,
+}
+
+impl TxnShared {
+    pub(crate) fn new(id: u64) -> TxnShared {
+        TxnShared { id, done: Mutex::new(false), cv: Condvar::new() }
+    }
+
+    pub(crate) fn finish(&self) {
+        *self.done.lock() = true;
+        self.cv.notify_all();
+    }
+}
+
+type Shard = RwLock<BTreeMap<Key, Arc<RowCell>>>;
+
+/// An ordered map split into hash shards.
+#[derive(Debug)]
+pub(crate) struct ShardedMap {
+    shards: Box<[Shard]>,
+}
+
+pub(crate) fn hash_bytes(b: &[u8]) -> usize {
+    // FNV-1a: keys are short and come from the engine's own encoding (no DoS concern).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &c in b {
+        h ^= u64::from(c);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    (h ^ (h >> 32)) as usize
+}
+
+impl ShardedMap {
+    pub(crate) fn new() -> ShardedMap {
+        ShardedMap { shards: (0..SHARDS).map(|_| RwLock::new(BTreeMap::new())).collect() }
+    }
+
+    pub(crate) fn shard(&self, hash_key: &[u8]) -> &Shard {
+        &self.shards[hash_bytes(hash_key) % SHARDS]
+    }
+
+    pub(crate) fn shards(&self) -> &[Shard] {
+        &self.shards
+    }
+
+    pub(crate) fn clone_contents(&self) -> ShardedMap {
+        ShardedMap { shards: self.shards.iter().map(|s| RwLock::new(s.read().clone())).collect() }
+    }
+
+    /// Up to `limit` entries in `range` accepted by `keep` (called under the shard's read lock),
+    /// merged across shards in key order.
+    pub(crate) fn scan<T>(
+        &self,
+        range: &(Bound<Vec<u8>>, Bound<Vec<u8>>),
+        limit: usize,
+        mut keep: impl FnMut(&[u8], &Arc<RowCell>) -> Option<T>,
+    ) -> Vec<(Key, T)> {
+        let bounds = (as_slice(&range.0), as_slice(&range.1));
+        if matches!((&range.0, &range.1), (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) if a > b)
+        {
+            return Vec::new();
+        }
+        let mut all = Vec::new();
+        for shard in self.shards.iter() {
+            let m = shard.read();
+            let mut n = 0;
+            for (k, cell) in m.range::<[u8], _>(bounds) {
+                if n == limit {
+                    break;
+                }
+                if let Some(t) = keep(k, cell) {
+                    all.push((k.clone(), t));
+                    n += 1;
+                }
+            }
+        }
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all.truncate(limit);
+        all
+    }
+}
+
+fn as_slice(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+/// Turns bounds on (a prefix of) key values into bounds on encoded keys (see `value.rs`: no
+/// encoded component starts with 0xFF, so `prefix ++ 0xFF` is above every key with the prefix).
+pub(crate) fn key_range(
+    lower: Bound<&[Value]>,
+    upper: Bound<&[Value]>,
+) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+    let enc = |v: &[Value]| {
+        let mut out = Vec::new();
+        for x in v {
+            encode_key_part(&mut out, x);
+        }
+        out
+    };
+    let above = |v: &[Value]| {
+        let mut e = enc(v);
+        e.push(0xFF);
+        e
+    };
+    let lo = match lower {
+        Bound::Included(v) => Bound::Included(enc(v)),
+        Bound::Excluded(v) => Bound::Excluded(above(v)),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    let hi = match upper {
+        Bound::Included(v) => Bound::Excluded(above(v)),
+        Bound::Excluded(v) => Bound::Excluded(enc(v)),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    (lo, hi)
+}
+
+/// A table: its definition, rows, indexes and counters.
+#[derive(Debug)]
+pub(crate) struct Table {
+    pub(crate) schema: Arc<TableSchema>,
+    pub(crate) rows: ShardedMap,
+    /// One map per `schema.indexes` entry.
+    pub(crate) indexes: Vec<ShardedMap>,
+    /// The next AUTO_INCREMENT value to hand out.
+    pub(crate) auto_inc: AtomicU64,
+    /// The next hidden row id (tables without primary key).
+    pub(crate) next_row_id: AtomicU64,
+    /// Transactions holding changes to this table (a DDL waits for zero).
+    pub(crate) users: AtomicU32,
+    /// A DDL waits for this table; new writers wait until it is done.
+    pub(crate) ddl_pending: AtomicBool,
+    /// Replaced or dropped by a DDL; holders must look the table up again.
+    pub(crate) retired: AtomicBool,
+    pub(crate) mdl: Mutex<()>,
+    pub(crate) mdl_cv: Condvar,
+}
+
+impl Table {
+    pub(crate) fn new(schema: TableSchema) -> Table {
+        let indexes = schema.indexes.iter().map(|_| ShardedMap::new()).collect();
+        Table {
+            schema: Arc::new(schema),
+            rows: ShardedMap::new(),
+            indexes,
+            auto_inc: AtomicU64::new(1),
+            next_row_id: AtomicU64::new(1),
+            users: AtomicU32::new(0),
+            ddl_pending: AtomicBool::new(false),
+            retired: AtomicBool::new(false),
+            mdl: Mutex::new(()),
+            mdl_cv: Condvar::new(),
+        }
+    }
+
+    pub(crate) fn index_prefix(&self, idx: usize, row: &[Value]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16);
+        for &p in &self.schema.indexes[idx].columns {
+            encode_key_part(&mut out, &row[p]);
+        }
+        out
+    }
+
+    /// Raises the counters past the values a stored row uses (after replay or a load, and when
+    /// a row names its AUTO_INCREMENT value).
+    pub(crate) fn observe_row(&self, key: &[u8], row: &[Value]) {
+        if self.schema.primary_key.is_empty() {
+            if let Some(id) = hidden_row_id(key) {
+                self.next_row_id.fetch_max(id.saturating_add(1), Ordering::AcqRel);
+            }
+        }
+        if let Some(a) = self.schema.auto_increment_column() {
+            self.observe_auto_inc(&row[a]);
+        }
+    }
+
+    pub(crate) fn observe_auto_inc(&self, v: &Value) {
+        let n = match v {
+            Value::Int(i) if *i > 0 => *i as u64,
+            Value::UInt(u) => *u,
+            _ => return,
+        };
+        self.auto_inc.fetch_max(n.saturating_add(1), Ordering::AcqRel);
+    }
+
+    /// Sets the committed image of `key` directly (replay, checkpoint load): no locks, no
+    /// uniqueness checks; index entries follow the image.
+    pub(crate) fn apply_put(&self, key: &[u8], row: Row) {
+        self.observe_row(key, &row);
+        let row = Arc::new(row);
+        let cell = {
+            let mut m = self.rows.shard(key).write();
+            m.entry(key.into())
+                .or_insert_with(|| {
+                    Arc::new(RowCell { key: key.into(), state: Mutex::new(RowState::default()) })
+                })
+                .clone()
+        };
+        let old = cell.state.lock().committed.replace(row.clone());
+        for i in 0..self.indexes.len() {
+            let (new_entry, plen) = self.schema.index_entry(i, &row, key);
+            if let Some(old) = &old {
+                let (old_entry, oplen) = self.schema.index_entry(i, old, key);
+                if old_entry != new_entry {
+                    self.indexes[i].shard(&old_entry[..oplen]).write().remove(&old_entry);
+                }
+            }
+            self.indexes[i].shard(&new_entry[..plen]).write().insert(new_entry, cell.clone());
+        }
+    }
+
+    /// Removes `key` directly (replay).
+    pub(crate) fn apply_delete(&self, key: &[u8]) {
+        let Some(cell) = self.rows.shard(key).write().remove(key) else { return };
+        let old = {
+            let mut st = cell.state.lock();
+            st.removed = true;
+            st.committed.take()
+        };
+        if let Some(old) = old {
+            for i in 0..self.indexes.len() {
+                let (e, plen) = self.schema.index_entry(i, &old, key);
+                self.indexes[i].shard(&e[..plen]).write().remove(&e);
+            }
+        }
+    }
+
+    /// Removes an index entry if it still points at `cell`.
+    pub(crate) fn remove_index_entry(
+        &self,
+        idx: usize,
+        entry: &[u8],
+        plen: usize,
+        cell: &Arc<RowCell>,
+    ) {
+        let mut m = self.indexes[idx].shard(&entry[..plen]).write();
+        if m.get(entry).is_some_and(|c| Arc::ptr_eq(c, cell)) {
+            m.remove(entry);
+        }
+    }
+
+    /// Drops the cell from the clustered map if no image and no lock remain on it.
+    pub(crate) fn purge_if_empty(&self, cell: &Arc<RowCell>) {
+        let mut m = self.rows.shard(&cell.key).write();
+        let mut st = cell.state.lock();
+        if st.committed.is_none() && st.owner.is_none() && !st.removed {
+            st.removed = true;
+            if m.get(&cell.key).is_some_and(|c| Arc::ptr_eq(c, cell)) {
+                m.remove(&cell.key);
+            }
+        }
+    }
+
+    /// Committed rows in key order, read in chunks so writers are never held off for long.
+    pub(crate) fn committed_rows(&self) -> Vec<(Key, Arc<Row>)> {
+        const CHUNK: usize = 1024;
+        let mut out = Vec::new();
+        for shard in self.rows.shards() {
+            let mut after: Option<Key> = None;
+            loop {
+                let m = shard.read();
+                let lo = match &after {
+                    Some(k) => Bound::Excluded(&k[..]),
+                    None => Bound::Unbounded,
+                };
+                let mut n = 0;
+                for (k, cell) in m.range::<[u8], _>((lo, Bound::Unbounded)).take(CHUNK) {
+                    n += 1;
+                    after = Some(k.clone());
+                    if let Some(r) = &cell.state.lock().committed {
+                        out.push((k.clone(), r.clone()));
+                    }
+                }
+                if n < CHUNK {
+                    break;
+                }
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+}

@@ -1,0 +1,343 @@
+//! Column values, their on-disk encoding and their order-preserving key encoding.
+//!
+//! Keys (primary and secondary) are byte strings whose `memcmp` order equals the SQL order of
+//! the values they encode, so one `BTreeMap<Key, _>` serves point lookups and range scans.
+//! Every key component starts with a flag byte (0 = NULL, 1 = value), which makes components
+//! self-delimiting and lets a prefix followed by 0xFF bound all keys with that prefix.
+//! Strings compare as bytes (a binary collation).
+
+use std::fmt;
+
+use crate::codec::{Put, Reader};
+use crate::error::Result;
+
+/// A row: one value per column, in column order.
+pub type Row = Vec<Value>;
+
+/// A column value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    /// Any signed integer column (TINYINT..BIGINT).
+    Int(i64),
+    /// Any unsigned integer column.
+    UInt(u64),
+    Double(f64),
+    Decimal(Decimal),
+    /// CHAR, VARCHAR, TEXT (bytes as stored; no collation).
+    Bytes(Vec<u8>),
+    DateTime(DateTime),
+}
+
+/// A fixed-point number: `mantissa / 10^scale`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decimal {
+    pub mantissa: i128,
+    pub scale: u8,
+}
+
+impl Decimal {
+    /// Parses `-12.340` style text.
+    pub fn parse(s: &str) -> Option<Decimal> {
+        let (neg, digits) = match s.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, s.strip_prefix('+').unwrap_or(s)),
+        };
+        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        if int.is_empty() && frac.is_empty() {
+            return None;
+        }
+        let mut mantissa: i128 = 0;
+        for c in int.bytes().chain(frac.bytes()) {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(c - b'0'))?;
+        }
+        let scale = u8::try_from(frac.len()).ok()?;
+        Some(Decimal { mantissa: if neg { -mantissa } else { mantissa }, scale })
+    }
+
+    /// The same number at `scale` digits, rounding half away from zero; None on overflow.
+    pub fn rescale(self, scale: u8) -> Option<Decimal> {
+        let mut m = self.mantissa;
+        if scale >= self.scale {
+            for _ in self.scale..scale {
+                m = m.checked_mul(10)?;
+            }
+        } else {
+            let div = 10i128.checked_pow(u32::from(self.scale - scale))?;
+            let q = m / div;
+            let r = (m % div).abs();
+            m = if r * 2 >= div { q + m.signum() } else { q };
+        }
+        Some(Decimal { mantissa: m, scale })
+    }
+
+    /// The number of digits of the integral part (for precision checks).
+    pub(crate) fn integral_digits(self) -> u32 {
+        let div = 10u128.pow(u32::from(self.scale));
+        let int = self.mantissa.unsigned_abs() / div;
+        if int == 0 {
+            0
+        } else {
+            int.ilog10() + 1
+        }
+    }
+}
+
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.mantissa < 0 { "-" } else { "" };
+        let abs = self.mantissa.unsigned_abs();
+        if self.scale == 0 {
+            return write!(f, "{sign}{abs}");
+        }
+        let div = 10u128.pow(u32::from(self.scale));
+        write!(f, "{sign}{}.{:0width$}", abs / div, abs % div, width = usize::from(self.scale))
+    }
+}
+
+/// A DATETIME value (no time zone), with microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DateTime {
+    pub year: u16,
+    pub month: u8,
+    pub day: u8,
+    pub hour: u8,
+    pub minute: u8,
+    pub second: u8,
+    pub micros: u32,
+}
+
+impl DateTime {
+    /// An integer with the same order as the value (MySQL's packed form).
+    pub fn packed(self) -> u64 {
+        let ymd = (u64::from(self.year) * 13 + u64::from(self.month)) * 32 + u64::from(self.day);
+        let hms =
+            (u64::from(self.hour) * 60 + u64::from(self.minute)) * 60 + u64::from(self.second);
+        ((ymd * 86_400 + hms) << 20) | u64::from(self.micros)
+    }
+
+    /// Whether the fields are in MySQL's ranges (zero dates allowed, as MySQL does).
+    pub fn is_valid(self) -> bool {
+        self.year <= 9999
+            && self.month <= 12
+            && self.day <= 31
+            && self.hour < 24
+            && self.minute < 60
+            && self.second < 60
+            && self.micros < 1_000_000
+    }
+}
+
+impl fmt::Display for DateTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+            self.year, self.month, self.day, self.hour, self.minute, self.second
+        )?;
+        if self.micros != 0 {
+            write!(f, ".{:06}", self.micros)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("NULL"),
+            Value::Int(v) => write!(f, "{v}"),
+            Value::UInt(v) => write!(f, "{v}"),
+            Value::Double(v) => write!(f, "{v}"),
+            Value::Decimal(d) => write!(f, "{d}"),
+            Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
+            Value::DateTime(d) => write!(f, "{d}"),
+        }
+    }
+}
+
+// Format (value): tag u8 | payload — 0 NULL; 1 i64; 2 u64; 3 f64 bits; 4 i128 mantissa, u8
+// scale; 5 u32 length, bytes; 6 u16 year, u8 month, day, hour, minute, second, u32 micros.
+pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.put_u8(0),
+        Value::Int(i) => {
+            out.put_u8(1);
+            out.put_u64(*i as u64);
+        }
+        Value::UInt(u) => {
+            out.put_u8(2);
+            out.put_u64(*u);
+        }
+        Value::Double(d) => {
+            out.put_u8(3);
+            out.put_u64(d.to_bits());
+        }
+        Value::Decimal(d) => {
+            out.put_u8(4);
+            out.put_i128(d.mantissa);
+            out.put_u8(d.scale);
+        }
+        Value::Bytes(b) => {
+            out.put_u8(5);
+            out.put_bytes(b);
+        }
+        Value::DateTime(t) => {
+            out.put_u8(6);
+            out.put_u16(t.year);
+            out.extend_from_slice(&[t.month, t.day, t.hour, t.minute, t.second]);
+            out.put_u32(t.micros);
+        }
+    }
+}
+
+pub(crate) fn decode_value(r: &mut Reader<'_>) -> Result<Value> {
+    Ok(match r.u8()? {
+        0 => Value::Null,
+        1 => Value::Int(r.u64()? as i64),
+        2 => Value::UInt(r.u64()?),
+        3 => Value::Double(f64::from_bits(r.u64()?)),
+        4 => Value::Decimal(Decimal { mantissa: r.i128()?, scale: r.u8()? }),
+        5 => Value::Bytes(r.bytes()?.to_vec()),
+        6 => Value::DateTime(DateTime {
+            year: r.u16()?,
+            month: r.u8()?,
+            day: r.u8()?,
+            hour: r.u8()?,
+            minute: r.u8()?,
+            second: r.u8()?,
+            micros: r.u32()?,
+        }),
+        _ => return Err(r.corrupt()),
+    })
+}
+
+// Format (row): u16 column count | values.
+pub(crate) fn encode_row(out: &mut Vec<u8>, row: &[Value]) {
+    out.put_u16(row.len() as u16);
+    for v in row {
+        encode_value(out, v);
+    }
+}
+
+pub(crate) fn decode_row(r: &mut Reader<'_>) -> Result<Row> {
+    let n = r.u16()?;
+    (0..n).map(|_| decode_value(r)).collect()
+}
+
+/// Appends the order-preserving encoding of `v` (see the module docs).
+pub(crate) fn encode_key_part(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.push(0),
+        Value::Int(i) => {
+            out.push(1);
+            out.extend_from_slice(&((*i as u64) ^ (1 << 63)).to_be_bytes());
+        }
+        Value::UInt(u) => {
+            out.push(1);
+            out.extend_from_slice(&u.to_be_bytes());
+        }
+        Value::Double(d) => {
+            // -0.0 and 0.0 are equal in SQL, so they must encode the same.
+            let bits = if *d == 0.0 { 0 } else { d.to_bits() };
+            let ordered = if bits >> 63 == 1 { !bits } else { bits ^ (1 << 63) };
+            out.push(1);
+            out.extend_from_slice(&ordered.to_be_bytes());
+        }
+        Value::Decimal(d) => {
+            // Values of one column share the column's scale (normalized on write), so the
+            // mantissa alone orders them.
+            out.push(1);
+            out.extend_from_slice(&((d.mantissa as u128) ^ (1 << 127)).to_be_bytes());
+        }
+        Value::Bytes(b) => {
+            // 0x00 is escaped as 0x00 0xFF and the string ends with 0x00 0x01, so a string
+            // sorts before any longer string it prefixes.
+            out.push(1);
+            for &c in b {
+                out.push(c);
+                if c == 0 {
+                    out.push(0xFF);
+                }
+            }
+            out.extend_from_slice(&[0, 1]);
+        }
+        Value::DateTime(t) => {
+            out.push(1);
+            out.extend_from_slice(&t.packed().to_be_bytes());
+        }
+    }
+}
+
+/// An encoded key (primary or secondary index).
+pub type Key = Box<[u8]>;
+
+/// Encodes values as one key.
+pub fn encode_key(values: &[Value]) -> Key {
+    let mut out = Vec::with_capacity(values.len() * 10);
+    for v in values {
+        encode_key_part(&mut out, v);
+    }
+    out.into_boxed_slice()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_order_matches_value_order() {
+        let ints = [i64::MIN, -5, -1, 0, 1, 7, i64::MAX];
+        for w in ints.windows(2) {
+            assert!(encode_key(&[Value::Int(w[0])]) < encode_key(&[Value::Int(w[1])]));
+        }
+        let dbl = [f64::NEG_INFINITY, -2.5, -0.1, 0.0, 1e-9, 3.0, f64::INFINITY];
+        for w in dbl.windows(2) {
+            assert!(encode_key(&[Value::Double(w[0])]) < encode_key(&[Value::Double(w[1])]));
+        }
+        let strs: [&[u8]; 5] = [b"", b"a", b"a\0", b"a\0b", b"ab"];
+        for w in strs.windows(2) {
+            let a = encode_key(&[Value::Bytes(w[0].to_vec()), Value::Int(9)]);
+            let b = encode_key(&[Value::Bytes(w[1].to_vec()), Value::Int(0)]);
+            assert!(a < b, "{:?} < {:?}", w[0], w[1]);
+        }
+        assert!(encode_key(&[Value::Null]) < encode_key(&[Value::Int(i64::MIN)]));
+        assert_eq!(encode_key(&[Value::Double(-0.0)]), encode_key(&[Value::Double(0.0)]));
+    }
+
+    #[test]
+    fn decimal_parse_display_rescale() {
+        let d = Decimal::parse("-12.345").expect("valid");
+        assert_eq!(d.to_string(), "-12.345");
+        assert_eq!(d.rescale(2).expect("fits").to_string(), "-12.35");
+        assert_eq!(d.rescale(5).expect("fits").to_string(), "-12.34500");
+        assert_eq!(Decimal::parse("0.05").expect("valid").to_string(), "0.05");
+        assert_eq!(d.integral_digits(), 2);
+        assert!(Decimal::parse("1x").is_none());
+    }
+
+    #[test]
+    fn row_roundtrip() {
+        let t =
+            DateTime { year: 2024, month: 2, day: 29, hour: 1, minute: 2, second: 3, micros: 4 };
+        let row = vec![
+            Value::Null,
+            Value::Int(-3),
+            Value::UInt(u64::MAX),
+            Value::Double(1.5),
+            Value::Decimal(Decimal { mantissa: -12345, scale: 2 }),
+            Value::Bytes(b"hi\0".to_vec()),
+            Value::DateTime(t),
+        ];
+        let mut buf = Vec::new();
+        encode_row(&mut buf, &row);
+        let mut r = Reader::new(&buf, "row", 0);
+        assert_eq!(decode_row(&mut r).expect("decodes"), row);
+        for cut in 0..buf.len() {
+            assert!(decode_row(&mut Reader::new(&buf[..cut], "row", 0)).is_err());
+        }
+    }
+}
