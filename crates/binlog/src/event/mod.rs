@@ -31,7 +31,7 @@
 //!   FORMAT_DESCRIPTION and remembering TABLE_MAPs so rows can be decoded to values.
 //!
 //! # Invariants
-//! - No input makes the decoder panic: every read is bounds-checked ([`bytes::Cursor`]) and
+//! - No input makes the decoder panic: every read is bounds-checked (`bytes::Cursor`) and
 //!   every failure is a typed [`DecodeError`] naming an absolute offset.
 //! - For every event type binlogd writes, `decode` then `encode` reproduces the input byte
 //!   for byte, checksum included. Fields MySQL made optional over versions (GTID commit

@@ -142,7 +142,8 @@ pub struct TableMap {
     pub schema: Vec<u8>,
     pub table: Vec<u8>,
     pub column_types: Vec<ColumnType>,
-    /// Per-column metadata, decoded to a number per [`ColumnType::read_metadata`].
+    /// Per-column metadata as one number: STRING/ENUM/SET and NEWDECIMAL read high byte first,
+    /// VARCHAR and BIT low byte first (see [`ColumnType::metadata_len`]).
     pub column_meta: Vec<u16>,
     /// Nullable columns.
     pub nullable: Bitmap,
