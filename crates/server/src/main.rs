@@ -7,6 +7,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 mod alloc;
 mod bench_fsync;
+mod dump;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Create preallocated binlog files (a static pool), like WL#4925's mysqlbinlogalloc.
     Alloc(alloc::AllocArgs),
+    /// Print binlog files one event per line, like mysqlbinlog.
+    Dump(dump::DumpArgs),
     /// Measure this machine.
     #[command(subcommand)]
     Bench(Bench),
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         Some(Command::Alloc(args)) => alloc::run(&args).map_err(Into::into),
+        Some(Command::Dump(args)) => dump::run(&args).map_err(Into::into),
         Some(Command::Bench(Bench::Fsync(args))) => bench_fsync::run(&args).map_err(Into::into),
     };
     match outcome {

@@ -31,7 +31,7 @@
 //!   FORMAT_DESCRIPTION and remembering TABLE_MAPs so rows can be decoded to values.
 //!
 //! # Invariants
-//! - No input makes the decoder panic: every read is bounds-checked ([`bytes::Cursor`]) and
+//! - No input makes the decoder panic: every read is bounds-checked (`bytes::Cursor`) and
 //!   every failure is a typed [`DecodeError`] naming an absolute offset.
 //! - For every event type binlogd writes, `decode` then `encode` reproduces the input byte
 //!   for byte, checksum included. Fields MySQL made optional over versions (GTID commit
@@ -43,11 +43,16 @@
 //!
 //! # Why not `mysql_common`
 //! `mysql_common` (0.38) has good binlog structures, but its reader assumes well-formed input
-//! (it panics on some cut files), it cannot build TABLE_MAP or ROWS events, and its event
-//! structs borrow from the input, which does not fit a commit path that builds events from
-//! engine rows. We own the codec and use `mysql_common` as an independent test oracle: the
-//! conformance test parses every fixture with both and checks they agree, and checks that
-//! `mysql_common` reads the files we encode.
+//! (it panics on some cut files, and its rows iterator repeats an error forever), it cannot
+//! build TABLE_MAP or ROWS events from values, and its event structs borrow from the input,
+//! which does not fit a commit path that builds events from engine rows. We own the codec
+//! and use `mysql_common` as an independent test oracle only (a dev-dependency with the
+//! `binlog` feature; `default-features = false` leaves flate2 without a backend, so the
+//! test build picks flate2's pure-Rust one): the conformance test parses every fixture with
+//! both and checks they agree, and checks that `mysql_common` reads the files we encode.
+//! Where they differ, we follow MySQL: `mysql_common` does not sign-extend MEDIUMINT and
+//! counts YEAR in the SIGNEDNESS bitmap; mysqld (`sint3korr`, `is_numeric_type`) does
+//! neither.
 
 mod bytes;
 mod fde;
@@ -589,5 +594,63 @@ impl<'a> Iterator for BinlogFileReader<'a> {
         let item = self.read_next();
         self.failed = item.is_err();
         Some(item)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        let mut out = Vec::new();
+        let event = Event::new(EventHeader::new(1, 2, 0), EventBody::Xid(XidEvent { xid: 9 }));
+        event.encode(&FormatContext::mysql80(), 100, &mut out).expect("encodes");
+        out
+    }
+
+    #[test]
+    fn framing_names_the_offset_of_a_bad_or_cut_event() {
+        let good = sample();
+        assert_eq!(frame_event(&good, 100, ChecksumAlg::Crc32), Ok(good.len()));
+        let mut bad = good.clone();
+        bad[HEADER_LEN] ^= 1;
+        assert!(matches!(
+            frame_event(&bad, 100, ChecksumAlg::Crc32),
+            Err(DecodeError::Checksum { offset: 100, .. })
+        ));
+        assert_eq!(
+            frame_event(&good[..20], 100, ChecksumAlg::Crc32),
+            Err(DecodeError::Truncated { offset: 100, needed: good.len() as u64, available: 20 })
+        );
+        let mut tiny = good.clone();
+        tiny[EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4].copy_from_slice(&20u32.to_le_bytes());
+        assert_eq!(
+            frame_event(&tiny, 100, ChecksumAlg::Crc32),
+            Err(DecodeError::BadEventSize { offset: 100, event_size: 20, minimum: 23 })
+        );
+    }
+
+    #[test]
+    fn patched_positions_keep_the_checksum_valid() {
+        let mut event = sample();
+        patch_log_pos(&mut event, 5000, ChecksumAlg::Crc32);
+        let decoded = decode_event(&event, &FormatContext::mysql80(), 0).expect("valid");
+        assert_eq!(decoded.header.log_pos, 5000);
+    }
+
+    #[test]
+    fn the_in_use_flag_is_outside_the_format_description_checksum() {
+        let fde = FormatDescription::mysql80("8.0.40", 0, ChecksumAlg::Crc32).expect("fits");
+        let header = EventHeader::new(1, 1, flags::LOG_EVENT_BINLOG_IN_USE_F);
+        let mut open = Vec::new();
+        Event::new(header, EventBody::FormatDescription(fde))
+            .encode(&FormatContext::mysql80(), 4, &mut open)
+            .expect("encodes");
+        // Clearing the flag in place, as a clean close does, keeps the event valid.
+        let mut closed = open.clone();
+        closed[FLAGS_OFFSET] &= !(flags::LOG_EVENT_BINLOG_IN_USE_F as u8);
+        assert_eq!(open[open.len() - 4..], closed[closed.len() - 4..]);
+        assert!(decode_event(&closed, &FormatContext::mysql80(), 4).is_ok());
+        assert!(decode_event(&open, &FormatContext::mysql80(), 4).is_ok());
     }
 }

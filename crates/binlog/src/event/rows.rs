@@ -152,6 +152,7 @@ impl RowsEvent {
         let unsigned = table.unsigned_columns();
         let mut out = Vec::new();
         while !c.is_empty() {
+            let start = c.offset();
             let first = read_image(&mut c, table, &unsigned, &self.columns)?;
             let change = match self.kind {
                 RowsKind::Write => RowChange { before: None, after: Some(first) },
@@ -162,6 +163,10 @@ impl RowsEvent {
                     RowChange { before: Some(first), after: Some(after) }
                 }
             };
+            // A row that takes no bytes (no columns present) would repeat forever.
+            if c.offset() == start {
+                return Err(c.malformed("row image with no columns"));
+            }
             out.push(change);
         }
         Ok(out)

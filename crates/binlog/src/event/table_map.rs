@@ -126,7 +126,7 @@ pub struct ColumnDef {
 /// How much optional metadata a new TABLE_MAP carries (`binlog_row_metadata`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowMetadata {
-    /// SIGNEDNESS and COLUMN_CHARSET.
+    /// SIGNEDNESS and DEFAULT_CHARSET or COLUMN_CHARSET.
     Minimal,
     /// Also COLUMN_NAME and SIMPLE_PRIMARY_KEY.
     Full,
@@ -142,7 +142,8 @@ pub struct TableMap {
     pub schema: Vec<u8>,
     pub table: Vec<u8>,
     pub column_types: Vec<ColumnType>,
-    /// Per-column metadata, decoded to a number per [`ColumnType::read_metadata`].
+    /// Per-column metadata as one number: STRING/ENUM/SET and NEWDECIMAL read high byte first,
+    /// VARCHAR and BIT low byte first (see [`ColumnType::metadata_len`]).
     pub column_meta: Vec<u16>,
     /// Nullable columns.
     pub nullable: Bitmap,
@@ -174,12 +175,8 @@ impl TableMap {
             .filter(|c| c.column_type.real_type(c.meta).is_character())
             .map(|c| c.collation.unwrap_or(63))
             .collect();
-        if !charsets.is_empty() {
-            let mut value = Vec::new();
-            for cs in charsets {
-                put_packed(&mut value, u64::from(cs));
-            }
-            optional.push(OptionalField { field_type: optional::COLUMN_CHARSET, value });
+        if let Some(field) = charset_field(&charsets) {
+            optional.push(field);
         }
         if metadata == RowMetadata::Full {
             let mut value = Vec::new();
@@ -352,6 +349,40 @@ impl TableMap {
         }
         Ok(())
     }
+}
+
+/// The charset field MySQL writes for character columns with these collations
+/// (log_event.cc `init_charset_field`): DEFAULT_CHARSET (the most used collation, the
+/// smallest id on ties, then `(index among character columns, collation)` for the others)
+/// unless COLUMN_CHARSET (every collation) is shorter by MySQL's one-byte-per-number estimate.
+fn charset_field(charsets: &[u16]) -> Option<OptionalField> {
+    let mut counts = std::collections::BTreeMap::<u16, usize>::new();
+    for &cs in charsets {
+        *counts.entry(cs).or_default() += 1;
+    }
+    let (mut default, mut most) = (0u16, 0usize);
+    for (&cs, &n) in &counts {
+        if n > most {
+            (default, most) = (cs, n);
+        }
+    }
+    let n = charsets.len();
+    if n == 0 {
+        return None;
+    }
+    let mut value = Vec::new();
+    if n < 1 + (n - most) * 2 {
+        for &cs in charsets {
+            put_packed(&mut value, u64::from(cs));
+        }
+        return Some(OptionalField { field_type: optional::COLUMN_CHARSET, value });
+    }
+    put_packed(&mut value, u64::from(default));
+    for (i, &cs) in charsets.iter().enumerate().filter(|(_, cs)| **cs != default) {
+        put_packed(&mut value, i as u64);
+        put_packed(&mut value, u64::from(cs));
+    }
+    Some(OptionalField { field_type: optional::DEFAULT_CHARSET, value })
 }
 
 fn name(c: &mut Cursor<'_>, what: &'static str) -> Result<Vec<u8>, DecodeError> {

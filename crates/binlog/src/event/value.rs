@@ -23,7 +23,7 @@
 //! - TIME2: 3 bytes big-endian `0x800000 + (±(hour << 12 | minute << 6 | second))`, then the
 //!   fraction; negative times store the fraction "reversed" (my_time.cc
 //!   `my_time_packed_to_binary`), and fsp 5–6 store one 6-byte integer of the packed value.
-//! - Fractions: fsp 1–2 one byte of centiseconds... i.e. µs/10000, fsp 3–4 two bytes of
+//! - Fractions: fsp 1–2 one byte of µs/10000 (hundredths), fsp 3–4 two bytes of
 //!   µs/100, fsp 5–6 three bytes of µs, big-endian.
 //! - BIT, ENUM, SET, JSON, GEOMETRY and the pre-5.6 temporal types are kept as raw bytes
 //!   (length prefix included), which is enough to walk rows and re-encode them exactly.
