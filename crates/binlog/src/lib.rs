@@ -3,4 +3,7 @@
 //! writer and the tailing reader).
 //!
 //! Nothing here knows about threads beyond the writer/reader hand-off, engines or the network.
+pub mod error;
+pub mod event;
+pub mod files;
 pub mod gtid;
