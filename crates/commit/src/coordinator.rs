@@ -479,6 +479,17 @@ impl<E: Engine> Coordinator<E> {
         self.inner.rotate_locked(&mut fs).map_err(|e| self.inner.set_poison(e))
     }
 
+    /// `PURGE BINARY LOGS TO 'name'`: removes the files before `name` (never the active one,
+    /// nor one a reader is on).
+    pub fn purge_binary_logs_to(&self, name: &str) -> Result<binlog::files::PurgeOutcome> {
+        self.inner.with_writer(|w| Ok(w.purge_to(name)?))
+    }
+
+    /// The binlog's files, oldest first (`SHOW BINARY LOGS`).
+    pub fn binlog_file_names(&self) -> Vec<String> {
+        self.inner.files.file_names()
+    }
+
     /// Clean shutdown: stops new groups, waits for the ones in flight, makes the engine's
     /// commits durable, then closes the binlog (STOP event, in-use flag cleared) — in that
     /// order, so a clean binlog never names a transaction the engine could lose.

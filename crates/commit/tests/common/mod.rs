@@ -200,6 +200,9 @@ pub type Change = (Option<Vec<BinValue>>, Option<Vec<BinValue>>);
 #[derive(Debug, Clone)]
 pub struct BinlogTxn {
     pub gtid: Gtid,
+    pub file: String,
+    /// (last_committed, sequence_number) of the GTID event.
+    pub clock: (i64, i64),
     pub xid: Option<u64>,
     pub changes: Vec<Change>,
 }
@@ -207,6 +210,12 @@ pub struct BinlogTxn {
 /// Reads every event of the binlog set, decoding each (CRC-checked), and returns the
 /// transactions in order. Panics (with `ctx`) on anything that does not read cleanly.
 pub fn read_binlog(c: &Coord, ctx: &str) -> Vec<BinlogTxn> {
+    read_binlog_with_previous(c, ctx).1
+}
+
+/// [`read_binlog`] plus the first file's PREVIOUS_GTIDS (`gtid_purged`).
+pub fn read_binlog_with_previous(c: &Coord, ctx: &str) -> (GtidSet, Vec<BinlogTxn>) {
+    let mut first_previous: Option<GtidSet> = None;
     let files = c.binlog_files();
     let mut reader = files.reader_from_start().unwrap_or_else(|e| panic!("{ctx}: reader: {e}"));
     let mut fctx = FormatContext::mysql80();
@@ -225,6 +234,9 @@ pub fn read_binlog(c: &Coord, ctx: &str) -> Vec<BinlogTxn> {
             EventBody::FormatDescription(fde) => {
                 fctx = FormatContext::from_fde(&fde, ev.pos).expect("fde context");
             }
+            EventBody::PreviousGtids(p) => {
+                first_previous.get_or_insert_with(|| p.gtids().clone());
+            }
             EventBody::Gtid(g) => {
                 assert!(
                     cur.is_none(),
@@ -232,7 +244,14 @@ pub fn read_binlog(c: &Coord, ctx: &str) -> Vec<BinlogTxn> {
                     ev.file,
                     ev.pos
                 );
-                cur = Some(BinlogTxn { gtid: g.gtid(), xid: None, changes: Vec::new() });
+                let clock = g.logical_clock.map(|l| (l.last_committed, l.sequence_number));
+                cur = Some(BinlogTxn {
+                    gtid: g.gtid(),
+                    file: ev.file.clone(),
+                    clock: clock.unwrap_or((-1, -1)),
+                    xid: None,
+                    changes: Vec::new(),
+                });
             }
             EventBody::TableMap(m) => {
                 maps.insert(m.table_id, m);
@@ -256,7 +275,7 @@ pub fn read_binlog(c: &Coord, ctx: &str) -> Vec<BinlogTxn> {
         }
     }
     assert!(cur.is_none(), "{ctx}: a partial transaction at the binlog's end");
-    out
+    (first_previous.unwrap_or_default(), out)
 }
 
 fn int(v: &BinValue) -> i64 {
