@@ -808,7 +808,7 @@ impl<E: Engine> Inner<E> {
         let group = self.take(&self.sync_q);
         self.stats.waited(Stage::Sync, t.elapsed());
         self.stats.group(Stage::Sync, group.len());
-        if let Err(e) = self.sync_stage(&mut ss, &group) {
+        if let Err(e) = self.sync_stage(&mut ss) {
             let cause = self.poison_with(e);
             self.fail(&group, &cause);
             return;
@@ -1080,9 +1080,8 @@ impl<E: Engine> Inner<E> {
         Ok(())
     }
 
-    fn sync_stage(&self, ss: &mut SyncState, group: &[Arc<Member<E>>]) -> Result<()> {
+    fn sync_stage(&self, ss: &mut SyncState) -> Result<()> {
         self.check_poison()?;
-        let _ = group;
         if self.config.binlog_in_redo() {
             // The redo already holds the bytes durably; the background writer syncs.
             return Ok(());
