@@ -530,23 +530,26 @@ impl BinlogWriter {
         if seq > self.active.seq {
             return Err(Error::PurgeActive { name: self.name(seq) });
         }
-        let in_use = self.shared.lock().readers.keys().next().copied();
         let mut outcome = PurgeOutcome::default();
-        let mut limit = seq;
-        if let Some(r) = in_use.filter(|&r| r < seq) {
-            limit = r;
-            outcome.stopped_at_in_use = Some(self.name(r));
-            log::warn!("binlog {} is being read; purge stops there", self.name(r));
-        }
-        let (gone, kept): (Vec<u64>, Vec<u64>) = self.files.iter().partition(|&&s| s < limit);
+        // Under the readers' lock: stop at the oldest file a reader is on, and unpublish the
+        // purged files at once so no reader can start on one from now on.
+        let (gone, kept) = {
+            let mut st = self.shared.lock();
+            let mut limit = seq;
+            if let Some(&r) = st.readers.keys().next().filter(|&&r| r < seq) {
+                limit = r;
+                outcome.stopped_at_in_use = Some(self.name(r));
+                log::warn!("binlog {} is being read; purge stops there", self.name(r));
+            }
+            let (gone, kept): (Vec<u64>, Vec<u64>) = self.files.iter().partition(|&&s| s < limit);
+            st.files.clone_from(&kept);
+            (gone, kept)
+        };
         if gone.is_empty() {
             return Ok(outcome);
         }
-        let first_kept = kept[0];
         self.guarded(|w| w.index.store(&kept))?;
         self.files = kept;
-        let files = self.files.clone();
-        self.shared.publish(|st| st.files = files);
         for &s in &gone {
             // The index no longer names these, so a failure only leaves a leftover that the
             // next open deletes.
@@ -558,9 +561,12 @@ impl BinlogWriter {
         if let Err(e) = self.vfs.sync_dir(&self.opts.dir) {
             log::warn!("could not sync {} after purge: {e}", self.opts.dir.display());
         }
-        let path = self.path(first_kept);
-        let file = self.vfs.open(&path, OpenMode::Read)?;
-        self.purged = recover::read_header(&file, &path, file.len()?)?.previous_gtids;
+        // The active file is never purged, so a file is always left.
+        if let Some(&first) = self.files.first() {
+            let path = self.path(first);
+            let file = self.vfs.open(&path, OpenMode::Read)?;
+            self.purged = recover::read_header(&file, &path, file.len()?)?.previous_gtids;
+        }
         Ok(outcome)
     }
 
