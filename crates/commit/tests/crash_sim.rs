@@ -5,7 +5,8 @@
 //!
 //! By default every crash point is covered for one crash mode and the three modes rotate
 //! over the points; `COMMIT_CRASH_EXHAUSTIVE=1` runs every point in every mode. A failure
-//! prints its replay command (`COMMIT_CRASH_REPLAY=...`).
+//! prints its replay command (`COMMIT_CRASH_REPLAY=...`). `COMMIT_CRASH_SEEDS=n` sweeps n
+//! seeds per configuration instead of one.
 
 mod common;
 
@@ -71,7 +72,15 @@ fn one(mode: Mode, seed: u64, k: u64, cm: CrashMode, base: u64) {
     check_invariant(&c, &run.acked, &format!("{ctx} (second restart)"));
 }
 
-fn sweep(mode: Mode, seed: u64) {
+fn sweep(mode: Mode, first_seed: u64) {
+    let seeds: u64 =
+        std::env::var("COMMIT_CRASH_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    for i in 0..seeds {
+        sweep_seed(mode, first_seed + 1000 * i);
+    }
+}
+
+fn sweep_seed(mode: Mode, seed: u64) {
     let exhaustive = std::env::var_os("COMMIT_CRASH_EXHAUSTIVE").is_some();
     let disk = SimVfs::new();
     let (c, _) = open(disk.shared(), mode);
