@@ -1,0 +1,4 @@
+//! binlogd's server library: the parts of the `server` layer that integration tests (and later
+//! the `serve` subcommand) use through `binlogd::...`.
+
+pub mod sql;
