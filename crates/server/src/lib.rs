@@ -2,3 +2,4 @@
 //! the `serve` subcommand) use through `binlogd::...`.
 
 pub mod protocol;
+pub mod sql;
