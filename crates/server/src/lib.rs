@@ -1,4 +1,5 @@
-//! binlogd's server library: the parts of the `server` layer that integration tests (and later
-//! the `serve` subcommand) use through `binlogd::...`.
+//! binlogd's server library: the parts of the `server` layer that integration tests (and the
+//! `serve` subcommand) use through `binlogd::...`.
 
+pub mod config;
 pub mod protocol;
