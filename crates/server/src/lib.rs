@@ -2,4 +2,5 @@
 //! `serve` subcommand) use through `binlogd::...`.
 
 pub mod config;
+pub mod datadir;
 pub mod protocol;
