@@ -4,3 +4,4 @@
 pub mod config;
 pub mod datadir;
 pub mod protocol;
+pub mod users;
