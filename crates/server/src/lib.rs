@@ -3,5 +3,6 @@
 
 pub mod config;
 pub mod datadir;
+pub mod logging;
 pub mod protocol;
 pub mod users;
