@@ -5,4 +5,5 @@ pub mod config;
 pub mod datadir;
 pub mod logging;
 pub mod protocol;
+pub mod sql;
 pub mod users;

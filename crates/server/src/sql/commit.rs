@@ -1,0 +1,123 @@
+//! The seam between the SQL layer and the commit pipeline.
+//!
+//! The executor applies a transaction's changes in the engine under row locks and records each
+//! row change, with its table's schema, in a [`TxnChanges`]: the full before and after images,
+//! in statement order — exactly what the binlog cache needs to encode TABLE_MAP and
+//! WRITE/UPDATE/DELETE_ROWS v2 events. At COMMIT it hands the engine transaction and the
+//! changes to a [`TxnCommitter`], which makes them durable and visible (2PC with the binlog
+//! in the real pipeline). DDL, which the engine makes durable itself, is handed over as its
+//! statement text to be binlogged as a QUERY event with its own GTID.
+//!
+//! [`EngineCommitter`] is a complete committer for a server without a binary log: it commits in
+//! the engine (one-phase) and waits for the redo to be durable. The tests of this layer use it;
+//! the commit crate's coordinator implements the same trait for the binlogged server.
+
+use std::sync::Arc;
+
+use binlog::gtid::Gtid;
+use engine::{Engine, Row, TableSchema, Txn};
+
+use super::error::Result;
+
+/// What a row change did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChangeKind {
+    /// A new row (WRITE_ROWS): `after` only.
+    Insert,
+    /// A changed row (UPDATE_ROWS): `before` and `after`.
+    Update,
+    /// A removed row (DELETE_ROWS): `before` only.
+    Delete,
+}
+
+/// One row change, with full row images (binlog_row_image=FULL).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowChange {
+    /// The table's definition when the change was made; `schema.name` is `db.table`.
+    pub table: Arc<TableSchema>,
+    pub kind: ChangeKind,
+    pub before: Option<Row>,
+    pub after: Option<Row>,
+}
+
+impl RowChange {
+    /// The database and table names of the change (split from the engine name `db.table`).
+    pub fn names(&self) -> (&str, &str) {
+        split_engine_name(&self.table.name)
+    }
+}
+
+/// Splits an engine table name `db.table` into its parts (database names hold no dot).
+pub fn split_engine_name(name: &str) -> (&str, &str) {
+    name.split_once('.').unwrap_or(("", name))
+}
+
+/// A transaction's row changes in the order they were made.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TxnChanges {
+    pub changes: Vec<RowChange>,
+}
+
+impl TxnChanges {
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+}
+
+/// The session's `gtid_next`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GtidNext {
+    /// The pipeline allocates a GTID (the default).
+    Automatic,
+    /// No GTID (`ANONYMOUS`).
+    Anonymous,
+    /// The client set this GTID for its next transaction (replica appliers, `mysqlbinlog`
+    /// output replayed).
+    Assigned(Gtid),
+}
+
+/// What a commit produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommitInfo {
+    /// The GTID the transaction got in the binlog, if it was binlogged with one.
+    pub gtid: Option<Gtid>,
+}
+
+/// Commits transactions and binlogs DDL. Implementations must be callable from many sessions
+/// at once; each call returns when the commit is durable (as configured) and visible.
+pub trait TxnCommitter: Send + Sync {
+    /// Commits `txn`, whose changes are `changes` (empty for a transaction that wrote nothing
+    /// but must still be logged, e.g. an empty transaction with an assigned `gtid_next`).
+    /// On error the transaction is rolled back.
+    fn commit(&self, txn: Txn, changes: TxnChanges, gtid_next: GtidNext) -> Result<CommitInfo>;
+
+    /// Binlogs a DDL statement the engine has already made durable: a QUERY event holding
+    /// `query`, run in database `db`, with its own GTID.
+    fn log_ddl(&self, db: Option<&str>, query: &str, gtid_next: GtidNext) -> Result<CommitInfo>;
+}
+
+/// A committer for a server without a binary log: one-phase engine commit, then a redo flush
+/// up to the commit record (`innodb_flush_log_at_trx_commit=1`).
+#[derive(Debug, Clone)]
+pub struct EngineCommitter {
+    engine: Engine,
+}
+
+impl EngineCommitter {
+    pub fn new(engine: Engine) -> EngineCommitter {
+        EngineCommitter { engine }
+    }
+}
+
+impl TxnCommitter for EngineCommitter {
+    fn commit(&self, txn: Txn, _changes: TxnChanges, _gtid_next: GtidNext) -> Result<CommitInfo> {
+        let lsn = self.engine.commit(txn)?;
+        self.engine.flush_up_to(lsn)?;
+        Ok(CommitInfo::default())
+    }
+
+    fn log_ddl(&self, _db: Option<&str>, _query: &str, _gtid: GtidNext) -> Result<CommitInfo> {
+        // Without a binlog there is nothing to log: the engine's DDL is durable on return.
+        Ok(CommitInfo::default())
+    }
+}

@@ -1,0 +1,264 @@
+//! DDL: databases, tables, indexes.
+//!
+//! Each DDL statement commits the open transaction first (implicit commit), runs in the engine
+//! (durable on return), then is handed as its text to the committer to be binlogged as a QUERY
+//! event with its own GTID, as MySQL does. A statement that fails changes nothing and is not
+//! logged. `IF [NOT] EXISTS` statements that find nothing to do succeed with a note and are
+//! logged, as in MySQL.
+
+use engine::{IndexDef, TableSchema};
+
+use super::ast::{CreateTable, IndexSpec, Stmt, TableRef};
+use super::error::{Result, SqlError};
+use super::output::Output;
+use super::server::check_db_name;
+use super::session::{Session, Warning};
+
+fn note(code: u16, message: String) -> Warning {
+    Warning { level: "Note", code, message }
+}
+
+impl Session {
+    pub(crate) fn ddl(&mut self, stmt: &Stmt, sql: &str) -> Result<Output> {
+        let server = self.server.clone();
+        let guard = server.ddl.lock();
+        let affected = match stmt {
+            Stmt::CreateDatabase { name, if_not_exists } => {
+                server.count("Com_create_db");
+                check_db_name(name)?;
+                if server.database(name).is_some() {
+                    if !if_not_exists {
+                        return Err(SqlError::DatabaseExists(name.clone()));
+                    }
+                    self.warnings
+                        .push(note(1007, SqlError::DatabaseExists(name.clone()).to_string()));
+                    0
+                } else {
+                    server.create_database(name)?;
+                    1
+                }
+            }
+            Stmt::DropDatabase { name, if_exists } => {
+                server.count("Com_drop_db");
+                match server.database(name) {
+                    None if *if_exists => {
+                        self.warnings.push(note(
+                            1008,
+                            SqlError::DropMissingDatabase(name.clone()).to_string(),
+                        ));
+                        0
+                    }
+                    None => return Err(SqlError::DropMissingDatabase(name.clone())),
+                    Some(real) => {
+                        let tables = self.tables_of(&real).len() as u64;
+                        server.drop_database(&real)?;
+                        if self.db.as_deref().is_some_and(|d| d.eq_ignore_ascii_case(&real)) {
+                            self.db = None;
+                        }
+                        tables
+                    }
+                }
+            }
+            Stmt::CreateTable(ct) => {
+                server.count("Com_create_table");
+                self.create_table(ct)?;
+                0
+            }
+            Stmt::CreateIndex { table, index } => {
+                server.count("Com_create_index");
+                let (id, schema, _) = self.resolve_table(table)?;
+                let def = index_def(&schema, index, &schema.indexes)?;
+                server.engine.create_index(id, def)?;
+                0
+            }
+            Stmt::DropIndex { table, name } => {
+                server.count("Com_drop_index");
+                let (id, _, _) = self.resolve_table(table)?;
+                if name.eq_ignore_ascii_case("PRIMARY") {
+                    return Err(SqlError::NotSupported("DROP PRIMARY KEY".into()));
+                }
+                server.engine.drop_index(id, name).map_err(|e| match e {
+                    engine::Error::NoSuchIndex { name } => SqlError::Other {
+                        code: 1091,
+                        sqlstate: "42000",
+                        message: format!("Can't DROP '{name}'; check that column/key exists"),
+                    },
+                    e => SqlError::Engine(e),
+                })?;
+                0
+            }
+            Stmt::DropTable { tables, if_exists } => {
+                server.count("Com_drop_table");
+                let mut found = Vec::new();
+                let mut missing = Vec::new();
+                for t in tables {
+                    match self.resolve_table(t) {
+                        Ok((id, _, _)) => found.push(id),
+                        Err(SqlError::NoSuchTable { db, table }) => {
+                            missing.push(format!("{db}.{table}"))
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                if !missing.is_empty() && !if_exists {
+                    return Err(SqlError::UnknownTable(missing.join(",")));
+                }
+                for m in missing {
+                    self.warnings.push(note(1051, SqlError::UnknownTable(m).to_string()));
+                }
+                for id in found {
+                    server.engine.drop_table(id)?;
+                }
+                0
+            }
+            Stmt::Truncate(t) => {
+                server.count("Com_truncate");
+                let (id, _, _) = self.resolve_table(t)?;
+                server.engine.truncate(id)?;
+                0
+            }
+            other => return Err(SqlError::NotSupported(format!("{other:?}"))),
+        };
+        drop(guard);
+        let gtid = self.gtid_next;
+        server.hooks.committer.log_ddl(
+            self.db.as_deref(),
+            sql.trim().trim_end_matches(';'),
+            gtid,
+        )?;
+        self.consume_gtid();
+        Ok(Output::Ok {
+            affected_rows: affected,
+            last_insert_id: 0,
+            info: String::new(),
+            warnings: self.warning_count(),
+        })
+    }
+
+    /// Engine schemas of the tables of database `db`.
+    pub(crate) fn tables_of(&self, db: &str) -> Vec<std::sync::Arc<TableSchema>> {
+        let prefix = format!("{}.", db.to_ascii_lowercase());
+        self.server
+            .engine
+            .tables()
+            .into_iter()
+            .filter(|t| t.name.to_ascii_lowercase().starts_with(&prefix))
+            .collect()
+    }
+
+    fn create_table(&mut self, ct: &CreateTable) -> Result<()> {
+        let TableRef { db, name } = &ct.table;
+        let db = match db {
+            Some(d) => d.clone(),
+            None => self.db.clone().ok_or(SqlError::NoDatabaseSelected)?,
+        };
+        let db = self.server.database(&db).ok_or_else(|| SqlError::UnknownDatabase(db.clone()))?;
+        if name.is_empty() || name.chars().count() > 64 {
+            return Err(SqlError::WrongTableName(name.clone()));
+        }
+        let full = format!("{db}.{name}");
+        if self.server.engine.table_id(&full).is_some() {
+            if ct.if_not_exists {
+                self.warnings.push(note(1050, SqlError::TableExists(name.clone()).to_string()));
+                return Ok(());
+            }
+            return Err(SqlError::TableExists(name.clone()));
+        }
+        let mut columns = Vec::with_capacity(ct.columns.len());
+        for (i, c) in ct.columns.iter().enumerate() {
+            if ct.columns[..i].iter().any(|o| o.column.name.eq_ignore_ascii_case(&c.column.name)) {
+                return Err(SqlError::DuplicateColumn(c.column.name.clone()));
+            }
+            columns.push(c.column.clone());
+        }
+        let position = |n: &str| {
+            columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(n))
+                .ok_or_else(|| SqlError::KeyColumnMissing(n.to_string()))
+        };
+        let inline_pk: Vec<usize> =
+            ct.columns.iter().enumerate().filter(|(_, c)| c.primary).map(|(i, _)| i).collect();
+        let primary_key = match (&ct.primary_key, inline_pk.len()) {
+            (Some(_), 1..) => return Err(SqlError::MultiplePrimaryKey),
+            (Some(cols), 0) => cols.iter().map(|c| position(c)).collect::<Result<Vec<_>>>()?,
+            (None, 0 | 1) => inline_pk,
+            (None, _) => return Err(SqlError::MultiplePrimaryKey),
+        };
+        for &p in &primary_key {
+            columns[p].nullable = false;
+        }
+        let mut schema = TableSchema::new(&full, columns, primary_key);
+        let mut specs: Vec<IndexSpec> = ct
+            .columns
+            .iter()
+            .filter(|c| c.unique)
+            .map(|c| IndexSpec { name: None, columns: vec![c.column.name.clone()], unique: true })
+            .collect();
+        specs.extend(ct.indexes.iter().cloned());
+        for spec in &specs {
+            let def = index_def(&schema, spec, &schema.indexes)?;
+            schema.indexes.push(def);
+        }
+        // MySQL's rule, checked here for its error text: one AUTO_INCREMENT column, leading a key.
+        let autos: Vec<usize> = schema
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.auto_increment)
+            .map(|(i, _)| i)
+            .collect();
+        match autos.as_slice() {
+            [] => {}
+            [a] => {
+                let leads = schema.primary_key.first() == Some(a)
+                    || schema.indexes.iter().any(|i| i.columns.first() == Some(a));
+                if !leads {
+                    return Err(SqlError::WrongAutoKey);
+                }
+            }
+            _ => return Err(SqlError::WrongAutoKey),
+        }
+        self.server.engine.create_table(schema).map_err(|e| match e {
+            engine::Error::TableExists { .. } => SqlError::TableExists(name.clone()),
+            e => SqlError::Engine(e),
+        })?;
+        Ok(())
+    }
+}
+
+/// An index definition for `schema`, named as MySQL names unnamed indexes (after the first
+/// column, with `_2`, `_3`, ... on collision).
+fn index_def(schema: &TableSchema, spec: &IndexSpec, existing: &[IndexDef]) -> Result<IndexDef> {
+    let mut columns = Vec::with_capacity(spec.columns.len());
+    for c in &spec.columns {
+        columns
+            .push(schema.column_position(c).ok_or_else(|| SqlError::KeyColumnMissing(c.clone()))?);
+    }
+    let taken = |n: &str| {
+        existing.iter().any(|i| i.name.eq_ignore_ascii_case(n)) || n.eq_ignore_ascii_case("PRIMARY")
+    };
+    let name = match &spec.name {
+        Some(n) => {
+            if taken(n) {
+                return Err(SqlError::Other {
+                    code: 1061,
+                    sqlstate: "42000",
+                    message: format!("Duplicate key name '{n}'"),
+                });
+            }
+            n.clone()
+        }
+        None => {
+            let base = spec.columns.first().cloned().unwrap_or_else(|| "key".into());
+            let mut n = base.clone();
+            let mut k = 2;
+            while taken(&n) {
+                n = format!("{base}_{k}");
+                k += 1;
+            }
+            n
+        }
+    };
+    Ok(IndexDef { name, columns, unique: spec.unique })
+}

@@ -1,0 +1,1061 @@
+//! Binding and SELECT.
+//!
+//! Binding turns a statement's expressions into evaluable trees for one execution: column
+//! names become row positions (checked against the table's current schema), `?` become the
+//! execution's parameters, and everything that depends on the session (`@@vars`, `@user`
+//! variables, NOW(), DATABASE(), LAST_INSERT_ID(), ...) becomes a literal.
+//!
+//! Access paths: the WHERE clause's top-level AND terms are searched for a primary key
+//! equality (all key columns), an IN list or a range on the first key column, then for the
+//! same on the first column of a secondary index; otherwise the table is scanned. Only
+//! constants that convert exactly to the column's type are used as keys; the whole WHERE is
+//! always re-applied to the rows fetched, so an access path only has to be wide enough.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use engine::{encode_key, ColumnType, Decimal, Key, Row, TableId, TableSchema, Txn, Value};
+
+use super::ast::*;
+use super::error::{Result, SqlError};
+use super::eval::{arith, compare, eval, parse_datetime, truth};
+use super::output::{flags, ColumnDef, MysqlType, Output};
+use super::session::Session;
+use super::vars::VERSION;
+
+/// A bound aggregate call.
+#[derive(Debug, Clone)]
+pub(crate) struct AggSpec {
+    kind: AggKind,
+    distinct: bool,
+    arg: Option<Expr>,
+}
+
+pub(crate) struct Binder<'a> {
+    sess: &'a Session,
+    table: Option<&'a TableSchema>,
+    /// Names a column qualifier may use (table name and alias), lower case.
+    qualifiers: Vec<String>,
+    params: Option<&'a [Value]>,
+    context: &'static str,
+    /// Collects aggregate calls when they are allowed (SELECT list, HAVING, ORDER BY).
+    aggs: Option<Vec<AggSpec>>,
+    /// Bound SELECT items by alias, for ORDER BY / HAVING.
+    aliases: Vec<(String, Expr)>,
+}
+
+impl Session {
+    /// A binder over `table` (None: no columns in scope). `params` None binds `?` to NULL
+    /// (PREPARE computes result columns that way).
+    pub(crate) fn binder<'a>(
+        &'a self,
+        table: Option<&'a TableSchema>,
+        params: &'a [Value],
+        context: &'static str,
+    ) -> Binder<'a> {
+        let qualifiers = table
+            .map(|t| {
+                let (_, name) = super::commit::split_engine_name(&t.name);
+                vec![name.to_ascii_lowercase()]
+            })
+            .unwrap_or_default();
+        Binder {
+            sess: self,
+            table,
+            qualifiers,
+            params: Some(params),
+            context,
+            aggs: None,
+            aliases: Vec::new(),
+        }
+    }
+
+    /// Resolves a table reference to (engine id, schema, database name).
+    pub(crate) fn resolve_table(
+        &self,
+        t: &TableRef,
+    ) -> Result<(TableId, Arc<TableSchema>, String)> {
+        let db = match &t.db {
+            Some(d) => d.clone(),
+            None => self.db.clone().ok_or(SqlError::NoDatabaseSelected)?,
+        };
+        let missing = || SqlError::NoSuchTable { db: db.clone(), table: t.name.clone() };
+        if t.db.is_some() && self.server.database(&db).is_none() {
+            return Err(missing());
+        }
+        let engine = &self.server.engine;
+        let id = engine.table_id(&format!("{db}.{}", t.name)).ok_or_else(missing)?;
+        let schema = engine.schema(id).ok_or_else(missing)?;
+        Ok((id, schema, db))
+    }
+}
+
+impl Binder<'_> {
+    pub(crate) fn with_alias(mut self, alias: Option<&String>) -> Self {
+        if let Some(a) = alias {
+            self.qualifiers.push(a.to_ascii_lowercase());
+        }
+        self
+    }
+
+    pub(crate) fn bind(&mut self, e: &Expr) -> Result<Expr> {
+        let b = |this: &mut Self, x: &Expr| this.bind(x).map(Box::new);
+        Ok(match e {
+            Expr::Lit(v) => Expr::Lit(v.clone()),
+            Expr::Param(i) => match self.params {
+                Some(p) => Expr::Lit(
+                    p.get(*i).cloned().ok_or(SqlError::WrongArguments("mysqld_stmt_execute"))?,
+                ),
+                None => Expr::Lit(Value::Null),
+            },
+            Expr::Name { table, column } => {
+                if let Some(q) = table {
+                    if !self.qualifiers.contains(&q.to_ascii_lowercase()) {
+                        return Err(SqlError::UnknownColumn {
+                            column: format!("{q}.{column}"),
+                            context: self.context,
+                        });
+                    }
+                }
+                if table.is_none() {
+                    if let Some((_, x)) =
+                        self.aliases.iter().find(|(a, _)| a.eq_ignore_ascii_case(column))
+                    {
+                        return Ok(x.clone());
+                    }
+                }
+                match self.table.and_then(|t| t.column_position(column)) {
+                    Some(p) => Expr::Col(p),
+                    None => {
+                        return Err(SqlError::UnknownColumn {
+                            column: column.clone(),
+                            context: self.context,
+                        })
+                    }
+                }
+            }
+            Expr::Col(p) => Expr::Col(*p),
+            Expr::Agg(i) => Expr::Agg(*i),
+            Expr::SysVar { scope, name } => Expr::Lit(self.sess.sysvar(*scope, name)?),
+            Expr::UserVar(n) => {
+                Expr::Lit(self.sess.user_vars.get(n).cloned().unwrap_or(Value::Null))
+            }
+            Expr::Unary(op, x) => Expr::Unary(*op, b(self, x)?),
+            Expr::Binary(op, l, r) => Expr::Binary(*op, b(self, l)?, b(self, r)?),
+            Expr::IsNull { expr, negated } => {
+                Expr::IsNull { expr: b(self, expr)?, negated: *negated }
+            }
+            Expr::Between { expr, low, high, negated } => Expr::Between {
+                expr: b(self, expr)?,
+                low: b(self, low)?,
+                high: b(self, high)?,
+                negated: *negated,
+            },
+            Expr::InList { expr, list, negated } => Expr::InList {
+                expr: b(self, expr)?,
+                list: list.iter().map(|x| self.bind(x)).collect::<Result<_>>()?,
+                negated: *negated,
+            },
+            Expr::Like { expr, pattern, negated } => {
+                Expr::Like { expr: b(self, expr)?, pattern: b(self, pattern)?, negated: *negated }
+            }
+            Expr::Case { operand, whens, otherwise } => Expr::Case {
+                operand: operand.as_ref().map(|o| b(self, o)).transpose()?,
+                whens: whens
+                    .iter()
+                    .map(|(w, t)| Ok((self.bind(w)?, self.bind(t)?)))
+                    .collect::<Result<_>>()?,
+                otherwise: otherwise.as_ref().map(|o| b(self, o)).transpose()?,
+            },
+            Expr::Func(f, args) => {
+                let s = self.sess;
+                match f {
+                    Func::Now => Expr::Lit(Value::DateTime(s.now)),
+                    Func::Database => Expr::Lit(match &s.db {
+                        Some(d) => Value::Bytes(d.clone().into_bytes()),
+                        None => Value::Null,
+                    }),
+                    Func::Version => Expr::Lit(Value::Bytes(VERSION.as_bytes().to_vec())),
+                    Func::ConnectionId => Expr::Lit(Value::UInt(u64::from(s.connection_id))),
+                    Func::LastInsertId => Expr::Lit(Value::UInt(s.last_insert_id)),
+                    Func::User => {
+                        Expr::Lit(Value::Bytes(format!("{}@{}", s.user, s.host).into_bytes()))
+                    }
+                    _ => Expr::Func(*f, args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?),
+                }
+            }
+            Expr::AggCall { kind, distinct, arg } => {
+                let arg = match arg {
+                    Some(a) => {
+                        if a.has_aggregate() {
+                            return Err(SqlError::InvalidGroupFunction);
+                        }
+                        Some(self.bind(a)?)
+                    }
+                    None => None,
+                };
+                let Some(aggs) = self.aggs.as_mut() else {
+                    return Err(SqlError::InvalidGroupFunction);
+                };
+                aggs.push(AggSpec { kind: *kind, distinct: *distinct, arg });
+                Expr::Agg(aggs.len() - 1)
+            }
+            Expr::InsertValue(x) => Expr::InsertValue(b(self, x)?),
+            Expr::Default => Expr::Default,
+        })
+    }
+}
+
+/// Whether a bound expression reads no column (a constant for this execution).
+fn is_const(e: &Expr) -> bool {
+    let mut c = true;
+    e.walk(&mut |x| c &= !matches!(x, Expr::Col(_) | Expr::Agg(_) | Expr::InsertValue(_)));
+    c
+}
+
+/// `v` as a key value of `ty`, if it converts exactly.
+fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
+    match ty {
+        ColumnType::Integer { unsigned, .. } => {
+            let i: i128 = match v {
+                Value::Int(i) => i128::from(*i),
+                Value::UInt(u) => i128::from(*u),
+                Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok()?,
+                Value::Decimal(d) => {
+                    let r = d.rescale(0)?;
+                    if r.rescale(d.scale)? != *d {
+                        return None;
+                    }
+                    r.mantissa
+                }
+                _ => return None,
+            };
+            if unsigned {
+                u64::try_from(i).ok().map(Value::UInt)
+            } else {
+                i64::try_from(i).ok().map(Value::Int)
+            }
+        }
+        ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text => match v {
+            Value::Bytes(_) => Some(v.clone()),
+            _ => None,
+        },
+        ColumnType::Double => match v {
+            Value::Int(i) => Some(Value::Double(*i as f64)),
+            Value::UInt(u) => Some(Value::Double(*u as f64)),
+            Value::Double(_) => Some(v.clone()),
+            _ => None,
+        },
+        ColumnType::Decimal { scale, .. } => {
+            let d = match v {
+                Value::Int(i) => Decimal { mantissa: i128::from(*i), scale: 0 },
+                Value::UInt(u) => Decimal { mantissa: i128::from(*u), scale: 0 },
+                Value::Decimal(d) => *d,
+                _ => return None,
+            };
+            let r = d.rescale(scale)?;
+            (r.rescale(d.scale)? == d).then_some(Value::Decimal(r))
+        }
+        ColumnType::DateTime => match v {
+            Value::DateTime(_) => Some(v.clone()),
+            Value::Bytes(b) => parse_datetime(b).map(Value::DateTime),
+            _ => None,
+        },
+    }
+}
+
+/// A range of key values (bounds on a key prefix).
+pub(crate) type KeyRange = (Bound<Vec<Value>>, Bound<Vec<Value>>);
+
+/// How rows are found.
+#[derive(Debug)]
+pub(crate) enum Access {
+    /// Primary keys (all key columns), sorted and distinct.
+    Keys(Vec<Vec<Value>>),
+    /// A primary key range (bounds on a key prefix).
+    PkRange(Bound<Vec<Value>>, Bound<Vec<Value>>),
+    /// Ranges of a secondary index's first column.
+    Index(String, Vec<KeyRange>),
+    Full,
+}
+
+fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Binary(BinOp::And, a, b) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        e => out.push(e),
+    }
+}
+
+/// What the WHERE terms say about column `col`: equal values (an IN list or `=`), or bounds.
+#[derive(Default)]
+struct ColumnTerms {
+    eq: Option<Vec<Value>>,
+    lower: Option<Bound<Value>>,
+    upper: Option<Bound<Value>>,
+}
+
+fn column_terms(terms: &[&Expr], col: usize, ty: ColumnType) -> ColumnTerms {
+    let mut t = ColumnTerms::default();
+    let konst = |e: &Expr| -> Option<Value> {
+        if !is_const(e) {
+            return None;
+        }
+        key_value(&eval(e, &[], &[]).ok()?, ty)
+    };
+    let tighten_lower = |cur: &mut Option<Bound<Value>>, b: Bound<Value>| {
+        let replace = match (&*cur, &b) {
+            (None, _) => true,
+            (
+                Some(Bound::Included(x) | Bound::Excluded(x)),
+                Bound::Included(y) | Bound::Excluded(y),
+            ) => compare(y, x) == Some(std::cmp::Ordering::Greater),
+            _ => false,
+        };
+        if replace {
+            *cur = Some(b);
+        }
+    };
+    let tighten_upper = |cur: &mut Option<Bound<Value>>, b: Bound<Value>| {
+        let replace = match (&*cur, &b) {
+            (None, _) => true,
+            (
+                Some(Bound::Included(x) | Bound::Excluded(x)),
+                Bound::Included(y) | Bound::Excluded(y),
+            ) => compare(y, x) == Some(std::cmp::Ordering::Less),
+            _ => false,
+        };
+        if replace {
+            *cur = Some(b);
+        }
+    };
+    for term in terms {
+        match term {
+            Expr::Binary(op, l, r) => {
+                let (op, other) = match (l.as_ref(), r.as_ref()) {
+                    (Expr::Col(c), o) if *c == col => (*op, o),
+                    (o, Expr::Col(c)) if *c == col => (flip(*op), o),
+                    _ => continue,
+                };
+                let Some(v) = konst(other) else { continue };
+                match op {
+                    BinOp::Eq | BinOp::NullSafeEq => t.eq = Some(vec![v]),
+                    BinOp::Gt => tighten_lower(&mut t.lower, Bound::Excluded(v)),
+                    BinOp::Ge => tighten_lower(&mut t.lower, Bound::Included(v)),
+                    BinOp::Lt => tighten_upper(&mut t.upper, Bound::Excluded(v)),
+                    BinOp::Le => tighten_upper(&mut t.upper, Bound::Included(v)),
+                    _ => {}
+                }
+            }
+            Expr::Between { expr, low, high, negated: false } if **expr == Expr::Col(col) => {
+                if let (Some(lo), Some(hi)) = (konst(low), konst(high)) {
+                    tighten_lower(&mut t.lower, Bound::Included(lo));
+                    tighten_upper(&mut t.upper, Bound::Included(hi));
+                }
+            }
+            Expr::InList { expr, list, negated: false } if **expr == Expr::Col(col) => {
+                let vals: Option<Vec<Value>> = list.iter().map(konst).collect();
+                if let Some(v) = vals {
+                    t.eq = Some(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    t
+}
+
+fn flip(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        o => o,
+    }
+}
+
+fn sorted_distinct(mut v: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+    v.sort_by_key(|a| encode_key(a));
+    v.dedup();
+    v
+}
+
+/// Chooses the access path for a bound WHERE clause.
+pub(crate) fn plan_access(schema: &TableSchema, filter: Option<&Expr>) -> Access {
+    let Some(filter) = filter else { return Access::Full };
+    let mut terms = Vec::new();
+    conjuncts(filter, &mut terms);
+    let pk = &schema.primary_key;
+    if !pk.is_empty() {
+        let per: Vec<ColumnTerms> =
+            pk.iter().map(|&c| column_terms(&terms, c, schema.columns[c].ty)).collect();
+        // Equality on every key column: point lookups (the cross product of IN lists).
+        if per.iter().all(|t| t.eq.is_some()) {
+            let mut keys: Vec<Vec<Value>> = vec![Vec::new()];
+            for t in &per {
+                let vals = t.eq.as_ref().map_or(&[][..], |v| v.as_slice());
+                keys = keys
+                    .into_iter()
+                    .flat_map(|k| vals.iter().map(move |v| [k.clone(), vec![v.clone()]].concat()))
+                    .collect();
+                if keys.len() > 10_000 {
+                    break;
+                }
+            }
+            if keys.len() <= 10_000 {
+                return Access::Keys(sorted_distinct(keys));
+            }
+        }
+        // Equality on a key prefix, then an optional range on the next key column.
+        let prefix: Vec<Value> = per
+            .iter()
+            .map_while(|t| match &t.eq {
+                Some(v) if v.len() == 1 => Some(v[0].clone()),
+                _ => None,
+            })
+            .collect();
+        let next = per.get(prefix.len());
+        let ranged = next.is_some_and(|t| t.lower.is_some() || t.upper.is_some());
+        if !prefix.is_empty() || ranged {
+            let with = |b: Option<&Bound<Value>>, whole: Bound<Vec<Value>>| match b {
+                Some(Bound::Included(v)) => {
+                    Bound::Included([prefix.clone(), vec![v.clone()]].concat())
+                }
+                Some(Bound::Excluded(v)) => {
+                    Bound::Excluded([prefix.clone(), vec![v.clone()]].concat())
+                }
+                _ => whole,
+            };
+            let whole =
+                if prefix.is_empty() { Bound::Unbounded } else { Bound::Included(prefix.clone()) };
+            let lower = with(next.and_then(|t| t.lower.as_ref()), whole.clone());
+            let upper = with(next.and_then(|t| t.upper.as_ref()), whole);
+            return Access::PkRange(lower, upper);
+        }
+    }
+    for idx in &schema.indexes {
+        let Some(&c) = idx.columns.first() else { continue };
+        let t = column_terms(&terms, c, schema.columns[c].ty);
+        if let Some(vals) = t.eq {
+            let mut vals: Vec<Vec<Value>> = vals.into_iter().map(|v| vec![v]).collect();
+            vals = sorted_distinct(vals);
+            let ranges = vals
+                .into_iter()
+                .map(|v| (Bound::Included(v.clone()), Bound::Included(v)))
+                .collect();
+            return Access::Index(idx.name.clone(), ranges);
+        }
+        if t.lower.is_some() || t.upper.is_some() {
+            let vb = |b: Option<Bound<Value>>| match b {
+                Some(Bound::Included(v)) => Bound::Included(vec![v]),
+                Some(Bound::Excluded(v)) => Bound::Excluded(vec![v]),
+                _ => Bound::Unbounded,
+            };
+            return Access::Index(idx.name.clone(), vec![(vb(t.lower), vb(t.upper))]);
+        }
+    }
+    Access::Full
+}
+
+fn as_ref_bound(b: &Bound<Vec<Value>>) -> Bound<&[Value]> {
+    match b {
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+/// The rows an access path yields, in key order (before the WHERE filter).
+pub(crate) fn fetch(
+    engine: &engine::Engine,
+    txn: &Txn,
+    id: TableId,
+    access: &Access,
+    limit: usize,
+) -> Result<Vec<(Key, Row)>> {
+    Ok(match access {
+        Access::Keys(keys) => {
+            let mut out = Vec::with_capacity(keys.len());
+            for k in keys {
+                let key = engine.key(k);
+                if let Some(r) = engine.get(txn, id, &key)? {
+                    out.push((key, r));
+                }
+            }
+            out
+        }
+        Access::PkRange(lo, hi) => {
+            engine.scan(txn, id, as_ref_bound(lo), as_ref_bound(hi), limit)?
+        }
+        Access::Index(name, ranges) => {
+            let mut out = Vec::new();
+            let mut seen = HashSet::new();
+            for (lo, hi) in ranges {
+                for (k, r) in
+                    engine.scan_index(txn, id, name, as_ref_bound(lo), as_ref_bound(hi), limit)?
+                {
+                    if seen.insert(k.clone()) {
+                        out.push((k, r));
+                    }
+                }
+            }
+            out
+        }
+        Access::Full => engine.scan(txn, id, Bound::Unbounded, Bound::Unbounded, limit)?,
+    })
+}
+
+/// Whether a bound WHERE clause holds for `row`.
+pub(crate) fn matches(filter: Option<&Expr>, row: &[Value]) -> Result<bool> {
+    match filter {
+        None => Ok(true),
+        Some(f) => Ok(truth(&eval(f, row, &[])?) == Some(true)),
+    }
+}
+
+/// A non-negative integer from LIMIT/OFFSET.
+pub(crate) fn count_value(sess: &Session, e: &Expr, params: &[Value]) -> Result<u64> {
+    match sess.const_value(e, params)? {
+        Value::Int(i) if i >= 0 => Ok(i as u64),
+        Value::UInt(u) => Ok(u),
+        Value::Bytes(b) => String::from_utf8_lossy(&b)
+            .trim()
+            .parse()
+            .map_err(|_| SqlError::WrongArguments("LIMIT")),
+        _ => Err(SqlError::WrongArguments("LIMIT")),
+    }
+}
+
+struct SelectPlan {
+    table: Option<(TableId, Arc<TableSchema>)>,
+    items: Vec<Expr>,
+    columns: Vec<ColumnDef>,
+    filter: Option<Expr>,
+    group_by: Vec<Expr>,
+    having: Option<Expr>,
+    order: Vec<(Expr, bool)>,
+    aggs: Vec<AggSpec>,
+    grouped: bool,
+}
+
+impl Session {
+    fn plan_select(&self, s: &Select, params: Option<&[Value]>) -> Result<SelectPlan> {
+        let table = match &s.from {
+            Some(t) => Some(self.resolve_table(t)?),
+            None => None,
+        };
+        let schema = table.as_ref().map(|(_, s, _)| s.as_ref());
+        let db = table.as_ref().map(|(_, _, d)| d.clone()).unwrap_or_default();
+        let tlabel =
+            s.alias.clone().or_else(|| s.from.as_ref().map(|t| t.name.clone())).unwrap_or_default();
+        let mut b = self.binder(schema, &[], "field list").with_alias(s.alias.as_ref());
+        b.params = params;
+        b.aggs = Some(Vec::new());
+        let mut items = Vec::new();
+        let mut columns = Vec::new();
+        for item in &s.items {
+            match item {
+                SelectItem::Wildcard => {
+                    let Some(sc) = schema else {
+                        return Err(SqlError::Other {
+                            code: 1096,
+                            sqlstate: "HY000",
+                            message: "No tables used".into(),
+                        });
+                    };
+                    for (i, c) in sc.columns.iter().enumerate() {
+                        items.push(Expr::Col(i));
+                        columns.push(ColumnDef::for_table_column(
+                            &db,
+                            &tlabel,
+                            c,
+                            key_flags(sc, i),
+                        ));
+                    }
+                }
+                SelectItem::Expr { expr, label, aliased } => {
+                    let bound = b.bind(expr)?;
+                    let mut col = match (&bound, schema) {
+                        (Expr::Col(i), Some(sc)) => ColumnDef::for_table_column(
+                            &db,
+                            &tlabel,
+                            &sc.columns[*i],
+                            key_flags(sc, *i),
+                        ),
+                        _ => {
+                            let aggs = b.aggs.as_deref().unwrap_or(&[]);
+                            let ty = expr_type(&bound, schema, aggs);
+                            let mut c = ColumnDef::expr(label, ty);
+                            if ty == MysqlType::NewDecimal {
+                                c.decimals = decimal_scale(&bound, schema, aggs);
+                            }
+                            c
+                        }
+                    };
+                    col.name = label.clone();
+                    if *aliased {
+                        b.aliases.push((label.clone(), bound.clone()));
+                    }
+                    items.push(bound);
+                    columns.push(col);
+                }
+            }
+        }
+        b.context = "order clause";
+        let mut order = Vec::new();
+        for o in &s.order_by {
+            let e = match &o.expr {
+                Expr::Lit(Value::Int(n)) => {
+                    match usize::try_from(*n).ok().and_then(|n| items.get(n.wrapping_sub(1))) {
+                        Some(x) => x.clone(),
+                        None => {
+                            return Err(SqlError::UnknownColumn {
+                                column: n.to_string(),
+                                context: "order clause",
+                            })
+                        }
+                    }
+                }
+                e => b.bind(e)?,
+            };
+            order.push((e, o.desc));
+        }
+        b.context = "having clause";
+        let having = s.having.as_ref().map(|h| b.bind(h)).transpose()?;
+        let aggs = b.aggs.take().unwrap_or_default();
+        b.aliases.clear();
+        b.context = "group statement";
+        let group_by = s.group_by.iter().map(|g| b.bind(g)).collect::<Result<Vec<_>>>()?;
+        b.context = "where clause";
+        let filter = s.filter.as_ref().map(|f| b.bind(f)).transpose()?;
+        let grouped = !aggs.is_empty() || !group_by.is_empty();
+        Ok(SelectPlan {
+            table: table.map(|(id, s, _)| (id, s)),
+            items,
+            columns,
+            filter,
+            group_by,
+            having,
+            order,
+            aggs,
+            grouped,
+        })
+    }
+
+    /// The result columns of a SELECT (for PREPARE).
+    pub(crate) fn select_columns(&self, s: &Select) -> Result<Vec<ColumnDef>> {
+        Ok(self.plan_select(s, None)?.columns)
+    }
+
+    pub(crate) fn select(&mut self, s: &Select, params: &[Value]) -> Result<Output> {
+        let plan = self.plan_select(s, Some(params))?;
+        let limit = s.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
+        let offset =
+            s.offset.as_ref().map(|o| count_value(self, o, params)).transpose()?.unwrap_or(0);
+        let mut source: Vec<Row> = match &plan.table {
+            None => {
+                if matches(plan.filter.as_ref(), &[])? {
+                    vec![Vec::new()]
+                } else {
+                    Vec::new()
+                }
+            }
+            Some((id, schema)) => {
+                let access = plan_access(schema, plan.filter.as_ref());
+                // Without ordering, grouping or DISTINCT the scan can stop early.
+                let simple =
+                    plan.order.is_empty() && !plan.grouped && !s.distinct && plan.filter.is_none();
+                let scan_limit = match (simple, limit) {
+                    (true, Some(l)) => {
+                        usize::try_from(l.saturating_add(offset)).unwrap_or(usize::MAX)
+                    }
+                    _ => usize::MAX,
+                };
+                let engine = self.server.engine.clone();
+                let open = self.txn_mut()?;
+                let rows = if s.for_update {
+                    let cands = fetch(&engine, &open.txn, *id, &access, scan_limit)?;
+                    let mut locked = Vec::with_capacity(cands.len());
+                    for (k, _) in cands {
+                        if let Some(r) = engine.get_for_update(&mut open.txn, *id, &k)? {
+                            locked.push((k, r));
+                        }
+                    }
+                    locked
+                } else {
+                    fetch(&engine, &open.txn, *id, &access, scan_limit)?
+                };
+                let mut out = Vec::with_capacity(rows.len());
+                for (_, r) in rows {
+                    if matches(plan.filter.as_ref(), &r)? {
+                        out.push(r);
+                    }
+                }
+                out
+            }
+        };
+        let width = plan.table.as_ref().map_or(0, |(_, s)| s.columns.len());
+        // (output row, sort keys)
+        let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+        if plan.grouped {
+            for (first, results) in group(&plan, std::mem::take(&mut source), width)? {
+                if let Some(h) = &plan.having {
+                    if truth(&eval(h, &first, &results)?) != Some(true) {
+                        continue;
+                    }
+                }
+                rows.push(project(&plan, &first, &results)?);
+            }
+        } else {
+            for r in &source {
+                rows.push(project(&plan, r, &[])?);
+            }
+        }
+        if s.distinct {
+            let mut seen = HashSet::new();
+            rows.retain(|(out, _)| seen.insert(encode_key(out)));
+        }
+        if !plan.order.is_empty() {
+            let desc: Vec<bool> = plan.order.iter().map(|(_, d)| *d).collect();
+            rows.sort_by(|(_, a), (_, b)| {
+                for (i, d) in desc.iter().enumerate() {
+                    let o = order_cmp(&a[i], &b[i]);
+                    if o != std::cmp::Ordering::Equal {
+                        return if *d { o.reverse() } else { o };
+                    }
+                }
+                std::cmp::Ordering::Equal
+            });
+        }
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(rows.len());
+        let end = match limit {
+            Some(l) => {
+                start.saturating_add(usize::try_from(l).unwrap_or(usize::MAX)).min(rows.len())
+            }
+            None => rows.len(),
+        };
+        let types: Vec<MysqlType> = plan.columns.iter().map(|c| c.mysql_type).collect();
+        let unsigned: Vec<bool> =
+            plan.columns.iter().map(|c| c.flags & flags::UNSIGNED != 0).collect();
+        let out = rows
+            .drain(start..end)
+            .map(|(r, _)| {
+                r.into_iter().enumerate().map(|(i, v)| conform(v, types[i], unsigned[i])).collect()
+            })
+            .collect();
+        Ok(Output::Rows { columns: plan.columns, rows: out })
+    }
+}
+
+/// ORDER BY order: NULLs first, then SQL comparison.
+fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
+    use std::cmp::Ordering::*;
+    match (a, b) {
+        (Value::Null, Value::Null) => Equal,
+        (Value::Null, _) => Less,
+        (_, Value::Null) => Greater,
+        _ => compare(a, b).unwrap_or(Equal),
+    }
+}
+
+fn project(plan: &SelectPlan, row: &[Value], aggs: &[Value]) -> Result<(Vec<Value>, Vec<Value>)> {
+    let out = plan.items.iter().map(|e| eval(e, row, aggs)).collect::<Result<Vec<_>>>()?;
+    let keys = plan.order.iter().map(|(e, _)| eval(e, row, aggs)).collect::<Result<Vec<_>>>()?;
+    Ok((out, keys))
+}
+
+/// One aggregate's running state.
+#[derive(Debug, Clone)]
+struct AggState {
+    count: u64,
+    acc: Value,
+    seen: Option<HashSet<Key>>,
+}
+
+/// Groups `rows` and computes the aggregates: (first row of the group, aggregate results).
+fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<Vec<(Row, Vec<Value>)>> {
+    let fresh = || -> Vec<AggState> {
+        plan.aggs
+            .iter()
+            .map(|a| AggState { count: 0, acc: Value::Null, seen: a.distinct.then(HashSet::new) })
+            .collect()
+    };
+    let mut index: HashMap<Key, usize> = HashMap::new();
+    let mut groups: Vec<(Row, Vec<AggState>)> = Vec::new();
+    for row in rows {
+        let gk = plan.group_by.iter().map(|g| eval(g, &row, &[])).collect::<Result<Vec<_>>>()?;
+        let slot = *index.entry(encode_key(&gk)).or_insert_with(|| {
+            groups.push((row.clone(), fresh()));
+            groups.len() - 1
+        });
+        for (spec, st) in plan.aggs.iter().zip(groups[slot].1.iter_mut()) {
+            let v = match &spec.arg {
+                None => Value::Int(1),
+                Some(a) => eval(a, &row, &[])?,
+            };
+            if v == Value::Null {
+                continue;
+            }
+            if let Some(seen) = st.seen.as_mut() {
+                if !seen.insert(encode_key(std::slice::from_ref(&v))) {
+                    continue;
+                }
+            }
+            st.count += 1;
+            st.acc = match spec.kind {
+                AggKind::Count => Value::Null,
+                AggKind::Sum | AggKind::Avg => {
+                    if st.acc == Value::Null {
+                        v
+                    } else {
+                        arith(BinOp::Add, &st.acc, &v)?
+                    }
+                }
+                AggKind::Min | AggKind::Max => {
+                    let take = st.acc == Value::Null
+                        || match compare(&v, &st.acc) {
+                            Some(o) => {
+                                (spec.kind == AggKind::Min) == (o == std::cmp::Ordering::Less)
+                            }
+                            None => false,
+                        };
+                    if take {
+                        v
+                    } else {
+                        std::mem::replace(&mut st.acc, Value::Null)
+                    }
+                }
+            };
+        }
+    }
+    // Aggregates without GROUP BY always produce one row, even over no rows.
+    if groups.is_empty() && plan.group_by.is_empty() {
+        groups.push((vec![Value::Null; width], fresh()));
+    }
+    groups
+        .into_iter()
+        .map(|(first, states)| {
+            let results = plan
+                .aggs
+                .iter()
+                .zip(states)
+                .map(|(spec, st)| {
+                    Ok(match spec.kind {
+                        AggKind::Count => Value::Int(st.count as i64),
+                        AggKind::Avg if st.count > 0 => {
+                            arith(BinOp::Div, &st.acc, &Value::Int(st.count as i64))?
+                        }
+                        _ => st.acc,
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok((first, results))
+        })
+        .collect()
+}
+
+/// PRI/UNI/MUL flags of column `i`.
+pub(crate) fn key_flags(s: &TableSchema, i: usize) -> u16 {
+    let mut f = 0;
+    if s.primary_key.contains(&i) {
+        f |= flags::PRI_KEY;
+    }
+    for idx in &s.indexes {
+        if idx.columns.first() == Some(&i) {
+            f |= if idx.unique && idx.columns.len() == 1 {
+                flags::UNIQUE_KEY
+            } else {
+                flags::MULTIPLE_KEY
+            };
+        }
+    }
+    f
+}
+
+fn column_type(ty: ColumnType) -> MysqlType {
+    match ty {
+        ColumnType::Integer { bytes: 1, .. } => MysqlType::Tiny,
+        ColumnType::Integer { bytes: 2, .. } => MysqlType::Short,
+        ColumnType::Integer { bytes: 3, .. } => MysqlType::Int24,
+        ColumnType::Integer { bytes: 4, .. } => MysqlType::Long,
+        ColumnType::Integer { .. } => MysqlType::LongLong,
+        ColumnType::Double => MysqlType::Double,
+        ColumnType::Decimal { .. } => MysqlType::NewDecimal,
+        ColumnType::Char(_) => MysqlType::String,
+        ColumnType::VarChar(_) => MysqlType::VarString,
+        ColumnType::Text => MysqlType::Blob,
+        ColumnType::DateTime => MysqlType::DateTime,
+    }
+}
+
+fn is_int_type(t: MysqlType) -> bool {
+    matches!(
+        t,
+        MysqlType::Tiny
+            | MysqlType::Short
+            | MysqlType::Long
+            | MysqlType::Int24
+            | MysqlType::LongLong
+    )
+}
+
+/// The MySQL type of a bound expression's values.
+fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlType {
+    let t = |x: &Expr| expr_type(x, schema, aggs);
+    match e {
+        Expr::Col(i) => schema
+            .and_then(|s| s.columns.get(*i))
+            .map_or(MysqlType::VarString, |c| column_type(c.ty)),
+        Expr::Lit(v) => match v {
+            Value::Null => MysqlType::Null,
+            Value::Int(_) | Value::UInt(_) => MysqlType::LongLong,
+            Value::Double(_) => MysqlType::Double,
+            Value::Decimal(_) => MysqlType::NewDecimal,
+            Value::Bytes(_) => MysqlType::VarString,
+            Value::DateTime(_) => MysqlType::DateTime,
+        },
+        Expr::Unary(UnOp::Neg, x) => match t(x) {
+            x if is_int_type(x) => MysqlType::LongLong,
+            MysqlType::VarString | MysqlType::String | MysqlType::Blob => MysqlType::Double,
+            x => x,
+        },
+        Expr::Binary(op, a, b) => match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Mod | BinOp::Div => {
+                let (x, y) = (t(a), t(b));
+                let stringy = |m: MysqlType| {
+                    matches!(
+                        m,
+                        MysqlType::Double
+                            | MysqlType::VarString
+                            | MysqlType::String
+                            | MysqlType::Blob
+                    )
+                };
+                if stringy(x) || stringy(y) {
+                    MysqlType::Double
+                } else if *op != BinOp::Div
+                    && (is_int_type(x) || x == MysqlType::Null)
+                    && (is_int_type(y) || y == MysqlType::Null)
+                {
+                    MysqlType::LongLong
+                } else {
+                    MysqlType::NewDecimal
+                }
+            }
+            _ => MysqlType::LongLong,
+        },
+        Expr::Agg(i) => match aggs.get(*i) {
+            Some(AggSpec { kind: AggKind::Count, .. }) | None => MysqlType::LongLong,
+            Some(AggSpec { kind, arg: Some(a), .. }) => {
+                let at = t(a);
+                match kind {
+                    AggKind::Min | AggKind::Max => at,
+                    _ if matches!(
+                        at,
+                        MysqlType::Double
+                            | MysqlType::VarString
+                            | MysqlType::String
+                            | MysqlType::Blob
+                    ) =>
+                    {
+                        MysqlType::Double
+                    }
+                    _ => MysqlType::NewDecimal,
+                }
+            }
+            Some(_) => MysqlType::LongLong,
+        },
+        Expr::Func(f, args) => match f {
+            Func::UnixTimestamp | Func::Length | Func::CharLength | Func::Floor | Func::Ceil => {
+                MysqlType::LongLong
+            }
+            Func::Concat | Func::Upper | Func::Lower => MysqlType::VarString,
+            Func::Abs | Func::Round => args.first().map_or(MysqlType::Double, t),
+            Func::Coalesce | Func::IfNull => {
+                args.iter().map(t).find(|x| *x != MysqlType::Null).unwrap_or(MysqlType::Null)
+            }
+            Func::If => args.get(1).map_or(MysqlType::Null, t),
+            _ => MysqlType::VarString,
+        },
+        Expr::Case { whens, otherwise, .. } => whens
+            .iter()
+            .map(|(_, x)| t(x))
+            .chain(otherwise.iter().map(|x| t(x)))
+            .find(|x| *x != MysqlType::Null)
+            .unwrap_or(MysqlType::Null),
+        _ => MysqlType::LongLong,
+    }
+}
+
+/// Fraction digits of a DECIMAL expression.
+fn decimal_scale(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> u8 {
+    let s = |x: &Expr| decimal_scale(x, schema, aggs);
+    match e {
+        Expr::Col(i) => match schema.and_then(|sc| sc.columns.get(*i)).map(|c| c.ty) {
+            Some(ColumnType::Decimal { scale, .. }) => scale,
+            _ => 0,
+        },
+        Expr::Lit(Value::Decimal(d)) => d.scale,
+        Expr::Binary(BinOp::Div, a, _) => s(a).saturating_add(4).min(30),
+        Expr::Binary(BinOp::Mul, a, b) => s(a).saturating_add(s(b)).min(30),
+        Expr::Binary(_, a, b) => s(a).max(s(b)),
+        Expr::Agg(i) => match aggs.get(*i) {
+            Some(AggSpec { kind: AggKind::Avg, arg: Some(a), .. }) => {
+                s(a).saturating_add(4).min(30)
+            }
+            Some(AggSpec { arg: Some(a), .. }) => s(a),
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
+/// Converts a value to the variant its column type promises (see `output.rs`).
+pub(crate) fn conform(v: Value, ty: MysqlType, unsigned: bool) -> Value {
+    use super::eval::{f64_to_decimal, str_to_f64, to_text};
+    if v == Value::Null {
+        return v;
+    }
+    match ty {
+        t if is_int_type(t) => match v {
+            Value::Int(i) if unsigned && i >= 0 => Value::UInt(i as u64),
+            Value::Int(_) | Value::UInt(_) => v,
+            Value::Double(d) => Value::Int(d.round() as i64),
+            Value::Decimal(d) => d
+                .rescale(0)
+                .and_then(|r| i64::try_from(r.mantissa).ok())
+                .map_or(Value::Null, Value::Int),
+            Value::Bytes(b) => Value::Int(str_to_f64(&b) as i64),
+            other => Value::Bytes(other.to_string().into_bytes()),
+        },
+        MysqlType::Double => match v {
+            Value::Int(i) => Value::Double(i as f64),
+            Value::UInt(u) => Value::Double(u as f64),
+            Value::Decimal(d) => Value::Double(d.to_string().parse().unwrap_or(0.0)),
+            Value::Bytes(b) => Value::Double(str_to_f64(&b)),
+            other => other,
+        },
+        MysqlType::NewDecimal => match v {
+            Value::Int(i) => Value::Decimal(Decimal { mantissa: i128::from(i), scale: 0 }),
+            Value::UInt(u) => Value::Decimal(Decimal { mantissa: i128::from(u), scale: 0 }),
+            Value::Double(d) => f64_to_decimal(d, 10).map_or(Value::Null, Value::Decimal),
+            Value::Bytes(b) => {
+                f64_to_decimal(str_to_f64(&b), 10).map_or(Value::Null, Value::Decimal)
+            }
+            other => other,
+        },
+        MysqlType::DateTime => match v {
+            Value::Bytes(b) => parse_datetime(&b).map_or(Value::Null, Value::DateTime),
+            other => other,
+        },
+        MysqlType::Null => v,
+        _ => match v {
+            Value::Bytes(_) => v,
+            other => Value::Bytes(to_text(&other)),
+        },
+    }
+}

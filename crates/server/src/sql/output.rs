@@ -1,0 +1,199 @@
+//! Statement results as plain types, for the protocol layer to serialize as text or binary
+//! result sets. A row's values always match their column's declared type: integer columns
+//! carry `Int`/`UInt`, DOUBLE `Double`, NEWDECIMAL `Decimal`, DATETIME `DateTime`, strings
+//! `Bytes` (or `Null` anywhere), so a binary encoder can trust the column definition.
+
+use engine::{ColumnType, Value};
+
+/// MySQL's column type codes (`enum_field_types`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum MysqlType {
+    Tiny = 1,
+    Short = 2,
+    Long = 3,
+    Double = 5,
+    Null = 6,
+    LongLong = 8,
+    Int24 = 9,
+    DateTime = 12,
+    NewDecimal = 246,
+    Blob = 252,
+    VarString = 253,
+    String = 254,
+}
+
+/// Column definition flags (`NOT_NULL_FLAG`, ...).
+pub mod flags {
+    pub const NOT_NULL: u16 = 1;
+    pub const PRI_KEY: u16 = 2;
+    pub const UNIQUE_KEY: u16 = 4;
+    pub const MULTIPLE_KEY: u16 = 8;
+    pub const BLOB: u16 = 16;
+    pub const UNSIGNED: u16 = 32;
+    pub const BINARY: u16 = 128;
+    pub const AUTO_INCREMENT: u16 = 512;
+    pub const NUM: u16 = 32768;
+}
+
+/// `utf8mb4_0900_ai_ci`, MySQL 8's default collation, used for every text column.
+pub const CHARSET_UTF8MB4: u16 = 255;
+/// `binary`, used for numbers and temporal values.
+pub const CHARSET_BINARY: u16 = 63;
+
+/// One result column, as a MySQL column definition packet describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// Database of the source table ("" for expressions).
+    pub schema: String,
+    /// Table (alias) and original table name ("" for expressions).
+    pub table: String,
+    pub org_table: String,
+    /// Column label (alias or expression text) and original column name.
+    pub name: String,
+    pub org_name: String,
+    pub mysql_type: MysqlType,
+    /// Display length in bytes, as MySQL computes it (characters × 4 for utf8mb4).
+    pub length: u32,
+    pub flags: u16,
+    pub decimals: u8,
+    pub charset: u16,
+}
+
+impl ColumnDef {
+    /// An expression column of `ty` named `name`.
+    pub fn expr(name: &str, ty: MysqlType) -> ColumnDef {
+        let (length, charset, flags, decimals) = match ty {
+            MysqlType::Tiny | MysqlType::Short | MysqlType::Long | MysqlType::Int24 => {
+                (11, CHARSET_BINARY, flags::NUM, 0)
+            }
+            MysqlType::LongLong => (21, CHARSET_BINARY, flags::NUM, 0),
+            MysqlType::Double => (23, CHARSET_BINARY, flags::NUM, 31),
+            MysqlType::NewDecimal => (67, CHARSET_BINARY, flags::NUM, 4),
+            MysqlType::DateTime => (19, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::Null => (0, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::Blob | MysqlType::VarString | MysqlType::String => {
+                (1024, CHARSET_UTF8MB4, 0, 31)
+            }
+        };
+        ColumnDef {
+            schema: String::new(),
+            table: String::new(),
+            org_table: String::new(),
+            name: name.to_string(),
+            org_name: String::new(),
+            mysql_type: ty,
+            length,
+            flags,
+            decimals,
+            charset,
+        }
+    }
+
+    /// A text column (SHOW output), `chars` characters wide.
+    pub fn text(name: &str, chars: u32) -> ColumnDef {
+        ColumnDef { length: chars * 4, decimals: 0, ..ColumnDef::expr(name, MysqlType::VarString) }
+    }
+
+    /// A BIGINT column (SHOW output).
+    pub fn bigint(name: &str, unsigned: bool) -> ColumnDef {
+        let mut c = ColumnDef::expr(name, MysqlType::LongLong);
+        if unsigned {
+            c.flags |= flags::UNSIGNED;
+            c.length = 20;
+        }
+        c
+    }
+
+    /// The column a table column produces in a result set.
+    pub fn for_table_column(
+        db: &str,
+        table: &str,
+        col: &engine::Column,
+        flags_extra: u16,
+    ) -> ColumnDef {
+        let (ty, length, mut fl, decimals, charset) = match col.ty {
+            ColumnType::Integer { bytes, unsigned } => {
+                let (ty, len) = match bytes {
+                    1 => (MysqlType::Tiny, 4),
+                    2 => (MysqlType::Short, 6),
+                    3 => (MysqlType::Int24, 9),
+                    4 => (MysqlType::Long, 11),
+                    _ => (MysqlType::LongLong, 20),
+                };
+                let fl = flags::NUM | if unsigned { flags::UNSIGNED } else { 0 };
+                (ty, len, fl, 0, CHARSET_BINARY)
+            }
+            ColumnType::Double => (MysqlType::Double, 22, flags::NUM, 31, CHARSET_BINARY),
+            ColumnType::Decimal { precision, scale } => {
+                (MysqlType::NewDecimal, u32::from(precision) + 2, flags::NUM, scale, CHARSET_BINARY)
+            }
+            ColumnType::Char(n) => (MysqlType::String, n * 4, 0, 0, CHARSET_UTF8MB4),
+            ColumnType::VarChar(n) => (MysqlType::VarString, n * 4, 0, 0, CHARSET_UTF8MB4),
+            ColumnType::Text => (MysqlType::Blob, 65_535 * 4, flags::BLOB, 0, CHARSET_UTF8MB4),
+            ColumnType::DateTime => (MysqlType::DateTime, 19, flags::BINARY, 0, CHARSET_BINARY),
+        };
+        if !col.nullable {
+            fl |= flags::NOT_NULL;
+        }
+        if col.auto_increment {
+            fl |= flags::AUTO_INCREMENT;
+        }
+        ColumnDef {
+            schema: db.to_string(),
+            table: table.to_string(),
+            org_table: table.to_string(),
+            name: col.name.clone(),
+            org_name: col.name.clone(),
+            mysql_type: ty,
+            length,
+            flags: fl | flags_extra,
+            decimals,
+            charset,
+        }
+    }
+}
+
+/// The result of one statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// A result set.
+    Rows { columns: Vec<ColumnDef>, rows: Vec<Vec<Value>> },
+    /// An OK packet.
+    Ok { affected_rows: u64, last_insert_id: u64, info: String, warnings: u16 },
+}
+
+impl Output {
+    pub(crate) fn ok(affected_rows: u64) -> Output {
+        Output::Ok { affected_rows, last_insert_id: 0, info: String::new(), warnings: 0 }
+    }
+
+    /// The rows of a result set (empty for OK).
+    pub fn rows(&self) -> &[Vec<Value>] {
+        match self {
+            Output::Rows { rows, .. } => rows,
+            Output::Ok { .. } => &[],
+        }
+    }
+
+    /// The rows rendered as text, as the text protocol (and the `mysql` client) shows them.
+    pub fn text_rows(&self) -> Vec<Vec<String>> {
+        self.rows().iter().map(|r| r.iter().map(|v| v.to_string()).collect()).collect()
+    }
+
+    /// The column names of a result set.
+    pub fn column_names(&self) -> Vec<&str> {
+        match self {
+            Output::Rows { columns, .. } => columns.iter().map(|c| c.name.as_str()).collect(),
+            Output::Ok { .. } => Vec::new(),
+        }
+    }
+
+    /// Affected rows of an OK (0 for a result set).
+    pub fn affected_rows(&self) -> u64 {
+        match self {
+            Output::Ok { affected_rows, .. } => *affected_rows,
+            Output::Rows { .. } => 0,
+        }
+    }
+}

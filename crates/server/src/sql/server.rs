@@ -1,0 +1,211 @@
+//! The state shared by all sessions: the engine, the databases, the global variables, the
+//! hooks into the commit pipeline and the binlog, and the statement counters.
+//!
+//! Databases live in the engine's catalog, so they are as durable as tables: a database `db`
+//! is a one-column marker table named `db` (no dot), and its tables are engine tables named
+//! `db.table`. Database names never contain a dot (1102 otherwise), so the two never collide.
+//! CREATE DATABASE creates the marker; DROP DATABASE drops the tables, then the marker, so a
+//! crash in between leaves the database with fewer tables, never tables without a database.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use engine::{Column, ColumnType, Engine, TableSchema};
+use parking_lot::{Mutex, RwLock};
+
+use super::admin::{BinlogAdmin, NoBinlog, NoStatus, StatusProvider};
+use super::commit::{EngineCommitter, TxnCommitter};
+use super::error::{Result, SqlError};
+use super::session::Session;
+use super::vars::{VariableListener, Variables};
+
+/// The components behind the SQL layer's traits.
+#[derive(Clone)]
+pub struct Hooks {
+    pub committer: Arc<dyn TxnCommitter>,
+    pub admin: Arc<dyn BinlogAdmin>,
+    pub status: Arc<dyn StatusProvider>,
+    pub listener: Option<Arc<dyn VariableListener>>,
+}
+
+impl Hooks {
+    /// A server without a binary log: engine commits, MySQL's log_bin=OFF admin answers.
+    pub fn without_binlog(engine: &Engine) -> Hooks {
+        Hooks {
+            committer: Arc::new(EngineCommitter::new(engine.clone())),
+            admin: Arc::new(NoBinlog),
+            status: Arc::new(NoStatus),
+            listener: None,
+        }
+    }
+}
+
+/// Statement counters, by MySQL status name.
+pub(crate) static COUNTERS: &[&str] = &[
+    "Questions",
+    "Com_select",
+    "Com_insert",
+    "Com_replace",
+    "Com_update",
+    "Com_delete",
+    "Com_begin",
+    "Com_commit",
+    "Com_rollback",
+    "Com_set_option",
+    "Com_change_db",
+    "Com_create_db",
+    "Com_drop_db",
+    "Com_create_table",
+    "Com_drop_table",
+    "Com_create_index",
+    "Com_drop_index",
+    "Com_truncate",
+    "Com_show_databases",
+    "Com_show_tables",
+    "Com_show_create_table",
+    "Com_show_fields",
+    "Com_show_variables",
+    "Com_show_status",
+    "Com_show_warnings",
+    "Com_show_binlogs",
+    "Com_show_master_status",
+    "Com_show_binlog_events",
+    "Com_flush",
+    "Com_purge",
+    "Com_purge_before_date",
+    "Com_reset",
+    "Com_stmt_prepare",
+    "Com_stmt_execute",
+];
+
+/// The shared server state.
+pub struct Server {
+    pub(crate) engine: Engine,
+    pub(crate) hooks: Hooks,
+    pub(crate) vars: Variables,
+    /// Lower-cased name → name as created.
+    databases: RwLock<BTreeMap<String, String>>,
+    /// Serializes database-level DDL with table creation (a table is never created in a
+    /// database being dropped).
+    pub(crate) ddl: Mutex<()>,
+    next_connection_id: AtomicU32,
+    counters: Vec<AtomicU64>,
+    started: Instant,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("engine", &self.engine).finish()
+    }
+}
+
+impl Server {
+    /// Opens the SQL layer on an engine: loads the databases from the engine's catalog and
+    /// applies start-up variable overrides (`--name=value` pairs).
+    pub fn open(
+        engine: Engine,
+        hooks: Hooks,
+        overrides: &[(String, String)],
+    ) -> Result<Arc<Server>> {
+        let vars = Variables::new(overrides)?;
+        let mut databases = BTreeMap::new();
+        for t in engine.tables() {
+            let db = match t.name.split_once('.') {
+                Some((db, _)) => db,
+                None => t.name.as_str(),
+            };
+            databases.entry(db.to_ascii_lowercase()).or_insert_with(|| db.to_string());
+        }
+        Ok(Arc::new(Server {
+            engine,
+            hooks,
+            vars,
+            databases: RwLock::new(databases),
+            ddl: Mutex::new(()),
+            next_connection_id: AtomicU32::new(1),
+            counters: COUNTERS.iter().map(|_| AtomicU64::new(0)).collect(),
+            started: Instant::now(),
+        }))
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// A new session with the next connection id.
+    pub fn session(self: &Arc<Self>, user: &str, host: &str) -> Session {
+        let id = self.next_connection_id.fetch_add(1, Ordering::Relaxed);
+        self.session_with_id(id, user, host)
+    }
+
+    /// A new session with a connection id the caller (the protocol layer) assigned.
+    pub fn session_with_id(
+        self: &Arc<Self>,
+        connection_id: u32,
+        user: &str,
+        host: &str,
+    ) -> Session {
+        Session::new(self.clone(), connection_id, user, host)
+    }
+
+    pub(crate) fn count(&self, name: &str) {
+        if let Some(i) = COUNTERS.iter().position(|c| *c == name) {
+            self.counters[i].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub(crate) fn counter_values(&self) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = COUNTERS
+            .iter()
+            .zip(&self.counters)
+            .map(|(n, c)| (n.to_string(), c.load(Ordering::Relaxed).to_string()))
+            .collect();
+        v.push(("Uptime".into(), self.started.elapsed().as_secs().to_string()));
+        v
+    }
+
+    /// The database's name as created, if it exists.
+    pub fn database(&self, name: &str) -> Option<String> {
+        self.databases.read().get(&name.to_ascii_lowercase()).cloned()
+    }
+
+    pub fn databases(&self) -> Vec<String> {
+        self.databases.read().values().cloned().collect()
+    }
+
+    pub(crate) fn create_database(&self, name: &str) -> Result<()> {
+        check_db_name(name)?;
+        let marker = TableSchema::new(
+            name,
+            vec![Column::new("database", ColumnType::Integer { bytes: 1, unsigned: false })],
+            vec![],
+        );
+        self.engine.create_table(marker)?;
+        self.databases.write().insert(name.to_ascii_lowercase(), name.to_string());
+        Ok(())
+    }
+
+    pub(crate) fn drop_database(&self, name: &str) -> Result<()> {
+        let prefix = format!("{}.", name.to_ascii_lowercase());
+        for t in self.engine.tables() {
+            if t.name.to_ascii_lowercase().starts_with(&prefix) {
+                self.engine.drop_table(t.id)?;
+            }
+        }
+        if let Some(id) = self.engine.table_id(name) {
+            self.engine.drop_table(id)?;
+        }
+        self.databases.write().remove(&name.to_ascii_lowercase());
+        Ok(())
+    }
+}
+
+/// Database names: non-empty, at most 64 characters, no dot, no slash.
+pub(crate) fn check_db_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.chars().count() > 64 || name.contains(['.', '/', '\\']) {
+        return Err(SqlError::WrongDatabaseName(name.to_string()));
+    }
+    Ok(())
+}

@@ -1,0 +1,401 @@
+//! INSERT, REPLACE, UPDATE and DELETE.
+//!
+//! Every row change goes to the engine under its row lock and is recorded (with the stored
+//! images read back from the engine, so they are exactly what a commit makes durable) for the
+//! binlog cache and for statement undo. UPDATE and DELETE find candidates with a non-locking
+//! read, then lock each row (`get_for_update`) and re-check the WHERE clause on the latest
+//! image, as InnoDB's locking reads do: a row changed by a concurrent commit meanwhile is
+//! judged on its new contents, so `k = k + 1` never loses an increment.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use engine::{Key, Row, TableId, TableSchema, Value};
+
+use super::ast::{Delete, Expr, Insert, OrderItem, Update};
+use super::commit::{ChangeKind, RowChange};
+use super::error::{Result, SqlError};
+use super::eval::{engine_value_error, eval, to_column};
+use super::exec::{count_value, fetch, matches, plan_access, Access};
+use super::output::Output;
+use super::session::{Session, Undo};
+
+/// Where a table's rows are and how they look.
+struct Target {
+    id: TableId,
+    schema: Arc<TableSchema>,
+}
+
+impl Session {
+    fn target(&self, t: &super::ast::TableRef) -> Result<Target> {
+        let (id, schema, _) = self.resolve_table(t)?;
+        Ok(Target { id, schema })
+    }
+
+    /// The stored image of `key` as the open transaction sees it.
+    fn image(&mut self, t: &Target, key: &[u8]) -> Result<Option<Row>> {
+        let engine = self.server.engine.clone();
+        let open = self.txn_mut()?;
+        Ok(engine.get(&open.txn, t.id, key)?)
+    }
+
+    fn write_insert(&mut self, t: &Target, row: Row, row_no: u64) -> Result<(Key, Option<u64>)> {
+        let engine = self.server.engine.clone();
+        let open = self.txn_mut()?;
+        let proposed = row.clone();
+        let ins = engine
+            .insert(&mut open.txn, t.id, row)
+            .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &proposed, c)))?;
+        let after = self.image(t, &ins.key)?;
+        self.record(
+            RowChange { table: t.schema.clone(), kind: ChangeKind::Insert, before: None, after },
+            Undo { table: t.id, key_after: Some(ins.key.clone()) },
+        );
+        Ok((ins.key, ins.auto_inc))
+    }
+
+    /// Replaces the row at `key` (whose current image is `before`) with `row`.
+    fn write_update(
+        &mut self,
+        t: &Target,
+        key: &Key,
+        before: Row,
+        row: Row,
+        row_no: u64,
+    ) -> Result<()> {
+        let engine = self.server.engine.clone();
+        let new_key = if t.schema.primary_key.is_empty() {
+            key.clone()
+        } else {
+            engine.key(&t.schema.primary_key.iter().map(|&p| row[p].clone()).collect::<Vec<_>>())
+        };
+        let open = self.txn_mut()?;
+        let proposed = row.clone();
+        engine
+            .update(&mut open.txn, t.id, key, row)
+            .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &proposed, c)))?;
+        let after = self.image(t, &new_key)?;
+        self.record(
+            RowChange {
+                table: t.schema.clone(),
+                kind: ChangeKind::Update,
+                before: Some(before),
+                after,
+            },
+            Undo { table: t.id, key_after: Some(new_key) },
+        );
+        Ok(())
+    }
+
+    fn write_delete(&mut self, t: &Target, key: &Key, before: Row) -> Result<bool> {
+        let engine = self.server.engine.clone();
+        let open = self.txn_mut()?;
+        if !engine.delete(&mut open.txn, t.id, key)? {
+            return Ok(false);
+        }
+        self.record(
+            RowChange {
+                table: t.schema.clone(),
+                kind: ChangeKind::Delete,
+                before: Some(before),
+                after: None,
+            },
+            Undo { table: t.id, key_after: None },
+        );
+        Ok(true)
+    }
+
+    pub(crate) fn insert(&mut self, ins: &Insert, params: &[Value]) -> Result<Output> {
+        let t = self.target(&ins.table)?;
+        let schema = t.schema.clone();
+        let positions: Vec<usize> = if ins.columns.is_empty() {
+            (0..schema.columns.len()).collect()
+        } else {
+            let mut v = Vec::with_capacity(ins.columns.len());
+            for c in &ins.columns {
+                let p = schema.column_position(c).ok_or_else(|| SqlError::UnknownColumn {
+                    column: c.clone(),
+                    context: "field list",
+                })?;
+                if v.contains(&p) {
+                    return Err(SqlError::ColumnTwice(c.clone()));
+                }
+                v.push(p);
+            }
+            v
+        };
+        let mut affected = 0u64;
+        let mut first_auto = None;
+        let auto_col = schema.auto_increment_column();
+        for (i, exprs) in ins.rows.iter().enumerate() {
+            let row_no = i as u64 + 1;
+            if exprs.len() != positions.len() {
+                return Err(SqlError::ValueCount(row_no));
+            }
+            let mut given: Vec<Option<Value>> = vec![None; schema.columns.len()];
+            for (e, &p) in exprs.iter().zip(&positions) {
+                if *e != Expr::Default {
+                    let v = self.binder(Some(&schema), params, "field list").bind(e)?;
+                    given[p] = Some(eval(&v, &[], &[])?);
+                }
+            }
+            let mut row = Vec::with_capacity(schema.columns.len());
+            for (p, col) in schema.columns.iter().enumerate() {
+                let v = match given[p].take() {
+                    Some(v) => to_column(v, col, row_no)?,
+                    None if col.auto_increment => Value::Null,
+                    None => match &col.default {
+                        Some(d) => d.clone(),
+                        None if col.nullable => Value::Null,
+                        None => return Err(SqlError::NoDefault(col.name.clone())),
+                    },
+                };
+                row.push(v);
+            }
+            if let (Some(a), Some(Value::Int(n))) = (auto_col, auto_col.map(|a| &row[a])) {
+                if *n < 0 {
+                    return Err(SqlError::OutOfRange {
+                        column: schema.columns[a].name.clone(),
+                        row: row_no,
+                    });
+                }
+            }
+            loop {
+                match self.write_insert(&t, row.clone(), row_no) {
+                    Ok((_, auto)) => {
+                        affected += 1;
+                        if first_auto.is_none() {
+                            first_auto = auto;
+                        }
+                        break;
+                    }
+                    Err(SqlError::Engine(engine::Error::DupEntry { entry, key })) => {
+                        let dup = engine::Error::DupEntry { entry, key: key.clone() };
+                        if !ins.replace && ins.on_duplicate.is_empty() {
+                            if ins.ignore {
+                                self.warnings.push(super::session::Warning {
+                                    level: "Warning",
+                                    code: 1062,
+                                    message: dup.to_string(),
+                                });
+                                break;
+                            }
+                            return Err(SqlError::Engine(dup));
+                        }
+                        let Some((old_key, old)) = self.conflicting(&t, &key, &row)? else {
+                            return Err(SqlError::Engine(dup));
+                        };
+                        if ins.replace {
+                            self.write_delete(&t, &old_key, old)?;
+                            affected += 1;
+                            continue;
+                        }
+                        let mut new = old.clone();
+                        for (name, e) in &ins.on_duplicate {
+                            let p = schema.column_position(name).ok_or_else(|| {
+                                SqlError::UnknownColumn {
+                                    column: name.clone(),
+                                    context: "field list",
+                                }
+                            })?;
+                            let bound = self.binder(Some(&schema), params, "field list").bind(e)?;
+                            let bound = substitute_insert_values(bound, &row);
+                            new[p] =
+                                to_column(eval(&bound, &old, &[])?, &schema.columns[p], row_no)?;
+                        }
+                        if new != old {
+                            self.write_update(&t, &old_key, old, new, row_no)?;
+                            affected += 2;
+                        }
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        if let Some(a) = first_auto {
+            self.last_insert_id = a;
+        }
+        let info = if ins.rows.len() > 1 {
+            format!("Records: {}  Duplicates: 0  Warnings: {}", ins.rows.len(), self.warnings.len())
+        } else {
+            String::new()
+        };
+        Ok(Output::Ok {
+            affected_rows: affected,
+            last_insert_id: first_auto.unwrap_or(0),
+            info,
+            warnings: self.warning_count(),
+        })
+    }
+
+    /// The row a duplicate-key error collided with, locked.
+    fn conflicting(
+        &mut self,
+        t: &Target,
+        key_name: &str,
+        row: &[Value],
+    ) -> Result<Option<(Key, Row)>> {
+        let engine = self.server.engine.clone();
+        let key = if key_name == "PRIMARY" {
+            engine.key(&t.schema.primary_key.iter().map(|&p| row[p].clone()).collect::<Vec<_>>())
+        } else {
+            let Some(i) = t.schema.index(key_name) else { return Ok(None) };
+            let vals: Vec<Value> =
+                t.schema.indexes[i].columns.iter().map(|&p| row[p].clone()).collect();
+            let open = self.txn_mut()?;
+            let found = engine.scan_index(
+                &open.txn,
+                t.id,
+                key_name,
+                Bound::Included(&vals),
+                Bound::Included(&vals),
+                1,
+            )?;
+            match found.into_iter().next() {
+                Some((k, _)) => k,
+                None => return Ok(None),
+            }
+        };
+        let open = self.txn_mut()?;
+        Ok(engine.get_for_update(&mut open.txn, t.id, &key)?.map(|r| (key, r)))
+    }
+
+    /// Locked rows matching a bound WHERE clause, in key order (or `order_by`), at most `limit`.
+    fn locked_matches(
+        &mut self,
+        t: &Target,
+        filter: Option<&Expr>,
+        order_by: &[OrderItem],
+        limit: Option<u64>,
+    ) -> Result<Vec<(Key, Row)>> {
+        if !order_by.is_empty() {
+            return Err(SqlError::NotSupported("ORDER BY in UPDATE/DELETE".into()));
+        }
+        let engine = self.server.engine.clone();
+        let access = plan_access(&t.schema, filter);
+        let keys: Vec<Key> = match &access {
+            // Point access: lock directly, no read before the lock.
+            Access::Keys(keys) => keys.iter().map(|k| engine.key(k)).collect(),
+            _ => {
+                let open = self.txn_mut()?;
+                fetch(&engine, &open.txn, t.id, &access, usize::MAX)?
+                    .into_iter()
+                    .filter_map(|(k, r)| match matches(filter, &r) {
+                        Ok(true) => Some(Ok(k)),
+                        Ok(false) => None,
+                        Err(e) => Some(Err(e)),
+                    })
+                    .collect::<Result<_>>()?
+            }
+        };
+        let limit = limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+        let mut out = Vec::new();
+        for k in keys {
+            if out.len() >= limit {
+                break;
+            }
+            let open = self.txn_mut()?;
+            if let Some(r) = engine.get_for_update(&mut open.txn, t.id, &k)? {
+                if matches(filter, &r)? {
+                    out.push((k, r));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn update(&mut self, u: &Update, params: &[Value]) -> Result<Output> {
+        let t = self.target(&u.table)?;
+        let schema = t.schema.clone();
+        let mut sets = Vec::with_capacity(u.set.len());
+        {
+            let mut b =
+                self.binder(Some(&schema), params, "field list").with_alias(u.alias.as_ref());
+            for (name, e) in &u.set {
+                let p = schema.column_position(name).ok_or_else(|| SqlError::UnknownColumn {
+                    column: name.clone(),
+                    context: "field list",
+                })?;
+                sets.push((p, b.bind(e)?));
+            }
+        }
+        let filter = {
+            let mut b =
+                self.binder(Some(&schema), params, "where clause").with_alias(u.alias.as_ref());
+            u.filter.as_ref().map(|f| b.bind(f)).transpose()?
+        };
+        let limit = u.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
+        let rows = self.locked_matches(&t, filter.as_ref(), &u.order_by, limit)?;
+        let (matched, mut changed) = (rows.len() as u64, 0u64);
+        for (i, (key, old)) in rows.into_iter().enumerate() {
+            let row_no = i as u64 + 1;
+            // Assignments see the columns as already assigned, left to right (MySQL).
+            let mut new = old.clone();
+            for (p, e) in &sets {
+                new[*p] = to_column(eval(e, &new, &[])?, &schema.columns[*p], row_no)?;
+            }
+            if new != old {
+                self.write_update(&t, &key, old, new, row_no)?;
+                changed += 1;
+            }
+        }
+        Ok(Output::Ok {
+            affected_rows: changed,
+            last_insert_id: 0,
+            info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
+            warnings: 0,
+        })
+    }
+
+    pub(crate) fn delete(&mut self, d: &Delete, params: &[Value]) -> Result<Output> {
+        let t = self.target(&d.table)?;
+        let schema = t.schema.clone();
+        let filter = {
+            let mut b =
+                self.binder(Some(&schema), params, "where clause").with_alias(d.alias.as_ref());
+            d.filter.as_ref().map(|f| b.bind(f)).transpose()?
+        };
+        let limit = d.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
+        let rows = self.locked_matches(&t, filter.as_ref(), &d.order_by, limit)?;
+        let mut deleted = 0;
+        for (key, old) in rows {
+            if self.write_delete(&t, &key, old)? {
+                deleted += 1;
+            }
+        }
+        Ok(Output::ok(deleted))
+    }
+}
+
+/// Replaces `VALUES(col)` by the value the INSERT proposed for `col`.
+fn substitute_insert_values(e: Expr, proposed: &[Value]) -> Expr {
+    match e {
+        Expr::InsertValue(x) => match *x {
+            Expr::Col(p) => Expr::Lit(proposed.get(p).cloned().unwrap_or(Value::Null)),
+            other => other,
+        },
+        Expr::Binary(op, a, b) => Expr::Binary(
+            op,
+            Box::new(substitute_insert_values(*a, proposed)),
+            Box::new(substitute_insert_values(*b, proposed)),
+        ),
+        Expr::Unary(op, a) => Expr::Unary(op, Box::new(substitute_insert_values(*a, proposed))),
+        Expr::Func(f, args) => {
+            Expr::Func(f, args.into_iter().map(|a| substitute_insert_values(a, proposed)).collect())
+        }
+        other => other,
+    }
+}
+
+/// The text of the value proposed for `column` (for 1366 messages).
+fn cell_text(schema: &TableSchema, row: &[Value], column: &str) -> String {
+    schema
+        .column_position(column)
+        .and_then(|p| row.get(p))
+        .map(|v| match v {
+            Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+            v => v.to_string(),
+        })
+        .unwrap_or_default()
+}
