@@ -5,5 +5,6 @@ pub mod config;
 pub mod datadir;
 pub mod logging;
 pub mod protocol;
+pub mod serve;
 pub mod sql;
 pub mod users;
