@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 mod alloc;
+mod bench_commit;
 mod bench_fsync;
 
 #[derive(Parser, Debug)]
@@ -46,6 +47,8 @@ struct ServeArgs {
 enum Bench {
     /// fdatasync/s for appending vs overwriting 512-byte records (seed 004's table).
     Fsync(bench_fsync::FsyncArgs),
+    /// Group commit end to end in process: TPS, latency, group size, fsyncs per commit.
+    Commit(bench_commit::CommitArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => binlogd::serve::run(args.options).map_err(Into::into),
         Some(Command::Alloc(args)) => alloc::run(&args).map_err(Into::into),
         Some(Command::Bench(Bench::Fsync(args))) => bench_fsync::run(&args).map_err(Into::into),
+        Some(Command::Bench(Bench::Commit(args))) => bench_commit::run(&args).map_err(Into::into),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

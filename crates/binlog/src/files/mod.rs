@@ -40,7 +40,7 @@ pub use error::{Damage, Error, Result};
 pub use names::{file_name, parse_seq};
 pub use reader::{BinlogEvent, BinlogFiles, BinlogPosition, BinlogReader, Next};
 pub use recover::{CutReason, RecoveryReport, Transaction};
-pub use writer::{Appended, BinlogWriter, FileInfo, PurgeOutcome};
+pub use writer::{Appended, BinlogWriter, FileInfo, PurgeOutcome, SyncTarget};
 
 /// The smallest `max_binlog_size` MySQL accepts.
 pub const MIN_MAX_BINLOG_SIZE: u64 = 4096;

@@ -80,6 +80,17 @@ pub struct Appended {
     pub rotation_due: bool,
 }
 
+/// An active file to fdatasync outside the writer; see [`BinlogWriter::sync_target`].
+#[derive(Debug, Clone)]
+pub struct SyncTarget {
+    /// Sequence number of the file.
+    pub seq: u64,
+    /// `write_pos` when the target was taken: the end the sync makes durable.
+    pub end: u64,
+    /// The file to fdatasync.
+    pub file: FileRef,
+}
+
 /// What a purge did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PurgeOutcome {
@@ -400,6 +411,38 @@ impl BinlogWriter {
             }
             self.active.synced_pos = self.active.write_pos;
             let end = self.active.synced_pos;
+            self.shared.publish(|st| st.synced_end = end);
+        }
+        Ok(self.synced_position())
+    }
+
+    /// The first half of a sync done without holding the writer (the commit pipeline's SYNC
+    /// stage runs while the next group is appended): the active file and its `write_pos`.
+    /// fdatasync the file, then hand the outcome to [`Self::complete_sync`].
+    pub fn sync_target(&self) -> Result<SyncTarget> {
+        self.check_writable()?;
+        Ok(SyncTarget {
+            seq: self.active.seq,
+            end: self.active.write_pos,
+            file: self.active.file.clone(),
+        })
+    }
+
+    /// The second half of [`Self::sync_target`]: on success moves `synced_pos` to the
+    /// target's end (if the file is still active; rotation synced it otherwise) and publishes
+    /// it; a failed fdatasync poisons the writer like [`Self::sync`].
+    pub fn complete_sync(
+        &mut self,
+        target: SyncTarget,
+        outcome: vfs::Result<()>,
+    ) -> Result<BinlogPosition> {
+        self.check_writable()?;
+        if let Err(e) = outcome {
+            return Err(self.poison(e.into()));
+        }
+        if target.seq == self.active.seq && target.end > self.active.synced_pos {
+            self.active.synced_pos = target.end;
+            let end = target.end;
             self.shared.publish(|st| st.synced_end = end);
         }
         Ok(self.synced_position())

@@ -1,0 +1,239 @@
+//! The session's binlog cache: the TABLE_MAP and ROWS v2 events of one transaction, built
+//! from engine rows while it runs (full row images, as `binlog_row_image=FULL`).
+//!
+//! Events are encoded as if the cache started at offset 0; the FLUSH leader copies them to
+//! their place in the file and rewrites each event's next-position field
+//! ([`binlog::event::patch_log_pos`]), as MySQL copies a session's IO_CACHE into the binlog.
+//! A TABLE_MAP is written once per table per transaction, before the table's first ROWS
+//! event; the last ROWS event carries `STMT_END_F` (the applier then releases its maps).
+
+use binlog::event::{
+    rows_flags, ColumnDef, ColumnType as BinType, DateTime as BinDateTime, Event, EventBody,
+    EventHeader, FormatContext, RowMetadata, RowsEvent, RowsKind, TableMap, Value as BinValue,
+};
+use engine::{ColumnType, Row, TableSchema, Value};
+
+use crate::error::Result;
+
+/// A ROWS event is cut when its row images pass this size (MySQL's
+/// `binlog_row_event_max_size` default is 8 KiB).
+const ROWS_EVENT_MAX_BYTES: usize = 8192;
+/// utf8mb4_0900_ai_ci, the collation of every character column.
+const COLLATION_UTF8MB4: u16 = 255;
+/// Bytes per character of utf8mb4.
+const UTF8MB4_MAX_BYTES: u32 = 4;
+
+struct Pending {
+    table: u32,
+    kind: RowsKind,
+    event: RowsEvent,
+    map: TableMap,
+}
+
+/// One transaction's row events. Build it beside the engine calls; hand it to
+/// [`crate::Coordinator::commit`].
+pub struct BinlogCache {
+    db: String,
+    server_id: u32,
+    ctx: FormatContext,
+    metadata: RowMetadata,
+    /// Finished events, each encoded at cache offset 0 (next-position patched at flush).
+    bytes: Vec<u8>,
+    pending: Option<Pending>,
+    mapped: Vec<u32>,
+    rows: usize,
+}
+
+impl std::fmt::Debug for BinlogCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BinlogCache").field("db", &self.db).field("rows", &self.rows).finish()
+    }
+}
+
+impl BinlogCache {
+    /// An empty cache for a transaction in database `db`.
+    pub fn new(db: &str, server_id: u32, ctx: FormatContext) -> BinlogCache {
+        BinlogCache {
+            db: db.to_string(),
+            server_id,
+            ctx,
+            metadata: RowMetadata::Minimal,
+            bytes: Vec::new(),
+            pending: None,
+            mapped: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    /// `binlog_row_metadata=FULL`: TABLE_MAPs also carry column names and the primary key.
+    pub fn with_full_metadata(mut self) -> BinlogCache {
+        self.metadata = RowMetadata::Full;
+        self
+    }
+
+    /// Logs an inserted row (the whole row as the engine stored it).
+    pub fn insert(&mut self, schema: &TableSchema, row: &Row) -> Result<()> {
+        self.push(schema, RowsKind::Write, None, Some(row))
+    }
+
+    /// Logs an update: the before and after images.
+    pub fn update(&mut self, schema: &TableSchema, before: &Row, after: &Row) -> Result<()> {
+        self.push(schema, RowsKind::Update, Some(before), Some(after))
+    }
+
+    /// Logs a deleted row (its before image).
+    pub fn delete(&mut self, schema: &TableSchema, before: &Row) -> Result<()> {
+        self.push(schema, RowsKind::Delete, Some(before), None)
+    }
+
+    /// The number of row changes logged.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// The database name the transaction's BEGIN names.
+    pub fn db(&self) -> &str {
+        &self.db
+    }
+
+    fn push(
+        &mut self,
+        schema: &TableSchema,
+        kind: RowsKind,
+        before: Option<&Row>,
+        after: Option<&Row>,
+    ) -> Result<()> {
+        let reuse = matches!(&self.pending, Some(p) if p.table == schema.id && p.kind == kind
+            && p.event.rows_data.len() < ROWS_EVENT_MAX_BYTES);
+        if !reuse {
+            self.finish_pending(false)?;
+            let map = table_map(&self.db, schema, self.metadata);
+            if !self.mapped.contains(&schema.id) {
+                self.encode(EventBody::TableMap(map.clone()))?;
+                self.mapped.push(schema.id);
+            }
+            let event = RowsEvent::new(kind, &map, 0);
+            self.pending = Some(Pending { table: schema.id, kind, event, map });
+        }
+        let before = before.map(|r| to_bin_row(schema, r));
+        let after = after.map(|r| to_bin_row(schema, r));
+        let p = self.pending.as_mut().expect("a pending rows event was just ensured");
+        p.event.push_row(&p.map, before.as_deref(), after.as_deref())?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    fn finish_pending(&mut self, last: bool) -> Result<()> {
+        if let Some(mut p) = self.pending.take() {
+            if last {
+                p.event.flags |= rows_flags::STMT_END_F;
+            }
+            self.encode(EventBody::Rows(p.event))?;
+        }
+        Ok(())
+    }
+
+    fn encode(&mut self, body: EventBody) -> Result<()> {
+        let ev = Event::new(EventHeader::new(now_secs(), self.server_id, 0), body);
+        ev.encode(&self.ctx, 0, &mut self.bytes)?;
+        Ok(())
+    }
+
+    /// The finished events (the last ROWS event marked as the statement end).
+    pub(crate) fn finish(mut self) -> Result<Vec<u8>> {
+        self.finish_pending(true)?;
+        Ok(self.bytes)
+    }
+}
+
+pub(crate) fn now_secs() -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as u32)
+        .unwrap_or(0)
+}
+
+/// The TABLE_MAP MySQL 8.0 writes for an engine table (table id = engine table id).
+pub fn table_map(db: &str, schema: &TableSchema, metadata: RowMetadata) -> TableMap {
+    let columns: Vec<ColumnDef> = schema
+        .columns
+        .iter()
+        .map(|c| {
+            let (column_type, meta, unsigned, character) = column_type(c.ty);
+            ColumnDef {
+                name: c.name.clone(),
+                column_type,
+                meta,
+                nullable: c.nullable,
+                unsigned,
+                collation: character.then_some(COLLATION_UTF8MB4),
+            }
+        })
+        .collect();
+    TableMap::new(u64::from(schema.id), db, &schema.name, &columns, &schema.primary_key, metadata)
+}
+
+/// (binlog type, metadata, unsigned, character) of an engine column type.
+fn column_type(ty: ColumnType) -> (BinType, u16, bool, bool) {
+    match ty {
+        ColumnType::Integer { bytes, unsigned } => {
+            let t = match bytes {
+                1 => BinType::TINY,
+                2 => BinType::SHORT,
+                3 => BinType::INT24,
+                4 => BinType::LONG,
+                _ => BinType::LONGLONG,
+            };
+            (t, 0, unsigned, false)
+        }
+        ColumnType::Double => (BinType::DOUBLE, 8, false, false),
+        ColumnType::Decimal { precision, scale } => {
+            (BinType::NEWDECIMAL, u16::from(precision) << 8 | u16::from(scale), false, false)
+        }
+        ColumnType::Char(n) => {
+            // CHAR's metadata packs the real type and a 10-bit byte length (log_event.cc
+            // `Field_string::do_save_field_metadata`).
+            let max = (n * UTF8MB4_MAX_BYTES).min(1020);
+            let high = 0xFE ^ ((max & 0x300) >> 4) as u16;
+            (BinType::STRING, high << 8 | (max & 0xff) as u16, false, true)
+        }
+        ColumnType::VarChar(n) => {
+            (BinType::VARCHAR, (n * UTF8MB4_MAX_BYTES).min(65535) as u16, false, true)
+        }
+        ColumnType::Text => (BinType::BLOB, 2, false, true),
+        ColumnType::DateTime => (BinType::DATETIME2, 6, false, false),
+    }
+}
+
+fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {
+    row.iter()
+        .zip(&schema.columns)
+        .map(|(v, c)| match v {
+            Value::Null => BinValue::Null,
+            Value::Int(i) => BinValue::Int(*i),
+            Value::UInt(u) => BinValue::UInt(*u),
+            Value::Double(d) => BinValue::Double(*d),
+            Value::Decimal(d) => {
+                let scale = match c.ty {
+                    ColumnType::Decimal { scale, .. } => scale,
+                    _ => d.scale,
+                };
+                BinValue::Decimal(d.rescale(scale).unwrap_or(*d).to_string())
+            }
+            Value::Bytes(b) => BinValue::Bytes(b.clone()),
+            Value::DateTime(t) => BinValue::DateTime(BinDateTime {
+                year: t.year,
+                month: t.month,
+                day: t.day,
+                hour: t.hour,
+                minute: t.minute,
+                second: t.second,
+                micros: t.micros,
+            }),
+        })
+        .collect()
+}

@@ -1,0 +1,37 @@
+//! binlogd's commit layer: the ordered group-commit pipeline between the engine's redo log
+//! and the binary log (two-phase commit), GTID allocation, the logical clock, binlog-in-redo,
+//! XA crash recovery and commit statistics. Generic over an [`Engine`]; knows nothing of SQL
+//! or the network. `docs/commit.md` summarizes the protocol and the crash cases.
+//!
+//! Layout:
+//! - `engine_api.rs`: the [`Engine`] trait and its implementation for `engine::Engine`.
+//! - `coordinator.rs`: the [`Coordinator`] (pipeline, recovery, binlog-in-redo); its module
+//!   doc states the protocol and the invariants.
+//! - `cache.rs`: the session's [`BinlogCache`] (TABLE_MAP + ROWS events from engine rows).
+//! - `gtid_state.rs`: `gtid_executed` and the owned set of explicit GTIDs.
+//! - `payload.rs`: the binlog payload record kept in the redo.
+//! - `config.rs`, `stats.rs`: runtime variables and counters.
+//!
+//! Session use:
+//! ```text
+//! let mut txn = coord.begin();
+//! engine.insert(&mut txn, table, row.clone())?;  cache.insert(&schema, &row)?;
+//! let info = coord.commit(txn, cache)?;           // durable and committed on return
+//! ```
+
+mod cache;
+mod config;
+mod coordinator;
+mod engine_api;
+mod error;
+mod gtid_state;
+mod payload;
+mod stats;
+
+pub use cache::{table_map, BinlogCache};
+pub use config::CommitConfig;
+pub use coordinator::{CommitInfo, Coordinator, OpenOptions, RecoveryOutcome};
+pub use engine_api::Engine;
+pub use error::{Error, ErrorClass, Result};
+pub use gtid_state::{GtidNext, OwnedGtid};
+pub use stats::{CommitStats, Stage, GROUP_SIZE_BUCKETS};

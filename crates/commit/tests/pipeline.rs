@@ -1,0 +1,218 @@
+//! The pipeline with real threads: groups form, commit order = binlog order, the logical
+//! clock, `binlog_order_commits=OFF`, group commit OFF, sync delay, explicit GTIDs.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use binlog::gtid::Gtid;
+use commit::{CommitConfig, GtidNext};
+use common::{check_invariant, read_binlog, setup, Coord, Mode};
+use engine::Value;
+use vfs::{CrashMode, LatencyVfs, SimVfs};
+
+const CLASSIC: Mode = Mode { in_redo: false, sync_binlog: 1 };
+
+fn open_with(disk: &SimVfs, config: Arc<CommitConfig>) -> Coord {
+    let vfs = LatencyVfs::new(disk.shared(), Duration::from_micros(300)).shared();
+    Coord::open(vfs, Path::new("/data"), common::options(), config).expect("open").0
+}
+
+fn insert(
+    c: &Coord,
+    id: i64,
+    gtid: Option<commit::OwnedGtid>,
+) -> commit::Result<commit::CommitInfo> {
+    let e = c.engine();
+    let t = e.table_id(common::TABLE).expect("table");
+    let schema = e.schema(t).expect("schema");
+    let mut txn = e.begin();
+    let row = vec![Value::Int(id), Value::Int(id), Value::Bytes(b"p".to_vec())];
+    e.insert(&mut txn, t, row.clone()).expect("insert");
+    let mut cache = c.new_cache("test");
+    cache.insert(&schema, &row).expect("log");
+    match gtid {
+        Some(g) => c.commit_with_gtid(txn, cache, g),
+        None => c.commit(txn, cache),
+    }
+}
+
+/// 16 threads × 30 commits; returns the acknowledged GTIDs.
+fn hammer(c: &Coord) -> Vec<Gtid> {
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    std::thread::scope(|s| {
+        for th in 0..16i64 {
+            let acked = acked.clone();
+            s.spawn(move || {
+                for i in 0..30 {
+                    let info = insert(c, th * 1000 + i, None).expect("commit");
+                    acked.lock().expect("lock").extend(info.gtid);
+                }
+            });
+        }
+    });
+    let v = acked.lock().expect("lock").clone();
+    v
+}
+
+/// Sequence numbers restart at 1 in each file and grow by one in binlog order;
+/// last_committed is below the sequence number.
+fn check_clock(c: &Coord) {
+    let mut next: HashMap<String, i64> = HashMap::new();
+    for t in read_binlog(c, "clock") {
+        let (lc, seq) = t.clock;
+        let expect = next.entry(t.file.clone()).or_insert(1);
+        assert_eq!(seq, *expect, "sequence numbers in binlog order in {}", t.file);
+        assert!(lc < seq && lc >= 0);
+        *expect += 1;
+    }
+}
+
+fn run(config: CommitConfig) -> commit::CommitStats {
+    let disk = SimVfs::new();
+    let c = open_with(&disk, Arc::new(config));
+    setup(&c);
+    let acked = hammer(&c);
+    let stats = c.stats();
+    c.sync_binlog_now().expect("sync");
+    check_invariant(&c, &acked, "live");
+    check_clock(&c);
+    drop(c);
+    let (c, _) = common::open(disk.crash(CrashMode::DropUnsynced).shared(), CLASSIC);
+    check_invariant(&c, &acked, "after crash");
+    stats
+}
+
+fn base_config() -> CommitConfig {
+    let c = CommitConfig::default();
+    c.set_binlog_in_redo_sync_interval_ms(0);
+    c
+}
+
+#[test]
+fn threads_form_groups_in_order() {
+    let s = run(base_config());
+    assert_eq!(s.commits, 16 * 30 + 1);
+    assert!(s.groups_flush < s.commits, "some groups hold several commits: {s:?}");
+    assert!(s.binlog_fsyncs <= s.groups_flush);
+}
+
+#[test]
+fn order_commits_off_each_session_commits_itself() {
+    let c = base_config();
+    c.set_binlog_order_commits(false);
+    let s = run(c);
+    assert_eq!(s.groups_commit, 0);
+    assert_eq!(s.commits, 16 * 30 + 1);
+}
+
+#[test]
+fn group_commit_off_serializes() {
+    let c = base_config();
+    c.set_binlog_group_commit(false);
+    let s = run(c);
+    assert_eq!(s.groups_flush, s.commits, "one transaction per group");
+    assert_eq!(s.binlog_fsyncs, s.commits);
+}
+
+#[test]
+fn sync_delay_and_no_delay_count() {
+    let c = base_config();
+    c.set_binlog_group_commit_sync_delay_us(2000);
+    c.set_binlog_group_commit_sync_no_delay_count(4);
+    c.set_binlog_max_flush_queue_time_us(100);
+    run(c);
+}
+
+#[test]
+fn in_redo_with_background_writer() {
+    let c = CommitConfig::default();
+    c.set_binlog_in_redo(true);
+    c.set_binlog_in_redo_sync_interval_ms(5);
+    let s = run(c);
+    assert!(s.binlog_fsyncs < s.groups_flush, "the binlog is synced in the background");
+}
+
+#[test]
+fn sync_binlog_n() {
+    let c = base_config();
+    c.set_sync_binlog(4);
+    let s = run(c);
+    assert!(s.binlog_fsyncs * 4 <= s.groups_sync + 4);
+}
+
+#[test]
+fn logical_clock_follows_commit_order() {
+    let disk = SimVfs::new();
+    let c = open_with(&disk, Arc::new(base_config()));
+    setup(&c);
+    // Sequential commits: each depends on the previous one.
+    let a = insert(&c, 1, None).expect("a");
+    let b = insert(&c, 2, None).expect("b");
+    assert_eq!((b.last_committed, b.sequence_number), (a.sequence_number, a.sequence_number + 1));
+    // Three prepared together share their commit parent.
+    let e = c.engine();
+    let t = e.table_id(common::TABLE).expect("table");
+    let schema = e.schema(t).expect("schema");
+    let batch = (10..13)
+        .map(|id| {
+            let mut txn = e.begin();
+            let row = vec![Value::Int(id), Value::Int(id), Value::Bytes(b"b".to_vec())];
+            e.insert(&mut txn, t, row.clone()).expect("insert");
+            let mut cache = c.new_cache("test");
+            cache.insert(&schema, &row).expect("log");
+            (txn, cache)
+        })
+        .collect();
+    let infos: Vec<_> = c.commit_batch(batch).into_iter().map(|r| r.expect("commit")).collect();
+    assert!(infos.iter().all(|i| i.last_committed == b.sequence_number));
+    // A new file restarts the sequence.
+    c.rotate().expect("rotate");
+    let d = insert(&c, 20, None).expect("d");
+    assert_eq!((d.last_committed, d.sequence_number), (0, 1));
+}
+
+#[test]
+fn explicit_gtid_next_owned_executed_and_waited_for() {
+    let disk = SimVfs::new();
+    let c = open_with(&disk, Arc::new(base_config()));
+    setup(&c);
+    let g5 = Gtid { sid: common::sid(), gno: 5 };
+    let GtidNext::Owned(owned) = c.acquire_gtid(g5) else { panic!("5 is free") };
+    // Automatic GTIDs skip the owned one.
+    let autos: Vec<u64> =
+        (1..=5).map(|i| insert(&c, i, None).expect("auto").gtid.expect("g").gno).collect();
+    assert_eq!(autos, vec![2, 3, 4, 6, 7], "1 is the DDL; 5 is owned");
+    // Another session waits for the owner, then finds the GTID executed.
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| c.acquire_gtid(g5));
+        std::thread::sleep(Duration::from_millis(20));
+        let info = insert(&c, 100, Some(owned)).expect("commit with gtid_next");
+        assert_eq!(info.gtid, Some(g5));
+        assert!(matches!(waiter.join().expect("waiter"), GtidNext::AlreadyExecuted));
+    });
+    // A released GTID can be owned again.
+    let g9 = Gtid { sid: common::sid(), gno: 9 };
+    let GtidNext::Owned(o) = c.acquire_gtid(g9) else { panic!("free") };
+    c.release_gtid(o);
+    assert!(matches!(c.acquire_gtid(g9), GtidNext::Owned(_)));
+    c.sync_binlog_now().expect("sync");
+    check_invariant(&c, &[g5], "explicit");
+}
+
+#[test]
+fn clean_shutdown_then_reopen() {
+    let disk = SimVfs::new();
+    let c = open_with(&disk, Arc::new(base_config()));
+    setup(&c);
+    let acked = hammer(&c);
+    c.shutdown().expect("shutdown");
+    assert!(insert(&c, 99_999, None).is_err(), "no commits after shutdown");
+    drop(c);
+    let (c, rec) = common::open(disk.crash(CrashMode::DropUnsynced).shared(), CLASSIC);
+    assert!(rec.binlog.is_none(), "a clean binlog needs no recovery");
+    check_invariant(&c, &acked, "after shutdown");
+}
