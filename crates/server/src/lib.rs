@@ -1,6 +1,7 @@
 //! binlogd's server library: the parts of the `server` layer that integration tests (and the
 //! `serve` subcommand) use through `binlogd::...`.
 
+pub mod binlogging;
 pub mod config;
 pub mod datadir;
 pub mod logging;

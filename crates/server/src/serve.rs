@@ -6,15 +6,16 @@
 //!    operator looks;
 //! 2. the data directory ([`DataDir`]): its lock comes before anything writes inside it;
 //! 3. keys and accounts (first start: root's password is logged and written to the datadir);
-//! 4. the engine (recovery); transactions left prepared are rolled back, because this server
-//!    does not yet run the commit pipeline, so none of them can be in a binary log;
+//! 4. with the binary log on (the default), the commit pipeline ([`Coordinator::open`]): engine
+//!    and binlog in `<datadir>/engine` and `<datadir>/binlog`, XA crash recovery; with
+//!    `--skip-log-bin`, the engine alone, whose prepared transactions are rolled back (no
+//!    binlog can hold them);
 //! 5. the SQL layer and the listener; "ready for connections" is logged with the real port
 //!    (`--port=0` picks a free one).
 //!
-//! The binary log is not wired yet: `serve` commits through the SQL layer's engine-only
-//! committer and reports `log_bin=OFF`, with a warning at startup when the binary log was asked
-//! for. Shutdown stops accepting, ends the connections, and makes the redo log durable
-//! ([`Engine::shutdown`]) before the process exits; the data directory lock is released last.
+//! Shutdown stops accepting, ends the connections, then [`Coordinator::shutdown`] waits for
+//! groups in flight, makes the engine durable and closes the binlog cleanly (or
+//! [`Engine::shutdown`] without a binlog); the data directory lock is released last.
 //!
 //! SQL sessions are synchronous (a statement may wait for a row lock or an fsync), so each
 //! call runs under [`tokio::task::block_in_place`]: the runtime moves its other connections to
@@ -25,20 +26,25 @@ use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
+use binlog::gtid::Sid;
+use commit::{CommitConfig, Coordinator, OpenOptions};
 use engine::{Engine, EngineConfig};
 
-use crate::config::{Config, ConfigError, VARIABLES};
+use crate::binlogging::Binlogging;
+use crate::config::{BinlogChecksum, Config, ConfigError, VARIABLES};
 use crate::datadir::{DataDir, DataDirError};
 use crate::logging::{LogError, Logger};
 use crate::protocol::{
     self, Backend, Column, ColumnFlags, ColumnType, ConnectionInfo, OkResult, PreparedStatement,
     ResultWriter, Server, ServerConfig, Session, UserAuth, Value,
 };
-use crate::sql::{self, Hooks, Output};
+use crate::sql::{self, Hooks, NoStatus, Output};
 use crate::users::{UserError, Users};
 
-/// The engine's directory inside the data directory.
+/// The engine's directory inside the data directory (the commit pipeline uses the same).
 pub const ENGINE_DIR: &str = "engine";
+/// The binlog files' directory inside the data directory, as the commit pipeline keeps them.
+pub const BINLOG_DIR: &str = "binlog";
 
 /// Why the server could not start or stop cleanly.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +64,9 @@ pub enum ServeError {
     /// The engine failed to open, recover or shut down.
     #[error("engine")]
     Engine(#[from] engine::Error),
+    /// The commit pipeline failed to open, recover or shut down.
+    #[error("commit pipeline")]
+    Commit(#[from] commit::Error),
     /// The SQL layer refused the start-up variables.
     #[error("SQL layer")]
     Sql(#[from] sql::SqlError),
@@ -113,25 +122,14 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         lock_wait_timeout: Duration::from_secs(config.innodb_lock_wait_timeout),
         ..EngineConfig::default()
     };
-    let (engine, recovery) =
-        Engine::open(vfs::RealVfs::shared(), &datadir.path().join(ENGINE_DIR), engine_config)?;
-    for xid in &recovery.prepared_xids {
-        engine.rollback_prepared(*xid)?;
-    }
-    log::info!(
-        "engine recovered to lsn {} ({} prepared transactions rolled back)",
-        recovery.end_lsn.0,
-        recovery.prepared_xids.len()
-    );
-    if config.log_bin.is_some() {
-        log::warn!(
-            "the binary log is not wired into serve yet: transactions commit in the engine only \
-             and log_bin shows OFF"
-        );
-    }
+    let storage = if config.log_bin.is_some() {
+        open_binlogged(config, &datadir, engine_config)?
+    } else {
+        open_engine_only(&datadir, engine_config)?
+    };
     let sql = sql::Server::open(
-        engine.clone(),
-        Hooks::without_binlog(&engine),
+        storage.engine.clone(),
+        storage.hooks.clone(),
         &sql_overrides(config, &datadir),
     )?;
 
@@ -168,8 +166,87 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     // Connections still open are dropped with the runtime; their open transactions were never
     // committed and are gone after restart, as after mysqld's shutdown.
     runtime.shutdown_timeout(Duration::from_secs(10));
-    engine.shutdown()?;
+    match &storage.coordinator {
+        // Waits for groups in flight, makes the engine durable, then closes the binlog cleanly.
+        Some(coordinator) => coordinator.shutdown()?,
+        None => storage.engine.shutdown()?,
+    }
     served
+}
+
+/// The engine, and the commit pipeline when the binary log is on.
+struct Storage {
+    engine: Engine,
+    coordinator: Option<Arc<Coordinator<Engine>>>,
+    hooks: Hooks,
+}
+
+/// Binary log on: the commit pipeline opens the engine and the binlog and runs XA recovery.
+fn open_binlogged(
+    config: &Config,
+    datadir: &DataDir,
+    engine_config: EngineConfig,
+) -> Result<Storage, ServeError> {
+    let commit_config = Arc::new(CommitConfig::default());
+    commit_config.set_sync_binlog(config.sync_binlog);
+    commit_config.set_binlog_order_commits(config.binlog_order_commits);
+    commit_config.set_binlog_max_flush_queue_time_us(config.binlog_max_flush_queue_time);
+    commit_config.set_binlog_group_commit_sync_delay_us(config.binlog_group_commit_sync_delay);
+    commit_config.set_binlog_group_commit_sync_no_delay_count(
+        config.binlog_group_commit_sync_no_delay_count,
+    );
+    commit_config.set_innodb_flush_log_at_trx_commit(config.innodb_flush_log_at_trx_commit);
+    commit_config.set_binlog_in_redo(config.binlog_in_redo);
+    let mut options = OpenOptions::new(Sid(*datadir.server_uuid().as_bytes()));
+    options.server_id = config.server_id;
+    options.max_binlog_size = config.max_binlog_size;
+    options.binlog_preallocate = config.binlog_preallocate;
+    options.binlog_checksum = config.binlog_checksum == BinlogChecksum::Crc32;
+    options.engine = engine_config;
+    let (coordinator, recovery) =
+        Coordinator::open(vfs::RealVfs::shared(), datadir.path(), options, commit_config)?;
+    log::info!(
+        "recovery: {} transactions refilled from the redo, {} prepared committed, {} rolled back{}",
+        recovery.refilled,
+        recovery.committed_xids.len(),
+        recovery.rolled_back_xids.len(),
+        if recovery.binlog.is_some() {
+            " (the last binlog file was not closed cleanly)"
+        } else {
+            ""
+        }
+    );
+    let coordinator = Arc::new(coordinator);
+    let engine = coordinator.engine().clone();
+    let binlogging = Arc::new(Binlogging::new(
+        coordinator.clone(),
+        datadir.path().join(BINLOG_DIR),
+        config.binlog_row_metadata,
+    ));
+    let hooks = Hooks {
+        committer: binlogging.clone(),
+        admin: binlogging,
+        status: Arc::new(NoStatus),
+        listener: None,
+    };
+    Ok(Storage { engine, coordinator: Some(coordinator), hooks })
+}
+
+/// Binary log off (`--skip-log-bin`): the engine alone; a transaction left prepared by a crash
+/// cannot be in any binlog, so it is rolled back.
+fn open_engine_only(datadir: &DataDir, engine_config: EngineConfig) -> Result<Storage, ServeError> {
+    let (engine, recovery) =
+        Engine::open(vfs::RealVfs::shared(), &datadir.path().join(ENGINE_DIR), engine_config)?;
+    for xid in &recovery.prepared_xids {
+        engine.rollback_prepared(*xid)?;
+    }
+    log::info!(
+        "engine recovered to lsn {} ({} prepared transactions rolled back)",
+        recovery.end_lsn.0,
+        recovery.prepared_xids.len()
+    );
+    let hooks = Hooks::without_binlog(&engine);
+    Ok(Storage { engine, coordinator: None, hooks })
 }
 
 /// The start-up variables the SQL layer shows (SHOW VARIABLES, `@@name`), from the config.
@@ -178,9 +255,7 @@ fn sql_overrides(config: &Config, datadir: &DataDir) -> Vec<(String, String)> {
         .iter()
         .filter(|v| v.startup_option && sql::vars::lookup(v.name).is_some())
         .filter_map(|v| Some((v.name.to_string(), config.value(v.name)?)))
-        .filter(|(name, _)| name != "log_bin")
         .collect();
-    overrides.push(("log_bin".to_string(), "OFF".to_string()));
     if sql::vars::lookup("server_uuid").is_some() {
         overrides.push(("server_uuid".to_string(), datadir.server_uuid().to_string()));
     }

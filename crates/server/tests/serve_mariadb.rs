@@ -54,12 +54,17 @@ fn start(datadir: &Path, extra: &[&str]) -> Running {
 }
 
 /// Sends `signal` and waits for a clean exit.
-fn stop(mut running: Running, signal: &str) -> String {
+fn stop(running: Running, signal: &str) -> String {
+    stop_with(running, signal, true)
+}
+
+/// Sends `signal`, waits for the process, and returns its log.
+fn stop_with(mut running: Running, signal: &str, clean: bool) -> String {
     let pid = running.child.id().to_string();
     let status = Command::new("kill").args([signal, &pid]).status().expect("kill");
     assert!(status.success());
     let exit = running.child.wait().expect("wait");
-    assert!(exit.success(), "clean shutdown exits 0: {exit}");
+    assert_eq!(exit.success(), clean, "exit status {exit}");
     std::fs::read_to_string(&running.log).expect("log")
 }
 
@@ -100,12 +105,18 @@ fn serve_answers_mariadb_and_keeps_data_across_restarts() {
         "CREATE DATABASE shop; USE shop; \
          CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(20)); \
          INSERT INTO item VALUES (1, 'apple'), (2, 'pear'); \
+         UPDATE item SET name = 'plum' WHERE id = 2; \
          SELECT id, name FROM item ORDER BY id",
     ));
-    assert_eq!(out, "1\tapple\n2\tpear\n");
+    assert_eq!(out, "1\tapple\n2\tplum\n");
     let uuid = std::fs::read_to_string(datadir.join("auto.cnf")).expect("auto.cnf");
     let shown = ok(mariadb(server.port, "root", "", &[], "SELECT @@server_uuid"));
-    assert!(uuid.contains(shown.trim()), "{uuid} vs {shown}");
+    let uuid_text = shown.trim().to_string();
+    assert!(uuid.contains(&uuid_text), "{uuid} vs {shown}");
+    // CREATE DATABASE, CREATE TABLE, INSERT, UPDATE: four GTIDs.
+    let executed = format!("{uuid_text}:1-4");
+    let status = ok(mariadb(server.port, "root", "", &[], "SHOW MASTER STATUS"));
+    assert!(status.starts_with("binlog.000001\t") && status.contains(&executed), "{status}");
 
     // A second server on the same data directory is refused while the first runs.
     let second = binlogd(&[&format!("--datadir={}", datadir.display()), "--port=0"])
@@ -115,15 +126,55 @@ fn serve_answers_mariadb_and_keeps_data_across_restarts() {
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert!(stderr.contains("in use by another binlogd"), "{stderr}");
 
+    // kill -9: every acknowledged transaction is there after recovery.
+    let log = stop_with(server, "-KILL", false);
+    assert!(!log.contains("shutdown complete"), "{log}");
+    let server = start(&datadir, &[]);
+    let out =
+        ok(mariadb(server.port, "root", "", &[], "SELECT id, name FROM shop.item ORDER BY id"));
+    assert_eq!(out, "1\tapple\n2\tplum\n");
+    let gtids = ok(mariadb(server.port, "root", "", &[], "SELECT @@global.gtid_executed"));
+    assert_eq!(gtids.trim(), executed);
+    ok(mariadb(server.port, "root", "", &[], "DELETE FROM shop.item WHERE id = 1"));
     let log = stop(server, "-TERM");
     assert!(log.contains("received SIGTERM") && log.contains("shutdown complete"), "{log}");
 
     let server = start(&datadir, &[]);
-    let out =
-        ok(mariadb(server.port, "root", "", &[], "SELECT id, name FROM shop.item ORDER BY id"));
-    assert_eq!(out, "1\tapple\n2\tpear\n");
+    let out = ok(mariadb(server.port, "root", "", &[], "SELECT id, name FROM shop.item"));
+    assert_eq!(out, "2\tplum\n");
     let log = stop(server, "-INT");
     assert!(log.contains("received SIGINT"), "{log}");
+
+    // The binlog holds the row events under the table's own name, readable by mariadb-binlog.
+    let dump = Command::new("mariadb-binlog")
+        .args(["--no-defaults", "-v"])
+        .arg(datadir.join("binlog/binlog.000001"))
+        .output()
+        .expect("run mariadb-binlog");
+    let dump = String::from_utf8_lossy(&dump.stdout);
+    assert!(dump.contains("### INSERT INTO `shop`.`item`"), "{dump}");
+    assert!(dump.contains("### UPDATE `shop`.`item`"), "{dump}");
+}
+
+#[test]
+fn skip_log_bin_serves_without_a_binlog() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let datadir = tmp.path().join("data");
+    let server = start(&datadir, &["--initialize-insecure", "--skip-log-bin"]);
+    let out = ok(mariadb(
+        server.port,
+        "root",
+        "",
+        &[],
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY); INSERT INTO d.t VALUES (7); \
+         SELECT id FROM d.t; SELECT @@log_bin",
+    ));
+    assert_eq!(out, "7\n0\n");
+    let binary_logs = mariadb(server.port, "root", "", &[], "SHOW BINARY LOGS");
+    let stderr = String::from_utf8_lossy(&binary_logs.stderr);
+    assert!(stderr.contains("1381") && stderr.contains("not using binary logging"), "{stderr}");
+    stop(server, "-TERM");
+    assert!(!datadir.join("binlog").exists());
 }
 
 #[test]
