@@ -8,6 +8,9 @@
 //! transaction is durable per `sync_binlog` / `innodb_flush_log_at_trx_commit`. DDL, already
 //! durable in the engine, is logged as a QUERY event with its own GTID.
 //!
+//! `SET GLOBAL sync_binlog` and the other group-commit variables reach the running pipeline
+//! through [`CommitVariables`].
+//!
 //! `gtid_next`: AUTOMATIC takes the pipeline's GTID; an assigned GTID is acquired first (owned
 //! until the commit, or reported executed, in which case MySQL skips the transaction: it is
 //! rolled back and nothing is logged); ANONYMOUS is refused, as MySQL refuses it with
@@ -17,12 +20,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use commit::Coordinator;
-use engine::{TableSchema, Txn};
+use commit::{CommitConfig, Coordinator};
+use engine::{TableSchema, Txn, Value};
 
 use crate::config::RowMetadata;
 use crate::sql::admin::{BinlogEventInfo, BinlogFileInfo, MasterStatus};
 use crate::sql::error::Result as SqlResult;
+use crate::sql::vars::VariableListener;
 use crate::sql::{self, BinlogAdmin, ChangeKind, GtidNext, SqlError, TxnChanges, TxnCommitter};
 
 /// The coordinator as the SQL layer's committer and binlog administrator.
@@ -213,5 +217,64 @@ impl BinlogAdmin for Binlogging {
     fn gtid_purged(&self) -> String {
         // The coordinator does not track the purged set yet: shown empty, as before any purge.
         String::new()
+    }
+}
+
+/// `SET GLOBAL` of the commit pipeline's variables, applied to its live configuration (the
+/// pipeline reads them per group, so the next group uses the new value).
+pub struct CommitVariables(pub Arc<CommitConfig>);
+
+impl VariableListener for CommitVariables {
+    fn set_global(&self, name: &str, value: &Value) -> SqlResult<()> {
+        // The SQL layer checked the value against the variable's type and range; booleans and
+        // integers arrive as Int or UInt.
+        let number = match value {
+            Value::Int(i) => u64::try_from(*i).unwrap_or(0),
+            Value::UInt(u) => *u,
+            _ => return Ok(()),
+        };
+        let config = &self.0;
+        match name {
+            "sync_binlog" => config.set_sync_binlog(u32::try_from(number).unwrap_or(u32::MAX)),
+            "binlog_order_commits" => config.set_binlog_order_commits(number != 0),
+            "binlog_max_flush_queue_time" => config.set_binlog_max_flush_queue_time_us(number),
+            "binlog_group_commit_sync_delay" => {
+                config.set_binlog_group_commit_sync_delay_us(number)
+            }
+            "binlog_group_commit_sync_no_delay_count" => {
+                config.set_binlog_group_commit_sync_no_delay_count(number)
+            }
+            "innodb_flush_log_at_trx_commit" => {
+                config.set_innodb_flush_log_at_trx_commit(u8::try_from(number).unwrap_or(1))
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_global_reaches_the_pipeline_configuration() {
+        let config = Arc::new(CommitConfig::default());
+        let listener = CommitVariables(config.clone());
+        listener.set_global("sync_binlog", &Value::UInt(0)).expect("set");
+        listener.set_global("binlog_order_commits", &Value::Int(0)).expect("set");
+        listener.set_global("binlog_group_commit_sync_delay", &Value::UInt(500)).expect("set");
+        listener
+            .set_global("binlog_group_commit_sync_no_delay_count", &Value::UInt(8))
+            .expect("set");
+        listener.set_global("binlog_max_flush_queue_time", &Value::UInt(30)).expect("set");
+        listener.set_global("innodb_flush_log_at_trx_commit", &Value::Int(2)).expect("set");
+        listener.set_global("max_connections", &Value::UInt(9)).expect("others pass through");
+        assert_eq!(config.sync_binlog(), 0);
+        assert!(!config.binlog_order_commits());
+        assert_eq!(config.binlog_group_commit_sync_delay_us(), 500);
+        assert_eq!(config.binlog_group_commit_sync_no_delay_count(), 8);
+        assert_eq!(config.binlog_max_flush_queue_time_us(), 30);
+        assert_eq!(config.innodb_flush_log_at_trx_commit(), 2);
     }
 }

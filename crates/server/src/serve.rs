@@ -30,7 +30,7 @@ use binlog::gtid::Sid;
 use commit::{CommitConfig, Coordinator, OpenOptions};
 use engine::{Engine, EngineConfig};
 
-use crate::binlogging::Binlogging;
+use crate::binlogging::{Binlogging, CommitVariables};
 use crate::config::{BinlogChecksum, Config, ConfigError, VARIABLES};
 use crate::datadir::{DataDir, DataDirError};
 use crate::logging::{LogError, Logger};
@@ -227,7 +227,7 @@ fn open_binlogged(
         committer: binlogging.clone(),
         admin: binlogging,
         status: Arc::new(NoStatus),
-        listener: None,
+        listener: Some(Arc::new(CommitVariables(coordinator.config().clone()))),
     };
     Ok(Storage { engine, coordinator: Some(coordinator), hooks })
 }
