@@ -1,5 +1,11 @@
-//! binlogd's server library: the parts of the `server` layer that integration tests (and later
-//! the `serve` subcommand) use through `binlogd::...`.
+//! binlogd's server library: the parts of the `server` layer that integration tests (and the
+//! `serve` subcommand) use through `binlogd::...`.
 
+pub mod binlogging;
+pub mod config;
+pub mod datadir;
+pub mod logging;
 pub mod protocol;
+pub mod serve;
 pub mod sql;
+pub mod users;

@@ -1,6 +1,7 @@
 //! The `binlogd` binary: the server and its tools. Each subcommand lives in its own module;
 //! this file only parses the command line and reports errors.
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -23,6 +24,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run the server: `binlogd serve [--defaults-file=FILE] [--name=value ...]`
+    /// (`binlogd serve --help` lists the options).
+    Serve(ServeArgs),
     /// Create preallocated binlog files (a static pool), like WL#4925's mysqlbinlogalloc.
     Alloc(alloc::AllocArgs),
     /// Print binlog files one event per line, like mysqlbinlog.
@@ -30,6 +34,16 @@ enum Command {
     /// Measure this machine.
     #[command(subcommand)]
     Bench(Bench),
+}
+
+/// `serve`'s options go to `binlogd::config` unparsed: they are MySQL-named variables, where
+/// dashes and underscores are one name and `--skip-`/`--loose-` prefixes mean something, which
+/// clap cannot express. `--help` is handled there too, to list the variables.
+#[derive(clap::Args, Debug)]
+#[command(disable_help_flag = true)]
+struct ServeArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    options: Vec<OsString>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -47,6 +61,7 @@ fn main() -> ExitCode {
             let _ = Cli::command().print_help();
             return ExitCode::FAILURE;
         }
+        Some(Command::Serve(args)) => binlogd::serve::run(args.options).map_err(Into::into),
         Some(Command::Alloc(args)) => alloc::run(&args).map_err(Into::into),
         Some(Command::Dump(args)) => dump::run(&args).map_err(Into::into),
         Some(Command::Bench(Bench::Fsync(args))) => bench_fsync::run(&args).map_err(Into::into),

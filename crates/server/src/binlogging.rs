@@ -1,0 +1,280 @@
+//! The SQL layer's commit and binlog-admin seams ([`sql::TxnCommitter`], [`sql::BinlogAdmin`])
+//! implemented by the commit pipeline ([`commit::Coordinator`]): what `binlogd serve` uses when
+//! the binary log is on.
+//!
+//! A transaction's row changes (full before/after images, in statement order) become its
+//! binlog cache (TABLE_MAP + WRITE/UPDATE/DELETE_ROWS); the coordinator then runs the ordered
+//! group commit (redo prepare, binlog write and sync, engine commit) and returns once the
+//! transaction is durable per `sync_binlog` / `innodb_flush_log_at_trx_commit`. DDL, already
+//! durable in the engine, is logged as a QUERY event with its own GTID.
+//!
+//! `SET GLOBAL sync_binlog` and the other group-commit variables reach the running pipeline
+//! through [`CommitVariables`].
+//!
+//! `gtid_next`: AUTOMATIC takes the pipeline's GTID; an assigned GTID is acquired first (owned
+//! until the commit, or reported executed, in which case MySQL skips the transaction: it is
+//! rolled back and nothing is logged); ANONYMOUS is refused, as MySQL refuses it with
+//! `gtid_mode=ON`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use commit::{CommitConfig, Coordinator};
+use engine::{TableSchema, Txn, Value};
+
+use crate::config::RowMetadata;
+use crate::sql::admin::{BinlogEventInfo, BinlogFileInfo, MasterStatus};
+use crate::sql::error::Result as SqlResult;
+use crate::sql::vars::VariableListener;
+use crate::sql::{self, BinlogAdmin, ChangeKind, GtidNext, SqlError, TxnChanges, TxnCommitter};
+
+/// The coordinator as the SQL layer's committer and binlog administrator.
+pub struct Binlogging {
+    coordinator: Arc<Coordinator<engine::Engine>>,
+    /// `<datadir>/binlog`, where the coordinator keeps the files (for their sizes).
+    binlog_dir: PathBuf,
+    row_metadata: RowMetadata,
+}
+
+impl Binlogging {
+    /// Wraps an open coordinator whose binlog files live in `binlog_dir`.
+    pub fn new(
+        coordinator: Arc<Coordinator<engine::Engine>>,
+        binlog_dir: PathBuf,
+        row_metadata: RowMetadata,
+    ) -> Self {
+        Self { coordinator, binlog_dir, row_metadata }
+    }
+}
+
+/// A commit-layer error as the client sees it: the engine's MySQL code where there is one
+/// (lock wait timeout, deadlock, duplicate key), ER_UNKNOWN_ERROR (1105) otherwise, with the
+/// whole cause chain in the message.
+fn to_sql_error(e: &commit::Error) -> SqlError {
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        message.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    let code = e.mysql_code();
+    let sqlstate = match code {
+        1205 | 1213 => "40001",
+        1062 => "23000",
+        _ => "HY000",
+    };
+    SqlError::Other { code, sqlstate, message }
+}
+
+fn missing_image(what: &str) -> SqlError {
+    SqlError::Other {
+        code: 1105,
+        sqlstate: "HY000",
+        message: format!("row change without its {what} image"),
+    }
+}
+
+impl TxnCommitter for Binlogging {
+    fn commit(
+        &self,
+        txn: Txn,
+        changes: TxnChanges,
+        gtid_next: GtidNext,
+    ) -> SqlResult<sql::CommitInfo> {
+        let db = changes.changes.first().map(|c| c.names().0.to_string()).unwrap_or_default();
+        let mut cache = self.coordinator.new_cache(&db);
+        if self.row_metadata == RowMetadata::Full {
+            cache = cache.with_full_metadata();
+        }
+        // The engine names tables `db.table`; TABLE_MAP carries the database and the table
+        // apart, so the cache gets each schema under its table name alone (once per table).
+        let mut schemas: HashMap<&str, TableSchema> = HashMap::new();
+        for change in &changes.changes {
+            let schema = schemas.entry(change.table.name.as_str()).or_insert_with(|| {
+                let mut schema = change.table.as_ref().clone();
+                schema.name = change.names().1.to_string();
+                schema
+            });
+            let encoded = match change.kind {
+                ChangeKind::Insert => {
+                    let after = change.after.as_ref().ok_or_else(|| missing_image("after"))?;
+                    cache.insert(schema, after)
+                }
+                ChangeKind::Update => {
+                    let before = change.before.as_ref().ok_or_else(|| missing_image("before"))?;
+                    let after = change.after.as_ref().ok_or_else(|| missing_image("after"))?;
+                    cache.update(schema, before, after)
+                }
+                ChangeKind::Delete => {
+                    let before = change.before.as_ref().ok_or_else(|| missing_image("before"))?;
+                    cache.delete(schema, before)
+                }
+            };
+            if let Err(e) = encoded {
+                let _ = self.coordinator.rollback(txn);
+                return Err(to_sql_error(&e));
+            }
+        }
+        let info = match gtid_next {
+            GtidNext::Automatic => self.coordinator.commit(txn, cache),
+            GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
+                commit::GtidNext::Owned(owned) => {
+                    self.coordinator.commit_with_gtid(txn, cache, owned)
+                }
+                commit::GtidNext::AlreadyExecuted => {
+                    self.coordinator.rollback(txn).map_err(|e| to_sql_error(&e))?;
+                    return Ok(sql::CommitInfo { gtid: None });
+                }
+            },
+            GtidNext::Anonymous => {
+                let _ = self.coordinator.rollback(txn);
+                return Err(SqlError::Other {
+                    code: 1782,
+                    sqlstate: "HY000",
+                    message: "@@SESSION.GTID_NEXT cannot be set to ANONYMOUS when \
+                              @@GLOBAL.GTID_MODE = ON."
+                        .to_string(),
+                });
+            }
+        };
+        info.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
+    }
+
+    fn log_ddl(
+        &self,
+        db: Option<&str>,
+        query: &str,
+        _gtid_next: GtidNext,
+    ) -> SqlResult<sql::CommitInfo> {
+        self.coordinator
+            .log_ddl(db.unwrap_or(""), query)
+            .map(|i| sql::CommitInfo { gtid: i.gtid })
+            .map_err(|e| to_sql_error(&e))
+    }
+}
+
+fn not_supported(what: &str) -> SqlError {
+    SqlError::NotSupported(what.to_string())
+}
+
+impl BinlogAdmin for Binlogging {
+    fn binary_logs(&self) -> SqlResult<Vec<BinlogFileInfo>> {
+        let end = self.coordinator.binlog_files().synced_end();
+        let mut files = Vec::new();
+        for name in self.coordinator.binlog_file_names() {
+            // The active file's size is its durable end (a preallocated file is longer on
+            // disk); closed files were truncated to their end when they were closed.
+            let size = if name == end.file {
+                end.pos
+            } else {
+                std::fs::metadata(self.binlog_dir.join(&name)).map(|m| m.len()).unwrap_or(0)
+            };
+            files.push(BinlogFileInfo { name, size });
+        }
+        Ok(files)
+    }
+
+    fn master_status(&self) -> SqlResult<Option<MasterStatus>> {
+        let end = self.coordinator.binlog_files().synced_end();
+        Ok(Some(MasterStatus {
+            file: end.file,
+            position: end.pos,
+            executed_gtid_set: self.coordinator.gtid_executed().to_string(),
+        }))
+    }
+
+    fn binlog_events(
+        &self,
+        _file: Option<&str>,
+        _from: Option<u64>,
+        _offset: u64,
+        _limit: Option<u64>,
+    ) -> SqlResult<Vec<BinlogEventInfo>> {
+        Err(not_supported("SHOW BINLOG EVENTS"))
+    }
+
+    fn flush_binary_logs(&self) -> SqlResult<()> {
+        self.coordinator.rotate().map_err(|e| to_sql_error(&e))
+    }
+
+    fn purge_to(&self, file: &str) -> SqlResult<()> {
+        self.coordinator.purge_binary_logs_to(file).map(|_| ()).map_err(|e| to_sql_error(&e))
+    }
+
+    fn purge_before(&self, _before: engine::DateTime) -> SqlResult<()> {
+        Err(not_supported("PURGE BINARY LOGS BEFORE"))
+    }
+
+    fn reset_master(&self) -> SqlResult<()> {
+        Err(not_supported("RESET MASTER"))
+    }
+
+    fn gtid_executed(&self) -> String {
+        self.coordinator.gtid_executed().to_string()
+    }
+
+    fn gtid_purged(&self) -> String {
+        // The coordinator does not track the purged set yet: shown empty, as before any purge.
+        String::new()
+    }
+}
+
+/// `SET GLOBAL` of the commit pipeline's variables, applied to its live configuration (the
+/// pipeline reads them per group, so the next group uses the new value).
+pub struct CommitVariables(pub Arc<CommitConfig>);
+
+impl VariableListener for CommitVariables {
+    fn set_global(&self, name: &str, value: &Value) -> SqlResult<()> {
+        // The SQL layer checked the value against the variable's type and range; booleans and
+        // integers arrive as Int or UInt.
+        let number = match value {
+            Value::Int(i) => u64::try_from(*i).unwrap_or(0),
+            Value::UInt(u) => *u,
+            _ => return Ok(()),
+        };
+        let config = &self.0;
+        match name {
+            "sync_binlog" => config.set_sync_binlog(u32::try_from(number).unwrap_or(u32::MAX)),
+            "binlog_order_commits" => config.set_binlog_order_commits(number != 0),
+            "binlog_max_flush_queue_time" => config.set_binlog_max_flush_queue_time_us(number),
+            "binlog_group_commit_sync_delay" => {
+                config.set_binlog_group_commit_sync_delay_us(number)
+            }
+            "binlog_group_commit_sync_no_delay_count" => {
+                config.set_binlog_group_commit_sync_no_delay_count(number)
+            }
+            "innodb_flush_log_at_trx_commit" => {
+                config.set_innodb_flush_log_at_trx_commit(u8::try_from(number).unwrap_or(1))
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_global_reaches_the_pipeline_configuration() {
+        let config = Arc::new(CommitConfig::default());
+        let listener = CommitVariables(config.clone());
+        listener.set_global("sync_binlog", &Value::UInt(0)).expect("set");
+        listener.set_global("binlog_order_commits", &Value::Int(0)).expect("set");
+        listener.set_global("binlog_group_commit_sync_delay", &Value::UInt(500)).expect("set");
+        listener
+            .set_global("binlog_group_commit_sync_no_delay_count", &Value::UInt(8))
+            .expect("set");
+        listener.set_global("binlog_max_flush_queue_time", &Value::UInt(30)).expect("set");
+        listener.set_global("innodb_flush_log_at_trx_commit", &Value::Int(2)).expect("set");
+        listener.set_global("max_connections", &Value::UInt(9)).expect("others pass through");
+        assert_eq!(config.sync_binlog(), 0);
+        assert!(!config.binlog_order_commits());
+        assert_eq!(config.binlog_group_commit_sync_delay_us(), 500);
+        assert_eq!(config.binlog_group_commit_sync_no_delay_count(), 8);
+        assert_eq!(config.binlog_max_flush_queue_time_us(), 30);
+        assert_eq!(config.innodb_flush_log_at_trx_commit(), 2);
+    }
+}

@@ -1,0 +1,449 @@
+//! `binlogd serve`: configuration, data directory, accounts, engine and SQL layer behind the
+//! protocol server, until SIGINT or SIGTERM.
+//!
+//! Startup order, and why:
+//! 1. options ([`Config`]) and the error log, so every later failure is reported where the
+//!    operator looks;
+//! 2. the data directory ([`DataDir`]): its lock comes before anything writes inside it;
+//! 3. keys and accounts (first start: root's password is logged and written to the datadir);
+//! 4. with the binary log on (the default), the commit pipeline ([`Coordinator::open`]): engine
+//!    and binlog in `<datadir>/engine` and `<datadir>/binlog`, XA crash recovery; with
+//!    `--skip-log-bin`, the engine alone, whose prepared transactions are rolled back (no
+//!    binlog can hold them);
+//! 5. the SQL layer and the listener; "ready for connections" is logged with the real port
+//!    (`--port=0` picks a free one).
+//!
+//! Shutdown stops accepting, ends the connections, then [`Coordinator::shutdown`] waits for
+//! groups in flight, makes the engine durable and closes the binlog cleanly (or
+//! [`Engine::shutdown`] without a binlog); the data directory lock is released last.
+//!
+//! SQL sessions are synchronous (a statement may wait for a row lock or an fsync), so each
+//! call runs under [`tokio::task::block_in_place`]: the runtime moves its other connections to
+//! another worker while one waits.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::time::Duration;
+
+use binlog::gtid::Sid;
+use commit::{CommitConfig, Coordinator, OpenOptions};
+use engine::{Engine, EngineConfig};
+
+use crate::binlogging::{Binlogging, CommitVariables};
+use crate::config::{BinlogChecksum, Config, ConfigError, VARIABLES};
+use crate::datadir::{DataDir, DataDirError};
+use crate::logging::{LogError, Logger};
+use crate::protocol::{
+    self, Backend, Column, ColumnFlags, ColumnType, ConnectionInfo, OkResult, PreparedStatement,
+    ResultWriter, Server, ServerConfig, Session, UserAuth, Value,
+};
+use crate::sql::{self, Hooks, NoStatus, Output};
+use crate::users::{UserError, Users};
+
+/// The engine's directory inside the data directory (the commit pipeline uses the same).
+pub const ENGINE_DIR: &str = "engine";
+/// The binlog files' directory inside the data directory, as the commit pipeline keeps them.
+pub const BINLOG_DIR: &str = "binlog";
+
+/// Why the server could not start or stop cleanly.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Bad options.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The error log could not be opened.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// The data directory could not be opened.
+    #[error(transparent)]
+    DataDir(#[from] DataDirError),
+    /// The accounts could not be loaded or made.
+    #[error(transparent)]
+    Users(#[from] UserError),
+    /// The engine failed to open, recover or shut down.
+    #[error("engine")]
+    Engine(#[from] engine::Error),
+    /// The commit pipeline failed to open, recover or shut down.
+    #[error("commit pipeline")]
+    Commit(#[from] commit::Error),
+    /// The SQL layer refused the start-up variables.
+    #[error("SQL layer")]
+    Sql(#[from] sql::SqlError),
+    /// The listener could not be bound.
+    #[error("cannot listen on {address}")]
+    Bind {
+        /// `bind_address:port`.
+        address: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The async runtime or the signal handlers could not be set up.
+    #[error("runtime")]
+    Runtime(#[source] std::io::Error),
+}
+
+/// Runs the server with `serve`'s arguments until SIGINT or SIGTERM.
+pub fn run(args: Vec<OsString>) -> Result<(), ServeError> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{}", crate::config::help_text());
+        return Ok(());
+    }
+    let (config, warnings) = Config::from_args(args)?;
+    Logger::to_file_or_stderr(config.log_error.as_deref(), config.log_error_verbosity)?
+        .install()?;
+    for warning in warnings {
+        log::warn!("{warning}");
+    }
+    log::info!("binlogd {} starting as process {}", env!("CARGO_PKG_VERSION"), std::process::id());
+    let result = run_configured(&config);
+    match &result {
+        Ok(()) => log::info!("shutdown complete"),
+        // On stderr the caller prints the error; only a log file needs it too.
+        Err(e) if config.log_error.is_some() => log::error!("{}", error_chain(e)),
+        Err(_) => {}
+    }
+    result
+}
+
+fn run_configured(config: &Config) -> Result<(), ServeError> {
+    let datadir = DataDir::open(&config.datadir)?;
+    log::info!(
+        "data directory {} (server_uuid {}{})",
+        datadir.path().display(),
+        datadir.server_uuid(),
+        if datadir.first_start() { ", first start" } else { "" }
+    );
+    let keys = Arc::new(datadir.load_keys()?);
+    let (users, _) = Users::open(datadir.path(), config.initialize_insecure)?;
+
+    let engine_config = EngineConfig {
+        lock_wait_timeout: Duration::from_secs(config.innodb_lock_wait_timeout),
+        ..EngineConfig::default()
+    };
+    let storage = if config.log_bin.is_some() {
+        open_binlogged(config, &datadir, engine_config)?
+    } else {
+        open_engine_only(&datadir, engine_config)?
+    };
+    let sql = sql::Server::open(
+        storage.engine.clone(),
+        storage.hooks.clone(),
+        &sql_overrides(config, &datadir),
+    )?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    let backend = SqlBackend { sql, users: Arc::new(users) };
+    let server_config = ServerConfig {
+        max_connections: config.max_connections as usize,
+        max_allowed_packet: config.max_allowed_packet as usize,
+        connect_timeout: Duration::from_secs(config.connect_timeout),
+        keys: Some(keys),
+        ..ServerConfig::default()
+    };
+    let served = runtime.block_on(async {
+        let address = format!("{}:{}", config.bind_address, config.port);
+        let listener = tokio::net::TcpListener::bind(&address)
+            .await
+            .map_err(|source| ServeError::Bind { address: address.clone(), source })?;
+        let local = listener.local_addr().map_err(ServeError::Runtime)?;
+        let server = Server::new(server_config, backend);
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .map_err(ServeError::Runtime)?;
+        log::info!("ready for connections. Bind-address: '{}' port: {}", local.ip(), local.port());
+        tokio::select! {
+            () = server.serve(listener) => {}
+            _ = tokio::signal::ctrl_c() => log::info!("received SIGINT, shutting down"),
+            _ = terminate.recv() => log::info!("received SIGTERM, shutting down"),
+        }
+        Ok::<(), ServeError>(())
+    });
+    // Connections still open are dropped with the runtime; their open transactions were never
+    // committed and are gone after restart, as after mysqld's shutdown.
+    runtime.shutdown_timeout(Duration::from_secs(10));
+    match &storage.coordinator {
+        // Waits for groups in flight, makes the engine durable, then closes the binlog cleanly.
+        Some(coordinator) => coordinator.shutdown()?,
+        None => storage.engine.shutdown()?,
+    }
+    served
+}
+
+/// The engine, and the commit pipeline when the binary log is on.
+struct Storage {
+    engine: Engine,
+    coordinator: Option<Arc<Coordinator<Engine>>>,
+    hooks: Hooks,
+}
+
+/// Binary log on: the commit pipeline opens the engine and the binlog and runs XA recovery.
+fn open_binlogged(
+    config: &Config,
+    datadir: &DataDir,
+    engine_config: EngineConfig,
+) -> Result<Storage, ServeError> {
+    let commit_config = Arc::new(CommitConfig::default());
+    commit_config.set_sync_binlog(config.sync_binlog);
+    commit_config.set_binlog_order_commits(config.binlog_order_commits);
+    commit_config.set_binlog_max_flush_queue_time_us(config.binlog_max_flush_queue_time);
+    commit_config.set_binlog_group_commit_sync_delay_us(config.binlog_group_commit_sync_delay);
+    commit_config.set_binlog_group_commit_sync_no_delay_count(
+        config.binlog_group_commit_sync_no_delay_count,
+    );
+    commit_config.set_innodb_flush_log_at_trx_commit(config.innodb_flush_log_at_trx_commit);
+    commit_config.set_binlog_in_redo(config.binlog_in_redo);
+    let mut options = OpenOptions::new(Sid(*datadir.server_uuid().as_bytes()));
+    options.server_id = config.server_id;
+    options.max_binlog_size = config.max_binlog_size;
+    options.binlog_preallocate = config.binlog_preallocate;
+    options.binlog_checksum = config.binlog_checksum == BinlogChecksum::Crc32;
+    options.engine = engine_config;
+    let (coordinator, recovery) =
+        Coordinator::open(vfs::RealVfs::shared(), datadir.path(), options, commit_config)?;
+    log::info!(
+        "recovery: {} transactions refilled from the redo, {} prepared committed, {} rolled back{}",
+        recovery.refilled,
+        recovery.committed_xids.len(),
+        recovery.rolled_back_xids.len(),
+        if recovery.binlog.is_some() {
+            " (the last binlog file was not closed cleanly)"
+        } else {
+            ""
+        }
+    );
+    let coordinator = Arc::new(coordinator);
+    let engine = coordinator.engine().clone();
+    let binlogging = Arc::new(Binlogging::new(
+        coordinator.clone(),
+        datadir.path().join(BINLOG_DIR),
+        config.binlog_row_metadata,
+    ));
+    let hooks = Hooks {
+        committer: binlogging.clone(),
+        admin: binlogging,
+        status: Arc::new(NoStatus),
+        listener: Some(Arc::new(CommitVariables(coordinator.config().clone()))),
+    };
+    Ok(Storage { engine, coordinator: Some(coordinator), hooks })
+}
+
+/// Binary log off (`--skip-log-bin`): the engine alone; a transaction left prepared by a crash
+/// cannot be in any binlog, so it is rolled back.
+fn open_engine_only(datadir: &DataDir, engine_config: EngineConfig) -> Result<Storage, ServeError> {
+    let (engine, recovery) =
+        Engine::open(vfs::RealVfs::shared(), &datadir.path().join(ENGINE_DIR), engine_config)?;
+    for xid in &recovery.prepared_xids {
+        engine.rollback_prepared(*xid)?;
+    }
+    log::info!(
+        "engine recovered to lsn {} ({} prepared transactions rolled back)",
+        recovery.end_lsn.0,
+        recovery.prepared_xids.len()
+    );
+    let hooks = Hooks::without_binlog(&engine);
+    Ok(Storage { engine, coordinator: None, hooks })
+}
+
+/// The start-up variables the SQL layer shows (SHOW VARIABLES, `@@name`), from the config.
+fn sql_overrides(config: &Config, datadir: &DataDir) -> Vec<(String, String)> {
+    let mut overrides: Vec<(String, String)> = VARIABLES
+        .iter()
+        .filter(|v| v.startup_option && sql::vars::lookup(v.name).is_some())
+        .filter_map(|v| Some((v.name.to_string(), config.value(v.name)?)))
+        .collect();
+    if sql::vars::lookup("server_uuid").is_some() {
+        overrides.push(("server_uuid".to_string(), datadir.server_uuid().to_string()));
+    }
+    overrides
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        message.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    message
+}
+
+/// The protocol server's view of the SQL layer and the accounts.
+pub struct SqlBackend {
+    /// The SQL layer.
+    pub sql: Arc<sql::Server>,
+    /// The accounts.
+    pub users: Arc<Users>,
+}
+
+impl Backend for SqlBackend {
+    type Session = SqlConnection;
+
+    fn user(&self, user: &str, host: &str) -> Option<UserAuth> {
+        self.users.auth(user, host)
+    }
+
+    fn open_session(&self, info: &ConnectionInfo) -> Result<SqlConnection, protocol::SqlError> {
+        let mut session = self.sql.session_with_id(info.connection_id, &info.user, &info.host);
+        if let Some(db) = &info.database {
+            session.use_database(db).map_err(|e| to_protocol_error(&e))?;
+        }
+        Ok(SqlConnection { session, statements: HashMap::new() })
+    }
+}
+
+/// One connection: an SQL session and its prepared statements by protocol id.
+pub struct SqlConnection {
+    session: sql::Session,
+    statements: HashMap<u32, sql::Prepared>,
+}
+
+impl SqlConnection {
+    async fn write(&self, output: Output, out: &mut ResultWriter<'_>) -> protocol::Result<()> {
+        out.set_transaction_state(self.session.autocommit(), self.session.in_transaction());
+        match output {
+            Output::Ok { affected_rows, last_insert_id, info, warnings } => {
+                out.ok(OkResult { affected_rows, last_insert_id, warnings, info })
+            }
+            Output::Rows { columns, rows } => {
+                let columns: Vec<Column> = columns.iter().map(to_column).collect();
+                out.start_result_set(&columns).await?;
+                for row in rows {
+                    let values: Vec<Value> = row.into_iter().map(to_protocol_value).collect();
+                    out.row(&values).await?;
+                }
+                out.end_result_set(self.session.warning_count())
+            }
+        }
+    }
+}
+
+impl Session for SqlConnection {
+    async fn query(&mut self, sql: &str, out: &mut ResultWriter<'_>) -> protocol::Result<()> {
+        if out.multi_statements() {
+            let results = tokio::task::block_in_place(|| self.session.query_multi(sql));
+            for result in results {
+                let output = result.map_err(|e| to_protocol_error(&e))?;
+                self.write(output, out).await?;
+            }
+            Ok(())
+        } else {
+            let output = tokio::task::block_in_place(|| self.session.query(sql))
+                .map_err(|e| to_protocol_error(&e))?;
+            self.write(output, out).await
+        }
+    }
+
+    async fn prepare(&mut self, stmt_id: u32, sql: &str) -> protocol::Result<PreparedStatement> {
+        let prepared = tokio::task::block_in_place(|| self.session.prepare(sql))
+            .map_err(|e| to_protocol_error(&e))?;
+        // mysqld describes a parameter whose type it cannot know as VAR_STRING.
+        let param = Column::new(ColumnType::MYSQL_TYPE_VAR_STRING).with_name(b"?");
+        let shape = PreparedStatement {
+            params: vec![param; prepared.params],
+            columns: prepared.columns.iter().map(to_column).collect(),
+        };
+        self.statements.insert(stmt_id, prepared);
+        Ok(shape)
+    }
+
+    async fn execute(
+        &mut self,
+        stmt_id: u32,
+        params: &[Value],
+        out: &mut ResultWriter<'_>,
+    ) -> protocol::Result<()> {
+        let prepared =
+            self.statements.get(&stmt_id).cloned().ok_or_else(|| {
+                protocol::SqlError::unknown_statement(stmt_id, "mysqld_stmt_execute")
+            })?;
+        let params: Vec<engine::Value> = params.iter().map(to_engine_value).collect();
+        let output = tokio::task::block_in_place(|| self.session.execute(&prepared, &params))
+            .map_err(|e| to_protocol_error(&e))?;
+        self.write(output, out).await
+    }
+
+    fn close_statement(&mut self, stmt_id: u32) {
+        self.statements.remove(&stmt_id);
+    }
+
+    async fn init_db(&mut self, db: &str) -> protocol::Result<()> {
+        self.session.use_database(db).map_err(|e| to_protocol_error(&e).into())
+    }
+
+    async fn reset(&mut self) -> protocol::Result<()> {
+        tokio::task::block_in_place(|| self.session.reset());
+        Ok(())
+    }
+}
+
+/// The SQL layer's error as an ERR packet.
+pub fn to_protocol_error(e: &sql::SqlError) -> protocol::SqlError {
+    protocol::SqlError::new(e.code(), e.sqlstate(), e.to_string())
+}
+
+fn to_column(c: &sql::ColumnDef) -> Column {
+    // MysqlType's discriminants are MySQL's type codes, which mysql_common knows.
+    let column_type =
+        ColumnType::try_from(c.mysql_type as u8).unwrap_or(ColumnType::MYSQL_TYPE_VAR_STRING);
+    Column::new(column_type)
+        .with_schema(c.schema.as_bytes())
+        .with_table(c.table.as_bytes())
+        .with_org_table(c.org_table.as_bytes())
+        .with_name(c.name.as_bytes())
+        .with_org_name(c.org_name.as_bytes())
+        .with_column_length(c.length)
+        .with_flags(ColumnFlags::from_bits_truncate(c.flags))
+        .with_decimals(c.decimals)
+        .with_character_set(c.charset)
+}
+
+fn to_protocol_value(v: engine::Value) -> Value {
+    match v {
+        engine::Value::Null => Value::NULL,
+        engine::Value::Int(i) => Value::Int(i),
+        engine::Value::UInt(u) => Value::UInt(u),
+        engine::Value::Double(d) => Value::Double(d),
+        // DECIMAL travels as its text in both protocols.
+        v @ engine::Value::Decimal(_) => Value::Bytes(v.to_string().into_bytes()),
+        engine::Value::Bytes(b) => Value::Bytes(b),
+        engine::Value::DateTime(t) => {
+            Value::Date(t.year, t.month, t.day, t.hour, t.minute, t.second, t.micros)
+        }
+    }
+}
+
+fn to_engine_value(v: &Value) -> engine::Value {
+    match v {
+        Value::NULL => engine::Value::Null,
+        Value::Bytes(b) => engine::Value::Bytes(b.clone()),
+        Value::Int(i) => engine::Value::Int(*i),
+        Value::UInt(u) => engine::Value::UInt(*u),
+        Value::Float(f) => engine::Value::Double(f64::from(*f)),
+        Value::Double(d) => engine::Value::Double(*d),
+        Value::Date(year, month, day, hour, minute, second, micros) => {
+            engine::Value::DateTime(engine::DateTime {
+                year: *year,
+                month: *month,
+                day: *day,
+                hour: *hour,
+                minute: *minute,
+                second: *second,
+                micros: *micros,
+            })
+        }
+        // TIME parameters have no engine type; the SQL layer converts text where a column
+        // needs it, as mysqld converts a string.
+        Value::Time(negative, days, hours, minutes, seconds, micros) => {
+            let hours = u64::from(*days) * 24 + u64::from(*hours);
+            let sign = if *negative { "-" } else { "" };
+            engine::Value::Bytes(
+                format!("{sign}{hours:02}:{minutes:02}:{seconds:02}.{micros:06}").into_bytes(),
+            )
+        }
+    }
+}

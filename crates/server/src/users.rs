@@ -1,0 +1,756 @@
+//! User accounts: `'user'@'host'` with an authentication plugin, a stored password and global
+//! privileges, kept in `<datadir>/users.json`.
+//!
+//! **Host matching.** A host pattern is matched against the client's IP address in text form
+//! (the protocol layer maps IPv4-mapped IPv6 to IPv4):
+//! - `%` and `_` are SQL LIKE wildcards (any run, one character), case-insensitive; `%` or an
+//!   empty host match every client;
+//! - `a.b.c.d/m.m.m.m` (mysqld's netmask form) and `a.b.c.d/n` (CIDR) match an IPv4 range;
+//! - `localhost` matches the loopback addresses `127.0.0.1` and `::1`. mysqld keeps `localhost`
+//!   for Unix-socket connections and, by name resolution, for TCP from loopback; binlogd listens
+//!   on TCP only and never resolves names (as mysqld with `skip_name_resolve`), so `localhost`
+//!   means "connected over loopback", which is what `root@localhost` is meant to allow.
+//!
+//! **Which account a client gets.** As mysqld (`sql/auth/sql_auth_cache.cc`, the ACL sort): the
+//! accounts are ordered most specific host first (no wildcards; then patterns by the length of
+//! their literal prefix; `%` last), then named users before the anonymous user `''`, and the
+//! first account whose host matches and whose user is the client's or anonymous wins. This keeps
+//! mysqld's well-known consequence: an anonymous `''@'localhost'` beats `'bob'@'%'` for bob on
+//! loopback.
+//!
+//! **Durability.** Every change writes the whole account list to `users.json` through
+//! [`write_file_durably`] (temporary file, fsync, rename, directory fsync) before it becomes
+//! visible; a failed write leaves the accounts as they were. Accounts live outside the engine
+//! on purpose: they are needed to authenticate before anything else, change rarely, are tiny,
+//! and are not replicated data, so a plain file read at startup is simpler and as safe.
+//!
+//! **First start.** When `users.json` does not exist, `root@localhost` is made with every
+//! privilege and `WITH GRANT OPTION`, and a random password that is logged once and written to
+//! `<datadir>/initial-root-password` (mode 0600) before `users.json`, so no crash can leave an
+//! account whose password was never shown. `--initialize-insecure` gives root an empty password
+//! instead. (Unlike mysqld, the password is not marked expired: binlogd has no expired-password
+//! sandbox mode.)
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::datadir::{write_file_durably, DataDirError};
+use crate::protocol::auth::{native_hash_from_str, native_hash_to_string};
+use crate::protocol::{AuthPlugin, SqlError, StoredPassword, UserAuth};
+
+/// The accounts file in the data directory.
+pub const USERS_FILE: &str = "users.json";
+/// Where the first start's random root password is written.
+pub const INITIAL_ROOT_PASSWORD_FILE: &str = "initial-root-password";
+/// Longest user name, as mysqld 8.
+pub const USER_NAME_MAX: usize = 32;
+/// Longest host name or pattern, as mysqld 8.
+pub const HOST_NAME_MAX: usize = 255;
+
+const FORMAT_VERSION: u32 = 1;
+
+/// Global privileges (`GRANT ... ON *.*`), a set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Privileges(u32);
+
+/// Every static global privilege of mysqld 8, in the order `SHOW GRANTS` lists them.
+const PRIVILEGE_NAMES: [&str; 29] = [
+    "SELECT",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "CREATE",
+    "DROP",
+    "RELOAD",
+    "SHUTDOWN",
+    "PROCESS",
+    "FILE",
+    "REFERENCES",
+    "INDEX",
+    "ALTER",
+    "SHOW DATABASES",
+    "SUPER",
+    "CREATE TEMPORARY TABLES",
+    "LOCK TABLES",
+    "EXECUTE",
+    "REPLICATION SLAVE",
+    "REPLICATION CLIENT",
+    "CREATE VIEW",
+    "SHOW VIEW",
+    "CREATE ROUTINE",
+    "ALTER ROUTINE",
+    "CREATE USER",
+    "EVENT",
+    "TRIGGER",
+    "CREATE TABLESPACE",
+    "GRANT OPTION",
+];
+
+impl Privileges {
+    /// No privilege (`USAGE`).
+    pub const NONE: Privileges = Privileges(0);
+    /// `SELECT`.
+    pub const SELECT: Privileges = Privileges(1 << 0);
+    /// `INSERT`.
+    pub const INSERT: Privileges = Privileges(1 << 1);
+    /// `UPDATE`.
+    pub const UPDATE: Privileges = Privileges(1 << 2);
+    /// `DELETE`.
+    pub const DELETE: Privileges = Privileges(1 << 3);
+    /// `CREATE`.
+    pub const CREATE: Privileges = Privileges(1 << 4);
+    /// `DROP`.
+    pub const DROP: Privileges = Privileges(1 << 5);
+    /// `RELOAD` (FLUSH).
+    pub const RELOAD: Privileges = Privileges(1 << 6);
+    /// `SUPER`.
+    pub const SUPER: Privileges = Privileges(1 << 14);
+    /// `REPLICATION SLAVE`: may read the binlog stream (COM_BINLOG_DUMP).
+    pub const REPLICATION_SLAVE: Privileges = Privileges(1 << 18);
+    /// `REPLICATION CLIENT`: SHOW MASTER STATUS, SHOW BINARY LOGS.
+    pub const REPLICATION_CLIENT: Privileges = Privileges(1 << 19);
+    /// `CREATE USER`.
+    pub const CREATE_USER: Privileges = Privileges(1 << 24);
+    /// `GRANT OPTION`: may grant its own privileges. Not part of [`Privileges::ALL`], as in MySQL.
+    pub const GRANT_OPTION: Privileges = Privileges(1 << 28);
+    /// `ALL [PRIVILEGES]`: every privilege but `GRANT OPTION`.
+    pub const ALL: Privileges = Privileges((1 << 28) - 1);
+
+    /// The privilege named `name` (`ALL`, `ALL PRIVILEGES`, `REPLICATION SLAVE` or its 8.0.22
+    /// synonym `REPLICATION REPLICA`, ..., any case, any spacing), or `None`.
+    pub fn from_name(name: &str) -> Option<Privileges> {
+        let name = name.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_uppercase();
+        match name.as_str() {
+            "ALL" | "ALL PRIVILEGES" => return Some(Privileges::ALL),
+            "USAGE" => return Some(Privileges::NONE),
+            "REPLICATION REPLICA" => return Some(Privileges::REPLICATION_SLAVE),
+            _ => {}
+        }
+        PRIVILEGE_NAMES.iter().position(|n| *n == name).map(|i| Privileges(1 << i))
+    }
+
+    /// The names in this set, in `SHOW GRANTS` order (`ALL PRIVILEGES` when it holds all;
+    /// `USAGE` when empty; `GRANT OPTION` is listed, callers print it as `WITH GRANT OPTION`).
+    pub fn names(self) -> Vec<&'static str> {
+        let mut names = Vec::new();
+        let rest = if self.contains(Privileges::ALL) {
+            names.push("ALL PRIVILEGES");
+            self.difference(Privileges::ALL)
+        } else {
+            self
+        };
+        for (i, name) in PRIVILEGE_NAMES.iter().enumerate() {
+            if rest.0 & (1 << i) != 0 {
+                names.push(*name);
+            }
+        }
+        if names.is_empty() {
+            names.push("USAGE");
+        }
+        names
+    }
+
+    /// True if every privilege of `other` is in `self`.
+    pub fn contains(self, other: Privileges) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Both sets together.
+    pub fn union(self, other: Privileges) -> Privileges {
+        Privileges(self.0 | other.0)
+    }
+
+    /// `self` without `other`'s privileges.
+    pub fn difference(self, other: Privileges) -> Privileges {
+        Privileges(self.0 & !other.0)
+    }
+
+    /// True for `USAGE` (no privilege).
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// One account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    /// User name; empty for the anonymous user.
+    pub user: String,
+    /// Host pattern, lower case.
+    pub host: String,
+    /// Plugin and stored password.
+    pub auth: UserAuth,
+    /// Global privileges.
+    pub privileges: Privileges,
+}
+
+/// An account operation that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum UserError {
+    /// CREATE USER of an existing account, ALTER/DROP USER of a missing one (ER_CANNOT_USER).
+    #[error("Operation {operation} failed for '{user}'@'{host}'")]
+    OperationFailed {
+        /// `CREATE USER`, `ALTER USER` or `DROP USER`.
+        operation: &'static str,
+        /// The user.
+        user: String,
+        /// The host.
+        host: String,
+    },
+    /// GRANT to an account that does not exist (ER_CANT_CREATE_USER_WITH_GRANT).
+    #[error("You are not allowed to create a user with GRANT")]
+    NoSuchUserForGrant,
+    /// REVOKE from an account that does not exist (ER_NONEXISTING_GRANT).
+    #[error("There is no such grant defined for user '{user}' on host '{host}'")]
+    NoSuchGrant {
+        /// The user.
+        user: String,
+        /// The host.
+        host: String,
+    },
+    /// A user or host name over mysqld's limit (ER_WRONG_STRING_LENGTH).
+    #[error("String '{value}' is too long for {what} (should be no longer than {max})")]
+    TooLong {
+        /// The name.
+        value: String,
+        /// `user name` or `host name`.
+        what: &'static str,
+        /// The limit in characters.
+        max: usize,
+    },
+    /// The accounts file could not be written; nothing changed.
+    #[error("cannot save accounts")]
+    Persist(#[source] DataDirError),
+    /// The accounts file could not be read.
+    #[error("cannot read {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The accounts file is not valid JSON of the expected shape.
+    #[error("{} is damaged", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The accounts file parses but holds a value binlogd cannot use.
+    #[error("{}: account '{user}'@'{host}': {reason}", path.display())]
+    BadAccount {
+        /// The file.
+        path: PathBuf,
+        /// The account's user.
+        user: String,
+        /// The account's host.
+        host: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+}
+
+impl UserError {
+    /// The ERR packet a client gets for this error.
+    pub fn to_sql_error(&self) -> SqlError {
+        let (code, state) = match self {
+            UserError::OperationFailed { .. } => (1396, "HY000"),
+            UserError::NoSuchUserForGrant => (1410, "42000"),
+            UserError::NoSuchGrant { .. } => (1141, "42000"),
+            UserError::TooLong { .. } => (1470, "HY000"),
+            UserError::Persist(_)
+            | UserError::Read { .. }
+            | UserError::Parse { .. }
+            | UserError::BadAccount { .. } => (1105, "HY000"),
+        };
+        let mut message = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            message.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        SqlError::new(code, state, message)
+    }
+}
+
+/// What the first start did about root's password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Initialization {
+    /// `users.json` existed: nothing was made.
+    Existing,
+    /// `root@localhost` was made with this random password (logged and written to
+    /// `initial-root-password`).
+    RootPassword(String),
+    /// `root@localhost` was made with an empty password (`--initialize-insecure`).
+    Insecure,
+}
+
+/// The accounts, shared by every connection.
+#[derive(Debug)]
+pub struct Users {
+    path: PathBuf,
+    /// Sorted as described in the module docs; replaced whole on every change, so a lookup never
+    /// sees a half-made change and never waits for a change's fsync.
+    accounts: RwLock<Arc<Vec<Account>>>,
+    /// Serializes changes (read, modify, persist, publish).
+    change: Mutex<()>,
+}
+
+impl Users {
+    /// Loads `<dir>/users.json`, or makes it with `root@localhost` on the first start (an empty
+    /// root password if `insecure`).
+    pub fn open(dir: &Path, insecure: bool) -> Result<(Users, Initialization), UserError> {
+        let path = dir.join(USERS_FILE);
+        let accounts = match std::fs::read(&path) {
+            Ok(bytes) => {
+                let accounts = decode(&path, &bytes)?;
+                return Ok((Users::with_accounts(path, accounts), Initialization::Existing));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(source) => return Err(UserError::Read { path, source }),
+        };
+        let users = Users::with_accounts(path, accounts);
+        let password_file = dir.join(INITIAL_ROOT_PASSWORD_FILE);
+        let initialization = if insecure {
+            match std::fs::remove_file(&password_file) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(UserError::Read { path: password_file, source: e })
+                }
+                _ => {}
+            }
+            log::warn!(
+                "root@localhost is created with an empty password ! \
+                 Please consider switching off the --initialize-insecure option."
+            );
+            Initialization::Insecure
+        } else {
+            let password = generate_password();
+            write_file_durably(&password_file, format!("{password}\n").as_bytes(), 0o600)
+                .map_err(UserError::Persist)?;
+            // A warning rather than a note, so it shows at every log_error_verbosity above 1.
+            log::warn!(
+                "A temporary password is generated for root@localhost: {password} \
+                 (also in {})",
+                password_file.display()
+            );
+            Initialization::RootPassword(password)
+        };
+        let password = match &initialization {
+            Initialization::RootPassword(p) => p.as_str(),
+            _ => "",
+        };
+        users.change(|accounts| {
+            accounts.push(Account {
+                user: "root".to_string(),
+                host: "localhost".to_string(),
+                auth: UserAuth::caching_sha2(password),
+                privileges: Privileges::ALL.union(Privileges::GRANT_OPTION),
+            });
+            Ok(())
+        })?;
+        Ok((users, initialization))
+    }
+
+    fn with_accounts(path: PathBuf, mut accounts: Vec<Account>) -> Users {
+        sort(&mut accounts);
+        Users { path, accounts: RwLock::new(Arc::new(accounts)), change: Mutex::new(()) }
+    }
+
+    /// The account a client `user` connecting from `client_host` (an IP address) logs in as:
+    /// the first match in mysqld's order (module docs).
+    pub fn lookup(&self, user: &str, client_host: &str) -> Option<Account> {
+        let accounts = self.accounts.read().clone();
+        accounts
+            .iter()
+            .find(|a| (a.user == user || a.user.is_empty()) && host_matches(&a.host, client_host))
+            .cloned()
+    }
+
+    /// The authentication data for [`crate::protocol::Backend::user`].
+    pub fn auth(&self, user: &str, client_host: &str) -> Option<UserAuth> {
+        self.lookup(user, client_host).map(|a| a.auth)
+    }
+
+    /// The account named exactly `'user'@'host'`.
+    pub fn get(&self, user: &str, host: &str) -> Option<Account> {
+        let host = host.to_ascii_lowercase();
+        self.accounts.read().iter().find(|a| a.user == user && a.host == host).cloned()
+    }
+
+    /// Every account, in lookup order.
+    pub fn accounts(&self) -> Vec<Account> {
+        self.accounts.read().as_ref().clone()
+    }
+
+    /// True if account `'user'@'host'` (as [`Users::lookup`] or `CURRENT_USER()` names it)
+    /// holds every privilege in `wanted`.
+    pub fn has_privilege(&self, user: &str, host: &str, wanted: Privileges) -> bool {
+        self.get(user, host).is_some_and(|a| a.privileges.contains(wanted))
+    }
+
+    /// `CREATE USER [IF NOT EXISTS]`. Returns false when the account existed and
+    /// `if_not_exists` (mysqld's note 3163), leaving it unchanged.
+    pub fn create_user(
+        &self,
+        user: &str,
+        host: &str,
+        auth: UserAuth,
+        if_not_exists: bool,
+    ) -> Result<bool, UserError> {
+        check_names(user, host)?;
+        let host = host.to_ascii_lowercase();
+        let mut created = false;
+        self.change(|accounts| {
+            if accounts.iter().any(|a| a.user == user && a.host == host) {
+                if if_not_exists {
+                    return Ok(());
+                }
+                return Err(failed("CREATE USER", user, &host));
+            }
+            accounts.push(Account {
+                user: user.to_string(),
+                host: host.clone(),
+                auth,
+                privileges: Privileges::NONE,
+            });
+            created = true;
+            Ok(())
+        })?;
+        Ok(created)
+    }
+
+    /// `ALTER USER ... IDENTIFIED [WITH plugin] BY ...`: replaces the plugin and password.
+    pub fn alter_user(&self, user: &str, host: &str, auth: UserAuth) -> Result<(), UserError> {
+        let host = host.to_ascii_lowercase();
+        self.change(|accounts| {
+            let account = accounts
+                .iter_mut()
+                .find(|a| a.user == user && a.host == host)
+                .ok_or_else(|| failed("ALTER USER", user, &host))?;
+            account.auth = auth;
+            Ok(())
+        })
+    }
+
+    /// `DROP USER [IF EXISTS]`. Returns false when the account was missing and `if_exists`.
+    pub fn drop_user(&self, user: &str, host: &str, if_exists: bool) -> Result<bool, UserError> {
+        let host = host.to_ascii_lowercase();
+        let mut dropped = false;
+        self.change(|accounts| {
+            let before = accounts.len();
+            accounts.retain(|a| !(a.user == user && a.host == host));
+            dropped = accounts.len() < before;
+            if !dropped && !if_exists {
+                return Err(failed("DROP USER", user, &host));
+            }
+            Ok(())
+        })?;
+        Ok(dropped)
+    }
+
+    /// `GRANT privileges ON *.* TO 'user'@'host'`.
+    pub fn grant(&self, user: &str, host: &str, privileges: Privileges) -> Result<(), UserError> {
+        let host = host.to_ascii_lowercase();
+        self.change(|accounts| {
+            let account = accounts
+                .iter_mut()
+                .find(|a| a.user == user && a.host == host)
+                .ok_or(UserError::NoSuchUserForGrant)?;
+            account.privileges = account.privileges.union(privileges);
+            Ok(())
+        })
+    }
+
+    /// `REVOKE privileges ON *.* FROM 'user'@'host'`. Revoking a privilege the account does not
+    /// hold is not an error at the global level, as in mysqld.
+    pub fn revoke(&self, user: &str, host: &str, privileges: Privileges) -> Result<(), UserError> {
+        let host = host.to_ascii_lowercase();
+        self.change(|accounts| {
+            let account =
+                accounts.iter_mut().find(|a| a.user == user && a.host == host).ok_or_else(
+                    || UserError::NoSuchGrant { user: user.to_string(), host: host.clone() },
+                )?;
+            account.privileges = account.privileges.difference(privileges);
+            Ok(())
+        })
+    }
+
+    /// Applies `edit` to a copy of the accounts, saves the copy durably, then publishes it.
+    /// If `edit` or the save fails, nothing changes.
+    fn change(
+        &self,
+        edit: impl FnOnce(&mut Vec<Account>) -> Result<(), UserError>,
+    ) -> Result<(), UserError> {
+        let _serial = self.change.lock();
+        let mut accounts = self.accounts.read().as_ref().clone();
+        edit(&mut accounts)?;
+        sort(&mut accounts);
+        write_file_durably(&self.path, &encode(&accounts), 0o600).map_err(UserError::Persist)?;
+        *self.accounts.write() = Arc::new(accounts);
+        Ok(())
+    }
+}
+
+fn failed(operation: &'static str, user: &str, host: &str) -> UserError {
+    UserError::OperationFailed { operation, user: user.to_string(), host: host.to_string() }
+}
+
+fn check_names(user: &str, host: &str) -> Result<(), UserError> {
+    if user.chars().count() > USER_NAME_MAX {
+        return Err(UserError::TooLong {
+            value: user.to_string(),
+            what: "user name",
+            max: USER_NAME_MAX,
+        });
+    }
+    if host.chars().count() > HOST_NAME_MAX {
+        return Err(UserError::TooLong {
+            value: host.to_string(),
+            what: "host name",
+            max: HOST_NAME_MAX,
+        });
+    }
+    Ok(())
+}
+
+/// A random 20-character password of letters and digits (about 119 bits).
+fn generate_password() -> String {
+    rand::rng().sample_iter(rand::distr::Alphanumeric).take(20).map(char::from).collect()
+}
+
+/// Lookup order: most specific host first, then named users before the anonymous one.
+fn sort(accounts: &mut [Account]) {
+    accounts.sort_by(|a, b| {
+        host_rank(&a.host)
+            .cmp(&host_rank(&b.host))
+            .then(a.user.is_empty().cmp(&b.user.is_empty()))
+            .then_with(|| a.host.cmp(&b.host))
+            .then_with(|| a.user.cmp(&b.user))
+    });
+}
+
+/// Smaller is more specific: exact names and addresses, then address ranges, then wildcard
+/// patterns with longer literal prefixes, then `%`.
+fn host_rank(host: &str) -> (u8, std::cmp::Reverse<usize>) {
+    use std::cmp::Reverse;
+    if host.is_empty() || host == "%" {
+        return (3, Reverse(0));
+    }
+    match host.find(['%', '_']) {
+        None if host.contains('/') => (1, Reverse(0)),
+        None => (0, Reverse(0)),
+        Some(prefix) => (2, Reverse(prefix)),
+    }
+}
+
+/// True if account host `pattern` admits a client at `client` (an IP address in text form).
+pub fn host_matches(pattern: &str, client: &str) -> bool {
+    if pattern.is_empty() || pattern == "%" {
+        return true;
+    }
+    if pattern.eq_ignore_ascii_case("localhost") {
+        return client == "127.0.0.1" || client == "::1";
+    }
+    if let Some((address, mask)) = pattern.split_once('/') {
+        return ipv4_range_matches(address, mask, client);
+    }
+    like(pattern.as_bytes(), client.as_bytes())
+}
+
+/// `a.b.c.d/m.m.m.m` or `a.b.c.d/n` against an IPv4 client.
+fn ipv4_range_matches(address: &str, mask: &str, client: &str) -> bool {
+    let (Ok(address), Ok(client)) =
+        (address.parse::<std::net::Ipv4Addr>(), client.parse::<std::net::Ipv4Addr>())
+    else {
+        return false;
+    };
+    let mask = match (mask.parse::<std::net::Ipv4Addr>(), mask.parse::<u32>()) {
+        (Ok(m), _) => u32::from(m),
+        (_, Ok(0)) => 0,
+        (_, Ok(bits)) if bits <= 32 => u32::MAX << (32 - bits),
+        _ => return false,
+    };
+    u32::from(client) & mask == u32::from(address) & mask
+}
+
+/// SQL LIKE without escapes: `%` any run, `_` one byte, ASCII case-insensitive.
+fn like(pattern: &[u8], text: &[u8]) -> bool {
+    // Iterative matching with backtracking to the last `%`: linear in practice, never
+    // exponential on patterns like `%%%%a`.
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] == b'%' {
+            star = Some((p, t));
+            p += 1;
+        } else if p < pattern.len()
+            && (pattern[p] == b'_' || pattern[p].eq_ignore_ascii_case(&text[t]))
+        {
+            p += 1;
+            t += 1;
+        } else if let Some((sp, st)) = star {
+            p = sp + 1;
+            t = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&c| c == b'%')
+}
+
+// Format: {"format":1,"accounts":[{"user":"root","host":"localhost",
+//          "plugin":"caching_sha2_password","authentication_string":"$binlogd-pbkdf2-sha256$...",
+//          "privileges":["ALL PRIVILEGES","GRANT OPTION"]}, ...]}
+#[derive(Serialize, Deserialize)]
+struct UsersFile {
+    format: u32,
+    accounts: Vec<StoredAccount>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredAccount {
+    user: String,
+    host: String,
+    plugin: String,
+    /// mysqld's column name: empty, `*<40 hex>` (native) or binlogd's PBKDF2 form (SHA-2).
+    authentication_string: String,
+    privileges: Vec<String>,
+}
+
+fn encode(accounts: &[Account]) -> Vec<u8> {
+    let file = UsersFile {
+        format: FORMAT_VERSION,
+        accounts: accounts
+            .iter()
+            .map(|a| StoredAccount {
+                user: a.user.clone(),
+                host: a.host.clone(),
+                plugin: a.auth.plugin.name().to_string(),
+                authentication_string: match &a.auth.password {
+                    StoredPassword::Empty => String::new(),
+                    StoredPassword::Native(hash) => native_hash_to_string(hash),
+                    StoredPassword::Sha2(hash) => hash.to_string(),
+                },
+                privileges: a.privileges.names().into_iter().map(str::to_string).collect(),
+            })
+            .collect(),
+    };
+    let mut bytes =
+        serde_json::to_vec_pretty(&file).expect("serializing strings and numbers cannot fail");
+    bytes.push(b'\n');
+    bytes
+}
+
+fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<Account>, UserError> {
+    let file: UsersFile = serde_json::from_slice(bytes)
+        .map_err(|source| UserError::Parse { path: path.to_path_buf(), source })?;
+    let mut accounts = Vec::with_capacity(file.accounts.len());
+    for stored in file.accounts {
+        let bad = |reason| UserError::BadAccount {
+            path: path.to_path_buf(),
+            user: stored.user.clone(),
+            host: stored.host.clone(),
+            reason,
+        };
+        if file.format != FORMAT_VERSION {
+            return Err(bad("unknown file format version"));
+        }
+        let plugin =
+            AuthPlugin::from_name(stored.plugin.as_bytes()).ok_or_else(|| bad("unknown plugin"))?;
+        let text = stored.authentication_string.as_str();
+        let password = match plugin {
+            _ if text.is_empty() => StoredPassword::Empty,
+            AuthPlugin::MysqlNativePassword => StoredPassword::Native(
+                native_hash_from_str(text).map_err(|_| bad("bad native password hash"))?,
+            ),
+            AuthPlugin::CachingSha2Password => StoredPassword::Sha2(
+                text.parse().map_err(|_| bad("bad caching_sha2_password hash"))?,
+            ),
+        };
+        let mut privileges = Privileges::NONE;
+        for name in &stored.privileges {
+            privileges = privileges
+                .union(Privileges::from_name(name).ok_or_else(|| bad("unknown privilege"))?);
+        }
+        accounts.push(Account {
+            user: stored.user.clone(),
+            host: stored.host.to_ascii_lowercase(),
+            auth: UserAuth { plugin, password },
+            privileges,
+        });
+    }
+    Ok(accounts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_patterns() {
+        assert!(like(b"192.168.%", b"192.168.1.7"));
+        assert!(!like(b"192.168.%", b"10.168.1.7"));
+        assert!(like(b"10.0.0._", b"10.0.0.5"));
+        assert!(!like(b"10.0.0._", b"10.0.0.55"));
+        assert!(like(b"%.example.COM", b"db.example.com"));
+        assert!(like(b"%%%%a", b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+        assert!(!like(b"%%%%b", b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+        assert!(like(b"%", b""));
+        assert!(!like(b"_", b""));
+    }
+
+    #[test]
+    fn host_forms() {
+        assert!(host_matches("localhost", "127.0.0.1"));
+        assert!(host_matches("LOCALHOST", "::1"));
+        assert!(!host_matches("localhost", "127.0.0.2"));
+        assert!(!host_matches("localhost", "10.0.0.1"));
+        assert!(host_matches("", "10.0.0.1"));
+        assert!(host_matches("10.1.0.0/255.255.0.0", "10.1.200.3"));
+        assert!(!host_matches("10.1.0.0/255.255.0.0", "10.2.0.3"));
+        assert!(host_matches("10.1.0.0/16", "10.1.200.3"));
+        assert!(host_matches("0.0.0.0/0", "1.2.3.4"));
+        assert!(!host_matches("10.1.0.0/33", "10.1.0.1"));
+        assert!(!host_matches("10.1.0.0/16", "::1"));
+        assert!(host_matches("::1", "::1"));
+    }
+
+    #[test]
+    fn privilege_names() {
+        assert_eq!(Privileges::from_name("all privileges"), Some(Privileges::ALL));
+        assert_eq!(
+            Privileges::from_name("replication   slave"),
+            Some(Privileges::REPLICATION_SLAVE)
+        );
+        assert_eq!(
+            Privileges::from_name("Replication Replica"),
+            Some(Privileges::REPLICATION_SLAVE)
+        );
+        assert_eq!(Privileges::from_name("SELECT"), Some(Privileges::SELECT));
+        assert_eq!(Privileges::from_name("CREATE USER"), Some(Privileges::CREATE_USER));
+        assert_eq!(Privileges::from_name("GRANT OPTION"), Some(Privileges::GRANT_OPTION));
+        assert_eq!(Privileges::from_name("FLY"), None);
+        assert!(!Privileges::ALL.contains(Privileges::GRANT_OPTION));
+        assert!(Privileges::ALL.contains(Privileges::SUPER.union(Privileges::RELOAD)));
+        assert_eq!(Privileges::NONE.names(), vec!["USAGE"]);
+        assert_eq!(
+            Privileges::ALL.union(Privileges::GRANT_OPTION).names(),
+            vec!["ALL PRIVILEGES", "GRANT OPTION"]
+        );
+        assert_eq!(
+            Privileges::REPLICATION_SLAVE.union(Privileges::SELECT).names(),
+            vec!["SELECT", "REPLICATION SLAVE"]
+        );
+        for (i, name) in PRIVILEGE_NAMES.iter().enumerate() {
+            assert_eq!(Privileges::from_name(name), Some(Privileges(1 << i)), "{name}");
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! `binlogd serve` as a process: started by the test on a temporary data directory and a free
+//! port (`--port=0`, read back from the error log), driven with the `mariadb` CLI, stopped with
+//! SIGTERM/SIGINT, restarted on the same data directory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+struct Running {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // A test that failed midway must not leave a server behind.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn binlogd(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_binlogd"));
+    command.arg("serve").args(args).stdin(Stdio::null()).stdout(Stdio::null());
+    command
+}
+
+/// Starts a server and waits until its log says it is ready (or the process ended).
+fn start(datadir: &Path, extra: &[&str]) -> Running {
+    let log = datadir.with_extension("log");
+    let _ = std::fs::remove_file(&log);
+    let mut args = vec![
+        format!("--datadir={}", datadir.display()),
+        "--port=0".to_string(),
+        format!("--log-error={}", log.display()),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let child = binlogd(&args).stderr(Stdio::null()).spawn().expect("start binlogd");
+    let mut running = Running { child, port: 0, log };
+    loop {
+        let text = std::fs::read_to_string(&running.log).unwrap_or_default();
+        if let Some(rest) = text.split("ready for connections").nth(1) {
+            let port = rest.split("port: ").nth(1).and_then(|p| p.split_whitespace().next());
+            running.port = port.and_then(|p| p.parse().ok()).expect("port in the log");
+            return running;
+        }
+        if let Some(status) = running.child.try_wait().expect("try_wait") {
+            panic!("binlogd exited ({status}) before it was ready:\n{text}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Sends `signal` and waits for a clean exit.
+fn stop(running: Running, signal: &str) -> String {
+    stop_with(running, signal, true)
+}
+
+/// Sends `signal`, waits for the process, and returns its log.
+fn stop_with(mut running: Running, signal: &str, clean: bool) -> String {
+    let pid = running.child.id().to_string();
+    let status = Command::new("kill").args([signal, &pid]).status().expect("kill");
+    assert!(status.success());
+    let exit = running.child.wait().expect("wait");
+    assert_eq!(exit.success(), clean, "exit status {exit}");
+    std::fs::read_to_string(&running.log).expect("log")
+}
+
+fn mariadb(port: u16, user: &str, password: &str, extra: &[&str], sql: &str) -> Output {
+    let mut command = Command::new("mariadb");
+    command.args([
+        "--no-defaults",
+        "--protocol=TCP",
+        "-h127.0.0.1",
+        &format!("-P{port}"),
+        &format!("-u{user}"),
+        "--batch",
+        "--skip-column-names",
+    ]);
+    if !password.is_empty() {
+        command.arg(format!("-p{password}"));
+    }
+    command.args(extra).args(["-e", sql]);
+    command.output().expect("run mariadb (mariadb-client)")
+}
+
+fn ok(output: Output) -> String {
+    assert!(output.status.success(), "mariadb: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn serve_answers_mariadb_and_keeps_data_across_restarts() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let datadir = tmp.path().join("data");
+    let server = start(&datadir, &["--initialize-insecure", "--sync_binlog=1"]);
+    assert_eq!(ok(mariadb(server.port, "root", "", &[], "SELECT 1")), "1\n");
+    let out = ok(mariadb(
+        server.port,
+        "root",
+        "",
+        &[],
+        "CREATE DATABASE shop; USE shop; \
+         CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(20)); \
+         INSERT INTO item VALUES (1, 'apple'), (2, 'pear'); \
+         UPDATE item SET name = 'plum' WHERE id = 2; \
+         SELECT id, name FROM item ORDER BY id",
+    ));
+    assert_eq!(out, "1\tapple\n2\tplum\n");
+    let uuid = std::fs::read_to_string(datadir.join("auto.cnf")).expect("auto.cnf");
+    let shown = ok(mariadb(server.port, "root", "", &[], "SELECT @@server_uuid"));
+    let uuid_text = shown.trim().to_string();
+    assert!(uuid.contains(&uuid_text), "{uuid} vs {shown}");
+    // CREATE DATABASE, CREATE TABLE, INSERT, UPDATE: four GTIDs.
+    let executed = format!("{uuid_text}:1-4");
+    let status = ok(mariadb(server.port, "root", "", &[], "SHOW MASTER STATUS"));
+    assert!(status.starts_with("binlog.000001\t") && status.contains(&executed), "{status}");
+
+    // A second server on the same data directory is refused while the first runs.
+    let second = binlogd(&[&format!("--datadir={}", datadir.display()), "--port=0"])
+        .output()
+        .expect("second binlogd");
+    assert_eq!(second.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("in use by another binlogd"), "{stderr}");
+
+    // kill -9: every acknowledged transaction is there after recovery.
+    let log = stop_with(server, "-KILL", false);
+    assert!(!log.contains("shutdown complete"), "{log}");
+    let server = start(&datadir, &[]);
+    let out =
+        ok(mariadb(server.port, "root", "", &[], "SELECT id, name FROM shop.item ORDER BY id"));
+    assert_eq!(out, "1\tapple\n2\tplum\n");
+    let gtids = ok(mariadb(server.port, "root", "", &[], "SELECT @@global.gtid_executed"));
+    assert_eq!(gtids.trim(), executed);
+    ok(mariadb(server.port, "root", "", &[], "DELETE FROM shop.item WHERE id = 1"));
+    let log = stop(server, "-TERM");
+    assert!(log.contains("received SIGTERM") && log.contains("shutdown complete"), "{log}");
+
+    let server = start(&datadir, &[]);
+    let out = ok(mariadb(server.port, "root", "", &[], "SELECT id, name FROM shop.item"));
+    assert_eq!(out, "2\tplum\n");
+    let log = stop(server, "-INT");
+    assert!(log.contains("received SIGINT"), "{log}");
+
+    // The binlog holds the row events under the table's own name, readable by mariadb-binlog.
+    let dump = Command::new("mariadb-binlog")
+        .args(["--no-defaults", "-v"])
+        .arg(datadir.join("binlog/binlog.000001"))
+        .output()
+        .expect("run mariadb-binlog");
+    let dump = String::from_utf8_lossy(&dump.stdout);
+    assert!(dump.contains("### INSERT INTO `shop`.`item`"), "{dump}");
+    assert!(dump.contains("### UPDATE `shop`.`item`"), "{dump}");
+}
+
+#[test]
+fn skip_log_bin_serves_without_a_binlog() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let datadir = tmp.path().join("data");
+    let server = start(&datadir, &["--initialize-insecure", "--skip-log-bin"]);
+    let out = ok(mariadb(
+        server.port,
+        "root",
+        "",
+        &[],
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY); INSERT INTO d.t VALUES (7); \
+         SELECT id FROM d.t; SELECT @@log_bin",
+    ));
+    assert_eq!(out, "7\n0\n");
+    let binary_logs = mariadb(server.port, "root", "", &[], "SHOW BINARY LOGS");
+    let stderr = String::from_utf8_lossy(&binary_logs.stderr);
+    assert!(stderr.contains("1381") && stderr.contains("not using binary logging"), "{stderr}");
+    stop(server, "-TERM");
+    assert!(!datadir.join("binlog").exists());
+}
+
+#[test]
+fn first_start_prints_root_password_and_root_logs_in_with_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let datadir = tmp.path().join("data");
+    let server = start(&datadir, &[]);
+    let password = std::fs::read_to_string(datadir.join("initial-root-password"))
+        .expect("initial-root-password");
+    let password = password.trim();
+    let log = std::fs::read_to_string(&server.log).expect("log");
+    assert!(
+        log.contains(&format!("temporary password is generated for root@localhost: {password}"))
+    );
+    // caching_sha2_password full authentication over TLS with the generated certificate.
+    assert_eq!(ok(mariadb(server.port, "root", password, &["--ssl"], "SELECT 1")), "1\n");
+    let denied = mariadb(server.port, "root", "", &["--ssl"], "SELECT 1");
+    assert!(String::from_utf8_lossy(&denied.stderr).contains("Access denied"));
+    stop(server, "-TERM");
+}
+
+#[test]
+fn bad_options_exit_1_naming_the_option() {
+    let unknown = binlogd(&["--no-such-option=1"]).output().expect("run");
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown option '--no-such-option'"));
+    let bad = binlogd(&["--max-connections=lots"]).output().expect("run");
+    assert_eq!(bad.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("'--max-connections'") && stderr.contains("'lots'"), "{stderr}");
+    let help = binlogd(&["--help"]).stdout(Stdio::piped()).output().expect("run");
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--sync-binlog"));
+}
