@@ -147,7 +147,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     };
     let served = runtime.block_on(async {
         let address = format!("{}:{}", config.bind_address, config.port);
-        let listener = tokio::net::TcpListener::bind(&address)
+        let listener = bind_listener(&address, config.max_connections.into())
             .await
             .map_err(|source| ServeError::Bind { address: address.clone(), source })?;
         let local = listener.local_addr().map_err(ServeError::Runtime)?;
@@ -446,4 +446,28 @@ fn to_engine_value(v: &Value) -> engine::Value {
             )
         }
     }
+}
+
+/// Binds the listening socket with a backlog of `max_connections` (at least 128), as mysqld
+/// sizes `back_log`. The default backlog of 128 overflows when hundreds of clients connect at
+/// once (sysbench at 1024 threads); the kernel then drops the server's half of connections
+/// the client already counts as established, and since the server speaks first in MySQL's
+/// protocol, such a client waits for a greeting forever. The kernel caps the backlog at
+/// `net.core.somaxconn`.
+async fn bind_listener(
+    address: &str,
+    max_connections: u64,
+) -> std::io::Result<tokio::net::TcpListener> {
+    let addr = tokio::net::lookup_host(address).await?.next().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "address resolves to nothing")
+    })?;
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    let backlog = u32::try_from(max_connections.max(128)).unwrap_or(u32::MAX);
+    socket.listen(backlog)
 }
