@@ -485,6 +485,16 @@ impl<E: Engine> Coordinator<E> {
         self.inner.with_writer(|w| Ok(w.purge_to(name)?))
     }
 
+    /// `PURGE BINARY LOGS BEFORE`: removes the files last modified before `unix_secs`.
+    pub fn purge_binary_logs_before(&self, unix_secs: u64) -> Result<binlog::files::PurgeOutcome> {
+        self.inner.with_writer(|w| Ok(w.purge_before_date(unix_secs)?))
+    }
+
+    /// `gtid_purged`: the GTIDs of purged files (the first remaining file's PREVIOUS_GTIDS).
+    pub fn gtid_purged(&self) -> Result<GtidSet> {
+        self.inner.with_writer(|w| Ok(w.purged_gtids().clone()))
+    }
+
     /// The binlog's files, oldest first (`SHOW BINARY LOGS`).
     pub fn binlog_file_names(&self) -> Vec<String> {
         self.inner.files.file_names()

@@ -8,7 +8,8 @@
 //! transaction is durable per `sync_binlog` / `innodb_flush_log_at_trx_commit`. DDL, already
 //! durable in the engine, is logged as a QUERY event with its own GTID.
 //!
-//! `SET GLOBAL sync_binlog` and the other group-commit variables reach the running pipeline
+//! SHOW BINLOG EVENTS reads the file set through its tailing reader, so it never shows bytes past
+//! the synced end. `SET GLOBAL sync_binlog` and the other group-commit variables reach the running pipeline
 //! through [`CommitVariables`].
 //!
 //! `gtid_next`: AUTOMATIC takes the pipeline's GTID; an assigned GTID is acquired first (owned
@@ -17,8 +18,13 @@
 //! `gtid_mode=ON`.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
+
+use binlog::event::{decode_event, rows_flags, EventBody, FormatContext};
+use binlog::files::{BinlogFiles, Next};
 
 use commit::{CommitConfig, Coordinator};
 use engine::{TableSchema, Txn, Value};
@@ -186,12 +192,38 @@ impl BinlogAdmin for Binlogging {
 
     fn binlog_events(
         &self,
-        _file: Option<&str>,
-        _from: Option<u64>,
-        _offset: u64,
-        _limit: Option<u64>,
+        file: Option<&str>,
+        from: Option<u64>,
+        offset: u64,
+        limit: Option<u64>,
     ) -> SqlResult<Vec<BinlogEventInfo>> {
-        Err(not_supported("SHOW BINLOG EVENTS"))
+        let files = self.coordinator.binlog_files();
+        let names = files.file_names();
+        let name = match file {
+            Some(f) => f.to_string(),
+            None => match names.first() {
+                Some(first) => first.clone(),
+                None => return Ok(Vec::new()),
+            },
+        };
+        if !names.contains(&name) {
+            return Err(show_events_error("Could not find target log"));
+        }
+        let want = limit.unwrap_or(u64::MAX);
+        let mut events = Vec::new();
+        if want == 0 {
+            return Ok(events);
+        }
+        let mut skip = offset;
+        read_events(&files, &name, from.unwrap_or(4), |info| {
+            if skip > 0 {
+                skip -= 1;
+            } else {
+                events.push(info);
+            }
+            (events.len() as u64) < want
+        })?;
+        Ok(events)
     }
 
     fn flush_binary_logs(&self) -> SqlResult<()> {
@@ -202,8 +234,14 @@ impl BinlogAdmin for Binlogging {
         self.coordinator.purge_binary_logs_to(file).map(|_| ()).map_err(|e| to_sql_error(&e))
     }
 
-    fn purge_before(&self, _before: engine::DateTime) -> SqlResult<()> {
-        Err(not_supported("PURGE BINARY LOGS BEFORE"))
+    fn purge_before(&self, before: engine::DateTime) -> SqlResult<()> {
+        let unix_secs = u64::try_from(crate::sql::eval::unix_of(&before)).unwrap_or(0);
+        let outcome =
+            self.coordinator.purge_binary_logs_before(unix_secs).map_err(|e| to_sql_error(&e))?;
+        if let Some(file) = outcome.stopped_at_in_use {
+            log::warn!("PURGE BINARY LOGS BEFORE '{before}' stopped at {file}: a reader is on it");
+        }
+        Ok(())
     }
 
     fn reset_master(&self) -> SqlResult<()> {
@@ -215,8 +253,107 @@ impl BinlogAdmin for Binlogging {
     }
 
     fn gtid_purged(&self) -> String {
-        // The coordinator does not track the purged set yet: shown empty, as before any purge.
-        String::new()
+        self.coordinator.gtid_purged().map(|set| set.to_string()).unwrap_or_default()
+    }
+}
+
+/// ER_ERROR_WHEN_EXECUTING_COMMAND (1220), worded as mysqld words SHOW BINLOG EVENTS errors.
+fn show_events_error(what: &str) -> SqlError {
+    SqlError::Other {
+        code: 1220,
+        sqlstate: "HY000",
+        message: format!("Error when executing command SHOW BINLOG EVENTS: {what}"),
+    }
+}
+
+/// Reads the events of file `name` from `from` (an event boundary) and hands each to `each`
+/// until it returns false or the file ends (its end, or the synced end of the active file:
+/// the reader never shows what is not durable).
+fn read_events(
+    files: &BinlogFiles,
+    name: &str,
+    from: u64,
+    mut each: impl FnMut(BinlogEventInfo) -> bool,
+) -> SqlResult<()> {
+    let bad_offset = || show_events_error("Wrong offset or I/O error");
+    // The FORMAT_DESCRIPTION at offset 4 says whether events carry a checksum; it is read
+    // first even when the listing starts later.
+    let mut ctx = FormatContext::default();
+    let mut reader = files.reader_at(name, 4).map_err(|_| bad_offset())?;
+    if let Next::Event(ev) = reader.next(Some(Duration::ZERO)).map_err(|_| bad_offset())? {
+        let event = decode_event(&ev.bytes, &ctx, ev.pos).map_err(|_| bad_offset())?;
+        if let EventBody::FormatDescription(fde) = &event.body {
+            ctx = FormatContext::from_fde(fde, ev.pos).map_err(|_| bad_offset())?;
+        }
+        if from <= 4 && !each(describe(name, ev.pos, &event)) {
+            return Ok(());
+        }
+    }
+    if from > 4 {
+        reader = files.reader_at(name, from).map_err(|_| bad_offset())?;
+    }
+    loop {
+        let ev = match reader.next(Some(Duration::ZERO)).map_err(|_| bad_offset())? {
+            Next::Event(ev) if ev.file == name => ev,
+            _ => return Ok(()),
+        };
+        let event = decode_event(&ev.bytes, &ctx, ev.pos).map_err(|_| bad_offset())?;
+        if !each(describe(name, ev.pos, &event)) {
+            return Ok(());
+        }
+    }
+}
+
+/// One row of SHOW BINLOG EVENTS, with mysqld's wording of `Info`.
+fn describe(name: &str, pos: u64, event: &binlog::event::Event) -> BinlogEventInfo {
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let mut info = String::new();
+    match &event.body {
+        EventBody::FormatDescription(f) => {
+            let version = f.server_version_str();
+            let _ = write!(info, "Server ver: {version}, Binlog ver: {}", f.binlog_version);
+        }
+        EventBody::PreviousGtids(p) => info = p.gtids().to_string(),
+        EventBody::Gtid(g) => {
+            let _ = write!(info, "SET @@SESSION.GTID_NEXT= '{}'", g.gtid());
+        }
+        EventBody::AnonymousGtid(_) => info.push_str("SET @@SESSION.GTID_NEXT= 'ANONYMOUS'"),
+        EventBody::Query(q) => {
+            let query = lossy(&q.query);
+            if q.schema.is_empty() || query == "BEGIN" {
+                info = query;
+            } else {
+                let _ = write!(info, "use `{}`; {query}", lossy(&q.schema));
+            }
+        }
+        EventBody::TableMap(t) => {
+            let _ =
+                write!(info, "table_id: {} ({}.{})", t.table_id, lossy(&t.schema), lossy(&t.table));
+        }
+        EventBody::Rows(r) => {
+            let _ = write!(info, "table_id: {}", r.table_id);
+            if r.flags & rows_flags::STMT_END_F != 0 {
+                info.push_str(" flags: STMT_END_F");
+            }
+        }
+        EventBody::Xid(x) => {
+            let _ = write!(info, "COMMIT /* xid={} */", x.xid);
+        }
+        EventBody::Rotate(r) => {
+            let _ = write!(info, "{};pos={}", lossy(&r.next_file), r.position);
+        }
+        EventBody::Stop
+        | EventBody::Heartbeat(_)
+        | EventBody::HeartbeatV2(_)
+        | EventBody::Raw { .. } => {}
+    }
+    BinlogEventInfo {
+        log_name: name.to_string(),
+        pos,
+        event_type: event.event_type().name().to_string(),
+        server_id: event.header.server_id,
+        end_log_pos: u64::from(event.header.log_pos),
+        info,
     }
 }
 

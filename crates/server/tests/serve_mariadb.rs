@@ -118,6 +118,32 @@ fn serve_answers_mariadb_and_keeps_data_across_restarts() {
     let status = ok(mariadb(server.port, "root", "", &[], "SHOW MASTER STATUS"));
     assert!(status.starts_with("binlog.000001\t") && status.contains(&executed), "{status}");
 
+    // SHOW BINLOG EVENTS lists the file as mysqld does: type and Info of each event.
+    let events = ok(mariadb(server.port, "root", "", &[], "SHOW BINLOG EVENTS IN 'binlog.000001'"));
+    let types: Vec<&str> = events.lines().filter_map(|line| line.split('\t').nth(2)).collect();
+    assert_eq!(&types[..2], ["Format_desc", "Previous_gtids"], "{events}");
+    for want in [
+        format!("SET @@SESSION.GTID_NEXT= '{uuid_text}:3'"),
+        "use `shop`; CREATE TABLE item".to_string(),
+        "table_id: ".to_string(),
+        "Write_rows".to_string(),
+        "Update_rows".to_string(),
+        "COMMIT /* xid=".to_string(),
+    ] {
+        assert!(events.contains(&want), "{want} missing from:\n{events}");
+    }
+    let limited = ok(mariadb(
+        server.port,
+        "root",
+        "",
+        &[],
+        "SHOW BINLOG EVENTS IN 'binlog.000001' LIMIT 1,2",
+    ));
+    assert_eq!(limited.lines().count(), 2, "{limited}");
+    assert!(limited.lines().next().is_some_and(|l| l.contains("Previous_gtids")), "{limited}");
+    let missing = mariadb(server.port, "root", "", &[], "SHOW BINLOG EVENTS IN 'nope.000009'");
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("1220"), "{missing:?}");
+
     // A second server on the same data directory is refused while the first runs.
     let second = binlogd(&[&format!("--datadir={}", datadir.display()), "--port=0"])
         .output()
@@ -154,6 +180,27 @@ fn serve_answers_mariadb_and_keeps_data_across_restarts() {
     let dump = String::from_utf8_lossy(&dump.stdout);
     assert!(dump.contains("### INSERT INTO `shop`.`item`"), "{dump}");
     assert!(dump.contains("### UPDATE `shop`.`item`"), "{dump}");
+}
+
+#[test]
+fn flush_and_purge_binary_logs_move_gtid_purged() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let server = start(&tmp.path().join("data"), &["--initialize-insecure"]);
+    let sql = |q: &str| ok(mariadb(server.port, "root", "", &[], q));
+    sql("CREATE DATABASE a; FLUSH BINARY LOGS; CREATE DATABASE b; FLUSH BINARY LOGS");
+    let uuid = sql("SELECT @@server_uuid").trim().to_string();
+    let logs = sql("SHOW BINARY LOGS");
+    assert_eq!(logs.lines().count(), 3, "{logs}");
+    sql("PURGE BINARY LOGS TO 'binlog.000002'");
+    assert!(sql("SHOW BINARY LOGS").starts_with("binlog.000002\t"));
+    assert_eq!(sql("SELECT @@global.gtid_purged").trim(), format!("{uuid}:1"));
+    // Every file but the active one was last written before 2099.
+    sql("PURGE BINARY LOGS BEFORE '2099-01-01 00:00:00'");
+    let logs = sql("SHOW BINARY LOGS");
+    assert!(logs.starts_with("binlog.000003\t") && logs.lines().count() == 1, "{logs}");
+    assert_eq!(sql("SELECT @@global.gtid_purged").trim(), format!("{uuid}:1-2"));
+    assert_eq!(sql("SELECT @@global.gtid_executed").trim(), format!("{uuid}:1-2"));
+    stop(server, "-TERM");
 }
 
 #[test]

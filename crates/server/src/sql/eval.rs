@@ -680,7 +680,8 @@ pub fn datetime_of(secs: i64) -> DateTime {
     }
 }
 
-fn unix_of(t: &DateTime) -> i64 {
+/// Seconds since the epoch of a UTC DATETIME (`UNIX_TIMESTAMP(dt)`).
+pub fn unix_of(t: &DateTime) -> i64 {
     days_from_civil(i64::from(t.year), i64::from(t.month), i64::from(t.day)) * 86_400
         + i64::from(t.hour) * 3600
         + i64::from(t.minute) * 60
