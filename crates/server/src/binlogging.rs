@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use binlog::event::{decode_event, rows_flags, EventBody, FormatContext};
@@ -30,6 +30,7 @@ use commit::{CommitConfig, Coordinator};
 use engine::{TableSchema, Txn, Value};
 
 use crate::config::RowMetadata;
+use crate::protocol;
 use crate::sql::admin::{BinlogEventInfo, BinlogFileInfo, MasterStatus};
 use crate::sql::error::Result as SqlResult;
 use crate::sql::vars::VariableListener;
@@ -354,6 +355,67 @@ fn describe(name: &str, pos: u64, event: &binlog::event::Event) -> BinlogEventIn
         server_id: event.header.server_id,
         end_log_pos: u64::from(event.header.log_pos),
         info,
+    }
+}
+
+/// SHOW GLOBAL STATUS figures of the commit pipeline (`Coordinator::stats`, when the binary
+/// log is on) and of the protocol server (connections, bytes, commands), attached once the
+/// protocol server exists: it is made after the SQL server that holds this provider.
+#[derive(Default)]
+pub struct ServerStatus {
+    coordinator: Option<Arc<Coordinator<engine::Engine>>>,
+    protocol: OnceLock<Arc<protocol::Stats>>,
+}
+
+impl ServerStatus {
+    pub fn new(coordinator: Option<Arc<Coordinator<engine::Engine>>>) -> ServerStatus {
+        ServerStatus { coordinator, protocol: OnceLock::new() }
+    }
+
+    /// Attaches the protocol server's counters (only the first call counts).
+    pub fn attach_protocol(&self, stats: Arc<protocol::Stats>) {
+        let _ = self.protocol.set(stats);
+    }
+}
+
+impl sql::StatusProvider for ServerStatus {
+    fn global_status(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        if let Some(coordinator) = &self.coordinator {
+            let s = coordinator.stats();
+            let pairs = [
+                ("Binlog_commits", s.commits.to_string()),
+                ("Binlog_group_commits", s.groups_flush.to_string()),
+                ("Binlog_failed_commits", s.failed_commits.to_string()),
+                ("Binlog_group_commit_avg_size", format!("{:.2}", s.avg_group_size())),
+                ("Binlog_groups_sync", s.groups_sync.to_string()),
+                ("Binlog_groups_commit", s.groups_commit.to_string()),
+                ("Binlog_fsyncs", s.binlog_fsyncs.to_string()),
+                ("Innodb_os_log_fsyncs", s.redo_fsyncs.to_string()),
+                ("Binlog_stage_wait_flush_us", (s.wait_flush_ns / 1000).to_string()),
+                ("Binlog_stage_wait_sync_us", (s.wait_sync_ns / 1000).to_string()),
+                ("Binlog_stage_wait_commit_us", (s.wait_commit_ns / 1000).to_string()),
+                ("Binlog_commit_latency_p50_us", s.latency_p50_us.to_string()),
+                ("Binlog_commit_latency_p99_us", s.latency_p99_us.to_string()),
+                ("Binlog_commit_latency_max_us", s.latency_max_us.to_string()),
+            ];
+            out.extend(pairs.into_iter().map(|(n, v)| (n.to_string(), v)));
+            for (i, n) in s.group_size_histogram.iter().enumerate() {
+                // Bucket i holds groups of 2^(i-1)+1 ..= 2^i transactions: named by its bound.
+                out.push((format!("Binlog_group_size_le_{}", 1u64 << i), n.to_string()));
+            }
+        }
+        if let Some(protocol) = self.protocol.get() {
+            // The SQL layer counts Questions per statement and keeps its own Uptime.
+            out.extend(
+                protocol
+                    .snapshot()
+                    .into_iter()
+                    .filter(|(n, _)| !matches!(*n, "Questions" | "Uptime"))
+                    .map(|(n, v)| (n.to_string(), v.to_string())),
+            );
+        }
+        out
     }
 }
 

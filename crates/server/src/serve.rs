@@ -30,7 +30,7 @@ use binlog::gtid::Sid;
 use commit::{CommitConfig, Coordinator, OpenOptions};
 use engine::{Engine, EngineConfig};
 
-use crate::binlogging::{Binlogging, CommitVariables};
+use crate::binlogging::{Binlogging, CommitVariables, ServerStatus};
 use crate::config::{BinlogChecksum, Config, ConfigError, VARIABLES};
 use crate::datadir::{DataDir, DataDirError};
 use crate::logging::{LogError, Logger};
@@ -38,7 +38,7 @@ use crate::protocol::{
     self, Backend, Column, ColumnFlags, ColumnType, ConnectionInfo, OkResult, PreparedStatement,
     ResultWriter, Server, ServerConfig, Session, UserAuth, Value,
 };
-use crate::sql::{self, Hooks, NoStatus, Output};
+use crate::sql::{self, Hooks, Output};
 use crate::users::{UserError, Users};
 
 /// The engine's directory inside the data directory (the commit pipeline uses the same).
@@ -152,6 +152,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
             .map_err(|source| ServeError::Bind { address: address.clone(), source })?;
         let local = listener.local_addr().map_err(ServeError::Runtime)?;
         let server = Server::new(server_config, backend);
+        storage.status.attach_protocol(server.stats().clone());
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
                 .map_err(ServeError::Runtime)?;
@@ -179,6 +180,8 @@ struct Storage {
     engine: Engine,
     coordinator: Option<Arc<Coordinator<Engine>>>,
     hooks: Hooks,
+    /// The SHOW GLOBAL STATUS provider in `hooks`, to attach the protocol counters to.
+    status: Arc<ServerStatus>,
 }
 
 /// Binary log on: the commit pipeline opens the engine and the binlog and runs XA recovery.
@@ -223,13 +226,14 @@ fn open_binlogged(
         datadir.path().join(BINLOG_DIR),
         config.binlog_row_metadata,
     ));
+    let status = Arc::new(ServerStatus::new(Some(coordinator.clone())));
     let hooks = Hooks {
         committer: binlogging.clone(),
         admin: binlogging,
-        status: Arc::new(NoStatus),
+        status: status.clone(),
         listener: Some(Arc::new(CommitVariables(coordinator.config().clone()))),
     };
-    Ok(Storage { engine, coordinator: Some(coordinator), hooks })
+    Ok(Storage { engine, coordinator: Some(coordinator), hooks, status })
 }
 
 /// Binary log off (`--skip-log-bin`): the engine alone; a transaction left prepared by a crash
@@ -245,8 +249,9 @@ fn open_engine_only(datadir: &DataDir, engine_config: EngineConfig) -> Result<St
         recovery.end_lsn.0,
         recovery.prepared_xids.len()
     );
-    let hooks = Hooks::without_binlog(&engine);
-    Ok(Storage { engine, coordinator: None, hooks })
+    let status = Arc::new(ServerStatus::new(None));
+    let hooks = Hooks { status: status.clone(), ..Hooks::without_binlog(&engine) };
+    Ok(Storage { engine, coordinator: None, hooks, status })
 }
 
 /// The start-up variables the SQL layer shows (SHOW VARIABLES, `@@name`), from the config.

@@ -200,6 +200,17 @@ fn flush_and_purge_binary_logs_move_gtid_purged() {
     assert!(logs.starts_with("binlog.000003\t") && logs.lines().count() == 1, "{logs}");
     assert_eq!(sql("SELECT @@global.gtid_purged").trim(), format!("{uuid}:1-2"));
     assert_eq!(sql("SELECT @@global.gtid_executed").trim(), format!("{uuid}:1-2"));
+    // SHOW GLOBAL STATUS carries the pipeline's and the protocol's counters.
+    let status = sql("SHOW GLOBAL STATUS");
+    let value = |name: &str| -> u64 {
+        let line = status.lines().find(|l| l.split('\t').next() == Some(name));
+        let line = line.unwrap_or_else(|| panic!("{name} missing from:\n{status}"));
+        line.split('\t').nth(1).and_then(|v| v.parse().ok()).expect("a number")
+    };
+    assert_eq!(value("Binlog_commits"), 2, "{status}");
+    assert!(value("Binlog_group_commits") >= 1 && value("Binlog_fsyncs") >= 1, "{status}");
+    assert_eq!(value("Threads_connected"), 1, "{status}");
+    assert!(value("Connections") >= 8, "{status}");
     stop(server, "-TERM");
 }
 
