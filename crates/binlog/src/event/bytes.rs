@@ -9,7 +9,7 @@
 //! `0xfe` + 8 bytes. `0xfb` (SQL NULL in the protocol) and `0xff` never appear in events.
 
 use super::EventType;
-use crate::error::DecodeError;
+use crate::error::{DecodeError, EncodeError};
 
 /// A read position in one event's bytes.
 #[derive(Debug, Clone)]
@@ -158,4 +158,20 @@ pub(crate) fn packed_len(v: u64) -> usize {
     } else {
         9
     }
+}
+
+/// Appends a string with a one-byte length prefix (at most 255 bytes, else `TooLong`).
+pub(crate) fn put_short_string(
+    out: &mut Vec<u8>,
+    s: &[u8],
+    field: &'static str,
+) -> Result<(), EncodeError> {
+    let len = u8::try_from(s.len()).map_err(|_| EncodeError::TooLong {
+        field,
+        len: s.len(),
+        max: 255,
+    })?;
+    out.push(len);
+    out.extend_from_slice(s);
+    Ok(())
 }

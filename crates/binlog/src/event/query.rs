@@ -10,7 +10,7 @@
 //! event re-encodes exactly; [`StatusVars`] is the parsed view and builds new blocks in the
 //! order `Query_log_event::write` (sql/log_event.cc) writes them.
 
-use super::bytes::{put_uint_n, Cursor};
+use super::bytes::{put_short_string, put_uint_n, Cursor};
 use super::EventType;
 use crate::error::{DecodeError, EncodeError};
 
@@ -311,17 +311,6 @@ impl StatusVars {
 fn short_string(c: &mut Cursor<'_>, what: &'static str) -> Result<Vec<u8>, DecodeError> {
     let len = c.u8(what)?;
     Ok(c.bytes(usize::from(len), what)?.to_vec())
-}
-
-fn put_short_string(out: &mut Vec<u8>, s: &[u8], field: &'static str) -> Result<(), EncodeError> {
-    let len = u8::try_from(s.len()).map_err(|_| EncodeError::TooLong {
-        field,
-        len: s.len(),
-        max: 255,
-    })?;
-    out.push(len);
-    out.extend_from_slice(s);
-    Ok(())
 }
 
 // Format: thread_id u32 | exec_time u32 | db_len u8 | error_code u16 | status_len u16 |

@@ -14,7 +14,7 @@
 //! Every field is kept raw, in order, so unknown ones re-encode exactly; accessors parse the
 //! common ones.
 
-use super::bytes::{put_packed, put_uint_n, Cursor};
+use super::bytes::{put_packed, put_short_string, put_uint_n, Cursor};
 use super::value::ColumnType;
 use super::EventType;
 use crate::error::{DecodeError, EncodeError};
@@ -395,13 +395,7 @@ fn name(c: &mut Cursor<'_>, what: &'static str) -> Result<Vec<u8>, DecodeError> 
 }
 
 fn put_name(out: &mut Vec<u8>, s: &[u8], field: &'static str) -> Result<(), EncodeError> {
-    let len = u8::try_from(s.len()).map_err(|_| EncodeError::TooLong {
-        field,
-        len: s.len(),
-        max: 255,
-    })?;
-    out.push(len);
-    out.extend_from_slice(s);
+    put_short_string(out, s, field)?;
     out.push(0);
     Ok(())
 }
