@@ -85,6 +85,17 @@ pub struct TableSchema {
 const MAX_TEXT_BYTES: usize = 65_535;
 
 impl TableSchema {
+    /// The positions of the AUTO_INCREMENT columns (MySQL allows one).
+    pub fn auto_increment_columns(&self) -> Vec<usize> {
+        self.columns.iter().enumerate().filter(|(_, c)| c.auto_increment).map(|(i, _)| i).collect()
+    }
+
+    /// Whether column `col` is the first column of the primary key or of an index.
+    pub fn leads_a_key(&self, col: usize) -> bool {
+        self.primary_key.first() == Some(&col)
+            || self.indexes.iter().any(|i| i.columns.first() == Some(&col))
+    }
+
     pub fn new(name: &str, columns: Vec<Column>, primary_key: Vec<usize>) -> TableSchema {
         TableSchema { id: 0, name: name.to_string(), columns, primary_key, indexes: Vec::new() }
     }
@@ -142,20 +153,12 @@ impl TableSchema {
         for (i, idx) in self.indexes.iter().enumerate() {
             self.check_index(idx, &self.indexes[..i])?;
         }
-        let autos: Vec<usize> = self
-            .columns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.auto_increment)
-            .map(|(i, _)| i)
-            .collect();
+        let autos = self.auto_increment_columns();
         if let [a] = autos[..] {
             if !matches!(self.columns[a].ty, ColumnType::Integer { .. }) {
                 return bad("AUTO_INCREMENT needs an integer column");
             }
-            let leads = self.primary_key.first() == Some(&a)
-                || self.indexes.iter().any(|i| i.columns.first() == Some(&a));
-            if !leads {
+            if !self.leads_a_key(a) {
                 return bad("the AUTO_INCREMENT column must be the first column of a key");
             }
         } else if autos.len() > 1 {

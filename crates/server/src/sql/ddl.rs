@@ -201,19 +201,10 @@ impl Session {
             schema.indexes.push(def);
         }
         // MySQL's rule, checked here for its error text: one AUTO_INCREMENT column, leading a key.
-        let autos: Vec<usize> = schema
-            .columns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.auto_increment)
-            .map(|(i, _)| i)
-            .collect();
-        match autos.as_slice() {
+        match schema.auto_increment_columns()[..] {
             [] => {}
             [a] => {
-                let leads = schema.primary_key.first() == Some(a)
-                    || schema.indexes.iter().any(|i| i.columns.first() == Some(a));
-                if !leads {
+                if !schema.leads_a_key(a) {
                     return Err(SqlError::WrongAutoKey);
                 }
             }
