@@ -51,6 +51,7 @@ use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
+use std::task::{Context, Poll, Waker};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -156,6 +157,8 @@ struct MemberState<E: Engine> {
     info: Option<CommitInfo>,
     written: bool,
     outcome: Outcome,
+    /// The task awaiting this member through a [`PendingCommit`], woken with `done`.
+    waker: Option<Waker>,
 }
 
 /// A transaction in the pipeline: a session's place in the stage queues.
@@ -763,6 +766,7 @@ impl<E: Engine> Inner<E> {
                 info: None,
                 written: false,
                 outcome: Outcome::Pending,
+                waker: None,
             }),
             done: Condvar::new(),
         })))
@@ -785,9 +789,14 @@ impl<E: Engine> Inner<E> {
     /// and wait in [`Self::wait_done`].
     fn ordered_commit(&self, members: Vec<Arc<Member<E>>>) {
         let t = Instant::now();
-        if !self.enroll(&self.flush_q, members) {
-            return;
+        if self.enroll(&self.flush_q, members) {
+            self.lead(t);
         }
+    }
+
+    /// The work of a session that found the FLUSH queue empty: leads the FLUSH stage for the
+    /// whole queue, then the next stages as far as it leads them. `t`: when it enrolled.
+    fn lead(&self, t: Instant) {
         let mut fs = self.flush_lock.lock();
         let mut group = self.take(&self.flush_q);
         let max_wait_us = self.config.binlog_max_flush_queue_time_us();
@@ -838,8 +847,7 @@ impl<E: Engine> Inner<E> {
             drop(ss);
             for m in group {
                 let mut st = m.st.lock();
-                st.outcome = Outcome::SelfCommit;
-                m.done.notify_one();
+                complete(&m, &mut st, Outcome::SelfCommit);
             }
         }
     }
@@ -879,6 +887,28 @@ impl<E: Engine> Inner<E> {
         }
     }
 
+    /// [`Self::wait_done`] for a task: ready when the member's outcome is known, otherwise the
+    /// waker is stored for [`complete`] to wake.
+    fn poll_done(&self, m: &Arc<Member<E>>, waker: &Waker) -> Poll<Result<CommitInfo>> {
+        let mut st = m.st.lock();
+        match std::mem::replace(&mut st.outcome, Outcome::Pending) {
+            Outcome::Done(r) => Poll::Ready(r),
+            Outcome::SelfCommit => {
+                // binlog_order_commits=OFF: the engine commit is buffered work, no wait.
+                let r = self.finish_member(&mut st);
+                self.settle(1);
+                self.stats.record_latencies(&[m.start.elapsed()]);
+                Poll::Ready(r)
+            }
+            Outcome::Pending => {
+                if !st.waker.as_ref().is_some_and(|w| w.will_wake(waker)) {
+                    st.waker = Some(waker.clone());
+                }
+                Poll::Pending
+            }
+        }
+    }
+
     /// Completes every member of `group` with `e`. Prepared transactions are abandoned, not
     /// rolled back: the binlog may hold them, and only recovery may decide.
     fn fail(&self, group: &[Arc<Member<E>>], cause: &Arc<Error>) {
@@ -894,8 +924,7 @@ impl<E: Engine> Inner<E> {
             if st.written {
                 written += 1;
             }
-            st.outcome = Outcome::Done(Err(Error::poisoned(cause)));
-            m.done.notify_one();
+            complete(m, &mut st, Outcome::Done(Err(Error::poisoned(cause))));
         }
         self.stats.failed_commits.fetch_add(group.len() as u64, Ordering::Relaxed);
         self.settle(written);
@@ -1150,9 +1179,8 @@ impl<E: Engine> Inner<E> {
         for m in &group {
             let mut st = m.st.lock();
             let r = self.finish_member(&mut st);
-            st.outcome = Outcome::Done(r);
             latencies.push(m.start.elapsed());
-            m.done.notify_one();
+            complete(m, &mut st, Outcome::Done(r));
         }
         self.settle(group.len() as u64);
         self.stats.record_latencies(&latencies);
@@ -1178,4 +1206,140 @@ impl<E: Engine> Inner<E> {
 enum Prepared<E: Engine> {
     Member(Arc<Member<E>>),
     ReadOnly(CommitInfo),
+}
+
+/// Sets a member's outcome and wakes whoever waits for it: a thread in `wait_done` (the
+/// condvar) or a task polling a [`PendingCommit`] (its waker).
+fn complete<E: Engine>(m: &Member<E>, st: &mut MemberState<E>, outcome: Outcome) {
+    st.outcome = outcome;
+    m.done.notify_one();
+    if let Some(w) = st.waker.take() {
+        w.wake();
+    }
+}
+
+/// A commit handed to the pipeline ([`Coordinator::commit_deferred`]) whose outcome is awaited
+/// without a blocked thread: the transaction is prepared and queued for FLUSH. If the session
+/// became the FLUSH leader, [`PendingCommit::needs_thread`] is true and
+/// [`PendingCommit::run`] must be called on a thread that may block (it does the group's redo
+/// and binlog writes and fsyncs); then [`PendingCommit::poll`] tells the outcome, ready only
+/// once the transaction is durable per the settings and committed in the engine — the same
+/// guarantee as [`Coordinator::commit`]. A follower never needs a thread: the leader's
+/// thread wakes its task.
+///
+/// Dropping a pending commit before its outcome does not cancel it: the pipeline finishes it
+/// (a dropped leader that never ran would stall its queue, so drop runs it).
+pub struct PendingCommit<E: Engine> {
+    inner: Arc<Inner<E>>,
+    state: PendingState<E>,
+}
+
+enum PendingState<E: Engine> {
+    /// Group commit OFF: the serialized path, all of it blocking, runs in `run`.
+    Serial(Vec<Item<E>>),
+    /// The FLUSH leader, its stages not yet run; `Instant`: when it enrolled.
+    Leader(Arc<Member<E>>, Instant),
+    /// Waiting for the pipeline.
+    Queued(Arc<Member<E>>),
+    /// Known already (read-only, refused, or taken).
+    Ready(Option<Result<CommitInfo>>),
+}
+
+impl<E: Engine> Coordinator<E> {
+    /// [`Coordinator::commit`] for an async caller: prepares the transaction and enrolls it in
+    /// the FLUSH queue without waiting. See [`PendingCommit`].
+    pub fn commit_deferred(&self, txn: E::Txn, cache: BinlogCache) -> PendingCommit<E> {
+        let inner = self.inner.clone();
+        let item: Item<E> = (Some(txn), Ok(cache), None);
+        if !inner.config.binlog_group_commit() {
+            return PendingCommit { inner, state: PendingState::Serial(vec![item]) };
+        }
+        if let Err(e) = inner.check_poison() {
+            if let (Some(t), _, _) = item {
+                let _ = inner.engine.rollback(t);
+            }
+            return PendingCommit { inner, state: PendingState::Ready(Some(Err(e))) };
+        }
+        let (txn, work, explicit) = item;
+        let state = match inner.prepare(txn, work, explicit) {
+            Ok(Prepared::Member(m)) => {
+                let t = Instant::now();
+                if inner.enroll(&inner.flush_q, vec![m.clone()]) {
+                    PendingState::Leader(m, t)
+                } else {
+                    PendingState::Queued(m)
+                }
+            }
+            Ok(Prepared::ReadOnly(info)) => PendingState::Ready(Some(Ok(info))),
+            Err(e) => PendingState::Ready(Some(Err(e))),
+        };
+        PendingCommit { inner, state }
+    }
+}
+
+impl<E: Engine> PendingCommit<E> {
+    /// True when [`Self::run`] must be called (on a thread that may block) before the outcome
+    /// can arrive.
+    pub fn needs_thread(&self) -> bool {
+        matches!(self.state, PendingState::Serial(_) | PendingState::Leader(..))
+    }
+
+    /// Does the blocking part: the serialized commit (group commit OFF), or the leader's
+    /// stages. Does nothing when [`Self::needs_thread`] is false.
+    pub fn run(&mut self) {
+        let state = std::mem::replace(&mut self.state, PendingState::Ready(None));
+        self.state = match state {
+            PendingState::Serial(items) => PendingState::Ready(self.inner.submit(items).pop()),
+            PendingState::Leader(m, t) => {
+                self.inner.lead(t);
+                PendingState::Queued(m)
+            }
+            other => other,
+        };
+    }
+
+    /// The outcome once known; `Pending` stores the context's waker, woken when it is. Polling
+    /// before [`Self::run`] of a leader would never complete: it returns an error instead.
+    pub fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<CommitInfo>> {
+        match &mut self.state {
+            PendingState::Queued(m) => {
+                let m = m.clone();
+                let r = self.inner.poll_done(&m, cx.waker());
+                if r.is_ready() {
+                    self.state = PendingState::Ready(None);
+                }
+                r
+            }
+            PendingState::Ready(r) => Poll::Ready(r.take().unwrap_or(Err(Error::ShutDown))),
+            PendingState::Serial(_) | PendingState::Leader(..) => {
+                Poll::Ready(Err(Error::ShutDown))
+            }
+        }
+    }
+
+    /// Blocks until the outcome is known (runs the leader's work first if needed).
+    pub fn wait(mut self) -> Result<CommitInfo> {
+        self.run();
+        let state = std::mem::replace(&mut self.state, PendingState::Ready(None));
+        match state {
+            PendingState::Queued(m) => self.inner.wait_done(&m),
+            PendingState::Ready(r) => r.unwrap_or(Err(Error::ShutDown)),
+            PendingState::Serial(_) | PendingState::Leader(..) => Err(Error::ShutDown),
+        }
+    }
+}
+
+impl<E: Engine> Drop for PendingCommit<E> {
+    fn drop(&mut self) {
+        // A leader that never ran would leave its queue without a leader forever.
+        if self.needs_thread() {
+            self.run();
+        }
+    }
+}
+
+impl<E: Engine> std::fmt::Debug for PendingCommit<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingCommit").field("needs_thread", &self.needs_thread()).finish()
+    }
 }

@@ -30,7 +30,7 @@ mod stats;
 
 pub use cache::{table_map, BinlogCache};
 pub use config::CommitConfig;
-pub use coordinator::{CommitInfo, Coordinator, OpenOptions, RecoveryOutcome};
+pub use coordinator::{CommitInfo, Coordinator, OpenOptions, PendingCommit, RecoveryOutcome};
 pub use engine_api::Engine;
 pub use error::{Error, ErrorClass, Result};
 pub use gtid_state::{GtidNext, OwnedGtid};

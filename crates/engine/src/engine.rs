@@ -119,6 +119,27 @@ enum TxnState {
     Done,
 }
 
+thread_local! {
+    /// Set while this thread runs inside [`without_waiting`].
+    static NO_WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with lock waits refused on this thread: where a row lock (or a table's pending
+/// DDL) would make the call wait, it fails with [`Error::WouldBlock`] at once instead. An async
+/// server runs statements this way on its event-loop threads, which must never block, and runs
+/// a statement that got `WouldBlock` again (after undoing it) on a thread that may wait. No
+/// wait-for edge is recorded for a refused wait, so deadlock detection is unaffected.
+pub fn without_waiting<T>(f: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            NO_WAIT.set(self.0);
+        }
+    }
+    let _reset = Reset(NO_WAIT.replace(true));
+    f()
+}
+
 /// A locked row and the image its owner sees.
 type Claimed = (Arc<RowCell>, Option<Arc<Row>>);
 /// A row whose committed image a commit replaced: (table slot, cell, previous image).
@@ -925,7 +946,8 @@ impl Inner {
         }
     }
 
-    /// Registers `txn` as a user of the table (waiting out a DDL in progress); returns its
+    /// Registers `txn` as a user of the table (waiting out a DDL in progress, or
+    /// [`Error::WouldBlock`] on a thread in [`without_waiting`]); returns its
     /// slot in `txn.tables`.
     fn txn_table(&self, txn: &mut Txn, id: TableId) -> Result<(usize, Arc<Table>)> {
         if let Some(i) = txn.tables.iter().position(|t| t.schema.id == id) {
@@ -940,6 +962,9 @@ impl Inner {
                 return Ok((txn.tables.len() - 1, t));
             }
             t.users.fetch_sub(1, Ordering::SeqCst);
+            if NO_WAIT.get() {
+                return Err(Error::WouldBlock);
+            }
             let mut g = t.mdl.lock();
             t.mdl_cv.notify_all();
             while t.ddl_pending.load(Ordering::SeqCst) && !t.retired.load(Ordering::SeqCst) {
@@ -1055,6 +1080,9 @@ impl Inner {
         holder: Arc<TxnShared>,
         deadline: &mut Option<Instant>,
     ) -> Result<()> {
+        if NO_WAIT.get() {
+            return Err(Error::WouldBlock);
+        }
         let me = txn.id();
         let dl = *deadline.get_or_insert_with(|| Instant::now() + self.config.lock_wait_timeout);
         {

@@ -69,6 +69,11 @@ pub enum Error {
     /// The requested redo is no longer on disk (recycled).
     #[error("redo at {requested:?} was recycled; oldest available is {oldest:?}")]
     RedoPurged { requested: Lsn, oldest: Lsn },
+    /// The call would have waited (for a row lock or a table's DDL) on a thread that asked not
+    /// to ([`crate::without_waiting`]). Nothing was waited for; the caller undoes the statement
+    /// and runs it again where it may block.
+    #[error("the statement must wait for a lock")]
+    WouldBlock,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -96,6 +101,7 @@ impl Error {
             Error::NoSpace { .. } => 1021,
             Error::Io { .. } | Error::Poisoned | Error::Corrupt { .. } => 1030,
             Error::RedoPurged { .. } => 1236,
+            Error::WouldBlock => 1205,
         }
     }
 

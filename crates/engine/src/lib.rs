@@ -26,7 +26,9 @@ mod schema;
 mod table;
 mod value;
 
-pub use engine::{BinlogPayload, Engine, EngineConfig, EngineStats, Inserted, Recovery, Txn};
+pub use engine::{
+    without_waiting, BinlogPayload, Engine, EngineConfig, EngineStats, Inserted, Recovery, Txn,
+};
 pub use error::{Error, Result};
 pub use redo::Lsn;
 pub use schema::{Column, ColumnType, IndexDef, TableId, TableSchema};

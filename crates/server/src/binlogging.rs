@@ -42,6 +42,8 @@ pub struct Binlogging {
     /// `<datadir>/binlog`, where the coordinator keeps the files (for their sizes).
     binlog_dir: PathBuf,
     row_metadata: RowMetadata,
+    /// Engine name → (the engine's schema, the same under its table name alone).
+    schemas: parking_lot::Mutex<HashMap<String, (Arc<TableSchema>, Arc<TableSchema>)>>,
 }
 
 impl Binlogging {
@@ -51,7 +53,7 @@ impl Binlogging {
         binlog_dir: PathBuf,
         row_metadata: RowMetadata,
     ) -> Self {
-        Self { coordinator, binlog_dir, row_metadata }
+        Self { coordinator, binlog_dir, row_metadata, schemas: Default::default() }
     }
 }
 
@@ -82,40 +84,38 @@ fn missing_image(what: &str) -> SqlError {
     }
 }
 
-impl TxnCommitter for Binlogging {
-    fn commit(
-        &self,
-        txn: Txn,
-        changes: TxnChanges,
-        gtid_next: GtidNext,
-    ) -> SqlResult<sql::CommitInfo> {
-        let db = changes.changes.first().map(|c| c.names().0.to_string()).unwrap_or_default();
-        let mut cache = self.coordinator.new_cache(&db);
+impl Binlogging {
+    /// The transaction's binlog cache (TABLE_MAP + ROWS events); on error the transaction is
+    /// rolled back.
+    fn build_cache(&self, txn: Txn, changes: &TxnChanges) -> SqlResult<(Txn, commit::BinlogCache)> {
+        let db = changes.changes.first().map(|c| c.names().0).unwrap_or_default();
+        let mut cache = self.coordinator.new_cache(db);
         if self.row_metadata == RowMetadata::Full {
             cache = cache.with_full_metadata();
         }
-        // The engine names tables `db.table`; TABLE_MAP carries the database and the table
-        // apart, so the cache gets each schema under its table name alone (once per table).
-        let mut schemas: HashMap<&str, TableSchema> = HashMap::new();
+        let mut schemas: Vec<(&Arc<TableSchema>, Arc<TableSchema>)> = Vec::new();
         for change in &changes.changes {
-            let schema = schemas.entry(change.table.name.as_str()).or_insert_with(|| {
-                let mut schema = change.table.as_ref().clone();
-                schema.name = change.names().1.to_string();
-                schema
-            });
+            let schema = match schemas.iter().find(|(t, _)| Arc::ptr_eq(t, &change.table)) {
+                Some((_, s)) => s.clone(),
+                None => {
+                    let s = self.map_schema(&change.table);
+                    schemas.push((&change.table, s.clone()));
+                    s
+                }
+            };
             let encoded = match change.kind {
                 ChangeKind::Insert => {
                     let after = change.after.as_ref().ok_or_else(|| missing_image("after"))?;
-                    cache.insert(schema, after)
+                    cache.insert(&schema, after)
                 }
                 ChangeKind::Update => {
                     let before = change.before.as_ref().ok_or_else(|| missing_image("before"))?;
                     let after = change.after.as_ref().ok_or_else(|| missing_image("after"))?;
-                    cache.update(schema, before, after)
+                    cache.update(&schema, before, after)
                 }
                 ChangeKind::Delete => {
                     let before = change.before.as_ref().ok_or_else(|| missing_image("before"))?;
-                    cache.delete(schema, before)
+                    cache.delete(&schema, before)
                 }
             };
             if let Err(e) = encoded {
@@ -123,6 +123,73 @@ impl TxnCommitter for Binlogging {
                 return Err(to_sql_error(&e));
             }
         }
+        Ok((txn, cache))
+    }
+
+    /// The engine names tables `db.table`; TABLE_MAP carries the database and the table
+    /// apart, so the cache gets each schema under its table name alone. The renamed copy is
+    /// kept per table definition (a DDL makes a new `Arc`), so commits do not clone schemas.
+    fn map_schema(&self, table: &Arc<TableSchema>) -> Arc<TableSchema> {
+        let mut cached = self.schemas.lock();
+        if let Some((orig, mapped)) = cached.get(&table.name) {
+            if Arc::ptr_eq(orig, table) {
+                return mapped.clone();
+            }
+        }
+        let mut schema = table.as_ref().clone();
+        schema.name = sql::commit::split_engine_name(&table.name).1.to_string();
+        let mapped = Arc::new(schema);
+        cached.insert(table.name.clone(), (table.clone(), mapped.clone()));
+        mapped
+    }
+}
+
+/// A commit in the pipeline, as the SQL layer awaits it.
+struct Deferred(commit::PendingCommit<engine::Engine>);
+
+impl sql::DeferredCommit for Deferred {
+    fn needs_thread(&self) -> bool {
+        self.0.needs_thread()
+    }
+
+    fn run(&mut self) {
+        self.0.run();
+    }
+
+    fn poll_done(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<SqlResult<sql::CommitInfo>> {
+        self.0.poll(cx).map(|r| r.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e)))
+    }
+}
+
+impl TxnCommitter for Binlogging {
+    fn defers(&self) -> bool {
+        true
+    }
+
+    fn commit_deferred(
+        &self,
+        txn: Txn,
+        changes: TxnChanges,
+        gtid_next: GtidNext,
+    ) -> SqlResult<Box<dyn sql::DeferredCommit>> {
+        if gtid_next != GtidNext::Automatic {
+            // Owning an assigned GTID may wait for another session: the synchronous path.
+            return Ok(Box::new(sql::ReadyCommit(Some(self.commit(txn, changes, gtid_next)))));
+        }
+        let (txn, cache) = self.build_cache(txn, &changes)?;
+        Ok(Box::new(Deferred(self.coordinator.commit_deferred(txn, cache))))
+    }
+
+    fn commit(
+        &self,
+        txn: Txn,
+        changes: TxnChanges,
+        gtid_next: GtidNext,
+    ) -> SqlResult<sql::CommitInfo> {
+        let (txn, cache) = self.build_cache(txn, &changes)?;
         let info = match gtid_next {
             GtidNext::Automatic => self.coordinator.commit(txn, cache),
             GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {

@@ -327,9 +327,46 @@ impl SqlConnection {
     }
 }
 
+impl SqlConnection {
+    /// Awaits the commit the last statement handed to the pipeline, if any: a FLUSH leader's
+    /// group work (redo and binlog writes, fsyncs) runs on the blocking pool; a follower just
+    /// waits to be woken. The statement's answer goes out only after this, so nothing is
+    /// acknowledged before it is durable.
+    async fn finish_commit(&mut self) -> Result<(), sql::SqlError> {
+        let Some(mut pending) = self.session.take_deferred_commit() else { return Ok(()) };
+        if pending.needs_thread() {
+            pending = tokio::task::spawn_blocking(move || {
+                pending.run();
+                pending
+            })
+            .await
+            .map_err(|e| sql::SqlError::Other {
+                code: 1105,
+                sqlstate: "HY000",
+                message: format!("commit task failed: {e}"),
+            })?;
+        }
+        match std::future::poll_fn(|cx| pending.poll_done(cx)).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.session.deferred_commit_failed(e)),
+        }
+    }
+
+    /// One statement: first on this worker thread ([`sql::Session::try_query`]); if it would
+    /// block, again under `block_in_place`.
+    async fn run_query(&mut self, sql: &str) -> Result<Output, sql::SqlError> {
+        if let sql::Attempt::Done(r) = self.session.try_query(sql) {
+            let output = r?;
+            self.finish_commit().await?;
+            return Ok(output);
+        }
+        tokio::task::block_in_place(|| self.session.query(sql))
+    }
+}
+
 impl Session for SqlConnection {
     async fn query(&mut self, sql: &str, out: &mut ResultWriter<'_>) -> protocol::Result<()> {
-        if out.multi_statements() {
+        if out.multi_statements() && sql::parse::split_statements(sql).len() > 1 {
             let results = tokio::task::block_in_place(|| self.session.query_multi(sql));
             for result in results {
                 let output = result.map_err(|e| to_protocol_error(&e))?;
@@ -337,8 +374,7 @@ impl Session for SqlConnection {
             }
             Ok(())
         } else {
-            let output = tokio::task::block_in_place(|| self.session.query(sql))
-                .map_err(|e| to_protocol_error(&e))?;
+            let output = self.run_query(sql).await.map_err(|e| to_protocol_error(&e))?;
             self.write(output, out).await
         }
     }
@@ -367,8 +403,16 @@ impl Session for SqlConnection {
                 protocol::SqlError::unknown_statement(stmt_id, "mysqld_stmt_execute")
             })?;
         let params: Vec<engine::Value> = params.iter().map(to_engine_value).collect();
-        let output = tokio::task::block_in_place(|| self.session.execute(&prepared, &params))
-            .map_err(|e| to_protocol_error(&e))?;
+        let output = match self.session.try_execute(&prepared, &params) {
+            sql::Attempt::Done(r) => match r {
+                Ok(output) => self.finish_commit().await.map(|()| output),
+                Err(e) => Err(e),
+            },
+            sql::Attempt::Blocked => {
+                tokio::task::block_in_place(|| self.session.execute(&prepared, &params))
+            }
+        }
+        .map_err(|e| to_protocol_error(&e))?;
         self.write(output, out).await
     }
 

@@ -13,6 +13,7 @@
 //! the commit crate's coordinator implements the same trait for the binlogged server.
 
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use binlog::gtid::Gtid;
 use engine::{Engine, Row, TableSchema, Txn};
@@ -94,6 +95,49 @@ pub trait TxnCommitter: Send + Sync {
     /// Binlogs a DDL statement the engine has already made durable: a QUERY event holding
     /// `query`, run in database `db`, with its own GTID.
     fn log_ddl(&self, db: Option<&str>, query: &str, gtid_next: GtidNext) -> Result<CommitInfo>;
+
+    /// True when [`TxnCommitter::commit_deferred`] hands the commit over without blocking
+    /// (the caller may then run statements on threads that must not block).
+    fn defers(&self) -> bool {
+        false
+    }
+
+    /// [`TxnCommitter::commit`] for an async caller: starts the commit and returns what to
+    /// await. The default commits synchronously (it blocks; see [`TxnCommitter::defers`]).
+    fn commit_deferred(
+        &self,
+        txn: Txn,
+        changes: TxnChanges,
+        gtid_next: GtidNext,
+    ) -> Result<Box<dyn DeferredCommit>> {
+        Ok(Box::new(ReadyCommit(Some(self.commit(txn, changes, gtid_next)))))
+    }
+}
+
+/// A commit in progress whose outcome an async caller awaits: if [`DeferredCommit::needs_thread`]
+/// it first calls [`DeferredCommit::run`] on a thread that may block, then polls
+/// [`DeferredCommit::poll_done`], which is ready only once the commit is durable (as
+/// configured) and visible, as [`TxnCommitter::commit`] returns. Dropping one does not undo the
+/// commit.
+pub trait DeferredCommit: Send + Sync {
+    fn needs_thread(&self) -> bool;
+    fn run(&mut self);
+    fn poll_done(&mut self, cx: &mut Context<'_>) -> Poll<Result<CommitInfo>>;
+}
+
+/// A commit whose outcome is already known.
+pub struct ReadyCommit(pub Option<Result<CommitInfo>>);
+
+impl DeferredCommit for ReadyCommit {
+    fn needs_thread(&self) -> bool {
+        false
+    }
+
+    fn run(&mut self) {}
+
+    fn poll_done(&mut self, _cx: &mut Context<'_>) -> Poll<Result<CommitInfo>> {
+        Poll::Ready(self.0.take().unwrap_or_else(|| Ok(CommitInfo::default())))
+    }
 }
 
 /// A committer for a server without a binary log: one-phase engine commit, then a redo flush

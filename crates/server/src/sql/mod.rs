@@ -35,9 +35,10 @@ mod write;
 
 pub use admin::{AdminCommand, BinlogAdmin, NoBinlog, NoStatus, StatusProvider};
 pub use commit::{
-    ChangeKind, CommitInfo, EngineCommitter, GtidNext, RowChange, TxnChanges, TxnCommitter,
+    ChangeKind, CommitInfo, DeferredCommit, EngineCommitter, GtidNext, ReadyCommit, RowChange,
+    TxnChanges, TxnCommitter,
 };
 pub use error::SqlError;
 pub use output::{ColumnDef, MysqlType, Output};
 pub use server::{Hooks, Server};
-pub use session::{Prepared, Session, Warning};
+pub use session::{Attempt, Prepared, Session, Warning};

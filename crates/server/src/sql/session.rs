@@ -21,7 +21,7 @@ use binlog::gtid::Gtid;
 use engine::{DateTime, Key, TableId, Txn, Value};
 
 use super::ast::{Expr, SetItem, Stmt, VarScope};
-use super::commit::{ChangeKind, GtidNext, RowChange, TxnChanges};
+use super::commit::{ChangeKind, DeferredCommit, GtidNext, RowChange, TxnChanges};
 use super::error::{Result, SqlError};
 use super::eval::{datetime_of, eval, unix_now};
 use super::output::{ColumnDef, Output};
@@ -39,6 +39,17 @@ pub struct Prepared {
     /// The result set's columns (empty for statements without one, or when they are only
     /// known at execution, as for SHOW).
     pub columns: Vec<ColumnDef>,
+}
+
+/// The outcome of running a statement on a thread that must not block
+/// ([`Session::try_query`], [`Session::try_execute`]).
+pub enum Attempt {
+    /// The statement ran. Its commit may still be in the pipeline: the caller awaits
+    /// [`Session::take_deferred_commit`] before answering.
+    Done(Result<Output>),
+    /// The statement would have blocked (a lock wait, an fsync, DDL, ...) and left no trace;
+    /// run it again with [`Session::query`] / [`Session::execute`] on a thread that may block.
+    Blocked,
 }
 
 /// Where a row change can be undone: the table and the row's clustered key after the change
@@ -80,6 +91,13 @@ pub struct Session {
     pub(crate) warnings: Vec<Warning>,
     /// The statement's start time (NOW() is constant within a statement).
     pub(crate) now: DateTime,
+    /// Set while a statement runs through [`Session::try_query`] / [`Session::try_execute`]:
+    /// its commit is handed over instead of waited for.
+    defer_commit: bool,
+    /// The commit the last statement handed over ([`Session::take_deferred_commit`]).
+    deferred: Option<Box<dyn DeferredCommit>>,
+    /// The statement is a re-run of an attempt that was [`Attempt::Blocked`]: it was counted.
+    recount: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -110,6 +128,9 @@ impl Session {
             last_insert_id: 0,
             warnings: Vec::new(),
             now: datetime_of(0),
+            defer_commit: false,
+            deferred: None,
+            recount: false,
         }
     }
 
@@ -136,9 +157,96 @@ impl Session {
         u16::try_from(self.warnings.len()).unwrap_or(u16::MAX)
     }
 
+    /// Counts a statement in SHOW STATUS, once even when it is run again after
+    /// [`Attempt::Blocked`].
+    fn count(&self, name: &str) {
+        if !self.recount {
+            self.server.count(name);
+        }
+    }
+
+    /// [`Session::query`] on a thread that must not block (an async event loop): statements
+    /// that could only wait (DDL, SHOW, admin, commits other than a plain one) are not run;
+    /// DML, SELECT and COMMIT run with lock waits refused (a statement that would wait is
+    /// undone and reported `Blocked`) and hand their commit to the pipeline without waiting.
+    pub fn try_query(&mut self, sql: &str) -> Attempt {
+        let parsed = match parse(sql) {
+            Ok(p) => p,
+            // The blocking run reports the error (and counts the question) the usual way.
+            Err(_) => return Attempt::Blocked,
+        };
+        if parsed.params > 0 || !self.runs_inline(&parsed.stmt) {
+            return Attempt::Blocked;
+        }
+        self.count("Questions");
+        self.begin_statement();
+        self.attempt(|sess| sess.run(&parsed.stmt, &[], sql))
+    }
+
+    /// [`Session::execute`] on a thread that must not block; see [`Session::try_query`].
+    pub fn try_execute(&mut self, stmt: &Prepared, params: &[Value]) -> Attempt {
+        if params.len() != stmt.params || !self.runs_inline(&stmt.parsed.stmt) {
+            return Attempt::Blocked;
+        }
+        self.count("Com_stmt_execute");
+        self.count("Questions");
+        self.begin_statement();
+        self.attempt(|sess| sess.run(&stmt.parsed.stmt, params, &stmt.sql))
+    }
+
+    /// The commit the last statement handed to the pipeline, if any: the statement's answer
+    /// must wait for it (and becomes its error if it fails).
+    pub fn take_deferred_commit(&mut self) -> Option<Box<dyn DeferredCommit>> {
+        self.deferred.take()
+    }
+
+    /// Records a deferred commit's failure as the statement's diagnostics.
+    pub fn deferred_commit_failed(&mut self, e: SqlError) -> SqlError {
+        self.fail(e)
+    }
+
+    /// Whether `stmt` may run on a thread that must not block: row reads and writes (their
+    /// only waits are row locks, refused there) and transaction control whose commit can be
+    /// deferred. A BEGIN or SET that ends an open transaction commits it synchronously.
+    fn runs_inline(&self, stmt: &Stmt) -> bool {
+        if !self.server.hooks.committer.defers() || !matches!(self.gtid_next, GtidNext::Automatic)
+        {
+            return false;
+        }
+        match stmt {
+            Stmt::Select(_) | Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) => true,
+            Stmt::Commit | Stmt::Rollback => true,
+            Stmt::Begin => self.txn.is_none(),
+            _ => false,
+        }
+    }
+
+    fn attempt(&mut self, f: impl FnOnce(&mut Session) -> Result<Output>) -> Attempt {
+        self.defer_commit = true;
+        let r = engine::without_waiting(|| f(self));
+        self.defer_commit = false;
+        match r {
+            Err(SqlError::Engine(engine::Error::WouldBlock)) => {
+                // `in_txn` undid the statement (or rolled back its own transaction); the
+                // re-run counts nothing again.
+                self.deferred = None;
+                self.recount = true;
+                Attempt::Blocked
+            }
+            Err(e) => Attempt::Done(Err(self.fail(e))),
+            Ok(out) => Attempt::Done(Ok(out)),
+        }
+    }
+
     /// Runs one statement.
     pub fn query(&mut self, sql: &str) -> Result<Output> {
-        self.server.count("Questions");
+        let r = self.query_counted(sql);
+        self.recount = false;
+        r
+    }
+
+    fn query_counted(&mut self, sql: &str) -> Result<Output> {
+        self.count("Questions");
         self.begin_statement();
         let parsed = parse(sql);
         let parsed = match parsed {
@@ -168,7 +276,7 @@ impl Session {
 
     /// COM_STMT_PREPARE.
     pub fn prepare(&mut self, sql: &str) -> Result<Prepared> {
-        self.server.count("Com_stmt_prepare");
+        self.count("Com_stmt_prepare");
         self.begin_statement();
         let parsed = parse(sql)?;
         let columns = match &parsed.stmt {
@@ -180,8 +288,14 @@ impl Session {
 
     /// COM_STMT_EXECUTE with one value per placeholder.
     pub fn execute(&mut self, stmt: &Prepared, params: &[Value]) -> Result<Output> {
-        self.server.count("Com_stmt_execute");
-        self.server.count("Questions");
+        let r = self.execute_counted(stmt, params);
+        self.recount = false;
+        r
+    }
+
+    fn execute_counted(&mut self, stmt: &Prepared, params: &[Value]) -> Result<Output> {
+        self.count("Com_stmt_execute");
+        self.count("Questions");
         if params.len() != stmt.params {
             return Err(SqlError::WrongArguments("mysqld_stmt_execute"));
         }
@@ -194,7 +308,7 @@ impl Session {
     pub fn use_database(&mut self, db: &str) -> Result<()> {
         let name = self.server.database(db).ok_or_else(|| SqlError::UnknownDatabase(db.into()))?;
         self.db = Some(name);
-        self.server.count("Com_change_db");
+        self.count("Com_change_db");
         Ok(())
     }
 
@@ -224,7 +338,7 @@ impl Session {
         }
         match stmt {
             Stmt::Select(s) => {
-                self.server.count("Com_select");
+                self.count("Com_select");
                 if s.from.is_some() {
                     self.in_txn(|sess| sess.select(s, params))
                 } else {
@@ -232,30 +346,30 @@ impl Session {
                 }
             }
             Stmt::Insert(i) => {
-                self.server.count(if i.replace { "Com_replace" } else { "Com_insert" });
+                self.count(if i.replace { "Com_replace" } else { "Com_insert" });
                 self.in_txn(|sess| sess.insert(i, params))
             }
             Stmt::Update(u) => {
-                self.server.count("Com_update");
+                self.count("Com_update");
                 self.in_txn(|sess| sess.update(u, params))
             }
             Stmt::Delete(d) => {
-                self.server.count("Com_delete");
+                self.count("Com_delete");
                 self.in_txn(|sess| sess.delete(d, params))
             }
             Stmt::Begin => {
-                self.server.count("Com_begin");
+                self.count("Com_begin");
                 self.commit_open()?;
                 self.txn = Some(self.new_txn());
                 Ok(Output::ok(0))
             }
             Stmt::Commit => {
-                self.server.count("Com_commit");
-                self.commit_open()?;
+                self.count("Com_commit");
+                self.commit_open_or_defer()?;
                 Ok(Output::ok(0))
             }
             Stmt::Rollback => {
-                self.server.count("Com_rollback");
+                self.count("Com_rollback");
                 self.rollback_open();
                 Ok(Output::ok(0))
             }
@@ -264,7 +378,7 @@ impl Session {
                 Ok(Output::ok(0))
             }
             Stmt::Set(items) => {
-                self.server.count("Com_set_option");
+                self.count("Com_set_option");
                 for item in items {
                     self.set(item, params)?;
                 }
@@ -298,7 +412,7 @@ impl Session {
         match f(self) {
             Ok(out) => {
                 if own {
-                    self.commit_open()?;
+                    self.commit_open_or_defer()?;
                 }
                 Ok(out)
             }
@@ -361,6 +475,24 @@ impl Session {
         }
         self.server.hooks.committer.commit(open.txn, open.changes, gtid)?;
         self.consume_gtid();
+        Ok(())
+    }
+
+    /// [`Self::commit_open`], or, in a statement run by [`Session::try_query`] /
+    /// [`Session::try_execute`], hands the transaction to the committer without waiting
+    /// ([`Session::take_deferred_commit`]). Only the last step of a statement may defer.
+    fn commit_open_or_defer(&mut self) -> Result<()> {
+        if !self.defer_commit {
+            return self.commit_open();
+        }
+        let Some(open) = self.txn.take() else { return Ok(()) };
+        if open.changes.is_empty() {
+            // Nothing to log: release the read locks (FOR UPDATE) without the pipeline.
+            self.server.engine.commit(open.txn)?;
+            return Ok(());
+        }
+        let gtid = self.gtid_next;
+        self.deferred = Some(self.server.hooks.committer.commit_deferred(open.txn, open.changes, gtid)?);
         Ok(())
     }
 
