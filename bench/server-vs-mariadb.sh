@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# sysbench oltp_update_non_index against `binlogd serve` and MariaDB in the same run, one thread
+# count at a time (all servers in turn, so they share the machine's noise): issue 4's benchmark.
+#
+# Servers, all started here on fresh data directories (4 tables x 10 000 rows, DESIGN.md's
+# anchor workload), all with max_connections >= 2000:
+#   binlogd         durable: sync_binlog=1, innodb_flush_log_at_trx_commit=1 (classic 2PC)
+#   binlogd-inredo  durable: the same plus binlog_in_redo=ON (one fsync per group)
+#   mariadb         durable: ../shared/anchors/mariadb.sh (sync_binlog=1, flush=1)
+#   mariadb-nd      non-durable: the same with SYNC_BINLOG=0 FLUSH=2
+# binlogd is reached over TCP 127.0.0.1; MariaDB over its Unix socket (the anchor script's way;
+# its root account authenticates by socket), which favours MariaDB slightly.
+#
+# Usage: bench/server-vs-mariadb.sh [seconds] [threads...]   (defaults: 10, 1 16 64 256 1024)
+# Env: SERVERS="binlogd binlogd-inredo mariadb mariadb-nd" (subset/order), BINLOGD_OPTS (extra
+# options for both binlogd servers). Prints one line per server and thread count, then a table.
+set -euo pipefail
+
+seconds=${1:-10}
+shift || true
+threads=${*:-"1 16 64 256 1024"}
+servers=${SERVERS:-"binlogd binlogd-inredo mariadb mariadb-nd"}
+here=$(cd "$(dirname "$0")/.." && pwd)
+anchor=${ANCHOR:-$here/../shared/anchors/mariadb.sh}
+[ -f "$anchor" ] || anchor=/work/shared/anchors/mariadb.sh
+if ! command -v sysbench >/dev/null || ! command -v mariadb >/dev/null \
+    || ! command -v mariadbd >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench mariadb-client \
+        mariadb-server >/dev/null
+fi
+work=$(mktemp -d "$here/.server-vs-mariadb-XXXXXX")
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for d in "$work"/mdb-*; do
+        [ -f "$d/pid" ] && kill "$(cat "$d/pid")" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cargo build --release -q -p binlogd --manifest-path "$here/Cargo.toml"
+sb=(--tables=4 --table-size=10000 --report-interval=0)
+declare -A conn
+port=33161
+for s in $servers; do
+    case $s in
+    binlogd | binlogd-inredo)
+        extra=()
+        [ "$s" = binlogd-inredo ] && extra=(--binlog-in-redo=ON)
+        port=$((port + 1))
+        # shellcheck disable=SC2086
+        "$here/target/release/binlogd" serve --datadir="$work/$s" --port="$port" \
+            --initialize-insecure --sync-binlog=1 --innodb-flush-log-at-trx-commit=1 \
+            --max-connections=2000 "${extra[@]}" ${BINLOGD_OPTS:-} >"$work/$s.log" 2>&1 &
+        pids+=($!)
+        for _ in $(seq 100); do
+            grep -q "ready for connections" "$work/$s.log" && break
+            sleep 0.1
+        done
+        mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" -uroot \
+            -e "CREATE DATABASE sbtest"
+        conn[$s]="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$port --mysql-user=root --mysql-db=sbtest"
+        # shellcheck disable=SC2086
+        sysbench oltp_update_non_index ${conn[$s]} "${sb[@]}" prepare >/dev/null
+        ;;
+    mariadb | mariadb-nd)
+        port=$((port + 1))
+        env=(MDB_DIR="$work/mdb-$s" MDB_PORT="$port" TIME=1)
+        [ "$s" = mariadb-nd ] && env+=(SYNC_BINLOG=0 FLUSH=2)
+        # Starts the server and prepares the tables (plus a 1-second warm-up run).
+        env "${env[@]}" bash "$anchor" oltp_update_non_index 1 >/dev/null
+        conn[$s]="--db-driver=mysql --mysql-socket=$work/mdb-$s/sock --mysql-user=root --mysql-db=sbtest"
+        ;;
+    *) echo "unknown server $s" >&2; exit 2 ;;
+    esac
+done
+
+declare -A tps
+echo "# $(date -u +%FT%TZ) load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+for t in $threads; do
+    for s in $servers; do
+        # shellcheck disable=SC2086
+        r=$(sysbench oltp_update_non_index ${conn[$s]} "${sb[@]}" --threads="$t" \
+            --time="$seconds" run)
+        tps[$s,$t]=$(echo "$r" | awk '/transactions:/ {gsub("\\(","",$3); printf "%.0f", $3}')
+        p95=$(echo "$r" | awk '/95th percentile:/ {print $3}')
+        errors=$(echo "$r" | awk '/ignored errors:/ {print $3}')
+        echo "$s threads=$t tps=${tps[$s,$t]} p95_ms=$p95 ignored_errors=$errors" \
+            "load=$(cut -d' ' -f1 /proc/loadavg)"
+    done
+done
+echo "# $(date -u +%FT%TZ) load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '\n| threads |'
+for s in $servers; do printf ' %s |' "$s"; done
+printf '\n|---:|'
+for _ in $servers; do printf -- '---:|'; done
+echo
+for t in $threads; do
+    printf '| %s |' "$t"
+    for s in $servers; do printf ' %s |' "${tps[$s,$t]}"; done
+    echo
+done
