@@ -1311,9 +1311,7 @@ impl<E: Engine> PendingCommit<E> {
                 r
             }
             PendingState::Ready(r) => Poll::Ready(r.take().unwrap_or(Err(Error::ShutDown))),
-            PendingState::Serial(_) | PendingState::Leader(..) => {
-                Poll::Ready(Err(Error::ShutDown))
-            }
+            PendingState::Serial(_) | PendingState::Leader(..) => Poll::Ready(Err(Error::ShutDown)),
         }
     }
 

@@ -122,6 +122,33 @@ enum TxnState {
 thread_local! {
     /// Set while this thread runs inside [`without_waiting`].
     static NO_WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The row lock holder the last refused wait on this thread was for.
+    static REFUSED: std::cell::RefCell<Option<Arc<TxnShared>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The end of a transaction that holds a row lock someone could not wait for inside
+/// [`without_waiting`] ([`refused_wait`]): an async caller awaits it, then runs its statement
+/// again. It records no wait-for edge, so only a caller that holds no row locks while it waits
+/// (its transaction rolled back) may use it; deadlock detection needs the blocking wait.
+pub struct LockWait(Arc<TxnShared>);
+
+impl LockWait {
+    /// Ready once the holder has committed or rolled back.
+    pub fn poll_end(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        self.0.poll_end(cx)
+    }
+}
+
+impl std::fmt::Debug for LockWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LockWait").field("holder", &self.0.id).finish()
+    }
+}
+
+/// The row lock holder of this thread's last [`Error::WouldBlock`] from a row lock (None for
+/// a table's pending DDL), taken.
+pub fn refused_wait() -> Option<LockWait> {
+    REFUSED.with(|r| r.borrow_mut().take()).map(LockWait)
 }
 
 /// Runs `f` with lock waits refused on this thread: where a row lock (or a table's pending
@@ -137,6 +164,7 @@ pub fn without_waiting<T>(f: impl FnOnce() -> T) -> T {
         }
     }
     let _reset = Reset(NO_WAIT.replace(true));
+    REFUSED.with(|r| *r.borrow_mut() = None);
     f()
 }
 
@@ -963,6 +991,7 @@ impl Inner {
             }
             t.users.fetch_sub(1, Ordering::SeqCst);
             if NO_WAIT.get() {
+                REFUSED.with(|r| *r.borrow_mut() = None);
                 return Err(Error::WouldBlock);
             }
             let mut g = t.mdl.lock();
@@ -1081,6 +1110,7 @@ impl Inner {
         deadline: &mut Option<Instant>,
     ) -> Result<()> {
         if NO_WAIT.get() {
+            REFUSED.with(|r| *r.borrow_mut() = Some(holder));
             return Err(Error::WouldBlock);
         }
         let me = txn.id();

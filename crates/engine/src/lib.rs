@@ -27,7 +27,8 @@ mod table;
 mod value;
 
 pub use engine::{
-    without_waiting, BinlogPayload, Engine, EngineConfig, EngineStats, Inserted, Recovery, Txn,
+    refused_wait, without_waiting, BinlogPayload, Engine, EngineConfig, EngineStats, Inserted,
+    LockWait, Recovery, Txn,
 };
 pub use error::{Error, Result};
 pub use redo::Lsn;

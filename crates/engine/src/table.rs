@@ -60,16 +60,40 @@ pub(crate) struct TxnShared {
     pub(crate) id: u64,
     pub(crate) done: Mutex<bool>,
     pub(crate) cv: Condvar,
+    /// Tasks waiting for the end without a thread ([`crate::LockWait`]).
+    wakers: Mutex<Vec<std::task::Waker>>,
 }
 
 impl TxnShared {
     pub(crate) fn new(id: u64) -> TxnShared {
-        TxnShared { id, done: Mutex::new(false), cv: Condvar::new() }
+        TxnShared {
+            id,
+            done: Mutex::new(false),
+            cv: Condvar::new(),
+            wakers: Mutex::new(Vec::new()),
+        }
     }
 
     pub(crate) fn finish(&self) {
         *self.done.lock() = true;
         self.cv.notify_all();
+        // After `done` is set: a poll that registered before this drain is woken, one after
+        // it sees `done`.
+        for w in std::mem::take(&mut *self.wakers.lock()) {
+            w.wake();
+        }
+    }
+
+    /// Ready once the transaction has ended; otherwise the waker is kept for `finish`.
+    pub(crate) fn poll_end(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        let mut wakers = self.wakers.lock();
+        if *self.done.lock() {
+            return std::task::Poll::Ready(());
+        }
+        if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
+            wakers.push(cx.waker().clone());
+        }
+        std::task::Poll::Pending
     }
 }
 

@@ -160,7 +160,9 @@ impl sql::DeferredCommit for Deferred {
         &mut self,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<SqlResult<sql::CommitInfo>> {
-        self.0.poll(cx).map(|r| r.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e)))
+        self.0
+            .poll(cx)
+            .map(|r| r.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e)))
     }
 }
 

@@ -352,16 +352,67 @@ impl SqlConnection {
         }
     }
 
-    /// One statement: first on this worker thread ([`sql::Session::try_query`]); if it would
-    /// block, again under `block_in_place`.
+    /// One statement: on this worker thread ([`sql::Session::try_query`]), again after the
+    /// holder of a row lock it needed has ended; if it would block otherwise (or keeps meeting
+    /// locks, or a holder takes long), under `block_in_place`, where the engine's lock waits
+    /// (timeout, deadlock detection) apply.
     async fn run_query(&mut self, sql: &str) -> Result<Output, sql::SqlError> {
-        if let sql::Attempt::Done(r) = self.session.try_query(sql) {
-            let output = r?;
-            self.finish_commit().await?;
-            return Ok(output);
+        for _ in 0..ASYNC_LOCK_RETRIES {
+            match self.session.try_query(sql) {
+                sql::Attempt::Done(r) => {
+                    let output = r?;
+                    self.finish_commit().await?;
+                    return Ok(output);
+                }
+                sql::Attempt::Wait(lock) => {
+                    if !await_lock(lock).await {
+                        break;
+                    }
+                }
+                sql::Attempt::Blocked => break,
+            }
         }
         tokio::task::block_in_place(|| self.session.query(sql))
     }
+
+    /// [`Self::run_query`] for a prepared statement.
+    async fn run_prepared(
+        &mut self,
+        prepared: &sql::Prepared,
+        params: &[engine::Value],
+    ) -> Result<Output, sql::SqlError> {
+        for _ in 0..ASYNC_LOCK_RETRIES {
+            match self.session.try_execute(prepared, params) {
+                sql::Attempt::Done(r) => {
+                    let output = r?;
+                    self.finish_commit().await?;
+                    return Ok(output);
+                }
+                sql::Attempt::Wait(lock) => {
+                    if !await_lock(lock).await {
+                        break;
+                    }
+                }
+                sql::Attempt::Blocked => break,
+            }
+        }
+        tokio::task::block_in_place(|| self.session.execute(prepared, params))
+    }
+}
+
+/// How often a statement is tried again on the worker after awaiting a row lock holder before
+/// it runs where it may block.
+const ASYNC_LOCK_RETRIES: usize = 8;
+/// The longest a statement awaits a row lock holder on the worker; past it the statement runs
+/// where it may block, under the engine's own `innodb_lock_wait_timeout` and deadlock checks
+/// (so a lock wait can last up to `ASYNC_LOCK_RETRIES` x this longer than configured).
+const ASYNC_LOCK_WAIT: Duration = Duration::from_millis(500);
+
+/// Awaits the end of a row lock's holder; false if it did not end within [`ASYNC_LOCK_WAIT`].
+async fn await_lock(lock: engine::LockWait) -> bool {
+    tokio::time::timeout(ASYNC_LOCK_WAIT, std::future::poll_fn(|cx| lock.poll_end(cx)))
+        .await
+        .is_ok()
 }
 
 impl Session for SqlConnection {
@@ -403,16 +454,8 @@ impl Session for SqlConnection {
                 protocol::SqlError::unknown_statement(stmt_id, "mysqld_stmt_execute")
             })?;
         let params: Vec<engine::Value> = params.iter().map(to_engine_value).collect();
-        let output = match self.session.try_execute(&prepared, &params) {
-            sql::Attempt::Done(r) => match r {
-                Ok(output) => self.finish_commit().await.map(|()| output),
-                Err(e) => Err(e),
-            },
-            sql::Attempt::Blocked => {
-                tokio::task::block_in_place(|| self.session.execute(&prepared, &params))
-            }
-        }
-        .map_err(|e| to_protocol_error(&e))?;
+        let output =
+            self.run_prepared(&prepared, &params).await.map_err(|e| to_protocol_error(&e))?;
         self.write(output, out).await
     }
 

@@ -50,6 +50,10 @@ pub enum Attempt {
     /// The statement would have blocked (a lock wait, an fsync, DDL, ...) and left no trace;
     /// run it again with [`Session::query`] / [`Session::execute`] on a thread that may block.
     Blocked,
+    /// The statement, in a transaction of its own (autocommit), needed a row lock another
+    /// transaction holds; it was rolled back, so it holds no locks. Await the holder's end,
+    /// then try it again.
+    Wait(engine::LockWait),
 }
 
 /// Where a row change can be undone: the table and the row's clustered key after the change
@@ -209,8 +213,7 @@ impl Session {
     /// only waits are row locks, refused there) and transaction control whose commit can be
     /// deferred. A BEGIN or SET that ends an open transaction commits it synchronously.
     fn runs_inline(&self, stmt: &Stmt) -> bool {
-        if !self.server.hooks.committer.defers() || !matches!(self.gtid_next, GtidNext::Automatic)
-        {
+        if !self.server.hooks.committer.defers() || !matches!(self.gtid_next, GtidNext::Automatic) {
             return false;
         }
         match stmt {
@@ -222,19 +225,30 @@ impl Session {
     }
 
     fn attempt(&mut self, f: impl FnOnce(&mut Session) -> Result<Output>) -> Attempt {
+        let had_txn = self.txn.is_some();
         self.defer_commit = true;
         let r = engine::without_waiting(|| f(self));
         self.defer_commit = false;
+        let lock = engine::refused_wait();
         match r {
             Err(SqlError::Engine(engine::Error::WouldBlock)) => {
                 // `in_txn` undid the statement (or rolled back its own transaction); the
                 // re-run counts nothing again.
                 self.deferred = None;
                 self.recount = true;
-                Attempt::Blocked
+                match lock {
+                    Some(lock) if !had_txn && self.txn.is_none() => Attempt::Wait(lock),
+                    _ => Attempt::Blocked,
+                }
             }
-            Err(e) => Attempt::Done(Err(self.fail(e))),
-            Ok(out) => Attempt::Done(Ok(out)),
+            Err(e) => {
+                self.recount = false;
+                Attempt::Done(Err(self.fail(e)))
+            }
+            Ok(out) => {
+                self.recount = false;
+                Attempt::Done(Ok(out))
+            }
         }
     }
 
@@ -492,7 +506,8 @@ impl Session {
             return Ok(());
         }
         let gtid = self.gtid_next;
-        self.deferred = Some(self.server.hooks.committer.commit_deferred(open.txn, open.changes, gtid)?);
+        self.deferred =
+            Some(self.server.hooks.committer.commit_deferred(open.txn, open.changes, gtid)?);
         Ok(())
     }
 
