@@ -195,6 +195,54 @@ fn lock_wait_times_out_with_1205() {
     e.commit(b).expect("commit");
 }
 
+/// Wakes a parked thread (a minimal task context for [`LockWait::poll_end`]).
+struct Unpark(thread::Thread);
+
+impl std::task::Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+#[test]
+fn without_waiting_refuses_lock_waits_and_names_the_holder() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 0, "a"));
+    let mut a = e.begin();
+    e.get_for_update(&mut a, t, &pk(&e, 1)).expect("lock");
+    let mut b = e.begin();
+    let started = std::time::Instant::now();
+    let err = without_waiting(|| e.update(&mut b, t, &pk(&e, 1), row(1, 1, "b")))
+        .expect_err("would block");
+    assert!(matches!(err, Error::WouldBlock), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "did not wait");
+    assert!(e.inner.waits.lock().is_empty(), "no wait-for edge for a refused wait");
+    let lock = refused_wait().expect("the holder");
+    assert!(refused_wait().is_none(), "taken once");
+    e.rollback(b).expect("rollback");
+
+    let waker = std::task::Waker::from(Arc::new(Unpark(thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    assert!(lock.poll_end(&mut cx).is_pending(), "a still holds the lock");
+    let e2 = e.clone();
+    let h = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(20));
+        e2.commit(a).expect("commit");
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while lock.poll_end(&mut cx).is_pending() {
+        assert!(std::time::Instant::now() < deadline, "never woken");
+        thread::park_timeout(Duration::from_secs(1));
+    }
+    h.join().expect("thread");
+    // Outside without_waiting the same update waits as before (here: nobody holds it).
+    let mut c = e.begin();
+    assert!(e.update(&mut c, t, &pk(&e, 1), row(1, 2, "c")).expect("update"));
+    e.commit(c).expect("commit");
+}
+
 #[test]
 fn deadlock_victim_gets_1213_and_the_other_proceeds() {
     let sim = SimVfs::new();
