@@ -332,7 +332,9 @@ impl Campaign<'_> {
             );
             match (&first_refusal, args.expect_refusals) {
                 (Some((code, message)), _) => {
-                    let _ = write!(line, ", {refused} refused (first: ERROR {code}: {message})");
+                    // The cause chain repeats itself; its head names the error.
+                    let head: String = message.chars().take(200).collect();
+                    let _ = write!(line, ", {refused} refused (first: ERROR {code}: {head}...)");
                 }
                 (None, true) => {
                     return Err(self.violation(cycle, "the fault made no commit fail"));
