@@ -75,3 +75,37 @@ fn failing_fdatasync_refuses_commits_and_loses_nothing() {
     // MySQL's ER_ERROR_ON_WRITE (1026) names the failed fdatasync.
     assert!(stdout.contains("refused (first: ERROR 1026"), "{stdout}");
 }
+
+/// The developer options bench/compare uses (group commit OFF, a simulated slow device) keep
+/// the same guarantees: a short campaign with both.
+#[test]
+fn crash_campaign_group_commit_off_on_a_simulated_slow_device() {
+    let stdout = torture(&[
+        "--cycles=4",
+        "--seconds-per-cycle=0.5",
+        "--clients=4",
+        "--seed=614",
+        "--server-option=--binlog-group-commit=OFF",
+        "--server-option=--simulated-fsync-latency-us=2000",
+    ]);
+    let (acked, lost) = acked_and_lost(&stdout);
+    assert_eq!(lost, 0, "{stdout}");
+    assert!(acked > 0, "{stdout}");
+}
+
+#[test]
+fn bad_developer_option_values_are_refused() {
+    for option in ["--simulated-fsync-latency-us=fast", "--binlog-group-commit=maybe"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_binlogd"))
+            .args(["serve", option, "--port=0"])
+            .output()
+            .expect("run binlogd serve");
+        assert!(!out.status.success(), "{option} accepted");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (name, value) = option.split_once('=').unwrap();
+        assert!(
+            stderr.contains(&format!("invalid value '{value}' for option '{name}'")),
+            "{option}: {stderr}"
+        );
+    }
+}
