@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 # Debian packages the tests start for real (mariadb-binlog checks files binlogd wrote).
 need=()
 command -v mariadb-binlog >/dev/null 2>&1 || need+=(mariadb-client)
+command -v strace >/dev/null 2>&1 || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

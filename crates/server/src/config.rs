@@ -562,6 +562,12 @@ pub struct Config {
     pub log_error_verbosity: u8,
     /// `--initialize-insecure`: on the first start, root gets an empty password.
     pub initialize_insecure: bool,
+    /// Developer option `--binlog-group-commit=OFF`: serialize commits (the old
+    /// prepare_commit_mutex) for the seeds' "before" curves. Not a MySQL variable.
+    pub binlog_group_commit: bool,
+    /// Developer option `--simulated-fsync-latency-us=N`: every flush of the data files sleeps
+    /// N µs first, one at a time (`vfs::LatencyVfs`), to stand in for a slow device. Simulated.
+    pub simulated_fsync_latency_us: u64,
     /// `--defaults-file`, if one was read.
     pub defaults_file: Option<PathBuf>,
 }
@@ -593,6 +599,8 @@ impl Default for Config {
             log_error: None,
             log_error_verbosity: 3,
             initialize_insecure: false,
+            binlog_group_commit: true,
+            simulated_fsync_latency_us: 0,
             defaults_file: None,
         }
     }
@@ -758,6 +766,22 @@ impl Config {
             self.initialize_insecure = match value.as_deref() {
                 None => true,
                 Some(v) => parse_bool(v).ok_or_else(|| bad_value(s, v, VarType::Bool))?,
+            };
+            return Ok(None);
+        }
+        // Developer options for `bench/compare` (not MySQL variables, so not in VARIABLES).
+        if name == "binlog_group_commit" {
+            let v = value.as_deref().unwrap_or("ON");
+            self.binlog_group_commit =
+                parse_bool(v).ok_or_else(|| bad_value(s, v, VarType::Bool))?;
+            return Ok(None);
+        }
+        if name == "simulated_fsync_latency_us" {
+            let ty = VarType::Integer { min: 0, max: 1_000_000 };
+            let v = value.as_deref().unwrap_or("");
+            self.simulated_fsync_latency_us = match ty.parse(v) {
+                Ok(Parsed::Int(n)) => n,
+                _ => return Err(bad_value(s, v, ty)),
             };
             return Ok(None);
         }
@@ -1007,7 +1031,7 @@ pub fn help_text() -> String {
         "Usage: binlogd serve [--defaults-file=FILE] [--name=value ...]\n\n\
          Names may use dashes or underscores. Booleans take ON/OFF/1/0; --skip-NAME means OFF.\n\
          Sizes take K, M or G. --initialize-insecure: give root an empty password on the first\n\
-         start (otherwise a random one is printed and written to datadir/initial-root-password).\n\n",
+         start (otherwise a random one is printed and written to datadir/initial-root-password).\n         Developer options (benchmarks): --binlog-group-commit=OFF serializes commits;\n         --simulated-fsync-latency-us=N makes every data-file flush sleep N us (simulated device).\n\n",
     );
     for v in VARIABLES.iter().filter(|v| v.startup_option) {
         out.push_str(&format!(

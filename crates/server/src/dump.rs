@@ -96,7 +96,11 @@ pub fn run(args: &DumpArgs) -> Result<(), DumpError> {
     Ok(())
 }
 
-fn dump_file(args: &DumpArgs, path: &Path, out: &mut impl std::io::Write) -> Result<(), DumpError> {
+pub(crate) fn dump_file(
+    args: &DumpArgs,
+    path: &Path,
+    out: &mut impl std::io::Write,
+) -> Result<(), DumpError> {
     let bytes =
         std::fs::read(path).map_err(|source| DumpError::Read { path: path.into(), source })?;
     let decode_err = |source| DumpError::Decode { path: path.into(), source };

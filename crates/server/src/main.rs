@@ -15,6 +15,7 @@ mod alloc;
 mod bench_commit;
 mod bench_fsync;
 mod dump;
+mod torture;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -39,6 +40,8 @@ enum Command {
     /// Measure this machine.
     #[command(subcommand)]
     Bench(Bench),
+    /// Crash campaign: kill -9 a loaded server in a loop and check every recovery.
+    Torture(torture::TortureArgs),
 }
 
 /// `serve`'s options go to `binlogd::config` unparsed: they are MySQL-named variables, where
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Some(Command::Dump(args)) => dump::run(&args).map_err(Into::into),
         Some(Command::Bench(Bench::Fsync(args))) => bench_fsync::run(&args).map_err(Into::into),
         Some(Command::Bench(Bench::Commit(args))) => bench_commit::run(&args).map_err(Into::into),
+        Some(Command::Torture(args)) => torture::run(&args).map_err(Into::into),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -200,6 +200,7 @@ fn open_binlogged(
     );
     commit_config.set_innodb_flush_log_at_trx_commit(config.innodb_flush_log_at_trx_commit);
     commit_config.set_binlog_in_redo(config.binlog_in_redo);
+    commit_config.set_binlog_group_commit(config.binlog_group_commit);
     let mut options = OpenOptions::new(Sid(*datadir.server_uuid().as_bytes()));
     options.server_id = config.server_id;
     options.max_binlog_size = config.max_binlog_size;
@@ -207,7 +208,7 @@ fn open_binlogged(
     options.binlog_checksum = config.binlog_checksum == BinlogChecksum::Crc32;
     options.engine = engine_config;
     let (coordinator, recovery) =
-        Coordinator::open(vfs::RealVfs::shared(), datadir.path(), options, commit_config)?;
+        Coordinator::open(data_vfs(config), datadir.path(), options, commit_config)?;
     log::info!(
         "recovery: {} transactions refilled from the redo, {} prepared committed, {} rolled back{}",
         recovery.refilled,
@@ -234,6 +235,19 @@ fn open_binlogged(
         listener: Some(Arc::new(CommitVariables(coordinator.config().clone()))),
     };
     Ok(Storage { engine, coordinator: Some(coordinator), hooks, status })
+}
+
+/// The file system of the data files: the real one, behind a simulated flush latency when the
+/// developer option `--simulated-fsync-latency-us` asks for one (bench/compare --device).
+fn data_vfs(config: &Config) -> vfs::VfsRef {
+    match config.simulated_fsync_latency_us {
+        0 => vfs::RealVfs::shared(),
+        us => {
+            log::warn!("simulated device: every data-file flush sleeps {us} us first");
+            vfs::LatencyVfs::new(vfs::RealVfs::shared(), std::time::Duration::from_micros(us))
+                .shared()
+        }
+    }
 }
 
 /// Binary log off (`--skip-log-bin`): the engine alone; a transaction left prepared by a crash

@@ -1,0 +1,111 @@
+//! `binlogd torture` as CI runs it: short crash campaigns (kill -9 under a write load, then
+//! every recovery checked) in both commit modes, and one fault campaign where fdatasync fails
+//! (strace fault injection). The tool exits non-zero on any violation, naming cycle and seed.
+
+use std::process::Command;
+
+fn torture(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_binlogd"))
+        .arg("torture")
+        .args(args)
+        .output()
+        .expect("run binlogd torture");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "binlogd torture {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The summary line's "N acknowledged commits ..., M lost" figures.
+fn acked_and_lost(stdout: &str) -> (u64, u64) {
+    let summary = stdout.lines().find(|l| l.starts_with("summary:")).expect("summary line");
+    let number_before = |word: &str| -> u64 {
+        let at = summary.find(word).unwrap_or_else(|| panic!("{word} in {summary}"));
+        summary[..at].split_whitespace().last().and_then(|n| n.parse().ok()).expect("a count")
+    };
+    (number_before(" acknowledged commits"), number_before(" lost"))
+}
+
+fn campaign(mode: &str, seed: &str) {
+    let stdout = torture(&[
+        "--cycles=20",
+        "--seconds-per-cycle=0.5",
+        "--clients=4",
+        "--cycles-per-datadir=10",
+        "--server-option=--max_binlog_size=64K",
+        &format!("--mode={mode}"),
+        &format!("--seed={seed}"),
+    ]);
+    let (acked, lost) = acked_and_lost(&stdout);
+    assert_eq!(lost, 0, "{stdout}");
+    assert!(acked > 0, "the load committed nothing:\n{stdout}");
+    // 20 loads, 2 data directories: 20 restarts after a kill, one clean shutdown each.
+    assert_eq!(stdout.lines().filter(|l| l.contains("recovered in")).count(), 20, "{stdout}");
+}
+
+#[test]
+fn crash_campaign_classic() {
+    campaign("classic", "611");
+}
+
+#[test]
+fn crash_campaign_binlog_in_redo() {
+    campaign("in-redo", "612");
+}
+
+#[test]
+fn failing_fdatasync_refuses_commits_and_loses_nothing() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        panic!("strace is missing: scripts/test.sh installs it");
+    }
+    let stdout = torture(&[
+        "--cycles=2",
+        "--seconds-per-cycle=2",
+        "--clients=4",
+        "--seed=613",
+        "--expect-refusals",
+        "--server-wrapper=strace -f -qq --seccomp-bpf -o /dev/null -e trace=fdatasync \
+         -e inject=fdatasync:error=EIO:when=60+",
+    ]);
+    let (_, lost) = acked_and_lost(&stdout);
+    assert_eq!(lost, 0, "{stdout}");
+    // MySQL's ER_ERROR_ON_WRITE (1026) names the failed fdatasync.
+    assert!(stdout.contains("refused (first: ERROR 1026"), "{stdout}");
+}
+
+/// The developer options bench/compare uses (group commit OFF, a simulated slow device) keep
+/// the same guarantees: a short campaign with both.
+#[test]
+fn crash_campaign_group_commit_off_on_a_simulated_slow_device() {
+    let stdout = torture(&[
+        "--cycles=4",
+        "--seconds-per-cycle=0.5",
+        "--clients=4",
+        "--seed=614",
+        "--server-option=--binlog-group-commit=OFF",
+        "--server-option=--simulated-fsync-latency-us=2000",
+    ]);
+    let (acked, lost) = acked_and_lost(&stdout);
+    assert_eq!(lost, 0, "{stdout}");
+    assert!(acked > 0, "{stdout}");
+}
+
+#[test]
+fn bad_developer_option_values_are_refused() {
+    for option in ["--simulated-fsync-latency-us=fast", "--binlog-group-commit=maybe"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_binlogd"))
+            .args(["serve", option, "--port=0"])
+            .output()
+            .expect("run binlogd serve");
+        assert!(!out.status.success(), "{option} accepted");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (name, value) = option.split_once('=').unwrap();
+        assert!(
+            stderr.contains(&format!("invalid value '{value}' for option '{name}'")),
+            "{option}: {stderr}"
+        );
+    }
+}
