@@ -137,7 +137,9 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    let backend = SqlBackend { sql, users: Arc::new(users) };
+    let users = Arc::new(users);
+    sql.attach_accounts(users.clone());
+    let backend = SqlBackend { sql, users };
     let server_config = ServerConfig {
         max_connections: config.max_connections as usize,
         max_allowed_packet: config.max_allowed_packet as usize,

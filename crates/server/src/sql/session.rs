@@ -80,6 +80,8 @@ pub struct Session {
     pub(crate) warnings: Vec<Warning>,
     /// The statement's start time (NOW() is constant within a statement).
     pub(crate) now: DateTime,
+    /// The authenticated account and its privileges (None: no accounts attached, all allowed).
+    pub(crate) account: Option<super::accounts::SessionAccount>,
 }
 
 impl std::fmt::Debug for Session {
@@ -96,6 +98,16 @@ impl Session {
     pub(crate) fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
         let vars = server.vars.session_defaults();
         let autocommit = vars.get("autocommit").is_none_or(|v| *v != Value::Int(0));
+        let account = server.accounts().map(|users| {
+            let found = users.lookup(user, host);
+            super::accounts::SessionAccount {
+                name: super::accounts::UserName {
+                    user: found.as_ref().map_or_else(|| user.to_string(), |a| a.user.clone()),
+                    host: found.as_ref().map_or_else(|| host.to_string(), |a| a.host.clone()),
+                },
+                privileges: found.map_or(crate::users::Privileges::NONE, |a| a.privileges),
+            }
+        });
         Session {
             server,
             connection_id,
@@ -110,6 +122,7 @@ impl Session {
             last_insert_id: 0,
             warnings: Vec::new(),
             now: datetime_of(0),
+            account,
         }
     }
 
@@ -192,6 +205,7 @@ impl Session {
 
     /// COM_INIT_DB.
     pub fn use_database(&mut self, db: &str) -> Result<()> {
+        self.need_database(crate::users::Privileges::NONE, db)?;
         let name = self.server.database(db).ok_or_else(|| SqlError::UnknownDatabase(db.into()))?;
         self.db = Some(name);
         self.server.count("Com_change_db");
@@ -222,6 +236,7 @@ impl Session {
         if !matches!(stmt, Stmt::Show(super::ast::Show::Warnings | super::ast::Show::Errors)) {
             self.warnings.clear();
         }
+        self.check_privileges(stmt)?;
         match stmt {
             Stmt::Select(s) => {
                 self.server.count("Com_select");
@@ -273,6 +288,11 @@ impl Session {
             Stmt::SetTransaction | Stmt::Noop => Ok(Output::ok(0)),
             Stmt::Show(s) => self.show(s),
             Stmt::Admin(cmd) => self.admin(cmd),
+            Stmt::Account(a) => {
+                // Account statements commit an open transaction, as mysqld's implicit commit.
+                self.commit_open()?;
+                self.account_statement(a)
+            }
             ddl => {
                 self.commit_open()?;
                 self.ddl(ddl, sql)
