@@ -91,6 +91,8 @@ pub struct OpenOptions {
     pub binlog_checksum: bool,
     /// The static pool of preallocated binlog files, if any.
     pub pool_dir: Option<PathBuf>,
+    /// The binlog files' base name (`--log-bin=basename`): `<basename>.000001`, ...
+    pub basename: String,
     /// Engine settings for [`Coordinator::open`] (the coordinator forces redo retention).
     pub engine: engine::EngineConfig,
 }
@@ -104,6 +106,7 @@ impl OpenOptions {
             binlog_preallocate: false,
             binlog_checksum: true,
             pool_dir: None,
+            basename: "binlog".to_string(),
             engine: engine::EngineConfig::default(),
         }
     }
@@ -309,6 +312,7 @@ impl<E: Engine> Coordinator<E> {
         bopts.binlog_preallocate = options.binlog_preallocate;
         bopts.checksum = options.binlog_checksum;
         bopts.pool_dir = options.pool_dir.clone();
+        bopts.basename = options.basename.clone();
         let mut writer = BinlogWriter::open(vfs, bopts)?;
         let mut outcome = RecoveryOutcome::default();
         let mut in_binlog: HashSet<u64> = HashSet::new();

@@ -36,8 +36,10 @@ pub struct Parsed {
     pub params: usize,
 }
 
-/// Parses one statement (a trailing `;` is allowed).
+/// Parses one statement (a trailing `;` is allowed, and trailing NUL bytes: mysqlslap sends its
+/// CREATE TABLE with the C string's terminator, which mysqld's lexer reads as end of input).
 pub fn parse(sql: &str) -> Result<Parsed> {
+    let sql = sql.trim_end_matches('\0');
     let mut p = Front { sql, parser: new_parser(sql)?, params: 0 };
     let stmt = p.statement()?;
     let _ = p.parser.consume_token(&Token::SemiColon);
