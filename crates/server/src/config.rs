@@ -442,6 +442,15 @@ pub static VARIABLES: &[Variable] = &[
         help: "most client connections open at once",
     },
     Variable {
+        name: "admin_port",
+        ty: VarType::Integer { min: 0, max: 65_535 },
+        default: "0",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "port of the Prometheus /metrics endpoint on 127.0.0.1 (0: off)",
+    },
+    Variable {
         name: "port",
         ty: VarType::Integer { min: 0, max: 65_535 },
         default: "3306",
@@ -516,6 +525,8 @@ pub struct Config {
     pub server_id: u32,
     /// `port`; 0 means any free port.
     pub port: u16,
+    /// `/metrics` (Prometheus text format) on 127.0.0.1:admin_port; 0 is off.
+    pub admin_port: u16,
     /// `bind_address`.
     pub bind_address: String,
     /// `datadir`.
@@ -571,6 +582,7 @@ impl Default for Config {
         Self {
             server_id: 1,
             port: 3306,
+            admin_port: 0,
             bind_address: "127.0.0.1".to_string(),
             datadir: PathBuf::from("./data"),
             log_bin: Some(DEFAULT_LOG_BIN.to_string()),
@@ -686,6 +698,7 @@ impl Config {
         Some(match normalize_name(name).as_str() {
             "server_id" => self.server_id.to_string(),
             "port" => self.port.to_string(),
+            "admin_port" => self.admin_port.to_string(),
             "bind_address" => self.bind_address.clone(),
             "datadir" => self.datadir.display().to_string(),
             "log_bin" => on_off(self.log_bin.is_some()),
@@ -818,6 +831,7 @@ impl Config {
         match (name, parsed) {
             ("server_id", Int(n)) => self.server_id = u32::try_from(n).ok()?,
             ("port", Int(n)) => self.port = u16::try_from(n).ok()?,
+            ("admin_port", Int(n)) => self.admin_port = u16::try_from(n).ok()?,
             ("bind_address", Text(t)) => self.bind_address = t,
             ("datadir", Text(t)) => self.datadir = PathBuf::from(t),
             ("max_binlog_size", Int(n)) => self.max_binlog_size = n,

@@ -154,6 +154,14 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
             .await
             .map_err(|source| ServeError::Bind { address: address.clone(), source })?;
         let local = listener.local_addr().map_err(ServeError::Runtime)?;
+        if config.admin_port != 0 {
+            let address = format!("127.0.0.1:{}", config.admin_port);
+            let admin = tokio::net::TcpListener::bind(&address)
+                .await
+                .map_err(|source| ServeError::Bind { address: address.clone(), source })?;
+            log::info!("metrics endpoint: http://{address}/metrics");
+            tokio::spawn(crate::metrics::serve(admin, backend.sql.clone()));
+        }
         let server = Server::with_limits(server_config, backend, limits);
         storage.status.attach_protocol(server.stats().clone());
         let mut terminate =

@@ -185,6 +185,20 @@ impl Server {
         v
     }
 
+    /// SHOW GLOBAL STATUS: the SQL layer's counters and the providers' figures, by name
+    /// (case-insensitive order, as mysqld lists them). The `/metrics` endpoint serves the same.
+    pub fn global_status(&self) -> Vec<(String, String)> {
+        let mut all = self.counter_values();
+        for (k, v) in self.hooks.status.global_status() {
+            match all.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(&k)) {
+                Some(slot) => slot.1 = v,
+                None => all.push((k, v)),
+            }
+        }
+        all.sort_by_key(|a| a.0.to_ascii_lowercase());
+        all
+    }
+
     /// The database's name as created, if it exists.
     pub fn database(&self, name: &str) -> Option<String> {
         self.databases.read().get(&name.to_ascii_lowercase()).cloned()
