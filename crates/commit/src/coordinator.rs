@@ -494,6 +494,43 @@ impl<E: Engine> Coordinator<E> {
         self.inner.with_writer(|w| Ok(w.purge_before_date(unix_secs)?))
     }
 
+    /// `RESET MASTER`: deletes every binlog file, starts again at `<basename>.000001` and
+    /// clears `gtid_executed` and `gtid_purged`. Serialized with commits: it holds the flush
+    /// lock (no group enters the binlog meanwhile) and first waits until every group already
+    /// written is committed in the engine, whose commits are then made durable. Refused (with
+    /// nothing changed) while the redo still holds binlog payloads that crash recovery would
+    /// copy into the new first file (binlog-in-redo, or `sync_binlog` != 1 with unsynced
+    /// groups), and while a reader is on the binlog. Returns the deleted files' names.
+    pub fn reset_binary_logs(&self) -> Result<Vec<String>> {
+        let inner = &self.inner;
+        let mut fs = inner.flush_lock.lock();
+        inner.wait_settled();
+        inner.check_poison()?;
+        inner.sync_binlog_file().map_err(|e| inner.set_poison(e))?;
+        inner.engine.flush_all().map_err(engine_error::<E>)?;
+        let seq = inner.with_writer(|w| Ok(w.active_seq()))?;
+        inner.release_payloads(seq + 1, 0);
+        let payloads = inner
+            .engine
+            .read_binlog_payloads_from(inner.engine.oldest_lsn())
+            .map_err(engine_error::<E>)?;
+        if !payloads.is_empty() {
+            return Err(Error::Inconsistent {
+                what: "RESET MASTER refused: the redo log still holds binlog payloads \
+                       (binlog_in_redo=ON or sync_binlog != 1); restart the server with \
+                       binlog_in_redo=OFF and sync_binlog=1 first",
+                seq,
+                pos: 0,
+            });
+        }
+        let deleted = inner.with_writer(|w| Ok(w.reset()?))?;
+        inner.gtids.reset();
+        fs.counter = 0;
+        fs.offset = 0;
+        fs.rotate_due = false;
+        Ok(deleted)
+    }
+
     /// `gtid_purged`: the GTIDs of purged files (the first remaining file's PREVIOUS_GTIDS).
     pub fn gtid_purged(&self) -> Result<GtidSet> {
         self.inner.with_writer(|w| Ok(w.purged_gtids().clone()))
