@@ -92,6 +92,8 @@ pub struct OpenOptions {
     pub binlog_checksum: bool,
     /// The static pool of preallocated binlog files, if any.
     pub pool_dir: Option<PathBuf>,
+    /// The binlog files' base name (`--log-bin=basename`): `<basename>.000001`, ...
+    pub basename: String,
     /// Engine settings for [`Coordinator::open`] (the coordinator forces redo retention).
     pub engine: engine::EngineConfig,
 }
@@ -105,6 +107,7 @@ impl OpenOptions {
             binlog_preallocate: false,
             binlog_checksum: true,
             pool_dir: None,
+            basename: "binlog".to_string(),
             engine: engine::EngineConfig::default(),
         }
     }
@@ -312,6 +315,7 @@ impl<E: Engine> Coordinator<E> {
         bopts.binlog_preallocate = options.binlog_preallocate;
         bopts.checksum = options.binlog_checksum;
         bopts.pool_dir = options.pool_dir.clone();
+        bopts.basename = options.basename.clone();
         let mut writer = BinlogWriter::open(vfs, bopts)?;
         let mut outcome = RecoveryOutcome::default();
         let mut in_binlog: HashSet<u64> = HashSet::new();
@@ -491,6 +495,43 @@ impl<E: Engine> Coordinator<E> {
     /// `PURGE BINARY LOGS BEFORE`: removes the files last modified before `unix_secs`.
     pub fn purge_binary_logs_before(&self, unix_secs: u64) -> Result<binlog::files::PurgeOutcome> {
         self.inner.with_writer(|w| Ok(w.purge_before_date(unix_secs)?))
+    }
+
+    /// `RESET MASTER`: deletes every binlog file, starts again at `<basename>.000001` and
+    /// clears `gtid_executed` and `gtid_purged`. Serialized with commits: it holds the flush
+    /// lock (no group enters the binlog meanwhile) and first waits until every group already
+    /// written is committed in the engine, whose commits are then made durable. Refused (with
+    /// nothing changed) while the redo still holds binlog payloads that crash recovery would
+    /// copy into the new first file (binlog-in-redo, or `sync_binlog` != 1 with unsynced
+    /// groups), and while a reader is on the binlog. Returns the deleted files' names.
+    pub fn reset_binary_logs(&self) -> Result<Vec<String>> {
+        let inner = &self.inner;
+        let mut fs = inner.flush_lock.lock();
+        inner.wait_settled();
+        inner.check_poison()?;
+        inner.sync_binlog_file().map_err(|e| inner.set_poison(e))?;
+        inner.engine.flush_all().map_err(engine_error::<E>)?;
+        let seq = inner.with_writer(|w| Ok(w.active_seq()))?;
+        inner.release_payloads(seq + 1, 0);
+        let payloads = inner
+            .engine
+            .read_binlog_payloads_from(inner.engine.oldest_lsn())
+            .map_err(engine_error::<E>)?;
+        if !payloads.is_empty() {
+            return Err(Error::Inconsistent {
+                what: "RESET MASTER refused: the redo log still holds binlog payloads \
+                       (binlog_in_redo=ON or sync_binlog != 1); restart the server with \
+                       binlog_in_redo=OFF and sync_binlog=1 first",
+                seq,
+                pos: 0,
+            });
+        }
+        let deleted = inner.with_writer(|w| Ok(w.reset()?))?;
+        inner.gtids.reset();
+        fs.counter = 0;
+        fs.offset = 0;
+        fs.rotate_due = false;
+        Ok(deleted)
     }
 
     /// `gtid_purged`: the GTIDs of purged files (the first remaining file's PREVIOUS_GTIDS).

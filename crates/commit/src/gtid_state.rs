@@ -65,6 +65,14 @@ impl GtidState {
         }
     }
 
+    /// `RESET MASTER`: nothing is executed any more; automatic GTIDs start again at 1. GTIDs
+    /// sessions own (`gtid_next`) stay owned.
+    pub fn reset(&self) {
+        let _owned = self.owned.lock();
+        *self.executed.lock() = GtidSet::new();
+        self.next_gno.store(1, Ordering::Relaxed);
+    }
+
     pub fn executed(&self) -> GtidSet {
         self.executed.lock().clone()
     }

@@ -230,10 +230,6 @@ impl TxnCommitter for Binlogging {
     }
 }
 
-fn not_supported(what: &str) -> SqlError {
-    SqlError::NotSupported(what.to_string())
-}
-
 impl BinlogAdmin for Binlogging {
     fn binary_logs(&self) -> SqlResult<Vec<BinlogFileInfo>> {
         let end = self.coordinator.binlog_files().synced_end();
@@ -315,7 +311,12 @@ impl BinlogAdmin for Binlogging {
     }
 
     fn reset_master(&self) -> SqlResult<()> {
-        Err(not_supported("RESET MASTER"))
+        let deleted = self.coordinator.reset_binary_logs().map_err(|e| to_sql_error(&e))?;
+        log::info!(
+            "RESET MASTER: deleted {} binlog file(s), gtid_executed and gtid_purged cleared",
+            deleted.len()
+        );
+        Ok(())
     }
 
     fn gtid_executed(&self) -> String {

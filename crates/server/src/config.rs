@@ -442,6 +442,15 @@ pub static VARIABLES: &[Variable] = &[
         help: "most client connections open at once",
     },
     Variable {
+        name: "admin_port",
+        ty: VarType::Integer { min: 0, max: 65_535 },
+        default: "0",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "port of the Prometheus /metrics endpoint on 127.0.0.1 (0: off)",
+    },
+    Variable {
         name: "port",
         ty: VarType::Integer { min: 0, max: 65_535 },
         default: "3306",
@@ -516,6 +525,8 @@ pub struct Config {
     pub server_id: u32,
     /// `port`; 0 means any free port.
     pub port: u16,
+    /// `/metrics` (Prometheus text format) on 127.0.0.1:admin_port; 0 is off.
+    pub admin_port: u16,
     /// `bind_address`.
     pub bind_address: String,
     /// `datadir`.
@@ -577,6 +588,7 @@ impl Default for Config {
         Self {
             server_id: 1,
             port: 3306,
+            admin_port: 0,
             bind_address: "127.0.0.1".to_string(),
             datadir: PathBuf::from("./data"),
             log_bin: Some(DEFAULT_LOG_BIN.to_string()),
@@ -694,6 +706,7 @@ impl Config {
         Some(match normalize_name(name).as_str() {
             "server_id" => self.server_id.to_string(),
             "port" => self.port.to_string(),
+            "admin_port" => self.admin_port.to_string(),
             "bind_address" => self.bind_address.clone(),
             "datadir" => self.datadir.display().to_string(),
             "log_bin" => on_off(self.log_bin.is_some()),
@@ -736,8 +749,7 @@ impl Config {
     /// The binlog files' path prefix: `log_bin` resolved against `datadir`, or `None` when the
     /// binary log is off.
     pub fn log_bin_basename(&self) -> Option<PathBuf> {
-        let base = Path::new(self.log_bin.as_deref()?);
-        Some(if base.is_relative() { self.datadir.join(base) } else { base.to_path_buf() })
+        Some(self.datadir.join(crate::serve::BINLOG_DIR).join(self.log_bin.as_deref()?))
     }
 
     /// Applies one setting; returns a warning for an ignored `--loose-` option.
@@ -806,7 +818,18 @@ impl Config {
             self.log_bin = match value.as_deref().map(|v| (v, parse_bool(v))) {
                 Some((_, Some(false))) => None,
                 None | Some(("", _)) | Some((_, Some(true))) => Some(DEFAULT_LOG_BIN.to_string()),
-                Some((v, None)) => Some(v.to_string()),
+                // A plain file name: the files are `<datadir>/binlog/<basename>.NNNNNN` (the
+                // binlog crate names files within one directory).
+                Some((v, None)) if valid_basename(v) => Some(v.to_string()),
+                Some((v, None)) => {
+                    return Err(ConfigError::BadValue {
+                        name: s.raw_name.clone(),
+                        value: v.to_string(),
+                        expected: "a file name without '/' (binlog files live in <datadir>/binlog)"
+                            .to_string(),
+                        origin: s.origin.clone(),
+                    })
+                }
             };
             return Ok(None);
         }
@@ -832,6 +855,7 @@ impl Config {
         match (name, parsed) {
             ("server_id", Int(n)) => self.server_id = u32::try_from(n).ok()?,
             ("port", Int(n)) => self.port = u16::try_from(n).ok()?,
+            ("admin_port", Int(n)) => self.admin_port = u16::try_from(n).ok()?,
             ("bind_address", Text(t)) => self.bind_address = t,
             ("datadir", Text(t)) => self.datadir = PathBuf::from(t),
             ("max_binlog_size", Int(n)) => self.max_binlog_size = n,
@@ -867,6 +891,11 @@ impl Config {
         }
         Some(())
     }
+}
+
+/// A binlog basename: non-empty, no path separator, no dot-only names.
+fn valid_basename(v: &str) -> bool {
+    !v.is_empty() && !v.contains(['/', '\\']) && v != "." && v != ".."
 }
 
 fn bad_value(s: &Setting, value: &str, ty: VarType) -> ConfigError {
@@ -1042,4 +1071,34 @@ pub fn help_text() -> String {
         ));
     }
     out
+}
+
+/// `SET GLOBAL` of the variables the protocol layer enforces (`max_connections`,
+/// `max_allowed_packet`), forwarded to its live [`Limits`](crate::protocol::Limits); every
+/// other variable goes on to `next` (the commit pipeline's listener).
+pub struct LiveVariables {
+    /// The listener of the other variables.
+    pub next: Option<std::sync::Arc<dyn crate::sql::vars::VariableListener>>,
+    /// The protocol server's limits.
+    pub limits: std::sync::Arc<crate::protocol::Limits>,
+}
+
+impl crate::sql::vars::VariableListener for LiveVariables {
+    fn set_global(&self, name: &str, value: &engine::Value) -> Result<(), crate::sql::SqlError> {
+        // The SQL layer checked type and range (vars.rs) before calling.
+        let number = match value {
+            engine::Value::Int(i) => usize::try_from(*i).ok(),
+            engine::Value::UInt(u) => usize::try_from(*u).ok(),
+            _ => None,
+        };
+        match (name, number) {
+            ("max_connections", Some(n)) => self.limits.set_max_connections(n),
+            ("max_allowed_packet", Some(n)) => self.limits.set_max_allowed_packet(n),
+            _ => {}
+        }
+        match &self.next {
+            Some(next) => next.set_global(name, value),
+            None => Ok(()),
+        }
+    }
 }

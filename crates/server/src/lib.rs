@@ -5,6 +5,7 @@ pub mod binlogging;
 pub mod config;
 pub mod datadir;
 pub mod logging;
+pub mod metrics;
 pub mod protocol;
 pub mod serve;
 pub mod sql;

@@ -31,7 +31,7 @@ use commit::{CommitConfig, Coordinator, OpenOptions};
 use engine::{Engine, EngineConfig};
 
 use crate::binlogging::{Binlogging, CommitVariables, ServerStatus};
-use crate::config::{BinlogChecksum, Config, ConfigError, VARIABLES};
+use crate::config::{BinlogChecksum, Config, ConfigError, LiveVariables, VARIABLES};
 use crate::datadir::{DataDir, DataDirError};
 use crate::logging::{LogError, Logger};
 use crate::protocol::{
@@ -127,17 +127,6 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     } else {
         open_engine_only(&datadir, engine_config)?
     };
-    let sql = sql::Server::open(
-        storage.engine.clone(),
-        storage.hooks.clone(),
-        &sql_overrides(config, &datadir),
-    )?;
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(ServeError::Runtime)?;
-    let backend = SqlBackend { sql, users: Arc::new(users) };
     let server_config = ServerConfig {
         max_connections: config.max_connections as usize,
         max_allowed_packet: config.max_allowed_packet as usize,
@@ -145,13 +134,35 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         keys: Some(keys),
         ..ServerConfig::default()
     };
+    // SET GLOBAL max_connections / max_allowed_packet reach the listener's live limits.
+    let limits = Arc::new(protocol::Limits::new(&server_config));
+    let mut hooks = storage.hooks.clone();
+    hooks.listener =
+        Some(Arc::new(LiveVariables { next: hooks.listener.take(), limits: limits.clone() }));
+    let sql = sql::Server::open(storage.engine.clone(), hooks, &sql_overrides(config, &datadir))?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    let users = Arc::new(users);
+    sql.attach_accounts(users.clone());
+    let backend = SqlBackend { sql, users };
     let served = runtime.block_on(async {
         let address = format!("{}:{}", config.bind_address, config.port);
         let listener = bind_listener(&address, config.max_connections.into())
             .await
             .map_err(|source| ServeError::Bind { address: address.clone(), source })?;
         let local = listener.local_addr().map_err(ServeError::Runtime)?;
-        let server = Server::new(server_config, backend);
+        if config.admin_port != 0 {
+            let address = format!("127.0.0.1:{}", config.admin_port);
+            let admin = tokio::net::TcpListener::bind(&address)
+                .await
+                .map_err(|source| ServeError::Bind { address: address.clone(), source })?;
+            log::info!("metrics endpoint: http://{address}/metrics");
+            tokio::spawn(crate::metrics::serve(admin, backend.sql.clone()));
+        }
+        let server = Server::with_limits(server_config, backend, limits);
         storage.status.attach_protocol(server.stats().clone());
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -206,6 +217,7 @@ fn open_binlogged(
     options.max_binlog_size = config.max_binlog_size;
     options.binlog_preallocate = config.binlog_preallocate;
     options.binlog_checksum = config.binlog_checksum == BinlogChecksum::Crc32;
+    options.basename = config.log_bin.clone().unwrap_or_else(|| options.basename.clone());
     options.engine = engine_config;
     let (coordinator, recovery) =
         Coordinator::open(data_vfs(config), datadir.path(), options, commit_config)?;
@@ -275,6 +287,14 @@ fn sql_overrides(config: &Config, datadir: &DataDir) -> Vec<(String, String)> {
         .filter(|v| v.startup_option && sql::vars::lookup(v.name).is_some())
         .filter_map(|v| Some((v.name.to_string(), config.value(v.name)?)))
         .collect();
+    // Derived from options rather than options themselves.
+    for name in ["log_bin_basename", "log_error"] {
+        if let (Some(_), Some(value)) = (sql::vars::lookup(name), config.value(name)) {
+            if !overrides.iter().any(|(n, _)| n == name) {
+                overrides.push((name.to_string(), value));
+            }
+        }
+    }
     if sql::vars::lookup("server_uuid").is_some() {
         overrides.push(("server_uuid".to_string(), datadir.server_uuid().to_string()));
     }

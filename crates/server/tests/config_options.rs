@@ -112,10 +112,11 @@ fn log_bin_forms() {
     );
     let named = parse(&["--log-bin=mysql-bin", "--datadir=/d"]).expect("named");
     assert_eq!(named.log_bin.as_deref(), Some("mysql-bin"));
-    assert_eq!(named.log_bin_basename(), Some(PathBuf::from("/d/mysql-bin")));
-    assert_eq!(named.value("log_bin_basename").as_deref(), Some("/d/mysql-bin"));
-    let absolute = parse(&["--log-bin=/logs/b"]).expect("absolute");
-    assert_eq!(absolute.log_bin_basename(), Some(PathBuf::from("/logs/b")));
+    // The files live in <datadir>/binlog under the given base name.
+    assert_eq!(named.log_bin_basename(), Some(PathBuf::from("/d/binlog/mysql-bin")));
+    assert_eq!(named.value("log_bin_basename").as_deref(), Some("/d/binlog/mysql-bin"));
+    let absolute = parse(&["--log-bin=/logs/b"]).expect_err("a path is refused");
+    assert!(absolute.to_string().contains("file name without '/'"), "{absolute}");
     assert_eq!(parse(&["--skip-log-bin"]).expect("skip").value("log_bin").as_deref(), Some("OFF"));
 }
 

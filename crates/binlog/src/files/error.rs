@@ -100,6 +100,9 @@ pub enum Error {
     /// `PURGE BINARY LOGS TO` the active file or beyond it.
     #[error("cannot purge the active binlog file {name}")]
     PurgeActive { name: String },
+    /// `RESET MASTER` while a reader (a dump thread) is on a file of the set.
+    #[error("binlog file {name} is being read; RESET MASTER needs no reader on the binary log")]
+    InUse { name: String },
     /// The operation needs [`BinlogWriter::finish_recovery`](super::BinlogWriter::finish_recovery)
     /// first.
     #[error("binlog crash recovery is not finished")]

@@ -570,6 +570,55 @@ impl BinlogWriter {
         Ok(outcome)
     }
 
+    /// `RESET MASTER` (MySQL's `MYSQL_BIN_LOG::reset_logs`): deletes every file of the set and
+    /// starts again at `<basename>.000001`, with empty executed and purged GTID sets. Refused
+    /// (nothing changed) while recovering or while a reader is on a file. Crash safety: the
+    /// active file is closed cleanly, then the index is emptied, which makes every old file a
+    /// leftover the next open deletes; a crash before the new first file is in the index
+    /// leaves an empty set that open starts afresh.
+    pub fn reset(&mut self) -> Result<Vec<String>> {
+        if self.recovering {
+            return Err(Error::RecoveryPending);
+        }
+        self.check_writable()?;
+        {
+            let mut st = self.shared.lock();
+            if let Some(&r) = st.readers.keys().next() {
+                return Err(Error::InUse { name: self.name(r) });
+            }
+            // Unpublished at once: no reader can start on a file about to go.
+            st.files.clear();
+        }
+        let old = std::mem::take(&mut self.files);
+        self.guarded(|w| {
+            w.active.file.sync_data()?;
+            close_file(&w.active.file, w.active.write_pos)?;
+            w.index.store(&[])?;
+            Ok(())
+        })?;
+        let mut deleted = Vec::with_capacity(old.len());
+        for &s in &old {
+            // The index no longer names these: a failure leaves a leftover the next open
+            // deletes.
+            if let Err(e) = self.vfs.remove_file(&self.path(s)) {
+                log::warn!("could not delete binlog {}: {e}", self.name(s));
+            }
+            deleted.push(self.name(s));
+        }
+        self.executed = GtidSet::new();
+        self.purged = GtidSet::new();
+        self.guarded(|w| {
+            w.vfs.sync_dir(&w.opts.dir)?;
+            let new = w.maker.create(1, &GtidSet::new(), false)?;
+            w.files = vec![1];
+            w.index.store(&w.files)?;
+            w.active = new;
+            Ok(())
+        })?;
+        self.publish_active();
+        Ok(deleted)
+    }
+
     /// Clean shutdown: STOP event, sync, cut the preallocated tail, clear the in-use flag,
     /// sync (MySQL's `MYSQL_BIN_LOG::close` with `LOG_CLOSE_STOP_EVENT`). While recovering,
     /// only syncs: the file stays flagged so the next open recovers it again.

@@ -84,6 +84,7 @@ fn no_open_cursor(stmt_id: u32) -> SqlError {
 pub(crate) struct Shared<B> {
     pub backend: B,
     pub config: ServerConfig,
+    pub limits: Arc<super::server::Limits>,
     pub stats: Arc<Stats>,
     pub auth_cache: AuthCache,
     pub next_connection_id: AtomicU32,
@@ -102,7 +103,8 @@ impl<B: Backend> Drop for Slot<B> {
 /// Answers a connection over `max_connections` with ER_CON_COUNT_ERROR in place of the
 /// handshake, as mysqld does, and closes it.
 pub(crate) async fn refuse(socket: TcpStream, shared: &Shared<impl Backend>) {
-    let mut io = PacketStream::new(socket, shared.config.max_allowed_packet, shared.stats.clone());
+    let mut io =
+        PacketStream::new(socket, shared.limits.max_allowed_packet(), shared.stats.clone());
     io.write_err(&SqlError::too_many_connections());
     io.close().await;
 }
@@ -111,7 +113,8 @@ pub(crate) async fn refuse(socket: TcpStream, shared: &Shared<impl Backend>) {
 pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: TcpStream, peer: SocketAddr) {
     let shared = &slot.0;
     let _ = socket.set_nodelay(true);
-    let mut io = PacketStream::new(socket, shared.config.max_allowed_packet, shared.stats.clone());
+    let mut io =
+        PacketStream::new(socket, shared.limits.max_allowed_packet(), shared.stats.clone());
     let connecting = connect(shared, &mut io, peer);
     let connected = match tokio::time::timeout(shared.config.connect_timeout, connecting).await {
         Ok(connected) => connected,
@@ -537,7 +540,7 @@ impl<B: Backend> Connection<B> {
                 else {
                     return Ok(Next::Continue);
                 };
-                let max = self.shared.config.max_allowed_packet;
+                let max = self.shared.limits.max_allowed_packet();
                 if let Some(st) = self.statements.get_mut(id) {
                     st.append_long_data(param, buf.eat_all(), max)?;
                 }

@@ -37,7 +37,7 @@ pub use error::{Error, Result, SqlError};
 pub use keys::ServerKeys;
 pub use packet::PacketWriter;
 pub use results::{OkResult, ResultWriter};
-pub use server::{Server, ServerConfig};
+pub use server::{Limits, Server, ServerConfig};
 pub use session::{Backend, ConnectionInfo, PreparedStatement, ReplicationCommand, Session};
 pub use stats::Stats;
 

@@ -43,6 +43,42 @@ impl Default for ServerConfig {
     }
 }
 
+/// The limits `SET GLOBAL` may change while the server runs; [`ServerConfig`] gives their
+/// start values. As in mysqld, a new `max_connections` applies to the next connection attempt
+/// and a new `max_allowed_packet` to connections opened afterwards (the session value is
+/// read-only and taken from the global at connect).
+#[derive(Debug)]
+pub struct Limits {
+    max_connections: AtomicUsize,
+    max_allowed_packet: AtomicUsize,
+}
+
+impl Limits {
+    /// The start values from `config`.
+    pub fn new(config: &ServerConfig) -> Self {
+        Self {
+            max_connections: AtomicUsize::new(config.max_connections),
+            max_allowed_packet: AtomicUsize::new(config.max_allowed_packet),
+        }
+    }
+
+    pub fn max_connections(&self) -> usize {
+        self.max_connections.load(Ordering::Relaxed)
+    }
+
+    pub fn max_allowed_packet(&self) -> usize {
+        self.max_allowed_packet.load(Ordering::Relaxed)
+    }
+
+    pub fn set_max_connections(&self, n: usize) {
+        self.max_connections.store(n, Ordering::Relaxed);
+    }
+
+    pub fn set_max_allowed_packet(&self, n: usize) {
+        self.max_allowed_packet.store(n, Ordering::Relaxed);
+    }
+}
+
 /// A MySQL protocol server over a [`Backend`].
 pub struct Server<B: Backend> {
     shared: Arc<Shared<B>>,
@@ -51,10 +87,17 @@ pub struct Server<B: Backend> {
 impl<B: Backend> Server<B> {
     /// A server answering with `backend`'s sessions.
     pub fn new(config: ServerConfig, backend: B) -> Self {
+        let limits = Arc::new(Limits::new(&config));
+        Self::with_limits(config, backend, limits)
+    }
+
+    /// As [`Server::new`], with live limits the caller keeps a handle to (`SET GLOBAL`).
+    pub fn with_limits(config: ServerConfig, backend: B, limits: Arc<Limits>) -> Self {
         Self {
             shared: Arc::new(Shared {
                 backend,
                 config,
+                limits,
                 stats: Arc::new(Stats::default()),
                 auth_cache: AuthCache::default(),
                 next_connection_id: AtomicU32::new(1),
@@ -95,7 +138,7 @@ impl<B: Backend> Server<B> {
             shared.stats.connection_attempt();
             let open = shared.open_connections.fetch_add(1, Ordering::AcqRel);
             let slot = Slot(shared.clone());
-            if open >= shared.config.max_connections {
+            if open >= shared.limits.max_connections() {
                 tokio::spawn(async move {
                     conn::refuse(socket, &slot.0).await;
                     drop(slot);

@@ -60,6 +60,8 @@ pub enum Func {
     ConnectionId,
     LastInsertId,
     User,
+    /// `CURRENT_USER()`: the account the session authenticated as.
+    CurrentUser,
     Concat,
     Length,
     CharLength,
@@ -350,6 +352,8 @@ pub enum Stmt {
     SetTransaction,
     Show(Show),
     Admin(AdminCommand),
+    /// CREATE/ALTER/DROP USER, GRANT, REVOKE, SHOW GRANTS.
+    Account(super::accounts::AccountStmt),
     /// Statements accepted and answered OK without effect (`DO`, `LOCK TABLES`, ...).
     Noop,
 }

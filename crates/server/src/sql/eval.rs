@@ -630,7 +630,8 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
         | Func::Version
         | Func::ConnectionId
         | Func::LastInsertId
-        | Func::User => return Err(internal("session function not bound")),
+        | Func::User
+        | Func::CurrentUser => return Err(internal("session function not bound")),
     })
 }
 

@@ -179,6 +179,7 @@ impl Binder<'_> {
                     Func::Version => Expr::Lit(Value::Bytes(VERSION.as_bytes().to_vec())),
                     Func::ConnectionId => Expr::Lit(Value::UInt(u64::from(s.connection_id))),
                     Func::LastInsertId => Expr::Lit(Value::UInt(s.last_insert_id)),
+                    Func::CurrentUser => Expr::Lit(Value::Bytes(s.current_user().into_bytes())),
                     Func::User => {
                         Expr::Lit(Value::Bytes(format!("{}@{}", s.user, s.host).into_bytes()))
                     }

@@ -18,6 +18,7 @@
 //! MySQL number and SQLSTATE; after any error the session and its transaction state are usable
 //! (the failed statement is undone, or the whole transaction on a deadlock).
 
+pub mod accounts;
 pub mod admin;
 pub mod ast;
 pub mod commit;

@@ -20,10 +20,12 @@ use sqlparser::tokenizer::{Location, Token};
 
 use engine::{Column, ColumnType, Decimal, Value};
 
+use super::accounts::{AccountStmt, Identified, Plugin, UserName, UserSpec};
 use super::admin::AdminCommand;
 use super::ast::*;
 use super::error::{Result, SqlError};
 use super::eval::{parse_datetime, to_column};
+use crate::users::Privileges;
 
 static DIALECT: MySqlDialect = MySqlDialect {};
 
@@ -34,8 +36,10 @@ pub struct Parsed {
     pub params: usize,
 }
 
-/// Parses one statement (a trailing `;` is allowed).
+/// Parses one statement (a trailing `;` is allowed, and trailing NUL bytes: mysqlslap sends its
+/// CREATE TABLE with the C string's terminator, which mysqld's lexer reads as end of input).
 pub fn parse(sql: &str) -> Result<Parsed> {
+    let sql = sql.trim_end_matches('\0');
     let mut p = Front { sql, parser: new_parser(sql)?, params: 0 };
     let stmt = p.statement()?;
     let _ = p.parser.consume_token(&Token::SemiColon);
@@ -351,6 +355,9 @@ impl Front<'_> {
             }
             return Ok(Stmt::Noop);
         }
+        if let Some(s) = self.account_statement()? {
+            return Ok(Stmt::Account(s));
+        }
         if self.peek_word("CREATE") || self.peek_word("DROP") {
             if let Some(s) = self.database_ddl()? {
                 return Ok(s);
@@ -358,6 +365,206 @@ impl Front<'_> {
         }
         let st = self.parser.parse_statement().map_err(|e| parse_error(self.sql, &e))?;
         self.convert(st)
+    }
+
+    // ---- account statements (MySQL 8.0 manual, "Account Management Statements") ----------
+
+    /// CREATE/ALTER/DROP USER, GRANT, REVOKE; None when the text is none of them.
+    fn account_statement(&mut self) -> Result<Option<AccountStmt>> {
+        if self.words(&["CREATE", "USER"]) {
+            let if_not_exists = self.words(&["IF", "NOT", "EXISTS"]);
+            let mut users = Vec::new();
+            loop {
+                let UserSpec::Named(name) = self.user_spec()? else {
+                    return Err(self.error_here());
+                };
+                users.push((name, self.identified()?));
+                if !self.parser.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            self.account_options_end("CREATE USER")?;
+            return Ok(Some(AccountStmt::CreateUser { if_not_exists, users }));
+        }
+        if self.words(&["ALTER", "USER"]) {
+            let if_exists = self.words(&["IF", "EXISTS"]);
+            let mut users = Vec::new();
+            loop {
+                let user = self.user_spec()?;
+                users.push((user, self.identified()?));
+                if !self.parser.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            self.account_options_end("ALTER USER")?;
+            return Ok(Some(AccountStmt::AlterUser { if_exists, users }));
+        }
+        if self.words(&["DROP", "USER"]) {
+            let if_exists = self.words(&["IF", "EXISTS"]);
+            let users = self.user_list()?;
+            return Ok(Some(AccountStmt::DropUser { if_exists, users }));
+        }
+        if self.word("GRANT") {
+            let mut privileges = self.privilege_list()?;
+            self.expect_word("ON")?;
+            self.grant_target()?;
+            self.expect_word("TO")?;
+            let users = self.user_list()?;
+            if self.words(&["WITH", "GRANT", "OPTION"]) {
+                privileges = privileges.union(Privileges::GRANT_OPTION);
+            }
+            if !self.at_end() {
+                return Err(unsupported("GRANT options other than WITH GRANT OPTION"));
+            }
+            return Ok(Some(AccountStmt::Grant { privileges, users }));
+        }
+        if self.word("REVOKE") {
+            self.words(&["IF", "EXISTS"]);
+            let privileges = self.privilege_list()?;
+            // `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM ...` has no ON clause.
+            if self.word("ON") {
+                self.grant_target()?;
+            } else if !privileges.contains(Privileges::ALL.union(Privileges::GRANT_OPTION)) {
+                return Err(self.error_here());
+            }
+            self.expect_word("FROM")?;
+            let users = self.user_list()?;
+            return Ok(Some(AccountStmt::Revoke { privileges, users }));
+        }
+        Ok(None)
+    }
+
+    /// `'user'[@'host']` (any quoting; host `%` when omitted) or `CURRENT_USER[()]`.
+    fn user_spec(&mut self) -> Result<UserSpec> {
+        if self.word("CURRENT_USER") {
+            if self.parser.consume_token(&Token::LParen)
+                && !self.parser.consume_token(&Token::RParen)
+            {
+                return Err(self.error_here());
+            }
+            return Ok(UserSpec::Current);
+        }
+        // MySQL's tokenizer takes `@` as an identifier character, so unquoted `u@h` is one
+        // word and `u@'h'` is the word `u@` then a string.
+        if let Token::Word(w) = &self.parser.peek_token().token {
+            if let (None, Some((user, host))) = (w.quote_style, w.value.split_once('@')) {
+                let user = user.to_string();
+                let host = host.to_string();
+                self.parser.next_token();
+                let host = if host.is_empty() { self.name_or_string()? } else { host };
+                return Ok(UserSpec::Named(UserName { user, host }));
+            }
+        }
+        let user = self.name_or_string()?;
+        let host = if self.parser.consume_token(&Token::AtSign) {
+            self.name_or_string()?
+        } else {
+            // Unquoted `@host` right after the user is one word to the MySQL tokenizer.
+            match &self.parser.peek_token().token {
+                Token::Word(w) if w.quote_style.is_none() && w.value.starts_with('@') => {
+                    let host = w.value[1..].to_string();
+                    self.parser.next_token();
+                    host
+                }
+                _ => "%".to_string(),
+            }
+        };
+        Ok(UserSpec::Named(UserName { user, host }))
+    }
+
+    fn user_list(&mut self) -> Result<Vec<UserSpec>> {
+        let mut users = vec![self.user_spec()?];
+        while self.parser.consume_token(&Token::Comma) {
+            users.push(self.user_spec()?);
+        }
+        Ok(users)
+    }
+
+    /// `IDENTIFIED [WITH plugin] [BY 'password']`, if present.
+    fn identified(&mut self) -> Result<Option<Identified>> {
+        if !self.word("IDENTIFIED") {
+            return Ok(None);
+        }
+        let mut plugin = None;
+        if self.word("WITH") {
+            let name = self.name_or_string()?;
+            plugin = Some(match name.to_ascii_lowercase().as_str() {
+                "caching_sha2_password" => Plugin::CachingSha2,
+                "mysql_native_password" => Plugin::Native,
+                // ER_PLUGIN_IS_NOT_LOADED, as mysqld answers an unknown plugin.
+                _ => {
+                    return Err(SqlError::Other {
+                        code: 1524,
+                        sqlstate: "HY000",
+                        message: format!("Plugin '{name}' is not loaded"),
+                    })
+                }
+            });
+        }
+        let password = if self.word("BY") {
+            if self.peek_word("RANDOM") {
+                return Err(unsupported("IDENTIFIED BY RANDOM PASSWORD"));
+            }
+            self.string()?
+        } else if self.peek_word("AS") {
+            return Err(unsupported("IDENTIFIED ... AS 'hash'"));
+        } else if plugin.is_some() {
+            String::new()
+        } else {
+            return Err(self.error_here());
+        };
+        Ok(Some(Identified { plugin, password }))
+    }
+
+    /// The rest of CREATE/ALTER USER: the account options binlogd has nothing to keep for.
+    fn account_options_end(&mut self, what: &str) -> Result<()> {
+        if self.words(&["REQUIRE", "NONE"]) {}
+        while self.words(&["ACCOUNT", "UNLOCK"]) || self.words(&["PASSWORD", "EXPIRE", "NEVER"]) {}
+        if self.at_end() {
+            Ok(())
+        } else {
+            Err(unsupported(format!("{what} options")))
+        }
+    }
+
+    /// `priv [, priv]...` up to ON/FROM, each by its MySQL name.
+    fn privilege_list(&mut self) -> Result<Privileges> {
+        let mut privileges = Privileges::NONE;
+        loop {
+            let start = self.parser.peek_token().span.start;
+            let mut words = Vec::new();
+            while let Token::Word(w) = &self.parser.peek_token().token {
+                if w.quote_style.is_some()
+                    || (!words.is_empty() && (self.peek_word("ON") || self.peek_word("FROM")))
+                {
+                    break;
+                }
+                words.push(w.value.clone());
+                self.parser.next_token();
+            }
+            if matches!(self.parser.peek_token().token, Token::LParen) {
+                return Err(unsupported("column privileges"));
+            }
+            let privilege =
+                Privileges::from_name(&words.join(" ")).ok_or_else(|| near_at(self.sql, start))?;
+            privileges = privileges.union(privilege);
+            if !self.parser.consume_token(&Token::Comma) {
+                return Ok(privileges);
+            }
+        }
+    }
+
+    /// `*.*`: binlogd keeps global privileges only.
+    fn grant_target(&mut self) -> Result<()> {
+        let mut target = String::new();
+        while !self.at_end() && !self.peek_word("TO") && !self.peek_word("FROM") {
+            target.push_str(&self.parser.next_token().token.to_string());
+        }
+        if target == "*.*" {
+            Ok(())
+        } else {
+            Err(unsupported(format!("privileges ON {target} (binlogd grants ON *.* only)")))
+        }
     }
 
     /// CREATE/DROP DATABASE|SCHEMA (MySQL's options, which sqlparser does not know).
@@ -389,6 +596,13 @@ impl Front<'_> {
         let global = self.word("GLOBAL");
         let session = !global && (self.word("SESSION") || self.word("LOCAL"));
         let _ = session;
+        if self.word("GRANTS") {
+            let user = if self.word("FOR") { Some(self.user_spec()?) } else { None };
+            if self.word("USING") {
+                return Err(unsupported("SHOW GRANTS ... USING (roles)"));
+            }
+            return Ok(Stmt::Account(AccountStmt::ShowGrants(user)));
+        }
         if self.word("DATABASES") || self.word("SCHEMAS") {
             return Ok(Stmt::Show(Show::Databases { like: self.like()? }));
         }
@@ -1082,7 +1296,8 @@ impl Front<'_> {
             "version" => (Func::Version, 0, 0),
             "connection_id" => (Func::ConnectionId, 0, 0),
             "last_insert_id" => (Func::LastInsertId, 0, 0),
-            "user" | "current_user" | "session_user" | "system_user" => (Func::User, 0, 0),
+            "user" | "session_user" | "system_user" => (Func::User, 0, 0),
+            "current_user" => (Func::CurrentUser, 0, 0),
             "concat" => (Func::Concat, 1, usize::MAX),
             "length" | "octet_length" => (Func::Length, 1, 1),
             "char_length" | "character_length" => (Func::CharLength, 1, 1),
@@ -1163,7 +1378,7 @@ fn ident_expr(id: &sp::Ident, table: Option<String>) -> Expr {
             "current_timestamp" | "localtime" | "localtimestamp" => {
                 return Expr::Func(Func::Now, vec![])
             }
-            "current_user" => return Expr::Func(Func::User, vec![]),
+            "current_user" => return Expr::Func(Func::CurrentUser, vec![]),
             _ => {}
         }
     }

@@ -78,6 +78,12 @@ pub(crate) static COUNTERS: &[&str] = &[
     "Com_reset",
     "Com_stmt_prepare",
     "Com_stmt_execute",
+    "Com_create_user",
+    "Com_alter_user",
+    "Com_drop_user",
+    "Com_grant",
+    "Com_revoke",
+    "Com_show_grants",
 ];
 
 /// The shared server state.
@@ -93,6 +99,8 @@ pub struct Server {
     next_connection_id: AtomicU32,
     counters: Vec<AtomicU64>,
     started: Instant,
+    /// The accounts (`users.json`), when the server authenticates clients.
+    accounts: std::sync::OnceLock<Arc<crate::users::Users>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -127,7 +135,18 @@ impl Server {
             next_connection_id: AtomicU32::new(1),
             counters: COUNTERS.iter().map(|_| AtomicU64::new(0)).collect(),
             started: Instant::now(),
+            accounts: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// Attaches the accounts: sessions then run with their account's privileges and the
+    /// account statements work. Without them every session has all privileges.
+    pub fn attach_accounts(&self, users: Arc<crate::users::Users>) {
+        let _ = self.accounts.set(users);
+    }
+
+    pub(crate) fn accounts(&self) -> Option<&Arc<crate::users::Users>> {
+        self.accounts.get()
     }
 
     pub fn engine(&self) -> &Engine {
@@ -164,6 +183,20 @@ impl Server {
             .collect();
         v.push(("Uptime".into(), self.started.elapsed().as_secs().to_string()));
         v
+    }
+
+    /// SHOW GLOBAL STATUS: the SQL layer's counters and the providers' figures, by name
+    /// (case-insensitive order, as mysqld lists them). The `/metrics` endpoint serves the same.
+    pub fn global_status(&self) -> Vec<(String, String)> {
+        let mut all = self.counter_values();
+        for (k, v) in self.hooks.status.global_status() {
+            match all.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(&k)) {
+                Some(slot) => slot.1 = v,
+                None => all.push((k, v)),
+            }
+        }
+        all.sort_by_key(|a| a.0.to_ascii_lowercase());
+        all
     }
 
     /// The database's name as created, if it exists.

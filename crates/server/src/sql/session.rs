@@ -102,6 +102,8 @@ pub struct Session {
     deferred: Option<Box<dyn DeferredCommit>>,
     /// The statement is a re-run of an attempt that was [`Attempt::Blocked`]: it was counted.
     recount: bool,
+    /// The authenticated account and its privileges (None: no accounts attached, all allowed).
+    pub(crate) account: Option<super::accounts::SessionAccount>,
 }
 
 impl std::fmt::Debug for Session {
@@ -118,6 +120,16 @@ impl Session {
     pub(crate) fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
         let vars = server.vars.session_defaults();
         let autocommit = vars.get("autocommit").is_none_or(|v| *v != Value::Int(0));
+        let account = server.accounts().map(|users| {
+            let found = users.lookup(user, host);
+            super::accounts::SessionAccount {
+                name: super::accounts::UserName {
+                    user: found.as_ref().map_or_else(|| user.to_string(), |a| a.user.clone()),
+                    host: found.as_ref().map_or_else(|| host.to_string(), |a| a.host.clone()),
+                },
+                privileges: found.map_or(crate::users::Privileges::NONE, |a| a.privileges),
+            }
+        });
         Session {
             server,
             connection_id,
@@ -135,6 +147,7 @@ impl Session {
             defer_commit: false,
             deferred: None,
             recount: false,
+            account,
         }
     }
 
@@ -320,6 +333,7 @@ impl Session {
 
     /// COM_INIT_DB.
     pub fn use_database(&mut self, db: &str) -> Result<()> {
+        self.need_database(crate::users::Privileges::NONE, db)?;
         let name = self.server.database(db).ok_or_else(|| SqlError::UnknownDatabase(db.into()))?;
         self.db = Some(name);
         self.count("Com_change_db");
@@ -350,6 +364,7 @@ impl Session {
         if !matches!(stmt, Stmt::Show(super::ast::Show::Warnings | super::ast::Show::Errors)) {
             self.warnings.clear();
         }
+        self.check_privileges(stmt)?;
         match stmt {
             Stmt::Select(s) => {
                 self.count("Com_select");
@@ -401,6 +416,11 @@ impl Session {
             Stmt::SetTransaction | Stmt::Noop => Ok(Output::ok(0)),
             Stmt::Show(s) => self.show(s),
             Stmt::Admin(cmd) => self.admin(cmd),
+            Stmt::Account(a) => {
+                // Account statements commit an open transaction, as mysqld's implicit commit.
+                self.commit_open()?;
+                self.account_statement(a)
+            }
             ddl => {
                 self.commit_open()?;
                 self.ddl(ddl, sql)

@@ -256,15 +256,8 @@ impl Session {
             }
             Show::Status { like: pat, .. } => {
                 server.count("Com_show_status");
-                let mut all = server.counter_values();
-                for (k, v) in server.hooks.status.global_status() {
-                    match all.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(&k)) {
-                        Some(slot) => slot.1 = v,
-                        None => all.push((k, v)),
-                    }
-                }
+                let mut all = server.global_status();
                 all.retain(|(n, _)| matches_like(pat, n));
-                all.sort_by_key(|a| a.0.to_ascii_lowercase());
                 rows(
                     &["Variable_name", "Value"],
                     all.into_iter().map(|(n, v)| vec![text(n), text(v)]).collect(),

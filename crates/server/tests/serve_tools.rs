@@ -1,0 +1,534 @@
+//! `binlogd serve` driven by the client tools MySQL users point at it: sysbench (prepared
+//! statements), mysqlslap, PyMySQL and mysql-connector-python, the mariadb CLI for accounts,
+//! privileges, RESET MASTER, live SET GLOBAL limits and `/metrics`, and 1000 wrong-password
+//! attempts. Each server runs on a temporary data directory and a free port; every load is
+//! bounded in time and count. `scripts/test.sh` installs the tools.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+struct Running {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(datadir: &Path, extra: &[&str]) -> Running {
+    let log = datadir.with_extension("log");
+    let _ = std::fs::remove_file(&log);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_binlogd"));
+    command
+        .arg("serve")
+        .arg(format!("--datadir={}", datadir.display()))
+        .arg("--port=0")
+        .arg(format!("--log-error={}", log.display()))
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let child = command.spawn().expect("start binlogd");
+    let mut running = Running { child, port: 0, log };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(&running.log).unwrap_or_default();
+        if let Some(rest) = text.split("ready for connections").nth(1) {
+            let port = rest.split("port: ").nth(1).and_then(|p| p.split_whitespace().next());
+            running.port = port.and_then(|p| p.parse().ok()).expect("port in the log");
+            return running;
+        }
+        if let Some(status) = running.child.try_wait().expect("try_wait") {
+            panic!("binlogd exited ({status}) before it was ready:\n{text}");
+        }
+        assert!(Instant::now() < deadline, "binlogd not ready in 30 s:\n{text}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn stop(mut running: Running) {
+    let pid = running.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().expect("kill").success());
+    let exit = running.child.wait().expect("wait");
+    assert!(exit.success(), "exit status {exit}");
+}
+
+fn mariadb(port: u16, user: &str, password: &str, sql: &str) -> Output {
+    let mut command = Command::new("mariadb");
+    command.args([
+        "--no-defaults",
+        "--protocol=TCP",
+        "-h127.0.0.1",
+        &format!("-P{port}"),
+        &format!("-u{user}"),
+        "--batch",
+        "--skip-column-names",
+    ]);
+    if !password.is_empty() {
+        command.arg(format!("-p{password}"));
+    }
+    command.args(["-e", sql]);
+    command.output().expect("run mariadb (mariadb-client)")
+}
+
+fn ok(output: Output) -> String {
+    assert!(output.status.success(), "mariadb: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The error text of a statement that must fail.
+fn fails(output: Output) -> String {
+    assert!(!output.status.success(), "succeeded: {}", String::from_utf8_lossy(&output.stdout));
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn root(port: u16, sql: &str) -> String {
+    ok(mariadb(port, "root", "", sql))
+}
+
+// ---- sysbench ---------------------------------------------------------------------------------
+
+/// `transactions:` and `ignored errors:` of sysbench's report.
+fn sysbench_figures(report: &str) -> (u64, u64) {
+    let figure = |label: &str| -> u64 {
+        report
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(label))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no '{label}' in sysbench's report:\n{report}"))
+    };
+    (figure("transactions:"), figure("ignored errors:"))
+}
+
+fn sysbench(port: u16, workload: &str, threads: u32, command: &str, seconds: u32) -> Output {
+    Command::new("sysbench")
+        .arg(workload)
+        .args([
+            "--db-driver=mysql",
+            "--mysql-host=127.0.0.1",
+            &format!("--mysql-port={port}"),
+            "--mysql-user=root",
+            "--mysql-password=",
+            "--mysql-db=sbtest",
+            "--tables=1",
+            "--table-size=1000",
+            &format!("--threads={threads}"),
+            &format!("--time={seconds}"),
+            "--events=0",
+        ])
+        .arg(command)
+        .output()
+        .expect("run sysbench")
+}
+
+/// Every workload sysbench's OLTP suite is known by, with its default options (prepared
+/// statements), at 1 and 64 threads: prepare, run and cleanup must succeed with transactions
+/// done. The runs last 4 s instead of the issue's 10 s to keep the suite's budget; sysbench
+/// retries deadlocks (1213) by design ("ignored errors"), every other error ends it with a
+/// non-zero status, which fails the test.
+#[test]
+fn sysbench_oltp_workloads_at_1_and_64_threads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server =
+        start(&dir.path().join("data"), &["--initialize-insecure", "--max-connections=200"]);
+    root(server.port, "CREATE DATABASE sbtest");
+    let workloads = [
+        "oltp_insert",
+        "oltp_update_index",
+        "oltp_update_non_index",
+        "oltp_delete",
+        "oltp_write_only",
+        "oltp_point_select",
+        "oltp_read_write",
+    ];
+    let mut summary = Vec::new();
+    for workload in workloads {
+        for threads in [1, 64] {
+            let prepare = sysbench(server.port, workload, 1, "prepare", 4);
+            assert!(
+                prepare.status.success(),
+                "{workload} prepare: {}{}",
+                String::from_utf8_lossy(&prepare.stdout),
+                String::from_utf8_lossy(&prepare.stderr)
+            );
+            let run = sysbench(server.port, workload, threads, "run", 4);
+            let report = String::from_utf8_lossy(&run.stdout).into_owned();
+            assert!(
+                run.status.success(),
+                "{workload} run at {threads} threads: {report}{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            let (transactions, ignored) = sysbench_figures(&report);
+            assert!(transactions > 0, "{workload} at {threads} threads did nothing:\n{report}");
+            summary.push(format!("{workload}/{threads}: {transactions} txns, {ignored} retried"));
+            let cleanup = sysbench(server.port, workload, 1, "cleanup", 4);
+            assert!(
+                cleanup.status.success(),
+                "{workload} cleanup: {}",
+                String::from_utf8_lossy(&cleanup.stderr)
+            );
+        }
+    }
+    eprintln!("sysbench (4 s each): {}", summary.join("; "));
+    stop(server);
+}
+
+// ---- mysqlslap --------------------------------------------------------------------------------
+
+#[test]
+fn mysqlslap_auto_generated_write_and_mixed_loads_at_1_20_50_clients() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = start(&dir.path().join("data"), &["--initialize-insecure"]);
+    for load in ["write", "mixed"] {
+        let out = Command::new("mysqlslap")
+            .args([
+                "--no-defaults",
+                "-h127.0.0.1",
+                &format!("-P{}", server.port),
+                "-uroot",
+                "--auto-generate-sql",
+                &format!("--auto-generate-sql-load-type={load}"),
+                "--concurrency=1,20,50",
+                "--number-of-queries=1000",
+            ])
+            .output()
+            .expect("run mysqlslap");
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "mysqlslap {load}: {report}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for clients in [1, 20, 50] {
+            assert!(
+                report.contains(&format!("Number of clients running queries: {clients}\n")),
+                "{load} at {clients} clients missing:\n{report}"
+            );
+        }
+    }
+    stop(server);
+}
+
+// ---- accounts, privileges, admin --------------------------------------------------------------
+
+#[test]
+fn accounts_grants_and_privilege_errors_persist_across_restart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let datadir = dir.path().join("data");
+    let server = start(&datadir, &["--initialize-insecure"]);
+    let port = server.port;
+    root(
+        port,
+        "CREATE USER 'app'@'%' IDENTIFIED BY 'app-pw';
+         CREATE USER 'nat'@'%' IDENTIFIED WITH mysql_native_password BY 'nat-pw',
+                     repl@'%' IDENTIFIED WITH caching_sha2_password BY 'repl-pw';
+         CREATE USER IF NOT EXISTS 'app'@'%' IDENTIFIED BY 'other';
+         GRANT ALL PRIVILEGES ON *.* TO 'app'@'%';
+         GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%';
+         GRANT SELECT ON *.* TO nat;
+         CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT);
+         INSERT INTO d.t VALUES (1, 10);",
+    );
+    assert!(fails(mariadb(port, "root", "", "CREATE USER 'app'@'%'"))
+        .contains("ERROR 1396 (HY000) at line 1: Operation CREATE USER failed for 'app'@'%'"));
+    assert!(fails(mariadb(port, "root", "", "DROP USER ghost@'%'"))
+        .contains("ERROR 1396 (HY000) at line 1: Operation DROP USER failed for 'ghost'@'%'"));
+    assert!(fails(mariadb(port, "root", "", "GRANT ALL ON *.* TO ghost")).contains("ERROR 1410"));
+    assert!(fails(mariadb(port, "root", "", "GRANT SELEKT ON *.* TO app")).contains("ERROR 1064"));
+    assert_eq!(
+        root(port, "SHOW GRANTS FOR 'repl'@'%'"),
+        "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO `repl`@`%`\n"
+    );
+    assert_eq!(
+        root(port, "SHOW GRANTS"),
+        "GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION\n"
+    );
+
+    // The created users log in with their plugins; CURRENT_USER() is the account.
+    assert_eq!(ok(mariadb(port, "app", "app-pw", "SELECT CURRENT_USER()")), "app@%\n");
+    assert_eq!(ok(mariadb(port, "nat", "nat-pw", "SELECT v FROM d.t")), "10\n");
+    assert!(fails(mariadb(port, "app", "wrong", "SELECT 1")).contains("ERROR 1045"));
+
+    // Privileges: SELECT only, replication only.
+    let denied = fails(mariadb(port, "nat", "nat-pw", "INSERT INTO d.t VALUES (2, 20)"));
+    assert!(
+        denied.contains("ERROR 1142 (42000) at line 1: INSERT command denied to user 'nat'@'127.0.0.1' for table 't'"),
+        "{denied}"
+    );
+    assert!(fails(mariadb(port, "nat", "nat-pw", "CREATE DATABASE e")).contains(
+        "ERROR 1044 (42000) at line 1: Access denied for user 'nat'@'127.0.0.1' to database 'e'"
+    ));
+    assert!(fails(mariadb(port, "nat", "nat-pw", "SET GLOBAL sync_binlog = 0")).contains(
+        "ERROR 1227 (42000) at line 1: Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation"
+    ));
+    assert!(fails(mariadb(port, "nat", "nat-pw", "CREATE USER x")).contains("ERROR 1227"));
+    assert!(fails(mariadb(port, "app", "app-pw", "GRANT SELECT ON *.* TO nat"))
+        .contains("GRANT OPTION"));
+    assert!(fails(mariadb(port, "repl", "repl-pw", "SELECT * FROM d.t")).contains("ERROR 1142"));
+    assert!(ok(mariadb(port, "repl", "repl-pw", "SHOW MASTER STATUS")).contains("binlog.0000"));
+    // A user with no privilege connects and runs SELECT 1, and may change its own password.
+    root(port, "CREATE USER plain IDENTIFIED BY 'p1'");
+    assert_eq!(ok(mariadb(port, "plain", "p1", "SELECT 1")), "1\n");
+    assert!(fails(mariadb(port, "plain", "p1", "USE d")).contains("ERROR 1044"));
+    ok(mariadb(port, "plain", "p1", "ALTER USER CURRENT_USER() IDENTIFIED BY 'p2'"));
+    assert!(fails(mariadb(port, "plain", "p1", "SELECT 1")).contains("ERROR 1045"));
+
+    // REVOKE, ALTER USER, DROP USER.
+    root(
+        port,
+        "REVOKE REPLICATION CLIENT ON *.* FROM 'repl'@'%';
+         ALTER USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY 'app-pw2';
+         DROP USER 'nat'@'%';
+         DROP USER IF EXISTS 'nat'@'%'",
+    );
+    assert!(fails(mariadb(port, "repl", "repl-pw", "SHOW BINARY LOGS")).contains("ERROR 1227"));
+    stop(server);
+
+    // Everything above survives a restart.
+    let server = start(&datadir, &[]);
+    let port = server.port;
+    assert_eq!(ok(mariadb(port, "app", "app-pw2", "SELECT CURRENT_USER()")), "app@%\n");
+    assert!(fails(mariadb(port, "nat", "nat-pw", "SELECT 1")).contains("ERROR 1045"));
+    assert_eq!(ok(mariadb(port, "plain", "p2", "SELECT 1")), "1\n");
+    assert_eq!(
+        root(port, "SHOW GRANTS FOR repl"),
+        "GRANT REPLICATION SLAVE ON *.* TO `repl`@`%`\n"
+    );
+    stop(server);
+}
+
+/// The `/metrics` body over plain HTTP.
+fn http_get(port: u16, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect admin port");
+    s.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").expect("send");
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).expect("read");
+    answer
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
+}
+
+#[test]
+fn reset_master_live_limits_log_bin_basename_and_metrics() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let datadir = dir.path().join("data");
+    let admin_port = free_port();
+    let server = start(
+        &datadir,
+        &["--initialize-insecure", "--log-bin=mysql-bin", &format!("--admin-port={admin_port}")],
+    );
+    let port = server.port;
+    root(
+        port,
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY);
+         INSERT INTO d.t VALUES (1); FLUSH BINARY LOGS; INSERT INTO d.t VALUES (2)",
+    );
+    assert_eq!(
+        root(port, "SELECT @@log_bin_basename"),
+        format!("{}\n", datadir.join("binlog").join("mysql-bin").display())
+    );
+    let logs = root(port, "SHOW BINARY LOGS");
+    assert!(logs.contains("mysql-bin.000002"), "{logs}");
+
+    // /metrics carries SHOW GLOBAL STATUS's figures.
+    let commits: u64 = root(port, "SHOW GLOBAL STATUS LIKE 'Binlog_commits'")
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .expect("Binlog_commits");
+    let metrics = http_get(admin_port, "/metrics");
+    assert!(metrics.starts_with("HTTP/1.1 200 OK"), "{metrics}");
+    assert!(
+        metrics.contains(&format!("\nbinlogd_global_status_binlog_commits {commits}\n")),
+        "{metrics}"
+    );
+    assert!(metrics.contains("\nbinlogd_global_status_com_insert 2\n"), "{metrics}");
+    assert!(http_get(admin_port, "/nope").starts_with("HTTP/1.1 404"));
+
+    // RESET MASTER: one empty first file, no GTIDs executed or purged; commits go on.
+    root(port, "RESET MASTER");
+    assert_eq!(root(port, "SHOW BINARY LOGS"), "mysql-bin.000001\t157\tNo\n");
+    assert_eq!(root(port, "SELECT @@global.gtid_executed, @@global.gtid_purged"), "\t\n");
+    assert!(!datadir.join("binlog").join("mysql-bin.000002").exists());
+    root(port, "INSERT INTO d.t VALUES (3)");
+    let executed = root(port, "SELECT @@global.gtid_executed");
+    assert!(executed.trim().ends_with(":1"), "{executed}");
+    // Inside a transaction it is refused.
+    let out = mariadb(port, "root", "", "BEGIN; RESET MASTER");
+    assert!(fails(out).contains("ERROR 1179"));
+
+    // SET GLOBAL max_connections reaches the listener at once.
+    root(port, "SET GLOBAL max_connections = 1");
+    let blocker = std::net::TcpStream::connect(("127.0.0.1", port)).expect("hold a slot");
+    std::thread::sleep(Duration::from_millis(200));
+    let refused = fails(mariadb(port, "root", "", "SELECT 1"));
+    assert!(refused.contains("ERROR 1040"), "{refused}");
+    drop(blocker);
+    std::thread::sleep(Duration::from_millis(200));
+    root(port, "SET GLOBAL max_connections = 151; SET GLOBAL max_allowed_packet = 4096");
+    let long = format!("SELECT LENGTH('{}')", "x".repeat(8000));
+    assert!(fails(mariadb(port, "root", "", &long)).contains("ERROR 1153"));
+    root(port, "SET GLOBAL max_allowed_packet = 67108864");
+    assert_eq!(root(port, &long), "8000\n");
+    stop(server);
+
+    // After a restart the reset binlog goes on from GTID 1.
+    let server = start(&datadir, &["--log-bin=mysql-bin"]);
+    let executed = root(server.port, "SELECT @@global.gtid_executed");
+    assert!(executed.trim().ends_with(":1"), "{executed}");
+    assert_eq!(root(server.port, "SELECT COUNT(*) FROM d.t"), "3\n");
+    stop(server);
+}
+
+// ---- Python drivers ---------------------------------------------------------------------------
+
+const PYTHON_CLIENT: &str = r#"
+import sys
+driver, port, user, password, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+if driver == "pymysql":
+    import pymysql
+    def connect():
+        kw = dict(host="127.0.0.1", port=port, user=user, password=password, autocommit=True)
+        if mode == "tls":
+            kw["ssl"] = {"check_hostname": False, "verify_mode": 0}
+        return pymysql.connect(**kw)
+else:
+    import mysql.connector
+    def connect():
+        kw = dict(host="127.0.0.1", port=port, user=user, password=password, autocommit=True,
+                  use_pure=True)
+        if mode == "tls":
+            kw["ssl_verify_cert"] = False
+        else:
+            kw["ssl_disabled"] = True
+        return mysql.connector.connect(**kw)
+
+a = connect()
+b = connect()
+ca, cb = a.cursor(), b.cursor()
+ca.execute("SELECT CURRENT_USER()")
+print("user", ca.fetchone()[0])
+table = "d.t_" + driver + "_" + mode
+ca.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, v VARCHAR(20))")
+ca.execute("START TRANSACTION")
+ca.execute("INSERT INTO " + table + " VALUES (%s, %s)", (1, "rolled back"))
+ca.execute("ROLLBACK")
+cb.execute("SELECT COUNT(*) FROM " + table)
+print("after rollback", cb.fetchone()[0])
+ca.execute("START TRANSACTION")
+ca.execute("INSERT INTO " + table + " VALUES (%s, %s)", (2, "kept"))
+cb.execute("SELECT COUNT(*) FROM " + table)
+print("before commit", cb.fetchone()[0])
+ca.execute("COMMIT")
+cb.execute("SELECT v FROM " + table + " WHERE id = %s", (2,))
+print("after commit", cb.fetchone()[0])
+a.close(); b.close()
+"#;
+
+fn python(driver: &str, port: u16, user: &str, password: &str, mode: &str) -> String {
+    let out = Command::new("python3")
+        .args(["-c", PYTHON_CLIENT, driver, &port.to_string(), user, password, mode])
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "{driver} ({mode}): {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn pymysql_and_mysql_connector_authenticate_with_caching_sha2_and_run_transactions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = start(&dir.path().join("data"), &["--initialize-insecure"]);
+    let port = server.port;
+    root(
+        port,
+        "CREATE USER 'py'@'%' IDENTIFIED WITH caching_sha2_password BY 'py-secret';
+         GRANT ALL ON *.* TO 'py'@'%'; CREATE DATABASE d",
+    );
+    let expected = "user py@%\nafter rollback 0\nbefore commit 0\nafter commit kept\n";
+    // PyMySQL: full authentication by the RSA key exchange first (nothing cached yet),
+    // then over TLS.
+    assert_eq!(python("pymysql", port, "py", "py-secret", "rsa"), expected);
+    assert_eq!(python("pymysql", port, "py", "py-secret", "tls"), expected);
+    // mysql-connector-python: over TLS, then the fast path (cached) without TLS.
+    assert_eq!(python("connector", port, "py", "py-secret", "tls"), expected);
+    assert_eq!(python("connector", port, "py", "py-secret", "plain"), expected);
+    stop(server);
+}
+
+// ---- bad input --------------------------------------------------------------------------------
+
+/// 1000 wrong passwords (10 clients × 100, native and caching_sha2 accounts) while another
+/// client keeps querying: the good client is never refused and stays fast, and the attempts
+/// finish in bounded time.
+#[test]
+fn a_thousand_wrong_passwords_do_not_stop_other_clients() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = start(&dir.path().join("data"), &["--initialize-insecure"]);
+    let port = server.port;
+    root(
+        port,
+        "CREATE USER 'victim'@'%' IDENTIFIED BY 'right';
+         CREATE USER 'old'@'%' IDENTIFIED WITH mysql_native_password BY 'right'",
+    );
+    let started = Instant::now();
+    let attackers: Vec<_> = (0..10)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let mut refused = 0;
+                for n in 0..100 {
+                    let user = if (i + n) % 2 == 0 { "victim" } else { "old" };
+                    let pool = mysql_async::Opts::from_url(&format!(
+                        "mysql://{user}:wrong{n}@127.0.0.1:{port}/"
+                    ))
+                    .expect("url");
+                    let rt = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .expect("runtime");
+                    let result = rt.block_on(async {
+                        tokio::time::timeout(Duration::from_secs(10), mysql_async::Conn::new(pool))
+                            .await
+                    });
+                    match result {
+                        Ok(Err(mysql_async::Error::Server(e))) if e.code == 1045 => refused += 1,
+                        other => panic!("wrong password attempt {n}: {other:?}"),
+                    }
+                }
+                refused
+            })
+        })
+        .collect();
+    let mut worst = Duration::ZERO;
+    let mut good_queries = 0;
+    while attackers.iter().any(|a| !a.is_finished()) {
+        let t = Instant::now();
+        assert_eq!(ok(mariadb(port, "victim", "right", "SELECT 1")), "1\n");
+        worst = worst.max(t.elapsed());
+        good_queries += 1;
+    }
+    let refused: u32 = attackers.into_iter().map(|a| a.join().expect("attacker")).sum();
+    let elapsed = started.elapsed();
+    eprintln!(
+        "1000 wrong passwords in {elapsed:?}; {good_queries} good logins meanwhile, slowest {worst:?}"
+    );
+    assert_eq!(refused, 1000);
+    assert!(elapsed < Duration::from_secs(120), "wrong passwords took {elapsed:?}");
+    assert!(worst < Duration::from_secs(5), "a good login took {worst:?}");
+    stop(server);
+}
