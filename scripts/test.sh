@@ -13,6 +13,12 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
+# PyPI packages: python-mysql-replication (a second, unmodified binlog stream client).
+if ! python3 -c "import pymysqlreplication, pymysql" >/dev/null 2>&1; then
+  echo "installing: mysql-replication pymysql"
+  python3 -m pip install -q mysql-replication pymysql
+fi
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked --release

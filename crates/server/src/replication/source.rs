@@ -552,7 +552,7 @@ fn run_dump(dump: &Dump, sender: &mut Sender) -> Result<(), Stop> {
         .into());
     }
     sender.event(&fde_bytes)?;
-    if pos > fde.pos + fde.bytes.len() as u64 {
+    if pos > HEADER_SIZE && pos != fde.pos + fde.bytes.len() as u64 {
         reader = open_reader(&dump.files, &file, pos)?;
         // The first read after a jump shows whether `pos` is an event boundary: an event read
         // there has a valid size, next position and CRC only if it starts one.
