@@ -44,6 +44,8 @@ pub struct Binlogging {
     row_metadata: RowMetadata,
     /// Engine name → (the engine's schema, the same under its table name alone).
     schemas: parking_lot::Mutex<HashMap<String, (Arc<TableSchema>, Arc<TableSchema>)>>,
+    /// The replication source's registered replicas (SHOW REPLICAS), when there is one.
+    replicas: Option<Arc<crate::replication::Replicas>>,
 }
 
 impl Binlogging {
@@ -53,7 +55,19 @@ impl Binlogging {
         binlog_dir: PathBuf,
         row_metadata: RowMetadata,
     ) -> Self {
-        Self { coordinator, binlog_dir, row_metadata, schemas: Default::default() }
+        Self {
+            coordinator,
+            binlog_dir,
+            row_metadata,
+            schemas: Default::default(),
+            replicas: None,
+        }
+    }
+
+    /// Lists `replicas` in SHOW REPLICAS.
+    pub fn with_replicas(mut self, replicas: Arc<crate::replication::Replicas>) -> Self {
+        self.replicas = Some(replicas);
+        self
     }
 }
 
@@ -325,6 +339,10 @@ impl BinlogAdmin for Binlogging {
 
     fn gtid_purged(&self) -> String {
         self.coordinator.gtid_purged().map(|set| set.to_string()).unwrap_or_default()
+    }
+
+    fn replicas(&self) -> Vec<sql::admin::ReplicaInfo> {
+        self.replicas.as_ref().map(|r| r.list()).unwrap_or_default()
     }
 }
 
