@@ -43,10 +43,13 @@ pub struct Binlogging {
     binlog_dir: PathBuf,
     row_metadata: RowMetadata,
     /// Engine name → (the engine's schema, the same under its table name alone).
-    schemas: parking_lot::Mutex<HashMap<String, (Arc<TableSchema>, Arc<TableSchema>)>>,
+    schemas: parking_lot::Mutex<HashMap<String, MappedSchema>>,
     /// The replication source's registered replicas (SHOW REPLICAS), when there is one.
     replicas: Option<Arc<crate::replication::Replicas>>,
 }
+
+/// A table's schema as the engine has it, and the same named for TABLE_MAP.
+type MappedSchema = (Arc<TableSchema>, Arc<TableSchema>);
 
 impl Binlogging {
     /// Wraps an open coordinator whose binlog files live in `binlog_dir`.
