@@ -240,7 +240,9 @@ impl Session {
                     &[Privileges::SUPER, Privileges::REPLICATION_CLIENT],
                     "SUPER, REPLICATION CLIENT",
                 ),
-                AdminCommand::ShowBinlogEvents { .. } => {
+                // SHOW REPLICAS needs REPLICATION SLAVE in mysqld (sql/rpl_source.cc,
+                // show_replicas()).
+                AdminCommand::ShowBinlogEvents { .. } | AdminCommand::ShowReplicas { .. } => {
                     self.need_any(&[Privileges::REPLICATION_SLAVE], "REPLICATION SLAVE")
                 }
                 AdminCommand::FlushBinaryLogs | AdminCommand::ResetMaster => {
