@@ -58,13 +58,7 @@ impl Binlogging {
         binlog_dir: PathBuf,
         row_metadata: RowMetadata,
     ) -> Self {
-        Self {
-            coordinator,
-            binlog_dir,
-            row_metadata,
-            schemas: Default::default(),
-            replicas: None,
-        }
+        Self { coordinator, binlog_dir, row_metadata, schemas: Default::default(), replicas: None }
     }
 
     /// Lists `replicas` in SHOW REPLICAS.
