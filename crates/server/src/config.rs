@@ -226,6 +226,15 @@ const GIB: u64 = 1 << 30;
 /// Every variable the server knows, sorted by name.
 pub static VARIABLES: &[Variable] = &[
     Variable {
+        name: "admin_port",
+        ty: VarType::Integer { min: 0, max: 65_535 },
+        default: "0",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "port of the Prometheus /metrics endpoint on 127.0.0.1 (0: off)",
+    },
+    Variable {
         name: "bind_address",
         ty: VarType::Text,
         default: "127.0.0.1",
@@ -390,7 +399,7 @@ pub static VARIABLES: &[Variable] = &[
     Variable {
         name: "log_bin_basename",
         ty: VarType::Text,
-        default: "./data/binlog",
+        default: "./data/binlog/binlog",
         scope: Scope::Global,
         dynamic: false,
         startup_option: false,
@@ -440,15 +449,6 @@ pub static VARIABLES: &[Variable] = &[
         dynamic: true,
         startup_option: true,
         help: "most client connections open at once",
-    },
-    Variable {
-        name: "admin_port",
-        ty: VarType::Integer { min: 0, max: 65_535 },
-        default: "0",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "port of the Prometheus /metrics endpoint on 127.0.0.1 (0: off)",
     },
     Variable {
         name: "port",

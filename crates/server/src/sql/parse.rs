@@ -518,7 +518,7 @@ impl Front<'_> {
 
     /// The rest of CREATE/ALTER USER: the account options binlogd has nothing to keep for.
     fn account_options_end(&mut self, what: &str) -> Result<()> {
-        if self.words(&["REQUIRE", "NONE"]) {}
+        self.words(&["REQUIRE", "NONE"]);
         while self.words(&["ACCOUNT", "UNLOCK"]) || self.words(&["PASSWORD", "EXPIRE", "NEVER"]) {}
         if self.at_end() {
             Ok(())
