@@ -6,6 +6,7 @@ pub mod config;
 pub mod datadir;
 pub mod logging;
 pub mod protocol;
+pub mod replica;
 pub mod serve;
 pub mod sql;
 pub mod users;

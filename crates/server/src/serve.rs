@@ -132,6 +132,10 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         storage.hooks.clone(),
         &sql_overrides(config, &datadir),
     )?;
+    if let Some(replica) = &storage.replica {
+        replica.attach(&sql);
+        replica.start_at_boot();
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -167,6 +171,9 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     // Connections still open are dropped with the runtime; their open transactions were never
     // committed and are gone after restart, as after mysqld's shutdown.
     runtime.shutdown_timeout(Duration::from_secs(10));
+    if let Some(replica) = &storage.replica {
+        replica.shutdown();
+    }
     match &storage.coordinator {
         // Waits for groups in flight, makes the engine durable, then closes the binlog cleanly.
         Some(coordinator) => coordinator.shutdown()?,
@@ -182,6 +189,8 @@ struct Storage {
     hooks: Hooks,
     /// The SHOW GLOBAL STATUS provider in `hooks`, to attach the protocol counters to.
     status: Arc<ServerStatus>,
+    /// The replica (needs the commit pipeline: it applies with explicit GTIDs).
+    replica: Option<Arc<crate::replica::Replica>>,
 }
 
 /// Binary log on: the commit pipeline opens the engine and the binlog and runs XA recovery.
@@ -233,7 +242,16 @@ fn open_binlogged(
         status: status.clone(),
         listener: Some(Arc::new(CommitVariables(coordinator.config().clone()))),
     };
-    Ok(Storage { engine, coordinator: Some(coordinator), hooks, status })
+    let replica = crate::replica::Replica::new(
+        crate::replica::ReplicaConfig {
+            datadir: datadir.path().to_path_buf(),
+            server_id: config.server_id,
+            server_uuid: datadir.server_uuid().to_string(),
+        },
+        coordinator.clone(),
+    )
+    .map_err(ServeError::Runtime)?;
+    Ok(Storage { engine, coordinator: Some(coordinator), hooks, status, replica: Some(replica) })
 }
 
 /// Binary log off (`--skip-log-bin`): the engine alone; a transaction left prepared by a crash
@@ -251,7 +269,7 @@ fn open_engine_only(datadir: &DataDir, engine_config: EngineConfig) -> Result<St
     );
     let status = Arc::new(ServerStatus::new(None));
     let hooks = Hooks { status: status.clone(), ..Hooks::without_binlog(&engine) };
-    Ok(Storage { engine, coordinator: None, hooks, status })
+    Ok(Storage { engine, coordinator: None, hooks, status, replica: None })
 }
 
 /// The start-up variables the SQL layer shows (SHOW VARIABLES, `@@name`), from the config.

@@ -42,6 +42,14 @@ impl Hooks {
     }
 }
 
+/// Statements another module answers before the SQL parser sees them: the replica's
+/// CHANGE REPLICATION SOURCE, START/STOP/RESET/SHOW REPLICA and their old spellings, which
+/// sqlparser has no grammar for (`crate::replica::statements` parses them by hand).
+pub trait StatementHook: Send + Sync {
+    /// `None` if the statement is not one of the hook's.
+    fn try_execute(&self, sql: &str) -> Option<Result<super::output::Output>>;
+}
+
 /// Statement counters, by MySQL status name.
 pub(crate) static COUNTERS: &[&str] = &[
     "Questions",
@@ -93,6 +101,7 @@ pub struct Server {
     next_connection_id: AtomicU32,
     counters: Vec<AtomicU64>,
     started: Instant,
+    statement_hook: std::sync::OnceLock<Arc<dyn StatementHook>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -127,7 +136,22 @@ impl Server {
             next_connection_id: AtomicU32::new(1),
             counters: COUNTERS.iter().map(|_| AtomicU64::new(0)).collect(),
             started: Instant::now(),
+            statement_hook: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// Installs the statement hook (only the first call counts).
+    pub fn set_statement_hook(&self, hook: Arc<dyn StatementHook>) {
+        let _ = self.statement_hook.set(hook);
+    }
+
+    pub(crate) fn statement_hook(&self) -> Option<&Arc<dyn StatementHook>> {
+        self.statement_hook.get()
+    }
+
+    /// A global variable's value (None for an unknown name).
+    pub fn global_variable(&self, name: &str) -> Option<engine::Value> {
+        super::vars::lookup(name).map(|def| self.vars.global(def))
     }
 
     pub fn engine(&self) -> &Engine {
