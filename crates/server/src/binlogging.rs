@@ -42,6 +42,8 @@ pub struct Binlogging {
     /// `<datadir>/binlog`, where the coordinator keeps the files (for their sizes).
     binlog_dir: PathBuf,
     row_metadata: RowMetadata,
+    /// The replication source's registered replicas (SHOW REPLICAS), when there is one.
+    replicas: Option<Arc<crate::replication::Replicas>>,
 }
 
 impl Binlogging {
@@ -51,7 +53,13 @@ impl Binlogging {
         binlog_dir: PathBuf,
         row_metadata: RowMetadata,
     ) -> Self {
-        Self { coordinator, binlog_dir, row_metadata }
+        Self { coordinator, binlog_dir, row_metadata, replicas: None }
+    }
+
+    /// Lists `replicas` in SHOW REPLICAS.
+    pub fn with_replicas(mut self, replicas: Arc<crate::replication::Replicas>) -> Self {
+        self.replicas = Some(replicas);
+        self
     }
 }
 
@@ -264,6 +272,10 @@ impl BinlogAdmin for Binlogging {
 
     fn gtid_purged(&self) -> String {
         self.coordinator.gtid_purged().map(|set| set.to_string()).unwrap_or_default()
+    }
+
+    fn replicas(&self) -> Vec<sql::admin::ReplicaInfo> {
+        self.replicas.as_ref().map(|r| r.list()).unwrap_or_default()
     }
 }
 

@@ -35,9 +35,11 @@ use crate::config::{BinlogChecksum, Config, ConfigError, VARIABLES};
 use crate::datadir::{DataDir, DataDirError};
 use crate::logging::{LogError, Logger};
 use crate::protocol::{
-    self, Backend, Column, ColumnFlags, ColumnType, ConnectionInfo, OkResult, PreparedStatement,
-    ResultWriter, Server, ServerConfig, Session, UserAuth, Value,
+    self, Backend, Column, ColumnFlags, ColumnType, ConnectionInfo, OkResult, PacketWriter,
+    PreparedStatement, ReplicationCommand, ResultWriter, Server, ServerConfig, Session, UserAuth,
+    Value,
 };
+use crate::replication::{self, Peer, Replicas, Source};
 use crate::sql::{self, Hooks, Output};
 use crate::users::{UserError, Users};
 
@@ -117,13 +119,14 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     );
     let keys = Arc::new(datadir.load_keys()?);
     let (users, _) = Users::open(datadir.path(), config.initialize_insecure)?;
+    let users = Arc::new(users);
 
     let engine_config = EngineConfig {
         lock_wait_timeout: Duration::from_secs(config.innodb_lock_wait_timeout),
         ..EngineConfig::default()
     };
     let storage = if config.log_bin.is_some() {
-        open_binlogged(config, &datadir, engine_config)?
+        open_binlogged(config, &datadir, engine_config, &users)?
     } else {
         open_engine_only(&datadir, engine_config)?
     };
@@ -141,7 +144,8 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    let backend = SqlBackend { sql, users: Arc::new(users) };
+    let source = storage.source.clone();
+    let backend = SqlBackend { sql, users, source: storage.source.clone() };
     let server_config = ServerConfig {
         max_connections: config.max_connections as usize,
         max_allowed_packet: config.max_allowed_packet as usize,
@@ -166,6 +170,9 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
             _ = tokio::signal::ctrl_c() => log::info!("received SIGINT, shutting down"),
             _ = terminate.recv() => log::info!("received SIGTERM, shutting down"),
         }
+        if let Some(source) = &source {
+            source.shutdown();
+        }
         Ok::<(), ServeError>(())
     });
     // Connections still open are dropped with the runtime; their open transactions were never
@@ -189,6 +196,8 @@ struct Storage {
     hooks: Hooks,
     /// The SHOW GLOBAL STATUS provider in `hooks`, to attach the protocol counters to.
     status: Arc<ServerStatus>,
+    /// The replication source (dump threads), with the binary log on.
+    source: Option<Arc<Source>>,
     /// The replica (needs the commit pipeline: it applies with explicit GTIDs).
     replica: Option<Arc<crate::replica::Replica>>,
 }
@@ -198,6 +207,7 @@ fn open_binlogged(
     config: &Config,
     datadir: &DataDir,
     engine_config: EngineConfig,
+    users: &Arc<Users>,
 ) -> Result<Storage, ServeError> {
     let commit_config = Arc::new(CommitConfig::default());
     commit_config.set_sync_binlog(config.sync_binlog);
@@ -230,11 +240,23 @@ fn open_binlogged(
     );
     let coordinator = Arc::new(coordinator);
     let engine = coordinator.engine().clone();
-    let binlogging = Arc::new(Binlogging::new(
+    let replicas = Arc::new(Replicas::default());
+    let source = Arc::new(Source::new(
         coordinator.clone(),
+        users.clone(),
+        replicas.clone(),
         datadir.path().join(BINLOG_DIR),
-        config.binlog_row_metadata,
+        config.server_id,
+        Sid(*datadir.server_uuid().as_bytes()),
     ));
+    let binlogging = Arc::new(
+        Binlogging::new(
+            coordinator.clone(),
+            datadir.path().join(BINLOG_DIR),
+            config.binlog_row_metadata,
+        )
+        .with_replicas(replicas),
+    );
     let status = Arc::new(ServerStatus::new(Some(coordinator.clone())));
     let hooks = Hooks {
         committer: binlogging.clone(),
@@ -251,7 +273,14 @@ fn open_binlogged(
         coordinator.clone(),
     )
     .map_err(ServeError::Runtime)?;
-    Ok(Storage { engine, coordinator: Some(coordinator), hooks, status, replica: Some(replica) })
+    Ok(Storage {
+        engine,
+        coordinator: Some(coordinator),
+        hooks,
+        status,
+        source: Some(source),
+        replica: Some(replica),
+    })
 }
 
 /// Binary log off (`--skip-log-bin`): the engine alone; a transaction left prepared by a crash
@@ -269,7 +298,7 @@ fn open_engine_only(datadir: &DataDir, engine_config: EngineConfig) -> Result<St
     );
     let status = Arc::new(ServerStatus::new(None));
     let hooks = Hooks { status: status.clone(), ..Hooks::without_binlog(&engine) };
-    Ok(Storage { engine, coordinator: None, hooks, status, replica: None })
+    Ok(Storage { engine, coordinator: None, hooks, status, source: None, replica: None })
 }
 
 /// The start-up variables the SQL layer shows (SHOW VARIABLES, `@@name`), from the config.
@@ -301,6 +330,8 @@ pub struct SqlBackend {
     pub sql: Arc<sql::Server>,
     /// The accounts.
     pub users: Arc<Users>,
+    /// The replication source, when the binary log is on.
+    pub source: Option<Arc<Source>>,
 }
 
 impl Backend for SqlBackend {
@@ -315,7 +346,13 @@ impl Backend for SqlBackend {
         if let Some(db) = &info.database {
             session.use_database(db).map_err(|e| to_protocol_error(&e))?;
         }
-        Ok(SqlConnection { session, statements: HashMap::new() })
+        let peer = Peer {
+            connection_id: info.connection_id,
+            user: info.user.clone(),
+            host: info.host.clone(),
+            capabilities: info.capabilities,
+        };
+        Ok(SqlConnection { session, statements: HashMap::new(), source: self.source.clone(), peer })
     }
 }
 
@@ -323,6 +360,16 @@ impl Backend for SqlBackend {
 pub struct SqlConnection {
     session: sql::Session,
     statements: HashMap<u32, sql::Prepared>,
+    source: Option<Arc<Source>>,
+    peer: Peer,
+}
+
+impl Drop for SqlConnection {
+    fn drop(&mut self) {
+        if let Some(source) = &self.source {
+            source.replicas().unregister(self.peer.connection_id);
+        }
+    }
 }
 
 impl SqlConnection {
@@ -401,6 +448,20 @@ impl Session for SqlConnection {
     async fn reset(&mut self) -> protocol::Result<()> {
         tokio::task::block_in_place(|| self.session.reset());
         Ok(())
+    }
+
+    async fn replication(
+        &mut self,
+        command: ReplicationCommand,
+        packet: &[u8],
+        out: &mut PacketWriter<'_>,
+    ) -> protocol::Result<()> {
+        let Some(source) = self.source.clone() else {
+            // mysqld with log_bin=OFF refuses a dump the same way.
+            return Err(protocol::SqlError::new(1236, "HY000", "Binary log is not open").into());
+        };
+        let vars = replication::DumpVariables::from_session(&self.session);
+        source.handle(command, packet, &self.peer, vars, out).await
     }
 }
 

@@ -26,6 +26,21 @@ pub enum AdminCommand {
     PurgeBefore(DateTime),
     /// RESET MASTER / RESET BINARY LOGS AND GTIDS.
     ResetMaster,
+    /// SHOW REPLICAS (8.0.22 column names) / SHOW SLAVE HOSTS (the older ones).
+    ShowReplicas { old_names: bool },
+}
+
+/// One row of SHOW REPLICAS: a replica that registered (COM_REGISTER_SLAVE) and whose
+/// connection is still there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaInfo {
+    pub server_id: u32,
+    /// The host the replica reported (`report_host`), possibly empty.
+    pub host: String,
+    pub port: u16,
+    pub source_id: u32,
+    /// `@replica_uuid` / `@slave_uuid` as the replica set it, possibly empty.
+    pub uuid: String,
 }
 
 /// One row of SHOW BINARY LOGS.
@@ -76,6 +91,10 @@ pub trait BinlogAdmin: Send + Sync {
     fn gtid_executed(&self) -> String;
     /// `@@global.gtid_purged`.
     fn gtid_purged(&self) -> String;
+    /// The registered replicas (SHOW REPLICAS); none without a replication source.
+    fn replicas(&self) -> Vec<ReplicaInfo> {
+        Vec::new()
+    }
 }
 
 /// MySQL's "You are not using binary logging" (ER_NO_BINARY_LOGGING).

@@ -449,6 +449,12 @@ impl Front<'_> {
         if self.words(&["MASTER", "STATUS"]) || self.words(&["BINARY", "LOG", "STATUS"]) {
             return Ok(Stmt::Admin(AdminCommand::ShowMasterStatus));
         }
+        if self.word("REPLICAS") {
+            return Ok(Stmt::Admin(AdminCommand::ShowReplicas { old_names: false }));
+        }
+        if self.words(&["SLAVE", "HOSTS"]) {
+            return Ok(Stmt::Admin(AdminCommand::ShowReplicas { old_names: true }));
+        }
         if self.words(&["BINLOG", "EVENTS"]) {
             let file = if self.word("IN") { Some(self.string()?) } else { None };
             let from = if self.word("FROM") { Some(self.uint()?) } else { None };
@@ -1405,6 +1411,14 @@ mod tests {
             Stmt::Admin(AdminCommand::PurgeBefore(t)) if t.year == 2024 && t.second == 5
         ));
         assert_eq!(stmt("SHOW BINARY LOG STATUS"), Stmt::Admin(AdminCommand::ShowMasterStatus));
+        assert_eq!(
+            stmt("SHOW REPLICAS"),
+            Stmt::Admin(AdminCommand::ShowReplicas { old_names: false })
+        );
+        assert_eq!(
+            stmt("show slave hosts"),
+            Stmt::Admin(AdminCommand::ShowReplicas { old_names: true })
+        );
         assert_eq!(stmt("RESET MASTER"), Stmt::Admin(AdminCommand::ResetMaster));
         assert_eq!(stmt("FLUSH BINARY LOGS"), Stmt::Admin(AdminCommand::FlushBinaryLogs));
         let Stmt::Set(items) = stmt("SET @@session.autocommit = 0, GLOBAL sync_binlog=1, @x := 5")

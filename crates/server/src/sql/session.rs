@@ -131,6 +131,11 @@ impl Session {
         self.txn.is_some()
     }
 
+    /// The user variable `@name` (names are case-insensitive), if set.
+    pub fn user_variable(&self, name: &str) -> Option<&Value> {
+        self.user_vars.get(&name.to_ascii_lowercase())
+    }
+
     /// Warnings of the last statement (for the OK/EOF warning count).
     pub fn warning_count(&self) -> u16 {
         u16::try_from(self.warnings.len()).unwrap_or(u16::MAX)
@@ -198,6 +203,13 @@ impl Session {
 
     /// COM_INIT_DB.
     pub fn use_database(&mut self, db: &str) -> Result<()> {
+        // Every MySQL server has information_schema, and clients name it as their default
+        // database (python-mysql-replication's control connection); it holds no tables here.
+        if db.eq_ignore_ascii_case("information_schema") {
+            self.db = Some("information_schema".to_string());
+            self.server.count("Com_change_db");
+            return Ok(());
+        }
         let name = self.server.database(db).ok_or_else(|| SqlError::UnknownDatabase(db.into()))?;
         self.db = Some(name);
         self.server.count("Com_change_db");

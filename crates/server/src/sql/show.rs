@@ -491,6 +491,35 @@ impl Session {
                 admin.reset_master()?;
                 Output::ok(0)
             }
+            AdminCommand::ShowReplicas { old_names } => {
+                server.count("Com_show_replicas");
+                let (source_id, uuid) = if *old_names {
+                    ("Master_id", "Slave_UUID")
+                } else {
+                    ("Source_Id", "Replica_UUID")
+                };
+                let cols = vec![
+                    ColumnDef::bigint(if *old_names { "Server_id" } else { "Server_Id" }, true),
+                    ColumnDef::text("Host", 255),
+                    ColumnDef::bigint("Port", true),
+                    ColumnDef::bigint(source_id, true),
+                    ColumnDef::text(uuid, 36),
+                ];
+                let out = admin
+                    .replicas()
+                    .into_iter()
+                    .map(|r| {
+                        vec![
+                            Value::UInt(u64::from(r.server_id)),
+                            text(r.host),
+                            Value::UInt(u64::from(r.port)),
+                            Value::UInt(u64::from(r.source_id)),
+                            text(r.uuid),
+                        ]
+                    })
+                    .collect();
+                Output::Rows { columns: cols, rows: out }
+            }
         })
     }
 }

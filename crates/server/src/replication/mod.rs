@@ -1,0 +1,17 @@
+//! Replication: binlogd as a source (dump threads serving COM_REGISTER_SLAVE, COM_BINLOG_DUMP
+//! and COM_BINLOG_DUMP_GTID to replicas and CDC clients).
+//!
+//! - [`source`]: the dump protocol: request parsing, where a dump starts (file and position, or
+//!   the first file whose PREVIOUS_GTIDS the replica already has), the stream (fake ROTATE,
+//!   FORMAT_DESCRIPTION, events up to the synced end, rotations, heartbeats, EOF for
+//!   non-blocking dumps) and MySQL's 1236 errors. Each dump reads the binlog on its own thread
+//!   (the tailing reader blocks on a condition variable) and hands packets to the connection's
+//!   task through a bounded channel, so a waiting dump never holds a runtime worker.
+//! - [`Replicas`]: the registered replicas `SHOW REPLICAS` lists.
+//!
+//! `docs/replication.md` states the decisions (what is sent, checksums, errors) with the MySQL
+//! sources they follow.
+
+pub mod source;
+
+pub use source::{DumpVariables, Peer, Replicas, Source};

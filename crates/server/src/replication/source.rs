@@ -1,0 +1,1009 @@
+//! The replication source: dump threads for replicas and binlog clients.
+//!
+//! # Protocol (MySQL 8.0's, read in `sql/rpl_binlog_sender.cc`, `sql/rpl_source.cc`)
+//! - COM_REGISTER_SLAVE records the replica (server id, reported host and port, source id,
+//!   `@replica_uuid`/`@slave_uuid`) for SHOW REPLICAS, answered with OK.
+//! - COM_BINLOG_DUMP (file, position) and COM_BINLOG_DUMP_GTID (file, position, the replica's
+//!   GTID set). Both need REPLICATION SLAVE (else ER_SPECIFIC_ACCESS_DENIED_ERROR 1227). With
+//!   GTIDs and no file name the dump starts at the newest file whose PREVIOUS_GTIDS the replica
+//!   has, after two refusals: the replica holds GTIDs of this server's UUID that this server
+//!   never executed (errant), or GTIDs this server purged are missing from it.
+//! - The stream: a fake ROTATE (timestamp 0, `log_pos` 0, LOG_EVENT_ARTIFICIAL_F) naming the
+//!   file and position, the file's FORMAT_DESCRIPTION (in-use flag cleared; `log_pos` and
+//!   `created` zeroed when the dump skips the file's start), then the events as they are in
+//!   the file, checksum included. At the end of a file (its ROTATE) the next file follows with
+//!   its own fake ROTATE and FORMAT_DESCRIPTION. In the active file nothing past the published
+//!   synced end is read, so a replica never receives a transaction that is not durable.
+//! - With a GTID set, whole transactions the replica has are skipped; a HEARTBEAT carrying
+//!   the position after a skipped run tells the replica how far the source read.
+//! - Idle for `@master_heartbeat_period` ns: a HEARTBEAT (v1) with the current position.
+//! - BINLOG_DUMP_NON_BLOCK (or server id 0, as mysqlbinlog uses it): EOF at the end instead
+//!   of waiting.
+//! - Any failure ends the stream with ERR 1236 (ER_MASTER_FATAL_ERROR_READING_BINLOG) and
+//!   MySQL's message. Like mysqld, the connection closes when a dump ends.
+//!
+//! # Checksums
+//! As mysqld does, events are sent as stored; `@master_binlog_checksum` (or
+//! `@source_binlog_checksum`) only says whether the client understands them. Unset, and the
+//! file has checksums: the dump is refused with 1236 (a client that cannot parse checksums
+//! never gets any). `'CRC32'`: the fake ROTATE carries one. Any other value (`'NONE'`, or the
+//! `'ALL'` mysql_async sends): the fake ROTATE has none; the FORMAT_DESCRIPTION tells what
+//! follows.
+//!
+//! # Threads
+//! Each dump runs [`dump_thread`] on its own OS thread: the tailing reader waits on the
+//! binlog's condition variable for the synced end to move. Packets go to the connection's task
+//! through a bounded channel in batches (everything readable at once, up to
+//! [`BATCH_BYTES`]); the task writes them and flushes when the channel is empty. While
+//! waiting, the task also reads the socket, so a client that closes ends its dump at once; the
+//! thread notices the closed channel within [`POLL`]. [`Source::shutdown`] stops every dump.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use binlog::event::{
+    decode_event, flags, EventBody, EventHeader, EventType, FormatContext, HeartbeatEvent,
+    RotateEvent, TYPE_OFFSET,
+};
+use binlog::files::{BinlogFiles, BinlogReader, Next};
+use binlog::gtid::{Gtid, GtidSet, Sid};
+use commit::Coordinator;
+use mysql_common::constants::CapabilityFlags;
+use mysql_common::io::ParseBuf;
+use mysql_common::packets::{BinlogDumpFlags, ComBinlogDump, ComBinlogDumpGtid, ComRegisterSlave};
+use parking_lot::Mutex;
+use tokio::sync::mpsc;
+
+use crate::protocol::{self, PacketWriter, ReplicationCommand, SqlError};
+use crate::sql::admin::ReplicaInfo;
+use crate::users::{Privileges, Users};
+
+/// ER_MASTER_FATAL_ERROR_READING_BINLOG.
+const ER_FATAL_READING_BINLOG: u16 = 1236;
+/// ER_SPECIFIC_ACCESS_DENIED_ERROR.
+const ER_SPECIFIC_ACCESS_DENIED: u16 = 1227;
+/// The magic at the start of every binlog file.
+const HEADER_SIZE: u64 = 4;
+/// A batch handed to the connection's task is sent once it holds this many bytes.
+const BATCH_BYTES: usize = 256 * 1024;
+/// Batches in flight between a dump thread and its connection (bounds a slow client's memory).
+const CHANNEL_BATCHES: usize = 8;
+/// How often a waiting dump thread checks whether its client or the server went away.
+const POLL: Duration = Duration::from_millis(500);
+/// `created` in a FORMAT_DESCRIPTION: after the header, binlog version (2) and server
+/// version (50).
+const FDE_CREATED_OFFSET: usize = 19 + 2 + 50;
+
+/// The session state a dump reads: the user variables replication clients set first.
+#[derive(Debug, Clone, Default)]
+pub struct DumpVariables {
+    /// `@master_binlog_checksum` / `@source_binlog_checksum`, if set.
+    pub checksum: Option<String>,
+    /// `@master_heartbeat_period` / `@source_heartbeat_period` in nanoseconds (0: none).
+    pub heartbeat_period_ns: u64,
+    /// `@replica_uuid` / `@slave_uuid`, if set.
+    pub replica_uuid: Option<String>,
+}
+
+impl DumpVariables {
+    /// Reads the variables from a session; the 8.0.26 `source_`/`replica_` names win over
+    /// the older ones when both are set (mysqld's `get_user_var_from_alternatives`).
+    pub fn from_session(session: &crate::sql::Session) -> DumpVariables {
+        let text = |names: [&str; 2]| {
+            names.iter().find_map(|n| match session.user_variable(n)? {
+                engine::Value::Null => None,
+                engine::Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+                v => Some(v.to_string()),
+            })
+        };
+        let heartbeat_period_ns = text(["source_heartbeat_period", "master_heartbeat_period"])
+            .and_then(|t| {
+                let t = t.trim();
+                t.parse::<u64>().ok().or_else(|| t.parse::<f64>().ok().map(|f| f.max(0.0) as u64))
+            })
+            .unwrap_or(0);
+        DumpVariables {
+            checksum: text(["source_binlog_checksum", "master_binlog_checksum"]),
+            heartbeat_period_ns,
+            replica_uuid: text(["replica_uuid", "slave_uuid"]),
+        }
+    }
+}
+
+/// Who is asking: the connection's identity, as the protocol layer authenticated it.
+#[derive(Debug, Clone)]
+pub struct Peer {
+    pub connection_id: u32,
+    pub user: String,
+    /// The client's address (account host matching).
+    pub host: String,
+    pub capabilities: CapabilityFlags,
+}
+
+/// The registered replicas (COM_REGISTER_SLAVE), by connection id, for SHOW REPLICAS.
+#[derive(Debug, Default)]
+pub struct Replicas {
+    by_connection: Mutex<BTreeMap<u32, ReplicaInfo>>,
+}
+
+impl Replicas {
+    /// Every registered replica, ordered by server id.
+    pub fn list(&self) -> Vec<ReplicaInfo> {
+        let mut all: Vec<ReplicaInfo> = self.by_connection.lock().values().cloned().collect();
+        all.sort_by_key(|r| r.server_id);
+        all
+    }
+
+    fn register(&self, connection_id: u32, info: ReplicaInfo) {
+        let mut map = self.by_connection.lock();
+        // As mysqld's register_replica: one entry per server id, the newest wins.
+        map.retain(|_, r| r.server_id != info.server_id);
+        map.insert(connection_id, info);
+    }
+
+    /// Forgets the replica registered by a connection (its dump ended or it disconnected).
+    pub fn unregister(&self, connection_id: u32) {
+        self.by_connection.lock().remove(&connection_id);
+    }
+}
+
+/// The source side of replication, shared by all connections.
+pub struct Source {
+    coordinator: Arc<Coordinator<engine::Engine>>,
+    users: Arc<Users>,
+    replicas: Arc<Replicas>,
+    /// `<datadir>/binlog` (closed files' sizes for position checks).
+    binlog_dir: PathBuf,
+    server_id: u32,
+    server_sid: Sid,
+    stopping: Arc<AtomicBool>,
+}
+
+impl Source {
+    pub fn new(
+        coordinator: Arc<Coordinator<engine::Engine>>,
+        users: Arc<Users>,
+        replicas: Arc<Replicas>,
+        binlog_dir: PathBuf,
+        server_id: u32,
+        server_sid: Sid,
+    ) -> Source {
+        Source {
+            coordinator,
+            users,
+            replicas,
+            binlog_dir,
+            server_id,
+            server_sid,
+            stopping: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The registry SHOW REPLICAS reads.
+    pub fn replicas(&self) -> &Arc<Replicas> {
+        &self.replicas
+    }
+
+    /// Ends every dump (server shutdown): each thread stops within [`POLL`] and its
+    /// connection closes.
+    pub fn shutdown(&self) {
+        self.stopping.store(true, Ordering::Release);
+    }
+
+    /// Answers one replication command on `out`. Returns `Err` to end the connection after a
+    /// dump, as mysqld does; a refused registration or privilege check is an ERR and the
+    /// connection goes on.
+    pub async fn handle(
+        &self,
+        command: ReplicationCommand,
+        packet: &[u8],
+        peer: &Peer,
+        vars: DumpVariables,
+        out: &mut PacketWriter<'_>,
+    ) -> protocol::Result<()> {
+        if !self
+            .users
+            .lookup(&peer.user, &peer.host)
+            .is_some_and(|a| a.privileges.contains(Privileges::REPLICATION_SLAVE))
+        {
+            return Err(SqlError::new(
+                ER_SPECIFIC_ACCESS_DENIED,
+                "42000",
+                "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) \
+                 for this operation",
+            )
+            .into());
+        }
+        match command {
+            ReplicationCommand::RegisterSlave => {
+                let register: ComRegisterSlave<'_> = ParseBuf(packet)
+                    .parse(())
+                    .map_err(|_| protocol::Error::Malformed { what: "COM_REGISTER_SLAVE" })?;
+                // mysqld: a source id of 0 means this server.
+                let source_id = match register.master_id() {
+                    0 => self.server_id,
+                    id => id,
+                };
+                self.replicas.register(
+                    peer.connection_id,
+                    ReplicaInfo {
+                        server_id: register.server_id(),
+                        host: register.hostname().into_owned(),
+                        port: register.port(),
+                        source_id,
+                        uuid: vars.replica_uuid.clone().unwrap_or_default(),
+                    },
+                );
+                write_ok(out, peer.capabilities);
+                out.flush().await
+            }
+            ReplicationCommand::BinlogDump | ReplicationCommand::BinlogDumpGtid => {
+                let request = parse_request(command, packet)?;
+                let result = self.stream(request, peer, vars, out).await;
+                self.replicas.unregister(peer.connection_id);
+                result
+            }
+        }
+    }
+
+    /// Runs one dump until it ends; always ends the connection.
+    async fn stream(
+        &self,
+        request: DumpRequest,
+        peer: &Peer,
+        vars: DumpVariables,
+        out: &mut PacketWriter<'_>,
+    ) -> protocol::Result<()> {
+        let (tx, mut rx) = mpsc::channel::<Chunk>(CHANNEL_BATCHES);
+        let dump = Dump {
+            files: self.coordinator.binlog_files(),
+            coordinator: self.coordinator.clone(),
+            binlog_dir: self.binlog_dir.clone(),
+            server_id: self.server_id,
+            server_sid: self.server_sid,
+            stopping: self.stopping.clone(),
+            request,
+            vars,
+        };
+        log::info!(
+            "start binlog dump for connection {} (replica server_id {}, {})",
+            peer.connection_id,
+            dump.request.server_id,
+            dump.request.describe()
+        );
+        std::thread::Builder::new()
+            .name(format!("binlog-dump-{}", peer.connection_id))
+            .spawn(move || dump_thread(dump, tx))
+            .map_err(protocol::Error::Io)?;
+        loop {
+            tokio::select! {
+                chunk = rx.recv() => match chunk {
+                    Some(Chunk::Packets(packets)) => {
+                        for packet in &packets {
+                            out.write_packet(packet);
+                        }
+                        if rx.is_empty() {
+                            out.flush().await?;
+                        } else {
+                            out.flush_if_full().await?;
+                        }
+                    }
+                    Some(Chunk::Eof) => {
+                        write_eof(out, peer.capabilities);
+                        out.flush().await?;
+                        break;
+                    }
+                    Some(Chunk::Error(message)) => {
+                        log::info!(
+                            "binlog dump for connection {} ended: {message}",
+                            peer.connection_id
+                        );
+                        out.write_err(&SqlError::new(ER_FATAL_READING_BINLOG, "HY000", message));
+                        out.flush().await?;
+                        break;
+                    }
+                    // The thread stopped without a last word: the server is shutting down.
+                    None => break,
+                },
+                // A client never speaks during a dump (no semi-sync here): data or a closed
+                // socket both end it. Dropping `rx` tells the thread.
+                _ = out.read_packet() => break,
+            }
+        }
+        Err(protocol::Error::Closed)
+    }
+}
+
+/// What the dump thread hands the connection.
+enum Chunk {
+    /// Packets to send (each `0x00` + an event).
+    Packets(Vec<Vec<u8>>),
+    /// The end of a non-blocking dump.
+    Eof,
+    /// The dump failed: ERR 1236 with this message.
+    Error(String),
+}
+
+/// A parsed COM_BINLOG_DUMP or COM_BINLOG_DUMP_GTID.
+#[derive(Debug, Clone)]
+struct DumpRequest {
+    server_id: u32,
+    non_block: bool,
+    /// Empty: the first file (file mode) or the one auto-position picks (GTID mode).
+    file: String,
+    pos: u64,
+    /// The replica's GTID set (COM_BINLOG_DUMP_GTID).
+    gtids: Option<GtidSet>,
+}
+
+impl DumpRequest {
+    fn describe(&self) -> String {
+        match &self.gtids {
+            Some(set) if self.file.is_empty() => format!("auto-position, replica has '{set}'"),
+            Some(set) => format!("'{}' at {}, replica has '{set}'", self.file, self.pos),
+            None => format!("'{}' at {}", self.file, self.pos),
+        }
+    }
+}
+
+fn parse_request(command: ReplicationCommand, packet: &[u8]) -> protocol::Result<DumpRequest> {
+    if command == ReplicationCommand::BinlogDump {
+        let dump: ComBinlogDump<'_> = ParseBuf(packet)
+            .parse(())
+            .map_err(|_| protocol::Error::Malformed { what: "COM_BINLOG_DUMP" })?;
+        return Ok(DumpRequest {
+            server_id: dump.server_id(),
+            non_block: dump.flags().contains(BinlogDumpFlags::BINLOG_DUMP_NON_BLOCK),
+            file: c_string(dump.filename_raw()),
+            pos: u64::from(dump.pos()),
+            gtids: None,
+        });
+    }
+    let dump: ComBinlogDumpGtid<'_> = ParseBuf(packet)
+        .parse(())
+        .map_err(|_| protocol::Error::Malformed { what: "COM_BINLOG_DUMP_GTID" })?;
+    let mut gtids = GtidSet::new();
+    for sid in dump.sids() {
+        if sid.tag().is_some_and(|t| !t.as_str().is_empty()) {
+            // Tagged GTIDs (8.4) do not exist on this server; a replica holding some has
+            // transactions this source never had.
+            return Err(SqlError::new(
+                ER_FATAL_READING_BINLOG,
+                "HY000",
+                "The replica's GTID set holds tagged GTIDs, which this source does not support",
+            )
+            .into());
+        }
+        for interval in sid.intervals() {
+            gtids.add_interval(Sid(sid.uuid()), interval.start(), interval.end());
+        }
+    }
+    Ok(DumpRequest {
+        server_id: dump.server_id(),
+        non_block: dump.flags().contains(BinlogDumpFlags::BINLOG_DUMP_NON_BLOCK),
+        file: c_string(dump.filename_raw()),
+        pos: dump.pos(),
+        gtids: Some(gtids),
+    })
+}
+
+/// A file name as mysqld reads it from the packet: up to the first NUL (python-mysql-replication
+/// sends `"\0\0\0"` for "none").
+fn c_string(raw: &[u8]) -> String {
+    let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+    String::from_utf8_lossy(&raw[..end]).into_owned()
+}
+
+/// Everything a dump thread needs.
+struct Dump {
+    files: BinlogFiles,
+    coordinator: Arc<Coordinator<engine::Engine>>,
+    binlog_dir: PathBuf,
+    server_id: u32,
+    server_sid: Sid,
+    stopping: Arc<AtomicBool>,
+    request: DumpRequest,
+    vars: DumpVariables,
+}
+
+/// How a dump ended early.
+enum Stop {
+    /// A 1236 for the client.
+    Fatal(String),
+    /// The client or the server went away: nothing more to say.
+    Gone,
+}
+
+impl From<String> for Stop {
+    fn from(message: String) -> Stop {
+        Stop::Fatal(message)
+    }
+}
+
+/// What the client said about checksums (mysqld's `m_slave_checksum_alg`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ClientChecksum {
+    /// Not set: the client predates checksums.
+    Undefined,
+    Crc32,
+    /// `NONE`, or a value mysqld's typelib lookup does not know (mysql_async's `'ALL'`).
+    Other,
+}
+
+fn dump_thread(dump: Dump, tx: mpsc::Sender<Chunk>) {
+    let mut sender = Sender {
+        tx,
+        batch: Vec::new(),
+        batch_bytes: 0,
+        last_sent: Instant::now(),
+        stopping: dump.stopping.clone(),
+    };
+    let last = match run_dump(&dump, &mut sender) {
+        Ok(()) => Chunk::Eof,
+        Err(Stop::Fatal(message)) => Chunk::Error(message),
+        Err(Stop::Gone) => return,
+    };
+    if sender.flush().is_ok() {
+        let _ = sender.tx.blocking_send(last);
+    }
+}
+
+/// Batches packets for the connection's task.
+struct Sender {
+    tx: mpsc::Sender<Chunk>,
+    batch: Vec<Vec<u8>>,
+    batch_bytes: usize,
+    last_sent: Instant,
+    stopping: Arc<AtomicBool>,
+}
+
+impl Sender {
+    /// Queues `0x00` + `event`; sends the batch once it is large.
+    fn event(&mut self, event: &[u8]) -> Result<(), Stop> {
+        let mut packet = Vec::with_capacity(event.len() + 1);
+        packet.push(0x00);
+        packet.extend_from_slice(event);
+        self.batch_bytes += packet.len();
+        self.batch.push(packet);
+        self.last_sent = Instant::now();
+        if self.batch_bytes >= BATCH_BYTES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Stop> {
+        if self.batch.is_empty() {
+            return self.check();
+        }
+        let batch = std::mem::take(&mut self.batch);
+        self.batch_bytes = 0;
+        self.tx.blocking_send(Chunk::Packets(batch)).map_err(|_| Stop::Gone)
+    }
+
+    /// Whether the client and the server are still there.
+    fn check(&self) -> Result<(), Stop> {
+        if self.tx.is_closed() || self.stopping.load(Ordering::Acquire) {
+            return Err(Stop::Gone);
+        }
+        Ok(())
+    }
+}
+
+/// The dump's position and framing state while streaming.
+struct Stream {
+    /// The file being sent.
+    file: String,
+    /// Whether the current file's events carry a CRC32 (its FORMAT_DESCRIPTION says).
+    checksum: bool,
+    /// Inside a transaction the replica already has.
+    skipping: bool,
+    /// End of the last skipped run not yet announced by a heartbeat.
+    skipped_end: Option<u64>,
+}
+
+fn run_dump(dump: &Dump, sender: &mut Sender) -> Result<(), Stop> {
+    let request = &dump.request;
+    let client = client_checksum(dump.vars.checksum.as_deref());
+    let (file, pos, first_gtid) = start_point(dump)?;
+    let exclude = request.gtids.as_ref();
+    // mysqld clears the FORMAT_DESCRIPTION's log_pos and `created` when the dump skips the
+    // start of the file (file mode past offset 4; GTID mode when the file's first transaction
+    // is one the replica has), so the replica neither advances its position nor drops its
+    // temporary tables for it.
+    let clear_log_pos = match (&request.gtids, request.file.is_empty()) {
+        (Some(set), true) => first_gtid.is_some_and(|g| set.contains(&g)),
+        _ => pos > HEADER_SIZE,
+    };
+
+    let mut stream = Stream {
+        file: file.clone(),
+        checksum: client == ClientChecksum::Crc32,
+        skipping: false,
+        skipped_end: None,
+    };
+    sender.event(&fake_rotate(dump.server_id, &file, pos, stream.checksum))?;
+
+    let mut reader = open_reader(&dump.files, &file, HEADER_SIZE)?;
+    let fde = match reader.next(Some(Duration::ZERO)) {
+        Ok(Next::Event(ev))
+            if ev.bytes.get(TYPE_OFFSET) == Some(&EventType::FORMAT_DESCRIPTION.0) =>
+        {
+            ev
+        }
+        Ok(_) => {
+            return Err("Could not find format_description_event in binlog file".to_string().into())
+        }
+        Err(e) => return Err(read_error(&e, &file, pos).into()),
+    };
+    let (fde_bytes, checksum) = prepare_fde(&fde.bytes, clear_log_pos)
+        .map_err(|e| Stop::Fatal(format!("bogus data in log event: {e}")))?;
+    stream.checksum = checksum;
+    if client == ClientChecksum::Undefined && checksum {
+        return Err(format!(
+            "Replica can not handle replication events with the checksum that source is \
+             configured to log; the first event '{file}' at {pos}, the last event read from \
+             '{file}' at 4, the last byte read from '{file}' at {}.",
+            fde.pos + fde.bytes.len() as u64
+        )
+        .into());
+    }
+    sender.event(&fde_bytes)?;
+    if pos > fde.pos + fde.bytes.len() as u64 {
+        reader = open_reader(&dump.files, &file, pos)?;
+        // The first read after a jump shows whether `pos` is an event boundary: an event read
+        // there has a valid size, next position and CRC only if it starts one.
+        match reader.next(Some(Duration::ZERO)) {
+            Ok(Next::Event(ev)) => handle_event(dump, sender, &mut stream, exclude, ev)?,
+            Ok(_) => {}
+            Err(binlog::files::Error::Corrupt { .. }) => {
+                return Err(format!(
+                    "Client requested source to start replication from impossible position; \
+                     the first event '{file}' at {pos}, the last event read from '{file}' at \
+                     {pos}, the last byte read from '{file}' at {pos}."
+                )
+                .into())
+            }
+            Err(e) => return Err(read_error(&e, &file, pos).into()),
+        }
+    }
+
+    let non_block = request.non_block || request.server_id == 0;
+    let period = Duration::from_nanos(dump.vars.heartbeat_period_ns);
+    loop {
+        match reader.next(Some(Duration::ZERO)) {
+            Ok(Next::Event(ev)) => {
+                handle_event(dump, sender, &mut stream, exclude, ev)?;
+                continue;
+            }
+            Ok(Next::Ended) => return end_of_log(sender, &mut stream, &reader, dump, non_block),
+            Ok(Next::TimedOut) => {}
+            Err(e) => return Err(read_error(&e, &stream.file, reader.position().pos).into()),
+        }
+        // Caught up with the synced end: send what is batched, then wait.
+        announce_skipped(sender, &mut stream, dump.server_id)?;
+        sender.flush()?;
+        if non_block {
+            return Ok(());
+        }
+        loop {
+            let wait = if period.is_zero() {
+                POLL
+            } else {
+                period.saturating_sub(sender.last_sent.elapsed()).min(POLL)
+            };
+            match reader.next(Some(wait)) {
+                Ok(Next::Event(ev)) => {
+                    handle_event(dump, sender, &mut stream, exclude, ev)?;
+                    break;
+                }
+                Ok(Next::Ended) => {
+                    return end_of_log(sender, &mut stream, &reader, dump, non_block)
+                }
+                Ok(Next::TimedOut) => {
+                    sender.check()?;
+                    if !period.is_zero() && sender.last_sent.elapsed() >= period {
+                        let pos = reader.position();
+                        sender.event(&heartbeat(
+                            dump.server_id,
+                            &pos.file,
+                            pos.pos,
+                            stream.checksum,
+                        ))?;
+                        sender.flush()?;
+                    }
+                }
+                Err(e) => return Err(read_error(&e, &stream.file, reader.position().pos).into()),
+            }
+        }
+    }
+}
+
+/// The writer closed (server shutdown): a non-blocking dump ends with EOF, a blocking one just
+/// stops, as mysqld's dump threads are killed at shutdown.
+fn end_of_log(
+    sender: &mut Sender,
+    stream: &mut Stream,
+    _reader: &BinlogReader,
+    dump: &Dump,
+    non_block: bool,
+) -> Result<(), Stop> {
+    announce_skipped(sender, stream, dump.server_id)?;
+    sender.flush()?;
+    if non_block {
+        Ok(())
+    } else {
+        Err(Stop::Gone)
+    }
+}
+
+fn announce_skipped(sender: &mut Sender, stream: &mut Stream, server_id: u32) -> Result<(), Stop> {
+    if let Some(end) = stream.skipped_end.take() {
+        sender.event(&heartbeat(server_id, &stream.file, end, stream.checksum))?;
+    }
+    Ok(())
+}
+
+/// Sends (or skips) one event read from the file set.
+fn handle_event(
+    dump: &Dump,
+    sender: &mut Sender,
+    stream: &mut Stream,
+    exclude: Option<&GtidSet>,
+    ev: binlog::files::BinlogEvent,
+) -> Result<(), Stop> {
+    let event_type = ev.bytes.get(TYPE_OFFSET).copied().unwrap_or(0);
+    if ev.file != stream.file {
+        // Rotated into the next file: announce it as mysqld does, then its header follows.
+        announce_skipped(sender, stream, dump.server_id)?;
+        stream.file = ev.file.clone();
+        stream.skipping = false;
+        sender.event(&fake_rotate(dump.server_id, &ev.file, HEADER_SIZE, stream.checksum))?;
+    }
+    if event_type == EventType::FORMAT_DESCRIPTION.0 {
+        let (bytes, checksum) = prepare_fde(&ev.bytes, false)
+            .map_err(|e| Stop::Fatal(format!("bogus data in log event: {e}")))?;
+        stream.checksum = checksum;
+        stream.skipping = false;
+        return sender.event(&bytes);
+    }
+    if let Some(exclude) = exclude {
+        if event_type == EventType::GTID.0 {
+            let ctx = FormatContext {
+                checksum: if stream.checksum {
+                    binlog::event::ChecksumAlg::Crc32
+                } else {
+                    binlog::event::ChecksumAlg::None
+                },
+            };
+            let gtid = match decode_event(&ev.bytes, &ctx, ev.pos) {
+                Ok(event) => match event.body {
+                    EventBody::Gtid(g) => Some(g.gtid()),
+                    _ => None,
+                },
+                Err(e) => return Err(format!("bogus data in log event: {e}").into()),
+            };
+            stream.skipping = gtid.is_some_and(|g| exclude.contains(&g));
+        } else if !is_transaction_event(event_type) {
+            stream.skipping = false;
+        }
+        if stream.skipping {
+            stream.skipped_end = Some(ev.pos + ev.bytes.len() as u64);
+            return sender.check();
+        }
+    }
+    announce_skipped(sender, stream, dump.server_id)?;
+    sender.event(&ev.bytes)
+}
+
+/// Events that belong to a transaction's group (skipped with it).
+fn is_transaction_event(event_type: u8) -> bool {
+    ![
+        EventType::FORMAT_DESCRIPTION.0,
+        EventType::PREVIOUS_GTIDS.0,
+        EventType::ROTATE.0,
+        EventType::STOP.0,
+        EventType::GTID.0,
+    ]
+    .contains(&event_type)
+}
+
+/// Where the dump starts: file, position, and (GTID auto-position) the file's first GTID.
+fn start_point(dump: &Dump) -> Result<(String, u64, Option<Gtid>), Stop> {
+    let request = &dump.request;
+    let names = dump.files.file_names();
+    if request.pos < HEADER_SIZE {
+        return Err("Client requested source to start replication from position < 4"
+            .to_string()
+            .into());
+    }
+    let not_found = || -> Stop {
+        "Could not find first log file name in binary log index file".to_string().into()
+    };
+    let (file, first_gtid) = if !request.file.is_empty() {
+        if !names.contains(&request.file) {
+            return Err(not_found());
+        }
+        (request.file.clone(), None)
+    } else if let Some(replica) = &request.gtids {
+        auto_position(dump, replica, &names)?
+    } else {
+        (names.first().cloned().ok_or_else(not_found)?, None)
+    };
+    // Auto-position picks the file, so the dump starts at its beginning.
+    let pos =
+        if request.file.is_empty() && request.gtids.is_some() { HEADER_SIZE } else { request.pos };
+    // mysqld compares with the file's length; for the active file the durable end is what a
+    // dump may read.
+    let end = dump.files.synced_end();
+    let size = if end.file == file {
+        end.pos
+    } else {
+        std::fs::metadata(dump.binlog_dir.join(&file)).map(|m| m.len()).map_err(|_| not_found())?
+    };
+    if pos > size {
+        return Err("Client requested source to start replication from position > file size"
+            .to_string()
+            .into());
+    }
+    Ok((file, pos, first_gtid))
+}
+
+/// GTID auto-position (mysqld's `check_start_file` + `find_first_log_not_in_gtid_set`).
+fn auto_position(
+    dump: &Dump,
+    replica: &GtidSet,
+    names: &[String],
+) -> Result<(String, Option<Gtid>), Stop> {
+    let executed = dump.coordinator.gtid_executed();
+    // Only this server's own UUID can be judged: other UUIDs may come from other sources.
+    let mine = |set: &GtidSet| {
+        let mut only = GtidSet::new();
+        for (sid, intervals) in set.iter() {
+            if *sid == dump.server_sid {
+                for iv in intervals {
+                    only.add_interval(*sid, iv.start, iv.end);
+                }
+            }
+        }
+        only
+    };
+    if !mine(replica).is_subset(&executed) {
+        return Err(REPLICA_HAS_MORE_GTIDS.to_string().into());
+    }
+    let purged = dump
+        .coordinator
+        .gtid_purged()
+        .map_err(|e| Stop::Fatal(format!("could not read gtid_purged: {e}")))?;
+    if !purged.is_subset(replica) {
+        return Err(purged_message(replica, &purged.subtract(replica)).into());
+    }
+    let mut oldest_previous = None;
+    for name in names.iter().rev() {
+        let (previous, first_gtid) = file_header_gtids(&dump.files, name)?;
+        if previous.is_subset(replica) {
+            return Ok((name.clone(), first_gtid));
+        }
+        oldest_previous = Some(previous);
+    }
+    let missing = oldest_previous.unwrap_or_default().subtract(replica);
+    Err(purged_message(replica, &missing).into())
+}
+
+/// A file's PREVIOUS_GTIDS and its first transaction's GTID, if it has one yet.
+fn file_header_gtids(files: &BinlogFiles, name: &str) -> Result<(GtidSet, Option<Gtid>), Stop> {
+    let mut reader = open_reader(files, name, HEADER_SIZE)?;
+    let mut ctx = FormatContext::default();
+    let mut previous = None;
+    // FORMAT_DESCRIPTION, PREVIOUS_GTIDS, then the first transaction's GTID if any.
+    for _ in 0..3 {
+        let ev = match reader.next(Some(Duration::ZERO)) {
+            Ok(Next::Event(ev)) if ev.file == name => ev,
+            Ok(_) => break,
+            Err(e) => return Err(read_error(&e, name, HEADER_SIZE).into()),
+        };
+        let event = decode_event(&ev.bytes, &ctx, ev.pos)
+            .map_err(|e| Stop::Fatal(format!("bogus data in log event: {e}")))?;
+        match event.body {
+            EventBody::FormatDescription(f) => {
+                ctx = FormatContext::from_fde(&f, ev.pos)
+                    .map_err(|e| Stop::Fatal(format!("bogus data in log event: {e}")))?;
+            }
+            EventBody::PreviousGtids(p) => previous = Some(p.gtids().clone()),
+            EventBody::Gtid(g) => return Ok((previous.unwrap_or_default(), Some(g.gtid()))),
+            _ => break,
+        }
+    }
+    Ok((previous.unwrap_or_default(), None))
+}
+
+fn open_reader(files: &BinlogFiles, name: &str, pos: u64) -> Result<BinlogReader, Stop> {
+    files.reader_at(name, pos).map_err(|e| match e {
+        binlog::files::Error::UnknownFile { .. } | binlog::files::Error::Purged { .. } => {
+            Stop::Fatal("Could not find first log file name in binary log index file".to_string())
+        }
+        e => Stop::Fatal(read_error(&e, name, pos)),
+    })
+}
+
+/// mysqld's `log_read_error_msg` wording for a read failure, with the place.
+fn read_error(e: &binlog::files::Error, file: &str, pos: u64) -> String {
+    let what = match e {
+        binlog::files::Error::Corrupt { .. } => "event read from binlog did not pass crc check",
+        binlog::files::Error::Purged { .. } | binlog::files::Error::UnknownFile { .. } => {
+            "could not find next log"
+        }
+        _ => "I/O error reading log event",
+    };
+    format!("{what}; the last event read from '{file}' at {pos} ({e})")
+}
+
+/// ER_REPLICA_HAS_MORE_GTIDS_THAN_SOURCE (MySQL 8.0 `share/messages_to_clients.txt`).
+const REPLICA_HAS_MORE_GTIDS: &str = "Replica has more GTIDs than the source has, using the \
+    source's SERVER_UUID. This may indicate that the end of the binary log was truncated or \
+    that the last binary log file was lost, e.g., after a power or disk failure when \
+    sync_binlog != 1. The source may or may not have rolled back transactions that were \
+    already replicated to the replica. Suggest to replicate any transactions that source has \
+    rolled back from replica to source, and/or commit empty transactions on source to account \
+    for transactions that have been committed on source but are not included in GTID_EXECUTED.";
+
+/// ER_SOURCE_HAS_PURGED_REQUIRED_GTIDS, as MySQL 8.0 words it.
+fn purged_message(replica: &GtidSet, missing: &GtidSet) -> String {
+    format!(
+        "Cannot replicate because the source purged required binary logs. Replicate the \
+         missing transactions from elsewhere, or provision a new replica from backup. Consider \
+         increasing the source's binary log expiration period. The GTID set sent by the \
+         replica is '{replica}', and the missing transactions are '{missing}'"
+    )
+}
+
+fn client_checksum(value: Option<&str>) -> ClientChecksum {
+    match value {
+        None => ClientChecksum::Undefined,
+        Some(v) if v.trim().eq_ignore_ascii_case("CRC32") => ClientChecksum::Crc32,
+        Some(_) => ClientChecksum::Other,
+    }
+}
+
+/// The FORMAT_DESCRIPTION as sent: in-use flag cleared, and with `clear_log_pos` its `log_pos`
+/// and `created` zeroed; the CRC recomputed. Returns it and whether the file's events carry a
+/// checksum.
+fn prepare_fde(bytes: &[u8], clear_log_pos: bool) -> Result<(Vec<u8>, bool), String> {
+    let event =
+        decode_event(bytes, &FormatContext::default(), HEADER_SIZE).map_err(|e| e.to_string())?;
+    let EventBody::FormatDescription(mut fde) = event.body else {
+        return Err("not a FORMAT_DESCRIPTION".to_string());
+    };
+    let checksum =
+        fde.checksum(HEADER_SIZE).map_err(|e| e.to_string())? == binlog::event::ChecksumAlg::Crc32;
+    let mut header = event.header;
+    header.flags &= !flags::LOG_EVENT_BINLOG_IN_USE_F;
+    let log_pos = if clear_log_pos {
+        fde.create_timestamp = 0;
+        0
+    } else {
+        header.log_pos
+    };
+    let mut out = Vec::with_capacity(bytes.len());
+    binlog::event::Event::new(header, EventBody::FormatDescription(fde))
+        .encode_with_log_pos(&FormatContext::default(), log_pos, &mut out)
+        .map_err(|e| e.to_string())?;
+    debug_assert!(out.len() == bytes.len() && out.len() > FDE_CREATED_OFFSET);
+    Ok((out, checksum))
+}
+
+fn checksum_ctx(checksum: bool) -> FormatContext {
+    FormatContext {
+        checksum: if checksum {
+            binlog::event::ChecksumAlg::Crc32
+        } else {
+            binlog::event::ChecksumAlg::None
+        },
+    }
+}
+
+/// mysqld's fake ROTATE: timestamp 0, `log_pos` 0, LOG_EVENT_ARTIFICIAL_F.
+// Format: header | position u64 | file name (no NUL) | [crc32]
+fn fake_rotate(server_id: u32, file: &str, pos: u64, checksum: bool) -> Vec<u8> {
+    let header = EventHeader::new(0, server_id, flags::LOG_EVENT_ARTIFICIAL_F);
+    let body =
+        EventBody::Rotate(RotateEvent { position: pos, next_file: file.as_bytes().to_vec() });
+    let mut out = Vec::new();
+    binlog::event::Event::new(header, body)
+        .encode_with_log_pos(&checksum_ctx(checksum), 0, &mut out)
+        .expect("a ROTATE with a binlog file name always encodes");
+    out
+}
+
+/// HEARTBEAT_LOG_EVENT (v1): timestamp 0, `log_pos` the position reached (as u32), the file.
+// Format: header | file name | [crc32]
+fn heartbeat(server_id: u32, file: &str, pos: u64, checksum: bool) -> Vec<u8> {
+    let header = EventHeader::new(0, server_id, 0);
+    let body = EventBody::Heartbeat(HeartbeatEvent { log_file: file.as_bytes().to_vec() });
+    let mut out = Vec::new();
+    binlog::event::Event::new(header, body)
+        .encode_with_log_pos(&checksum_ctx(checksum), pos as u32, &mut out)
+        .expect("a HEARTBEAT with a binlog file name always encodes");
+    out
+}
+
+/// OK after COM_REGISTER_SLAVE.
+// Format: 0x00 | affected_rows lenenc (0) | last_insert_id lenenc (0) | status u16 | warnings u16
+fn write_ok(out: &mut PacketWriter<'_>, _capabilities: CapabilityFlags) {
+    out.write_packet(&[0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00]);
+}
+
+/// The EOF ending a non-blocking dump (mysqld's `my_eof`): an OK with the 0xFE header under
+/// CLIENT_DEPRECATE_EOF, else a classic EOF.
+fn write_eof(out: &mut PacketWriter<'_>, capabilities: CapabilityFlags) {
+    if capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
+        // Format: 0xFE | affected_rows 0 | last_insert_id 0 | status u16 | warnings u16
+        out.write_packet(&[0xFE, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00]);
+    } else {
+        // Format: 0xFE | warnings u16 | status u16
+        out.write_packet(&[0xFE, 0x00, 0x00, 0x02, 0x00]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fake_rotate_and_heartbeat_decode_as_mysql_frames_them() {
+        for checksum in [false, true] {
+            let ctx = checksum_ctx(checksum);
+            let rotate = fake_rotate(7, "binlog.000002", 4, checksum);
+            let event = decode_event(&rotate, &ctx, 0).expect("decode rotate");
+            assert_eq!(event.header.timestamp, 0);
+            assert_eq!(event.header.log_pos, 0);
+            assert_eq!(event.header.flags, flags::LOG_EVENT_ARTIFICIAL_F);
+            assert_eq!(event.header.server_id, 7);
+            let EventBody::Rotate(r) = event.body else { panic!("not a rotate") };
+            assert_eq!((r.position, r.next_file.as_slice()), (4, &b"binlog.000002"[..]));
+
+            let beat = heartbeat(7, "binlog.000003", 1234, checksum);
+            let event = decode_event(&beat, &ctx, 0).expect("decode heartbeat");
+            assert_eq!(event.header.log_pos, 1234);
+            let EventBody::Heartbeat(h) = event.body else { panic!("not a heartbeat") };
+            assert_eq!(h.log_file, b"binlog.000003");
+        }
+    }
+
+    #[test]
+    fn client_checksum_follows_mysqlds_typelib_lookup() {
+        assert_eq!(client_checksum(None), ClientChecksum::Undefined);
+        assert_eq!(client_checksum(Some("crc32")), ClientChecksum::Crc32);
+        assert_eq!(client_checksum(Some("NONE")), ClientChecksum::Other);
+        assert_eq!(client_checksum(Some("ALL")), ClientChecksum::Other);
+    }
+
+    #[test]
+    fn the_fde_loses_its_in_use_flag_and_optionally_its_position() {
+        let fde = binlog::event::FormatDescription::mysql80(
+            "8.0.36-binlogd",
+            1_700_000_000,
+            binlog::event::ChecksumAlg::Crc32,
+        )
+        .expect("an 8.0 version fits");
+        let mut header = EventHeader::new(1_700_000_000, 1, flags::LOG_EVENT_BINLOG_IN_USE_F);
+        header.log_pos = 0;
+        let mut bytes = Vec::new();
+        binlog::event::Event::new(header, EventBody::FormatDescription(fde))
+            .encode(&FormatContext::default(), 4, &mut bytes)
+            .expect("encode");
+        let (kept, checksum) = prepare_fde(&bytes, false).expect("prepare");
+        assert!(checksum);
+        let event = decode_event(&kept, &FormatContext::default(), 4).expect("decode");
+        assert_eq!(event.header.flags & flags::LOG_EVENT_BINLOG_IN_USE_F, 0);
+        assert_eq!(u64::from(event.header.log_pos), 4 + bytes.len() as u64);
+        let (cleared, _) = prepare_fde(&bytes, true).expect("prepare");
+        let event = decode_event(&cleared, &FormatContext::default(), 4).expect("decode");
+        assert_eq!(event.header.log_pos, 0);
+        let EventBody::FormatDescription(f) = event.body else { panic!("not an FDE") };
+        assert_eq!(f.create_timestamp, 0);
+    }
+}
