@@ -192,10 +192,17 @@ async fn same_everywhere(servers: &[(&str, u16)]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn primary_replicas_chain_crash_and_status() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let primary = start(&dir.path().join("primary"), 1);
-    let mut r1 = start(&dir.path().join("r1"), 2);
-    let r2 = start(&dir.path().join("r2"), 3);
-    let r3 = start(&dir.path().join("r3"), 4);
+    eprintln!("data directories in {}", dir.path().display());
+    let dir = if std::env::var_os("KEEP_REPLICA_TEST").is_some() {
+        Box::new(dir.keep()) as Box<dyn AsRef<Path>>
+    } else {
+        Box::new(dir)
+    };
+    let dir: &dyn AsRef<Path> = &*dir;
+    let primary = start(&dir.as_ref().join("primary"), 1);
+    let mut r1 = start(&dir.as_ref().join("r1"), 2);
+    let r2 = start(&dir.as_ref().join("r2"), 3);
+    let r3 = start(&dir.as_ref().join("r3"), 4);
     let p = primary.port;
 
     // Not configured yet: empty status, START refused with MySQL's 1200.
@@ -223,8 +230,8 @@ async fn primary_replicas_chain_crash_and_status() {
     drop(c);
 
     // The load, in three phases: R1 is killed after the first, R2 stopped during the second.
-    let load = |n| {
-        let tasks: Vec<_> = (0..6).map(|t| tokio::spawn(client(p, t * 3 + n, 60))).collect();
+    let load = |n: u32| {
+        let tasks: Vec<_> = (0..6u32).map(|t| tokio::spawn(client(p, t * 3 + n, 60))).collect();
         async move {
             for t in tasks {
                 t.await.expect("client");

@@ -97,7 +97,8 @@ impl Applier {
     /// Runs until STOP REPLICA or an error.
     pub fn run(self) {
         let this = Arc::new(self);
-        let sched = Arc::new(Sched { state: Mutex::new(SchedState::default()), changed: Condvar::new() });
+        let sched =
+            Arc::new(Sched { state: Mutex::new(SchedState::default()), changed: Condvar::new() });
         let mut threads = Vec::new();
         for i in 0..this.workers.max(1) {
             let (a, s) = (this.clone(), sched.clone());
@@ -241,8 +242,7 @@ impl Applier {
                             db,
                             table,
                             column: r.columns.count_ones(),
-                            why: "partial row image (binlogd applies binlog_row_image=FULL)"
-                                .into(),
+                            why: "partial row image (binlogd applies binlog_row_image=FULL)".into(),
                         });
                     }
                     for row in r.rows(map, ev.pos).map_err(|e| relay_err(&e))? {
@@ -275,7 +275,13 @@ impl Applier {
         st.inflight.clear();
     }
 
-    fn dispatch(&self, sched: &Sched, txn: TxnEvents, ticket: &mut u64, last_seq: &mut Option<i64>) {
+    fn dispatch(
+        &self,
+        sched: &Sched,
+        txn: TxnEvents,
+        ticket: &mut u64,
+        last_seq: &mut Option<i64>,
+    ) {
         let my_ticket = *ticket;
         *ticket += 1;
         let clock = txn.clock;

@@ -25,7 +25,9 @@ pub enum ApplyError {
     #[error("Table '{db}.{table}' doesn't exist")]
     NoSuchTable { db: String, table: String },
     /// A row to update or delete is not on the replica (MySQL's HA_ERR_KEY_NOT_FOUND, 1032).
-    #[error("Could not execute {kind} event on table {db}.{table}; Can't find record in '{table}'")]
+    #[error(
+        "Could not execute {kind} event on table {db}.{table}; Can't find record in '{table}'"
+    )]
     RowNotFound { kind: &'static str, db: String, table: String },
     /// A value or row image the replica cannot map onto its table.
     #[error("Column {column} of table '{db}.{table}' cannot be converted: {why}")]
@@ -101,7 +103,11 @@ struct Tables<'a> {
 }
 
 impl<'a> Tables<'a> {
-    fn get(&mut self, db: &str, table: &str) -> Result<&(TableId, Arc<TableSchema>, TableSchema), ApplyError> {
+    fn get(
+        &mut self,
+        db: &str,
+        table: &str,
+    ) -> Result<&(TableId, Arc<TableSchema>, TableSchema), ApplyError> {
         let key = (db.to_string(), table.to_string());
         if !self.found.contains_key(&key) {
             let full = format!("{db}.{table}").to_ascii_lowercase();
@@ -122,10 +128,7 @@ impl<'a> Tables<'a> {
 
 /// Applies `ops` in a new engine transaction and encodes them into a cache for the replica's
 /// binlog. On error the engine transaction is rolled back.
-pub fn apply_rows(
-    coordinator: &Coordinator<Engine>,
-    ops: &[RowOp],
-) -> Result<Applied, ApplyError> {
+pub fn apply_rows(coordinator: &Coordinator<Engine>, ops: &[RowOp]) -> Result<Applied, ApplyError> {
     let engine = coordinator.engine();
     let db = ops.first().map(|o| o.db.clone()).unwrap_or_default();
     let mut txn = engine.begin();
@@ -163,11 +166,8 @@ fn apply_one(
             why,
         })
     };
-    let not_found = |kind| ApplyError::RowNotFound {
-        kind,
-        db: op.db.clone(),
-        table: op.table.clone(),
-    };
+    let not_found =
+        |kind| ApplyError::RowNotFound { kind, db: op.db.clone(), table: op.table.clone() };
     match op.kind {
         RowsKind::Write => {
             let row = convert(&op.after)?;
@@ -255,10 +255,9 @@ fn to_engine_value(v: &BinValue, ty: ColumnType) -> Result<Value, String> {
         (BinValue::Decimal(text), ColumnType::Decimal { .. }) => {
             Value::Decimal(engine::Decimal::parse(text).ok_or_else(mismatch)?)
         }
-        (
-            BinValue::Bytes(b),
-            ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text,
-        ) => Value::Bytes(b.clone()),
+        (BinValue::Bytes(b), ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text) => {
+            Value::Bytes(b.clone())
+        }
         (BinValue::DateTime(t), ColumnType::DateTime) => Value::DateTime(engine::DateTime {
             year: t.year,
             month: t.month,

@@ -250,7 +250,12 @@ impl Replica {
                 settings::store(&self.config.datadir, &next)
                     .map_err(|e| io_failure("cannot save the replica settings", &e))?;
                 *s = next;
-                Ok(Output::Ok { affected_rows: 0, last_insert_id: 0, info: String::new(), warnings: 0 })
+                Ok(Output::Ok {
+                    affected_rows: 0,
+                    last_insert_id: 0,
+                    info: String::new(),
+                    warnings: 0,
+                })
             }
             ReplicaStmt::Start => {
                 self.start()?;
@@ -356,7 +361,9 @@ impl Replica {
             .spawn(move || receiver.run())
             .map_err(|e| io_failure("cannot start the receiver", &e))?;
         threads.io = Some(io);
-        match std::thread::Builder::new().name("replica-applier".into()).spawn(move || applier.run())
+        match std::thread::Builder::new()
+            .name("replica-applier".into())
+            .spawn(move || applier.run())
         {
             Ok(t) => threads.sql = Some(t),
             Err(e) => {

@@ -141,9 +141,7 @@ impl Receiver {
         let mut conn = match connect.await {
             Ok(Ok(c)) => c,
             Ok(Err(e)) => return retry(&e, 2003),
-            Err(_) => {
-                return SessionEnd::Retry { code: 2003, message: "connect timed out".into() }
-            }
+            Err(_) => return SessionEnd::Retry { code: 2003, message: "connect timed out".into() },
         };
         if self.stopping() {
             return SessionEnd::Stopped;
@@ -209,6 +207,7 @@ impl Receiver {
             Duration::from_secs(60)
         };
         let mut ctx = FormatContext::mysql80();
+        let mut seen_fde = false;
         let mut pending = Pending::default();
         let mut unsynced = false;
         let mut last_event = Instant::now();
@@ -270,8 +269,21 @@ impl Receiver {
                     };
                 }
             }
+            // Before the first FORMAT_DESCRIPTION (the artificial ROTATE) the stream's
+            // checksum setting is not known yet: MySQL sends that event with a CRC32 to a
+            // checksum-aware replica, other sources without one; accept either.
+            let mut event_alg = ctx.checksum;
             let decoded = match decode_event(&bytes, &ctx, 0) {
                 Ok(d) => d,
+                Err(_) if !seen_fde && ctx.checksum == ChecksumAlg::Crc32 => {
+                    event_alg = ChecksumAlg::None;
+                    match decode_event(&bytes, &FormatContext { checksum: event_alg }, 0) {
+                        Ok(d) => d,
+                        Err(e) => {
+                            return fatal_event(&format!("undecodable event from source: {e}"))
+                        }
+                    }
+                }
                 Err(e) => return fatal_event(&format!("undecodable event from source: {e}")),
             };
             if decoded.header.log_pos != 0 {
@@ -279,7 +291,10 @@ impl Receiver {
             }
             match &decoded.body {
                 EventBody::FormatDescription(fde) => match FormatContext::from_fde(fde, 0) {
-                    Ok(c) => ctx = c,
+                    Ok(c) => {
+                        ctx = c;
+                        seen_fde = true;
+                    }
                     Err(e) => return fatal_event(&format!("bad FORMAT_DESCRIPTION: {e}")),
                 },
                 EventBody::Rotate(r) => {
@@ -290,7 +305,7 @@ impl Receiver {
                     }
                     // A clock boundary for the applier, whole (outside any transaction).
                     if pending.gtid.is_none() {
-                        if let Err(end) = self.append(&[relay_event(&bytes, ctx.checksum)], None) {
+                        if let Err(end) = self.append(&[relay_event(&bytes, event_alg)], None) {
                             return end;
                         }
                         unsynced = true;

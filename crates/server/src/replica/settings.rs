@@ -95,7 +95,8 @@ mod tests {
     fn round_trip_and_remove() {
         let dir = tempfile::tempdir().expect("tempdir");
         assert_eq!(load(dir.path()).expect("load"), None);
-        let s = Settings { host: "h".into(), port: 7, password: "p\"w".into(), ..Settings::default() };
+        let s =
+            Settings { host: "h".into(), port: 7, password: "p\"w".into(), ..Settings::default() };
         store(dir.path(), &s).expect("store");
         assert_eq!(load(dir.path()).expect("load"), Some(s));
         remove(dir.path()).expect("remove");

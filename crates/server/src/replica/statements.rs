@@ -16,9 +16,13 @@ pub enum ReplicaStmt {
     Start,
     Stop,
     /// RESET REPLICA [ALL].
-    Reset { all: bool },
+    Reset {
+        all: bool,
+    },
     /// SHOW REPLICA STATUS (`old_names: false`) or SHOW SLAVE STATUS (true).
-    ShowStatus { old_names: bool },
+    ShowStatus {
+        old_names: bool,
+    },
 }
 
 /// One `name = value` of CHANGE REPLICATION SOURCE.
