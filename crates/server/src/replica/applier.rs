@@ -53,7 +53,7 @@ pub(crate) struct Applier {
 }
 
 enum Outcome {
-    Commit(Applied, OwnedGtid),
+    Commit(Box<Applied>, OwnedGtid),
     /// Already executed: nothing to do.
     Skip,
     /// DDL the dispatcher ran itself.
@@ -388,7 +388,7 @@ impl Applier {
                     commit::GtidNext::AlreadyExecuted => Outcome::Skip,
                     commit::GtidNext::Owned(owned) => match &job.txn.body {
                         Body::Rows(ops) => match apply_rows(&self.coordinator, ops) {
-                            Ok(applied) => Outcome::Commit(applied, owned),
+                            Ok(applied) => Outcome::Commit(Box::new(applied), owned),
                             Err(e) => {
                                 self.coordinator.release_gtid(owned);
                                 Outcome::Failed(e)
@@ -422,11 +422,10 @@ impl Applier {
                 loop {
                     let mut batch = Vec::new();
                     if self.preserve_commit_order && !st.failed {
-                        while let Some(r) = {
+                        loop {
                             let next = st.next_commit;
-                            st.ready.remove(&next)
-                        } {
-                            batch.push((st.next_commit, r));
+                            let Some(r) = st.ready.remove(&next) else { break };
+                            batch.push((next, r));
                             st.next_commit += 1;
                         }
                     } else {

@@ -414,7 +414,7 @@ impl Replica {
         }
         let st = self.shared.status.lock();
         let text = |t: &str| Value::Bytes(t.as_bytes().to_vec());
-        let num = |n: u64| Value::UInt(n);
+        let num = Value::UInt;
         let yes_no = |b: bool| text(if b { "Yes" } else { "No" });
         let io_running = match st.io {
             IoState::No => "No",

@@ -177,3 +177,72 @@ fn applier_converges_single_and_parallel_and_skips_what_it_has() {
         assert_eq!(replica.coordinator.stats().commits, before, "nothing re-committed");
     }
 }
+
+/// Applier throughput on a binlog made by a 16-thread load on 10 000 rows (few conflicts):
+/// `cargo test --release -p binlogd --lib replica::pipeline_tests::applier_throughput -- --ignored --nocapture`
+#[test]
+#[ignore = "benchmark: run by hand, figures in bench/RESULTS.md"]
+fn applier_throughput() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = node(&dir.path().join("source"), 0xa1, 1, 1 << 30);
+    let mut s = source.sql.session("root", "localhost");
+    run(&mut s, "CREATE DATABASE app");
+    run(&mut s, "CREATE TABLE app.acct (id INT PRIMARY KEY, owner VARCHAR(20), bal DECIMAL(10,2))");
+    run(&mut s, "CREATE TABLE app.log (k INT, note VARCHAR(30))");
+    for chunk in 0..100 {
+        let values: Vec<String> =
+            (0..100).map(|i| format!("({}, 'o', 100.00)", chunk * 100 + i)).collect();
+        run(&mut s, &format!("INSERT INTO app.acct VALUES {}", values.join(",")));
+    }
+    let per_thread = 400u32;
+    let threads: Vec<_> = (0..16u32)
+        .map(|t| {
+            let server = source.sql.clone();
+            std::thread::spawn(move || {
+                let mut s = server.session("root", "localhost");
+                let mut x = u64::from(t) * 7919 + 1;
+                for i in 0..per_thread {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let id = (x >> 33) % 10_000;
+                    let ok = s.query("BEGIN").is_ok()
+                        && s.query(&format!("UPDATE app.acct SET bal = bal + 1 WHERE id = {id}"))
+                            .is_ok()
+                        && s.query(&format!(
+                            "INSERT INTO app.acct VALUES ({}, 'n', 1.00)",
+                            100_000 + t * 10_000 + i
+                        ))
+                        .is_ok()
+                        && s.query("COMMIT").is_ok();
+                    if !ok {
+                        let _ = s.query("ROLLBACK");
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("load thread");
+    }
+    let total = source
+        .coordinator
+        .gtid_executed()
+        .iter()
+        .flat_map(|(_, ivs)| ivs.iter())
+        .map(|iv| iv.end - iv.start)
+        .sum::<u64>();
+    let stats = source.coordinator.stats();
+    println!("source: {total} transactions, average group {:.1}", stats.avg_group_size());
+    for workers in [1, 2, 4, 8] {
+        let replica = node(&dir.path().join(format!("r{workers}")), 0xb0, 2, 1 << 30);
+        let started = Instant::now();
+        apply(&source, &replica, workers, true);
+        let secs = started.elapsed().as_secs_f64();
+        let q = "SELECT * FROM app.acct ORDER BY id";
+        assert_eq!(rows(&source, q), rows(&replica, q));
+        assert_eq!(source.coordinator.gtid_executed(), replica.coordinator.gtid_executed());
+        println!(
+            "workers={workers} preserve_commit_order=ON: {:.0} transactions/s ({secs:.2} s)",
+            total as f64 / secs
+        );
+    }
+}
