@@ -454,6 +454,32 @@ impl<E: Engine> Coordinator<E> {
         r.pop().unwrap_or(Err(Error::ShutDown))
     }
 
+    /// Commits several transactions with explicit GTIDs their caller owns as one submission:
+    /// they enter the FLUSH queue together, in this order, so the binlog and the engine commit
+    /// them in this order (the replica applier's `replica_preserve_commit_order`).
+    pub fn commit_batch_with_gtids(
+        &self,
+        items: Vec<(E::Txn, BinlogCache, OwnedGtid)>,
+    ) -> Vec<Result<CommitInfo>> {
+        let items = items
+            .into_iter()
+            .map(|(t, c, owned)| (Some(t), Ok(c), Some((owned.gtid, owned.owner))))
+            .collect();
+        self.inner.submit(items)
+    }
+
+    /// Logs a DDL statement the engine already applied with an explicit GTID the caller owns
+    /// (`SET gtid_next` before DDL; the replica applier).
+    pub fn log_ddl_with_gtid(&self, db: &str, query: &str, owned: OwnedGtid) -> Result<CommitInfo> {
+        if !self.inner.gtids.is_owner(&owned) {
+            return Err(Error::GtidNotOwned { gtid: owned.gtid });
+        }
+        let work = Err((db.to_string(), query.to_string()));
+        let explicit = Some((owned.gtid, owned.owner));
+        let mut r = self.inner.submit(vec![(None, work, explicit)]);
+        r.pop().unwrap_or(Err(Error::ShutDown))
+    }
+
     /// Logs a DDL statement the engine already applied: GTID + QUERY, no BEGIN/XID.
     pub fn log_ddl(&self, db: &str, query: &str) -> Result<CommitInfo> {
         let work = Err((db.to_string(), query.to_string()));

@@ -1522,6 +1522,11 @@ impl Inner {
                 Op::Delete { table, key } => (table, key, None),
             };
             let (slot, t) = self.txn_table(&mut txn, table)?;
+            if let Some(row) = &new {
+                // The hidden row id and AUTO_INCREMENT counters must pass the prepared rows
+                // too: once committed, a new insert must not reuse their keys.
+                t.observe_row(&key, row);
+            }
             let (cell, _) = self
                 .claim(&mut txn, slot, &key, true, &mut deadline)?
                 .expect("claim with create finds a cell");

@@ -232,12 +232,21 @@ impl TxnCommitter for Binlogging {
         &self,
         db: Option<&str>,
         query: &str,
-        _gtid_next: GtidNext,
+        gtid_next: GtidNext,
     ) -> SqlResult<sql::CommitInfo> {
-        self.coordinator
-            .log_ddl(db.unwrap_or(""), query)
-            .map(|i| sql::CommitInfo { gtid: i.gtid })
-            .map_err(|e| to_sql_error(&e))
+        let db = db.unwrap_or("");
+        let info = match gtid_next {
+            // An assigned GTID is logged with the DDL (the replica applier preserves the
+            // source's GTIDs for DDL too); one already executed logs nothing.
+            GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
+                commit::GtidNext::Owned(owned) => {
+                    self.coordinator.log_ddl_with_gtid(db, query, owned)
+                }
+                commit::GtidNext::AlreadyExecuted => return Ok(sql::CommitInfo { gtid: None }),
+            },
+            _ => self.coordinator.log_ddl(db, query),
+        };
+        info.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
     }
 }
 

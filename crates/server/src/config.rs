@@ -307,6 +307,24 @@ pub static VARIABLES: &[Variable] = &[
         help: "preallocate each binlog file to max_binlog_size (fallocate)",
     },
     Variable {
+        name: "replica_parallel_workers",
+        ty: VarType::Integer { min: 0, max: 1024 },
+        default: "4",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "replica applier workers (logical-clock scheduling; read at START REPLICA)",
+    },
+    Variable {
+        name: "replica_preserve_commit_order",
+        ty: VarType::Bool,
+        default: "ON",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "replica workers commit in the source's order (read at START REPLICA)",
+    },
+    Variable {
         name: "binlog_row_metadata",
         ty: VarType::Enum(&["MINIMAL", "FULL"]),
         default: "MINIMAL",
@@ -554,6 +572,10 @@ pub struct Config {
     pub binlog_preallocate: bool,
     /// `binlog_in_redo`.
     pub binlog_in_redo: bool,
+    /// `replica_parallel_workers`.
+    pub replica_parallel_workers: u64,
+    /// `replica_preserve_commit_order`.
+    pub replica_preserve_commit_order: bool,
     /// `gtid_mode` (only OFF and ON: the permissive modes exist to migrate replication
     /// topologies one server at a time, which binlogd has no use for).
     pub gtid_mode: bool,
@@ -602,6 +624,8 @@ impl Default for Config {
             binlog_row_metadata: RowMetadata::Minimal,
             binlog_preallocate: false,
             binlog_in_redo: false,
+            replica_parallel_workers: 4,
+            replica_preserve_commit_order: true,
             gtid_mode: true,
             innodb_flush_log_at_trx_commit: 1,
             innodb_lock_wait_timeout: 50,
@@ -731,6 +755,8 @@ impl Config {
             .to_string(),
             "binlog_preallocate" => on_off(self.binlog_preallocate),
             "binlog_in_redo" => on_off(self.binlog_in_redo),
+            "replica_parallel_workers" => self.replica_parallel_workers.to_string(),
+            "replica_preserve_commit_order" => on_off(self.replica_preserve_commit_order),
             "gtid_mode" => on_off(self.gtid_mode),
             "innodb_flush_log_at_trx_commit" => self.innodb_flush_log_at_trx_commit.to_string(),
             "innodb_lock_wait_timeout" => self.innodb_lock_wait_timeout.to_string(),
@@ -876,6 +902,8 @@ impl Config {
             }
             ("binlog_preallocate", Bool(b)) => self.binlog_preallocate = b,
             ("binlog_in_redo", Bool(b)) => self.binlog_in_redo = b,
+            ("replica_parallel_workers", Int(n)) => self.replica_parallel_workers = n,
+            ("replica_preserve_commit_order", Bool(b)) => self.replica_preserve_commit_order = b,
             ("gtid_mode", Text(t)) => self.gtid_mode = t == "ON",
             ("innodb_flush_log_at_trx_commit", Int(n)) => {
                 self.innodb_flush_log_at_trx_commit = u8::try_from(n).ok()?

@@ -7,6 +7,7 @@ pub mod datadir;
 pub mod logging;
 pub mod metrics;
 pub mod protocol;
+pub mod replica;
 pub mod replication;
 pub mod serve;
 pub mod sql;

@@ -143,6 +143,10 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     hooks.listener =
         Some(Arc::new(LiveVariables { next: hooks.listener.take(), limits: limits.clone() }));
     let sql = sql::Server::open(storage.engine.clone(), hooks, &sql_overrides(config, &datadir))?;
+    if let Some(replica) = &storage.replica {
+        replica.attach(&sql);
+        replica.start_at_boot();
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -184,6 +188,9 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     // Connections still open are dropped with the runtime; their open transactions were never
     // committed and are gone after restart, as after mysqld's shutdown.
     runtime.shutdown_timeout(Duration::from_secs(10));
+    if let Some(replica) = &storage.replica {
+        replica.shutdown();
+    }
     match &storage.coordinator {
         // Waits for groups in flight, makes the engine durable, then closes the binlog cleanly.
         Some(coordinator) => coordinator.shutdown()?,
@@ -201,6 +208,8 @@ struct Storage {
     status: Arc<ServerStatus>,
     /// The replication source (dump threads), with the binary log on.
     source: Option<Arc<Source>>,
+    /// The replica (needs the commit pipeline: it applies with explicit GTIDs).
+    replica: Option<Arc<crate::replica::Replica>>,
 }
 
 /// Binary log on: the commit pipeline opens the engine and the binlog and runs XA recovery.
@@ -267,7 +276,23 @@ fn open_binlogged(
         status: status.clone(),
         listener: Some(Arc::new(CommitVariables(coordinator.config().clone()))),
     };
-    Ok(Storage { engine, coordinator: Some(coordinator), hooks, status, source: Some(source) })
+    let replica = crate::replica::Replica::new(
+        crate::replica::ReplicaConfig {
+            datadir: datadir.path().to_path_buf(),
+            server_id: config.server_id,
+            server_uuid: datadir.server_uuid().to_string(),
+        },
+        coordinator.clone(),
+    )
+    .map_err(ServeError::Runtime)?;
+    Ok(Storage {
+        engine,
+        coordinator: Some(coordinator),
+        hooks,
+        status,
+        source: Some(source),
+        replica: Some(replica),
+    })
 }
 
 /// The file system of the data files: the real one, behind a simulated flush latency when the
@@ -298,7 +323,7 @@ fn open_engine_only(datadir: &DataDir, engine_config: EngineConfig) -> Result<St
     );
     let status = Arc::new(ServerStatus::new(None));
     let hooks = Hooks { status: status.clone(), ..Hooks::without_binlog(&engine) };
-    Ok(Storage { engine, coordinator: None, hooks, status, source: None })
+    Ok(Storage { engine, coordinator: None, hooks, status, source: None, replica: None })
 }
 
 /// The start-up variables the SQL layer shows (SHOW VARIABLES, `@@name`), from the config.

@@ -41,5 +41,5 @@ pub use commit::{
 };
 pub use error::SqlError;
 pub use output::{ColumnDef, MysqlType, Output};
-pub use server::{Hooks, Server};
+pub use server::{Hooks, Server, StatementHook};
 pub use session::{Attempt, Prepared, Session, Warning};

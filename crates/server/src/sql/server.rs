@@ -42,6 +42,14 @@ impl Hooks {
     }
 }
 
+/// Statements another module answers before the SQL parser sees them: the replica's
+/// CHANGE REPLICATION SOURCE, START/STOP/RESET/SHOW REPLICA and their old spellings, which
+/// sqlparser has no grammar for (`crate::replica::statements` parses them by hand).
+pub trait StatementHook: Send + Sync {
+    /// `None` if the statement is not one of the hook's.
+    fn try_execute(&self, sql: &str) -> Option<Result<super::output::Output>>;
+}
+
 /// Statement counters, by MySQL status name.
 pub(crate) static COUNTERS: &[&str] = &[
     "Questions",
@@ -101,6 +109,7 @@ pub struct Server {
     started: Instant,
     /// The accounts (`users.json`), when the server authenticates clients.
     accounts: std::sync::OnceLock<Arc<crate::users::Users>>,
+    statement_hook: std::sync::OnceLock<Arc<dyn StatementHook>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -136,6 +145,7 @@ impl Server {
             counters: COUNTERS.iter().map(|_| AtomicU64::new(0)).collect(),
             started: Instant::now(),
             accounts: std::sync::OnceLock::new(),
+            statement_hook: std::sync::OnceLock::new(),
         }))
     }
 
@@ -147,6 +157,20 @@ impl Server {
 
     pub(crate) fn accounts(&self) -> Option<&Arc<crate::users::Users>> {
         self.accounts.get()
+    }
+
+    /// Installs the statement hook (only the first call counts).
+    pub fn set_statement_hook(&self, hook: Arc<dyn StatementHook>) {
+        let _ = self.statement_hook.set(hook);
+    }
+
+    pub(crate) fn statement_hook(&self) -> Option<&Arc<dyn StatementHook>> {
+        self.statement_hook.get()
+    }
+
+    /// A global variable's value (None for an unknown name).
+    pub fn global_variable(&self, name: &str) -> Option<engine::Value> {
+        super::vars::lookup(name).map(|def| self.vars.global(def))
     }
 
     pub fn engine(&self) -> &Engine {

@@ -280,6 +280,12 @@ impl Session {
     fn query_counted(&mut self, sql: &str) -> Result<Output> {
         self.count("Questions");
         self.begin_statement();
+        if let Some(hook) = self.server.statement_hook().cloned() {
+            if let Some(r) = hook.try_execute(sql) {
+                self.warnings.clear();
+                return r.map_err(|e| self.fail(e));
+            }
+        }
         let parsed = parse(sql);
         let parsed = match parsed {
             Ok(p) => p,

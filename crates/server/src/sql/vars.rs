@@ -184,6 +184,9 @@ pub static VARIABLES: &[VarDef] = &[
     var("binlog_expire_logs_seconds", Global, uint(U32), "2592000"),
     ro("log_replica_updates", Global, ON_OFF, "ON"),
     ro("log_slave_updates", Global, ON_OFF, "ON"),
+    // The replica applier reads these at START REPLICA (MySQL 8.0.27+ defaults).
+    var("replica_parallel_workers", Global, uint(1024), "4"),
+    var("replica_preserve_commit_order", Global, ON_OFF, "ON"),
     var(
         "gtid_mode",
         Global,

@@ -1,0 +1,314 @@
+//! One replicated transaction: its events grouped from the relay log ([`TxnEvents`]), and
+//! its application to the engine ([`apply_rows`]) as MySQL's row applier does it through the
+//! handler API (`Rows_log_event::do_apply_event`): WRITE_ROWS inserts the after image,
+//! UPDATE_ROWS and DELETE_ROWS find the row by the before image's primary key (by a scan
+//! comparing the whole image for a table without one) and replace or remove it.
+//!
+//! The applied rows are encoded again into a binlog cache for the replica's own binlog
+//! (`log_replica_updates=ON`), so the commit with the source's GTID makes the data, the GTID
+//! in `gtid_executed` and the replica's binlog durable together (2PC), which is what makes the
+//! replica crash-safe.
+
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use binlog::event::{LogicalClock, RowsKind, Value as BinValue};
+use binlog::gtid::Gtid;
+use commit::{BinlogCache, Coordinator};
+use engine::{ColumnType, Engine, Row, TableId, TableSchema, Txn, Value};
+
+/// Why a transaction could not be applied (Last_SQL_Errno / Last_SQL_Error).
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// The relay log names a table the replica does not have (MySQL's 1146).
+    #[error("Table '{db}.{table}' doesn't exist")]
+    NoSuchTable { db: String, table: String },
+    /// A row to update or delete is not on the replica (MySQL's HA_ERR_KEY_NOT_FOUND, 1032).
+    #[error(
+        "Could not execute {kind} event on table {db}.{table}; Can't find record in '{table}'"
+    )]
+    RowNotFound { kind: &'static str, db: String, table: String },
+    /// A value or row image the replica cannot map onto its table.
+    #[error("Column {column} of table '{db}.{table}' cannot be converted: {why}")]
+    Conversion { db: String, table: String, column: usize, why: String },
+    #[error(transparent)]
+    Engine(#[from] engine::Error),
+    #[error(transparent)]
+    Commit(#[from] commit::Error),
+    /// DDL failed in the SQL layer.
+    #[error("Error '{message}' on query. Default database: '{db}'. Query: '{query}'")]
+    Ddl { code: u16, message: String, db: String, query: String },
+    /// The relay log could not be read or decoded.
+    #[error("Relay log read failure: {0}")]
+    Relay(String),
+}
+
+impl ApplyError {
+    /// The MySQL error number shown as Last_SQL_Errno.
+    pub fn code(&self) -> u16 {
+        match self {
+            ApplyError::NoSuchTable { .. } => 1146,
+            ApplyError::RowNotFound { .. } => 1032,
+            ApplyError::Conversion { .. } => 13146, // ER_REPLICA_CONVERSION_FAILED
+            ApplyError::Engine(e) => e.mysql_code(),
+            ApplyError::Commit(e) => e.mysql_code(),
+            ApplyError::Ddl { code, .. } => *code,
+            ApplyError::Relay(_) => 13121, // ER_REPLICA_RELAY_LOG_READ_FAILURE
+        }
+    }
+}
+
+/// One row change of a transaction, as decoded from its ROWS event.
+#[derive(Debug, Clone)]
+pub struct RowOp {
+    pub db: String,
+    pub table: String,
+    pub kind: RowsKind,
+    pub before: Option<Vec<BinValue>>,
+    pub after: Option<Vec<BinValue>>,
+}
+
+/// What a transaction does.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// Row changes (BEGIN … XID).
+    Rows(Vec<RowOp>),
+    /// One DDL statement run in database `db`.
+    Ddl { db: String, query: String },
+}
+
+/// A whole transaction from the relay log.
+#[derive(Debug, Clone)]
+pub struct TxnEvents {
+    pub gtid: Gtid,
+    /// last_committed / sequence_number of the source's group commit.
+    pub clock: Option<LogicalClock>,
+    /// When the source committed it (original or immediate commit timestamp), µs since the
+    /// epoch; 0 if the GTID event did not say.
+    pub commit_ts_us: u64,
+    pub body: Body,
+}
+
+/// A transaction applied in the engine, ready to commit with its GTID.
+pub struct Applied {
+    pub txn: Txn,
+    pub cache: BinlogCache,
+}
+
+/// Engine tables by lower-cased `db.table`, resolved once per transaction.
+struct Tables<'a> {
+    engine: &'a Engine,
+    found: HashMap<(String, String), (TableId, Arc<TableSchema>, TableSchema)>,
+}
+
+impl<'a> Tables<'a> {
+    fn get(
+        &mut self,
+        db: &str,
+        table: &str,
+    ) -> Result<&(TableId, Arc<TableSchema>, TableSchema), ApplyError> {
+        let key = (db.to_string(), table.to_string());
+        if !self.found.contains_key(&key) {
+            let full = format!("{db}.{table}").to_ascii_lowercase();
+            let schema = self
+                .engine
+                .tables()
+                .into_iter()
+                .find(|s| s.name.to_ascii_lowercase() == full)
+                .ok_or_else(|| ApplyError::NoSuchTable { db: db.into(), table: table.into() })?;
+            // The cache names tables by their table name alone (TABLE_MAP carries db apart).
+            let mut named = schema.as_ref().clone();
+            named.name = table.to_string();
+            self.found.insert(key.clone(), (schema.id, schema, named));
+        }
+        Ok(&self.found[&key])
+    }
+}
+
+/// Applies `ops` in a new engine transaction and encodes them into a cache for the replica's
+/// binlog. On error the engine transaction is rolled back.
+pub fn apply_rows(coordinator: &Coordinator<Engine>, ops: &[RowOp]) -> Result<Applied, ApplyError> {
+    let engine = coordinator.engine();
+    let db = ops.first().map(|o| o.db.clone()).unwrap_or_default();
+    let mut txn = engine.begin();
+    let mut cache = coordinator.new_cache(&db);
+    let mut tables = Tables { engine, found: HashMap::new() };
+    for op in ops {
+        if let Err(e) = apply_one(engine, &mut tables, &mut txn, &mut cache, op) {
+            let _ = engine.rollback(txn);
+            return Err(e);
+        }
+    }
+    Ok(Applied { txn, cache })
+}
+
+fn apply_one(
+    engine: &Engine,
+    tables: &mut Tables<'_>,
+    txn: &mut Txn,
+    cache: &mut BinlogCache,
+    op: &RowOp,
+) -> Result<(), ApplyError> {
+    let (id, schema, named) = tables.get(&op.db, &op.table)?;
+    let (id, schema, named) = (*id, schema.clone(), named.clone());
+    let convert = |image: &Option<Vec<BinValue>>| -> Result<Row, ApplyError> {
+        let values = image.as_ref().ok_or_else(|| ApplyError::Conversion {
+            db: op.db.clone(),
+            table: op.table.clone(),
+            column: 0,
+            why: "row image missing".into(),
+        })?;
+        to_engine_row(&schema, values).map_err(|(column, why)| ApplyError::Conversion {
+            db: op.db.clone(),
+            table: op.table.clone(),
+            column,
+            why,
+        })
+    };
+    let not_found =
+        |kind| ApplyError::RowNotFound { kind, db: op.db.clone(), table: op.table.clone() };
+    match op.kind {
+        RowsKind::Write => {
+            let row = convert(&op.after)?;
+            engine.insert(txn, id, row.clone())?;
+            cache.insert(&named, &row)?;
+        }
+        RowsKind::Update => {
+            let before = convert(&op.before)?;
+            let after = convert(&op.after)?;
+            let key = find_key(engine, txn, id, &schema, &before)?
+                .ok_or_else(|| not_found("Update_rows"))?;
+            if !engine.update(txn, id, &key, after.clone())? {
+                return Err(not_found("Update_rows"));
+            }
+            cache.update(&named, &before, &after)?;
+        }
+        RowsKind::Delete => {
+            let before = convert(&op.before)?;
+            let key = find_key(engine, txn, id, &schema, &before)?
+                .ok_or_else(|| not_found("Delete_rows"))?;
+            if !engine.delete(txn, id, &key)? {
+                return Err(not_found("Delete_rows"));
+            }
+            cache.delete(&named, &before)?;
+        }
+    }
+    Ok(())
+}
+
+/// The clustered key of the row the before image describes: from its primary key, or (a
+/// table without one) by scanning for a row equal to the whole image, as MySQL does.
+fn find_key(
+    engine: &Engine,
+    txn: &Txn,
+    id: TableId,
+    schema: &TableSchema,
+    before: &Row,
+) -> Result<Option<Vec<u8>>, ApplyError> {
+    if !schema.primary_key.is_empty() {
+        let pk: Vec<Value> = schema.primary_key.iter().map(|&i| before[i].clone()).collect();
+        return Ok(Some(engine.key(&pk).to_vec()));
+    }
+    let rows = engine.scan(txn, id, Bound::Unbounded, Bound::Unbounded, usize::MAX)?;
+    Ok(rows.into_iter().find(|(_, row)| row == before).map(|(k, _)| k.to_vec()))
+}
+
+/// Converts a full row image to the engine's values for `schema`; Err names the column.
+pub fn to_engine_row(schema: &TableSchema, values: &[BinValue]) -> Result<Row, (usize, String)> {
+    if values.len() != schema.columns.len() {
+        return Err((
+            values.len().min(schema.columns.len()),
+            format!(
+                "the row image has {} columns, the table {} (binlogd applies full row images)",
+                values.len(),
+                schema.columns.len()
+            ),
+        ));
+    }
+    values
+        .iter()
+        .zip(&schema.columns)
+        .enumerate()
+        .map(|(i, (v, c))| to_engine_value(v, c.ty).map_err(|why| (i, why)))
+        .collect()
+}
+
+fn to_engine_value(v: &BinValue, ty: ColumnType) -> Result<Value, String> {
+    let mismatch = || format!("{v:?} does not fit {ty:?}");
+    Ok(match (v, ty) {
+        (BinValue::Null, _) => Value::Null,
+        (BinValue::Int(i), ColumnType::Integer { unsigned: false, .. }) => Value::Int(*i),
+        (BinValue::UInt(u), ColumnType::Integer { unsigned: false, .. }) => {
+            Value::Int(i64::try_from(*u).map_err(|_| mismatch())?)
+        }
+        // A TABLE_MAP without signedness metadata logs unsigned columns as signed: the
+        // two's complement bits are the unsigned value.
+        (BinValue::Int(i), ColumnType::Integer { unsigned: true, bytes }) => {
+            let bits = u32::from(bytes.min(8)) * 8;
+            let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            Value::UInt((*i as u64) & mask)
+        }
+        (BinValue::UInt(u), ColumnType::Integer { unsigned: true, .. }) => Value::UInt(*u),
+        (BinValue::Double(d), ColumnType::Double) => Value::Double(*d),
+        (BinValue::Float(f), ColumnType::Double) => Value::Double(f64::from(*f)),
+        (BinValue::Decimal(text), ColumnType::Decimal { .. }) => {
+            Value::Decimal(engine::Decimal::parse(text).ok_or_else(mismatch)?)
+        }
+        (BinValue::Bytes(b), ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text) => {
+            Value::Bytes(b.clone())
+        }
+        (BinValue::DateTime(t), ColumnType::DateTime) => Value::DateTime(engine::DateTime {
+            year: t.year,
+            month: t.month,
+            day: t.day,
+            hour: t.hour,
+            minute: t.minute,
+            second: t.second,
+            micros: t.micros,
+        }),
+        _ => return Err(mismatch()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::Column;
+
+    #[test]
+    fn values_convert_by_column_type() {
+        let schema = TableSchema::new(
+            "d.t",
+            vec![
+                Column::new("a", ColumnType::Integer { bytes: 4, unsigned: false }),
+                Column::new("b", ColumnType::Integer { bytes: 1, unsigned: true }),
+                Column::new("c", ColumnType::VarChar(10)),
+                Column::new("d", ColumnType::Decimal { precision: 10, scale: 2 }),
+            ],
+            vec![0],
+        );
+        let row = to_engine_row(
+            &schema,
+            &[
+                BinValue::Int(-5),
+                BinValue::Int(-1),
+                BinValue::Bytes(b"x".to_vec()),
+                BinValue::Decimal("-1.50".into()),
+            ],
+        )
+        .expect("converts");
+        assert_eq!(row[0], Value::Int(-5));
+        assert_eq!(row[1], Value::UInt(255));
+        assert_eq!(row[2], Value::Bytes(b"x".to_vec()));
+        assert!(matches!(row[3], Value::Decimal(d) if d.mantissa == -150 && d.scale == 2));
+        let short = to_engine_row(&schema, &[BinValue::Int(1)]).expect_err("short image");
+        assert!(short.1.contains("full row images"));
+        let wrong = to_engine_row(
+            &schema,
+            &[BinValue::Bytes(vec![]), BinValue::Null, BinValue::Null, BinValue::Null],
+        )
+        .expect_err("bytes into an integer");
+        assert_eq!(wrong.0, 0);
+    }
+}

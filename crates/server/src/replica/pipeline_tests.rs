@@ -1,0 +1,248 @@
+//! The applier fed with binlog files a binlogd commit pipeline wrote under a concurrent load
+//! (no network: the source's binlog directory stands in for the relay log; its own ROTATE
+//! events between files test the clock reset). The replica must end with the source's
+//! `gtid_executed` and rows, in its own binlog too, with 1 and 4 workers, with and without
+//! commit order, and a second pass over the same files must skip everything.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use binlog::gtid::Sid;
+use commit::{CommitConfig, Coordinator, OpenOptions};
+
+use super::applier::Applier;
+use super::{Shared, Status};
+use crate::binlogging::Binlogging;
+use crate::config::RowMetadata;
+use crate::sql::{self, Hooks, Output};
+
+struct Node {
+    coordinator: Arc<Coordinator<engine::Engine>>,
+    sql: Arc<sql::Server>,
+}
+
+fn node(dir: &std::path::Path, uuid: u8, server_id: u32, max_binlog_size: u64) -> Node {
+    let mut options = OpenOptions::new(Sid([uuid; 16]));
+    options.server_id = server_id;
+    options.max_binlog_size = max_binlog_size;
+    let config = Arc::new(CommitConfig::default());
+    let (coordinator, _) =
+        Coordinator::open(vfs::RealVfs::shared(), dir, options, config).expect("open pipeline");
+    let coordinator = Arc::new(coordinator);
+    let binlogging =
+        Arc::new(Binlogging::new(coordinator.clone(), dir.join("binlog"), RowMetadata::Minimal));
+    let hooks = Hooks {
+        committer: binlogging.clone(),
+        admin: binlogging,
+        ..Hooks::without_binlog(coordinator.engine())
+    };
+    let sql = sql::Server::open(coordinator.engine().clone(), hooks, &[]).expect("sql layer");
+    Node { coordinator, sql }
+}
+
+fn run(session: &mut sql::Session, q: &str) -> Output {
+    session.query(q).unwrap_or_else(|e| panic!("{q}: {e}"))
+}
+
+fn rows(node: &Node, q: &str) -> Vec<Vec<engine::Value>> {
+    let mut s = node.sql.session("root", "localhost");
+    match run(&mut s, q) {
+        Output::Rows { rows, .. } => rows,
+        other => panic!("{q}: {other:?}"),
+    }
+}
+
+/// A source with DDL and a concurrent load on hot rows (so transactions depend on each
+/// other), a table without a primary key, and small binlog files (several rotations).
+fn loaded_source(dir: &std::path::Path) -> Node {
+    let source = node(dir, 0xa1, 1, 16 * 1024);
+    let mut s = source.sql.session("root", "localhost");
+    run(&mut s, "CREATE DATABASE app");
+    run(&mut s, "CREATE TABLE app.acct (id INT PRIMARY KEY, owner VARCHAR(20), bal DECIMAL(10,2))");
+    run(&mut s, "CREATE TABLE app.log (k INT, note VARCHAR(30))");
+    for id in 0..20 {
+        run(&mut s, &format!("INSERT INTO app.acct VALUES ({id}, 'o{id}', 100.00)"));
+    }
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let server = source.sql.clone();
+            std::thread::spawn(move || {
+                let mut s = server.session("root", "localhost");
+                for i in 0..120u32 {
+                    let hot = (i * 7 + t * 3) % 20;
+                    let id = 1000 + t * 1000 + i;
+                    let mut txn = || -> Option<()> {
+                        s.query("BEGIN").ok()?;
+                        s.query(&format!("UPDATE app.acct SET bal = bal + 1 WHERE id = {hot}"))
+                            .ok()?;
+                        s.query(&format!("INSERT INTO app.acct VALUES ({id}, 't{t}', 1.50)"))
+                            .ok()?;
+                        s.query(&format!("INSERT INTO app.log VALUES ({t}, 'n{i}')")).ok()?;
+                        if i % 5 == 4 {
+                            s.query(&format!("DELETE FROM app.acct WHERE id = {}", id - 2)).ok()?;
+                            s.query(&format!(
+                                "DELETE FROM app.log WHERE k = {t} AND note = 'n{}'",
+                                i - 1
+                            ))
+                            .ok()?;
+                        }
+                        s.query("COMMIT").ok().map(|_| ())
+                    };
+                    let ok = txn();
+                    if ok.is_none() {
+                        // A deadlock or lock wait timeout: the load goes on, as a client's.
+                        let _ = s.query("ROLLBACK");
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("load thread");
+    }
+    run(&mut s, "CREATE INDEX by_owner ON app.acct (owner)");
+    run(&mut s, "UPDATE app.acct SET owner = 'late' WHERE id < 3");
+    source
+}
+
+/// Applies the source's binlog on `replica` until its gtid_executed equals the source's.
+fn apply(source: &Node, replica: &Node, workers: usize, preserve: bool) {
+    let shared = Arc::new(Shared {
+        status: parking_lot::Mutex::new(Status { sql_running: true, ..Status::default() }),
+        stop_io: Default::default(),
+        stop_sql: Default::default(),
+    });
+    let applier = Applier {
+        shared: shared.clone(),
+        coordinator: replica.coordinator.clone(),
+        sql: replica.sql.clone(),
+        relay: source.coordinator.binlog_files(),
+        workers,
+        preserve_commit_order: preserve,
+        server_id: 2,
+    };
+    let thread = std::thread::spawn(move || applier.run());
+    let want = source.coordinator.gtid_executed();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while replica.coordinator.gtid_executed() != want || !shared.status.lock().caught_up {
+        let st = shared.status.lock();
+        assert_eq!(st.last_sql_errno, 0, "applier failed: {}", st.last_sql_error);
+        drop(st);
+        assert!(Instant::now() < deadline, "replica did not converge");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    shared.stop_sql.store(true, Ordering::Release);
+    thread.join().expect("applier thread");
+    assert_eq!(shared.status.lock().last_sql_errno, 0);
+}
+
+fn same_data(source: &Node, replica: &Node) {
+    for q in ["SELECT * FROM app.acct ORDER BY id", "SELECT * FROM app.log ORDER BY k, note"] {
+        let (a, b) = (rows(source, q), rows(replica, q));
+        assert!(a.len() > 20, "{q}: load too small");
+        assert_eq!(a, b, "{q}");
+    }
+    assert_eq!(source.coordinator.gtid_executed(), replica.coordinator.gtid_executed());
+}
+
+#[test]
+fn applier_converges_single_and_parallel_and_skips_what_it_has() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = loaded_source(&dir.path().join("source"));
+    assert!(source.coordinator.binlog_file_names().len() > 2, "the load spans several files");
+    for (i, (workers, preserve)) in [(1, true), (4, true), (4, false)].into_iter().enumerate() {
+        let replica = node(&dir.path().join(format!("replica{i}")), 0xb0 + i as u8, 2, 1 << 30);
+        apply(&source, &replica, workers, preserve);
+        same_data(&source, &replica);
+        // log_replica_updates: the replica's own binlog holds the source's GTIDs.
+        let logged = replica.coordinator.binlog_files();
+        let mut reader = logged.reader_from_start().expect("reader");
+        let mut gtids = binlog::gtid::GtidSet::new();
+        let mut ctx = binlog::event::FormatContext::mysql80();
+        while let Ok(binlog::files::Next::Event(ev)) = reader.next(Some(Duration::ZERO)) {
+            match binlog::event::decode_event(&ev.bytes, &ctx, ev.pos).expect("decode").body {
+                binlog::event::EventBody::Gtid(g) => assert!(gtids.add(g.gtid()), "GTID twice"),
+                binlog::event::EventBody::FormatDescription(f) => {
+                    ctx = binlog::event::FormatContext::from_fde(&f, 0).expect("fde")
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(gtids, source.coordinator.gtid_executed());
+        // Everything again: all skipped, nothing doubled.
+        let before = replica.coordinator.stats().commits;
+        apply(&source, &replica, workers, preserve);
+        same_data(&source, &replica);
+        assert_eq!(replica.coordinator.stats().commits, before, "nothing re-committed");
+    }
+}
+
+/// Applier throughput on a binlog made by a 16-thread load on 10 000 rows (few conflicts):
+/// `cargo test --release -p binlogd --lib replica::pipeline_tests::applier_throughput -- --ignored --nocapture`
+#[test]
+#[ignore = "benchmark: run by hand, figures in bench/RESULTS.md"]
+fn applier_throughput() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = node(&dir.path().join("source"), 0xa1, 1, 1 << 30);
+    let mut s = source.sql.session("root", "localhost");
+    run(&mut s, "CREATE DATABASE app");
+    run(&mut s, "CREATE TABLE app.acct (id INT PRIMARY KEY, owner VARCHAR(20), bal DECIMAL(10,2))");
+    run(&mut s, "CREATE TABLE app.log (k INT, note VARCHAR(30))");
+    for chunk in 0..100 {
+        let values: Vec<String> =
+            (0..100).map(|i| format!("({}, 'o', 100.00)", chunk * 100 + i)).collect();
+        run(&mut s, &format!("INSERT INTO app.acct VALUES {}", values.join(",")));
+    }
+    let per_thread = 400u32;
+    let threads: Vec<_> = (0..16u32)
+        .map(|t| {
+            let server = source.sql.clone();
+            std::thread::spawn(move || {
+                let mut s = server.session("root", "localhost");
+                let mut x = u64::from(t) * 7919 + 1;
+                for i in 0..per_thread {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let id = (x >> 33) % 10_000;
+                    let ok = s.query("BEGIN").is_ok()
+                        && s.query(&format!("UPDATE app.acct SET bal = bal + 1 WHERE id = {id}"))
+                            .is_ok()
+                        && s.query(&format!(
+                            "INSERT INTO app.acct VALUES ({}, 'n', 1.00)",
+                            100_000 + t * 10_000 + i
+                        ))
+                        .is_ok()
+                        && s.query("COMMIT").is_ok();
+                    if !ok {
+                        let _ = s.query("ROLLBACK");
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("load thread");
+    }
+    let total = source
+        .coordinator
+        .gtid_executed()
+        .iter()
+        .flat_map(|(_, ivs)| ivs.iter())
+        .map(|iv| iv.end - iv.start)
+        .sum::<u64>();
+    let stats = source.coordinator.stats();
+    println!("source: {total} transactions, average group {:.1}", stats.avg_group_size());
+    for workers in [1, 2, 4, 8] {
+        let replica = node(&dir.path().join(format!("r{workers}")), 0xb0, 2, 1 << 30);
+        let started = Instant::now();
+        apply(&source, &replica, workers, true);
+        let secs = started.elapsed().as_secs_f64();
+        let q = "SELECT * FROM app.acct ORDER BY id";
+        assert_eq!(rows(&source, q), rows(&replica, q));
+        assert_eq!(source.coordinator.gtid_executed(), replica.coordinator.gtid_executed());
+        println!(
+            "workers={workers} preserve_commit_order=ON: {:.0} transactions/s ({secs:.2} s)",
+            total as f64 / secs
+        );
+    }
+}
