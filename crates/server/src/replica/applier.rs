@@ -343,7 +343,7 @@ impl Applier {
         if self.coordinator.gtid_executed().contains(&gtid) {
             return Outcome::Skip;
         }
-        let mut session = self.sql.session("system user", "localhost");
+        let mut session = self.sql.system_session("system user");
         let fail = |e: sql::SqlError| {
             Outcome::Failed(ApplyError::Ddl {
                 code: e.code(),

@@ -183,6 +183,14 @@ impl Server {
         self.session_with_id(id, user, host)
     }
 
+    /// A session of the server itself (the replica applier, mysqld's "system user"): it runs
+    /// with every privilege, as mysqld's applier does without PRIVILEGE_CHECKS_USER.
+    pub fn system_session(self: &Arc<Self>, user: &str) -> Session {
+        let mut session = self.session(user, "localhost");
+        session.account = None;
+        session
+    }
+
     /// A new session with a connection id the caller (the protocol layer) assigned.
     pub fn session_with_id(
         self: &Arc<Self>,
