@@ -273,6 +273,43 @@ fn deadlock_victim_gets_1213_and_the_other_proceeds() {
     assert_eq!(e.get(&r, t, &pk(&e, 2)).expect("get"), Some(row(2, 2, "b")));
 }
 
+/// A wait that timed out (1205) or was refused (`without_waiting`) leaves no wait-for edge: the
+/// holder it was for may then wait for the ex-waiter's own locks without a false 1213.
+#[test]
+fn ended_and_refused_waits_leave_no_wait_for_edge() {
+    let sim = SimVfs::new();
+    let mut cfg = config();
+    cfg.lock_wait_timeout = Duration::from_millis(300);
+    let (e, _) = Engine::open(sim.shared(), Path::new("/data"), cfg).expect("open");
+    let t = table(&e);
+    commit_row(&e, t, row(1, 0, "a"));
+    commit_row(&e, t, row(2, 0, "b"));
+    let mut a = e.begin();
+    e.update(&mut a, t, &pk(&e, 1), row(1, 1, "a")).expect("a locks 1");
+    let mut b = e.begin();
+    e.update(&mut b, t, &pk(&e, 2), row(2, 2, "b")).expect("b locks 2");
+    let refused = without_waiting(|| e.update(&mut b, t, &pk(&e, 1), row(1, 2, "a")));
+    assert!(matches!(refused, Err(Error::WouldBlock)), "{refused:?}");
+    let timed_out = e.update(&mut b, t, &pk(&e, 1), row(1, 2, "a")).expect_err("a holds 1");
+    assert_eq!(timed_out.mysql_code(), 1205);
+    assert!(e.inner.waits.lock().is_empty(), "b waits for nobody now");
+    // b is still active and holds 2: a waits for it (no cycle) and gets it once b commits.
+    let e2 = e.clone();
+    let h = thread::spawn(move || {
+        let r = e2.update(&mut a, t, &e2.key(&[Value::Int(2)]), row(2, 1, "b"));
+        e2.commit(a).expect("commit a");
+        r
+    });
+    while e.inner.waits.lock().is_empty() {
+        thread::yield_now();
+    }
+    e.commit(b).expect("commit b");
+    assert!(h.join().expect("thread").expect("a waited for b, no deadlock"));
+    let r = e.begin();
+    assert_eq!(e.get(&r, t, &pk(&e, 1)).expect("get"), Some(row(1, 1, "a")));
+    assert_eq!(e.get(&r, t, &pk(&e, 2)).expect("get"), Some(row(2, 1, "b")));
+}
+
 #[test]
 fn auto_increment_and_hidden_row_ids_survive_restart() {
     let sim = SimVfs::new();
