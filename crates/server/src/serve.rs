@@ -455,22 +455,7 @@ impl SqlConnection {
     /// locks, or a holder takes long), under `block_in_place`, where the engine's lock waits
     /// (timeout, deadlock detection) apply.
     async fn run_query(&mut self, sql: &str) -> Result<Output, sql::SqlError> {
-        for _ in 0..ASYNC_LOCK_RETRIES {
-            match self.session.try_query(sql) {
-                sql::Attempt::Done(r) => {
-                    let output = r?;
-                    self.finish_commit().await?;
-                    return Ok(output);
-                }
-                sql::Attempt::Wait(lock) => {
-                    if !await_lock(lock).await {
-                        break;
-                    }
-                }
-                sql::Attempt::Blocked => break,
-            }
-        }
-        tokio::task::block_in_place(|| self.session.query(sql))
+        self.run_attempts(|s| s.try_query(sql), |s| s.query(sql)).await
     }
 
     /// [`Self::run_query`] for a prepared statement.
@@ -479,8 +464,19 @@ impl SqlConnection {
         prepared: &sql::Prepared,
         params: &[engine::Value],
     ) -> Result<Output, sql::SqlError> {
+        self.run_attempts(|s| s.try_execute(prepared, params), |s| s.execute(prepared, params))
+            .await
+    }
+
+    /// The retry loop of [`Self::run_query`]: `attempt` runs the statement without blocking,
+    /// `blocking` runs it where lock waits may block.
+    async fn run_attempts(
+        &mut self,
+        mut attempt: impl FnMut(&mut sql::Session) -> sql::Attempt,
+        blocking: impl FnOnce(&mut sql::Session) -> Result<Output, sql::SqlError>,
+    ) -> Result<Output, sql::SqlError> {
         for _ in 0..ASYNC_LOCK_RETRIES {
-            match self.session.try_execute(prepared, params) {
+            match attempt(&mut self.session) {
                 sql::Attempt::Done(r) => {
                     let output = r?;
                     self.finish_commit().await?;
@@ -494,7 +490,7 @@ impl SqlConnection {
                 sql::Attempt::Blocked => break,
             }
         }
-        tokio::task::block_in_place(|| self.session.execute(prepared, params))
+        tokio::task::block_in_place(|| blocking(&mut self.session))
     }
 }
 
