@@ -281,3 +281,48 @@ fn log_error_paths() {
     let relative = parse(&["--log-error=e.log", "--datadir=/d"]).expect("rel");
     assert_eq!(relative.log_error, Some(PathBuf::from("/d/e.log")), "datadir given after");
 }
+
+/// The README's configuration table, as the registry says it must read.
+fn readme_variable_rows() -> Vec<String> {
+    VARIABLES
+        .iter()
+        .map(|v| {
+            let scope = match v.scope {
+                Scope::Global => "global",
+                Scope::Session => "session",
+                Scope::Both => "global, session",
+            };
+            let how = match (v.startup_option, v.dynamic) {
+                (true, true) => "`--option`, `SET`",
+                (true, false) => "`--option`",
+                (false, true) => "`SET`",
+                (false, false) => "read only",
+            };
+            format!("| `{}` | `{}` | {} | {} | {} |", v.name, v.default, scope, how, v.help)
+        })
+        .collect()
+}
+
+/// The README's variables table is the registry's: every variable has its row with the current
+/// default and help, and the table names no variable the server does not know.
+#[test]
+fn readme_lists_every_variable() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md at the repository root");
+    let expected = readme_variable_rows();
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Configuration"))
+        .expect("README.md has a `## Configuration` section");
+    let table: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+    let missing: Vec<&String> =
+        expected.iter().filter(|row| !table.contains(&row.as_str())).collect();
+    let unknown: Vec<&&str> = table.iter().filter(|l| !expected.iter().any(|r| r == *l)).collect();
+    assert!(
+        missing.is_empty() && unknown.is_empty(),
+        "README.md's variables table is out of date.\nmissing or changed rows: {missing:#?}\n\
+         rows to remove: {unknown:#?}\nthe whole table:\n\
+         | variable | default | scope | set by | meaning |\n|---|---|---|---|---|\n{}",
+        expected.join("\n")
+    );
+}
