@@ -1,6 +1,6 @@
 //! `binlogd torture`: a bounded crash campaign against `binlogd serve` as a real process.
 //!
-//! Each cycle starts the server (this same executable, `serve --port=0`, loopback only) on a
+//! Each cycle starts the server (this same executable, `serve`, loopback only) on a
 //! data directory, which recovers whatever the previous cycle's crash left; checks the
 //! invariants of DESIGN.md ("Crash recovery"); runs a write load in which every client inserts
 //! rows with unique (client, sequence) keys, one autocommit INSERT at a time, noting which
@@ -15,6 +15,22 @@
 //!   set in the table (a commit in flight at the kill may be in both or in neither);
 //! - `@@GLOBAL.gtid_executed` equals the GTIDs of the binlog files;
 //! - `binlogd dump --verify` (the same function) reads every binlog file to its end.
+//!
+//! With `--replica`, a second `binlogd serve` replicates from the primary (CHANGE REPLICATION
+//! SOURCE TO ... SOURCE_AUTO_POSITION=1; START REPLICA) for the life of each data directory. It
+//! is not restarted when the primary is killed: its receiver reconnects by itself, so the
+//! primary is always started on the same port, a free one chosen below the kernel's ephemeral
+//! range (with `--port=0` it would move at each restart; below the range no outgoing
+//! connection can take it meanwhile). After each restart of the primary, the replica must
+//! converge within `--replica-timeout`: its `gtid_executed` equal to the primary's and its
+//! table equal to the primary's (`SELECT ... ORDER BY id` on both, compared row by row). A
+//! replica that had received a transaction the primary lost would hold GTIDs the primary does
+//! not (MySQL's 1236 "more GTIDs than the source") and never converge. The time from the
+//! primary's "ready for connections" to convergence is reported (p50, max). In a seeded share
+//! of the cycles (`--replica-kill-rate`) the replica is killed with SIGKILL too, at a seeded
+//! moment of the load, and restarted at once (it resumes replicating at boot). The replica's
+//! decisions draw from their own generator, so a seed kills the primary at the same moments
+//! with and without `--replica`.
 //!
 //! A data directory serves `--cycles-per-datadir` cycles, then a fresh one is initialized: the
 //! checks read every row and every binlog file, so this bounds their cost per cycle.
@@ -94,6 +110,19 @@ pub struct TortureArgs {
     /// Every cycle must see commits refused with a MySQL error (fault runs).
     #[arg(long)]
     pub expect_refusals: bool,
+    /// Also run a replica of the primary (a second `binlogd serve`, SOURCE_AUTO_POSITION=1)
+    /// that stays up across the primary's crashes and must converge after each restart.
+    #[arg(long)]
+    pub replica: bool,
+    /// Longest wait, in seconds, for the replica to converge after a restart of the primary.
+    #[arg(long, default_value_t = 60.0)]
+    pub replica_timeout: f64,
+    /// Share of the cycles in which the replica is killed with SIGKILL too (and restarted).
+    #[arg(long, default_value_t = 0.25)]
+    pub replica_kill_rate: f64,
+    /// The replica's `replica_parallel_workers`.
+    #[arg(long, default_value_t = 4)]
+    pub replica_workers: u32,
 }
 
 /// Why the campaign stopped.
@@ -143,6 +172,16 @@ struct Server {
     child: Child,
     port: u16,
     log: PathBuf,
+    /// Started under `--server-wrapper`.
+    wrapped: bool,
+}
+
+/// The replica of the current data directory's primary.
+struct ReplicaNode {
+    server: Server,
+    datadir: PathBuf,
+    /// Processes started on `datadir` so far (names their logs).
+    starts: u32,
 }
 
 impl Server {
@@ -170,7 +209,12 @@ struct Campaign<'a> {
     seed: u64,
     work: PathBuf,
     runtime: tokio::runtime::Runtime,
+    /// The primary's port: 0 (any) without a replica, else the same one at every start.
+    primary_port: u16,
 }
+
+/// The replica's server id (the primary keeps the default, 1).
+const REPLICA_SERVER_ID: u32 = 2;
 
 /// Runs `binlogd torture`.
 pub fn run(args: &TortureArgs) -> Result<(), TortureError> {
@@ -186,6 +230,19 @@ pub fn run(args: &TortureArgs) -> Result<(), TortureError> {
     }
     if !(args.seconds_per_cycle > 0.0 && args.seconds_per_cycle <= 3600.0) {
         return Err(setup("--seconds-per-cycle must be in (0, 3600]".into()));
+    }
+    if args.replica {
+        if !(args.replica_timeout > 0.0 && args.replica_timeout <= 3600.0) {
+            return Err(setup("--replica-timeout must be in (0, 3600]".into()));
+        }
+        if !(0.0..=1.0).contains(&args.replica_kill_rate) {
+            return Err(setup("--replica-kill-rate must be in [0, 1]".into()));
+        }
+        if args.fill_disk {
+            // The ballast would fill the replica's file system as well, and a replica that
+            // cannot write must be restarted: that is a different campaign.
+            return Err(setup("--replica cannot be combined with --fill-disk".into()));
+        }
     }
     let (work, _temp) = match &args.dir {
         Some(dir) => {
@@ -209,14 +266,24 @@ pub fn run(args: &TortureArgs) -> Result<(), TortureError> {
         Mode::Classic => "classic",
         Mode::InRedo => "in-redo",
     };
+    let primary_port = if args.replica { fixed_port().map_err(setup)? } else { 0 };
+    let replica = if args.replica {
+        format!(
+            ", a replica ({} workers, killed too in {:.0}% of the cycles, primary on port {primary_port})",
+            args.replica_workers,
+            args.replica_kill_rate * 100.0
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "binlogd torture: {} cycles, mode {mode}, {} clients, up to {}s of load per cycle, seed {seed}, dir {}",
+        "binlogd torture: {} cycles, mode {mode}, {} clients, up to {}s of load per cycle{replica}, seed {seed}, dir {}",
         args.cycles,
         args.clients,
         args.seconds_per_cycle,
         work.display()
     );
-    let campaign = Campaign { args, seed, work, runtime };
+    let campaign = Campaign { args, seed, work, runtime, primary_port };
     let result = campaign.run();
     if result.is_err() {
         if let Some(temp) = _temp {
@@ -236,6 +303,9 @@ struct Totals {
     in_flight_committed: u64,
     refused: u64,
     recovery_ms: Vec<f64>,
+    /// From the primary's "ready for connections" to the replica's convergence.
+    convergence_ms: Vec<f64>,
+    replica_kills: u64,
 }
 
 impl Campaign<'_> {
@@ -250,9 +320,13 @@ impl Campaign<'_> {
     fn run(&self) -> Result<(), TortureError> {
         let args = self.args;
         let mut rng = StdRng::seed_from_u64(self.seed);
+        // The replica's kills draw from their own generator: the primary's kill moments are
+        // the same for a seed with and without --replica.
+        let mut replica_rng = StdRng::seed_from_u64(self.seed ^ 0x7265_706c_6963_6121);
         let mut totals = Totals::default();
         let mut ledger = Ledger::default();
         let mut datadir = PathBuf::new();
+        let mut replica: Option<ReplicaNode> = None;
         let started = Instant::now();
         for cycle in 1..=args.cycles + 1 {
             let last = cycle == args.cycles + 1;
@@ -261,15 +335,24 @@ impl Campaign<'_> {
             if fresh {
                 // The previous data directory was checked at this cycle's start: start over.
                 if cycle > 1 {
-                    let mut server = self.start(cycle, &datadir, false)?;
-                    totals.recovery_ms.push(server.1);
-                    let checked =
-                        self.verify(cycle, &mut server.0, &datadir, &mut ledger, &mut totals)?;
-                    self.stop_clean(cycle, server.0)?;
+                    let (mut server, recovery_ms) = self.start(cycle, &datadir, false)?;
+                    totals.recovery_ms.push(recovery_ms);
+                    let checked = self.verify_all(
+                        cycle,
+                        &mut server,
+                        &datadir,
+                        &mut ledger,
+                        &mut totals,
+                        replica.as_ref(),
+                    )?;
+                    if let Some(node) = replica.take() {
+                        self.stop_clean(cycle, node.server)?;
+                        let _ = std::fs::remove_dir_all(&node.datadir);
+                    }
+                    self.stop_clean(cycle, server)?;
                     println!(
-                        "cycle {cycle:>4}: recovered in {:.0} ms, {checked} clean shutdown, \
-                         data directory retired",
-                        server.1
+                        "cycle {cycle:>4}: recovered in {recovery_ms:.0} ms, {checked} clean \
+                         shutdown, data directory retired"
                     );
                     let _ = std::fs::remove_dir_all(&datadir);
                 }
@@ -282,21 +365,41 @@ impl Campaign<'_> {
             if fresh {
                 self.create_table(cycle, server.port)?;
                 let _ = write!(line, "new datadir, ");
+                if args.replica {
+                    replica = Some(self.new_replica(cycle, generation)?);
+                    let _ = write!(line, "new replica, ");
+                }
             } else {
                 totals.recovery_ms.push(recovery_ms);
                 let _ = write!(line, "recovered in {recovery_ms:.0} ms, ");
-                let checked =
-                    self.verify(cycle, &mut server, &datadir, &mut ledger, &mut totals)?;
+                let checked = self.verify_all(
+                    cycle,
+                    &mut server,
+                    &datadir,
+                    &mut ledger,
+                    &mut totals,
+                    replica.as_ref(),
+                )?;
                 let _ = write!(line, "{checked} ");
             }
             if last {
+                if let Some(node) = replica.take() {
+                    self.stop_clean(cycle, node.server)?;
+                }
                 self.stop_clean(cycle, server)?;
                 println!("{line}final check, clean shutdown");
                 break;
             }
             let kill_after =
                 Duration::from_secs_f64(args.seconds_per_cycle * rng.random_range(0.2..=1.0));
-            let logs = self.load(cycle, generation, &mut server, &datadir, kill_after)?;
+            let replica_kill = match &mut replica {
+                Some(node) if replica_rng.random_bool(args.replica_kill_rate) => {
+                    Some((node, kill_after.mul_f64(replica_rng.random_range(0.1..=0.9))))
+                }
+                _ => None,
+            };
+            let replica_killed = replica_kill.as_ref().map(|(_, at)| *at);
+            let logs = self.load(cycle, &mut server, &datadir, kill_after, replica_kill)?;
             let mut acked = 0u64;
             let mut attempted = 0u64;
             let mut refused = 0u64;
@@ -330,6 +433,10 @@ impl Campaign<'_> {
                 "load {:.2}s: {attempted} commits attempted, {acked} acknowledged",
                 kill_after.as_secs_f64()
             );
+            if let Some(at) = replica_killed {
+                totals.replica_kills += 1;
+                let _ = write!(line, ", replica SIGKILL at {:.2}s and restarted", at.as_secs_f64());
+            }
             match (&first_refusal, args.expect_refusals) {
                 (Some((code, message)), _) => {
                     // The cause chain repeats itself; its head names the error.
@@ -349,14 +456,22 @@ impl Campaign<'_> {
             }
             println!("{line}; SIGKILL");
         }
-        let mut recovery = totals.recovery_ms.clone();
-        recovery.sort_by(f64::total_cmp);
-        let p50 = recovery.get(recovery.len() / 2).copied().unwrap_or(0.0);
-        let max = recovery.last().copied().unwrap_or(0.0);
+        let (p50, max) = p50_max(&totals.recovery_ms);
+        let replica = if args.replica {
+            let (c50, cmax) = p50_max(&totals.convergence_ms);
+            format!(
+                ", replica converged after {} restarts (p50 {c50:.0} ms, max {cmax:.0} ms), \
+                 replica killed {} times",
+                totals.convergence_ms.len(),
+                totals.replica_kills
+            )
+        } else {
+            String::new()
+        };
         println!(
             "summary: {} cycles in {:.0}s, seed {}: {} acknowledged commits (each checked after every later restart of its \
              data directory), {} lost, {} in flight at a kill ({} of them committed), {} refused, recovery p50 {:.0} ms, \
-             max {:.0} ms ({} restarts)",
+             max {:.0} ms ({} restarts){replica}",
             args.cycles,
             started.elapsed().as_secs_f64(),
             self.seed,
@@ -367,26 +482,71 @@ impl Campaign<'_> {
             totals.refused,
             p50,
             max,
-            recovery.len()
+            totals.recovery_ms.len()
         );
         Ok(())
     }
 
-    /// Starts `serve` and waits for "ready for connections"; returns it and the time that took.
+    /// The checks after a restart of the primary: its own (`verify`), then the replica's
+    /// convergence. The convergence clock starts at the primary's "ready for connections"
+    /// (just before this is called) and is read by polling, so it is measured first; if the
+    /// replica does not converge, the primary's checks still run first, since a primary that
+    /// broke its invariants explains a replica that cannot follow it.
+    fn verify_all(
+        &self,
+        cycle: u32,
+        server: &mut Server,
+        datadir: &Path,
+        ledger: &mut Ledger,
+        totals: &mut Totals,
+        replica: Option<&ReplicaNode>,
+    ) -> Result<String, TortureError> {
+        let Some(node) = replica else {
+            return self.verify(cycle, server, datadir, ledger, totals);
+        };
+        let ready = Instant::now();
+        let converged = self.converge(server.port, node, ready);
+        let checked = self.verify(cycle, server, datadir, ledger, totals)?;
+        match converged {
+            Ok((ms, rows)) => {
+                totals.convergence_ms.push(ms);
+                Ok(format!("{checked} replica converged in {ms:.0} ms ({rows} rows equal);"))
+            }
+            Err(message) => Err(self.violation(cycle, format!("replica: {message}"))),
+        }
+    }
+
+    /// Starts the primary and waits for "ready for connections"; returns it and the time
+    /// that took.
     fn start(
         &self,
         cycle: u32,
         datadir: &Path,
         initialize: bool,
     ) -> Result<(Server, f64), TortureError> {
+        let log = datadir.with_extension(format!("{cycle}.log"));
+        let extra = [format!("--port={}", self.primary_port)];
+        self.spawn(cycle, datadir, log, initialize, &extra, self.args.server_wrapper.as_deref())
+    }
+
+    /// Starts `serve` on `datadir` (this same executable, loopback, durable settings, the
+    /// campaign's mode and `--server-option`s, then `extra`) and waits for "ready for
+    /// connections"; returns it and the time that took.
+    fn spawn(
+        &self,
+        cycle: u32,
+        datadir: &Path,
+        log: PathBuf,
+        initialize: bool,
+        extra: &[String],
+        wrapper: Option<&str>,
+    ) -> Result<(Server, f64), TortureError> {
         let exe = std::env::current_exe()
             .map_err(|e| self.setup_err(cycle, format!("current_exe: {e}")))?;
-        let log = datadir.with_extension(format!("{cycle}.log"));
         let _ = std::fs::remove_file(&log);
         let mut serve_args = vec![
             "serve".to_string(),
             format!("--datadir={}", datadir.display()),
-            "--port=0".into(),
             "--bind-address=127.0.0.1".into(),
             format!("--log-error={}", log.display()),
             "--gtid_mode=ON".into(),
@@ -401,7 +561,8 @@ impl Campaign<'_> {
             serve_args.push("--initialize-insecure".into());
         }
         serve_args.extend(self.args.server_option.iter().cloned());
-        let mut command = match &self.args.server_wrapper {
+        serve_args.extend(extra.iter().cloned());
+        let mut command = match wrapper {
             Some(wrapper) => {
                 let mut words = wrapper.split_whitespace();
                 let program = words
@@ -424,7 +585,7 @@ impl Campaign<'_> {
         let child = command
             .spawn()
             .map_err(|e| self.setup_err(cycle, format!("cannot start the server: {e}")))?;
-        let mut server = Server { child, port: 0, log };
+        let mut server = Server { child, port: 0, log, wrapped: wrapper.is_some() };
         let deadline = begun + Duration::from_secs(120);
         loop {
             let text = std::fs::read_to_string(&server.log).unwrap_or_default();
@@ -453,7 +614,7 @@ impl Campaign<'_> {
         // SIGTERM to the server itself: the group leader, or the wrapper's child (a wrapper
         // such as strace then exits with the server's status).
         let leader = server.child.id();
-        let pid = if self.args.server_wrapper.is_some() {
+        let pid = if server.wrapped {
             std::fs::read_to_string(format!("/proc/{leader}/task/{leader}/children"))
                 .ok()
                 .and_then(|c| c.split_whitespace().next().and_then(|p| p.parse().ok()))
@@ -505,19 +666,126 @@ impl Campaign<'_> {
             .map_err(|e: mysql_async::Error| self.setup_err(cycle, format!("create table: {e}")))
     }
 
+    /// Starts a replica on a fresh data directory and points it at the primary.
+    fn new_replica(&self, cycle: u32, generation: u32) -> Result<ReplicaNode, TortureError> {
+        let datadir = self.work.join(format!("replica{generation}"));
+        let _ = std::fs::remove_dir_all(&datadir);
+        let mut starts = 0;
+        let server = self.start_replica(cycle, &datadir, &mut starts, true)?;
+        let node = ReplicaNode { server, datadir, starts };
+        let source = format!(
+            "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={}, \
+             SOURCE_USER='root', SOURCE_PASSWORD='', SOURCE_AUTO_POSITION=1, \
+             SOURCE_CONNECT_RETRY=1, SOURCE_HEARTBEAT_PERIOD=1",
+            self.primary_port
+        );
+        let port = node.server.port;
+        self.runtime
+            .block_on(async {
+                let mut conn = Conn::new(Self::opts(port, None)).await?;
+                conn.query_drop(source).await?;
+                conn.query_drop("START REPLICA").await?;
+                conn.disconnect().await
+            })
+            .map_err(|e: mysql_async::Error| {
+                self.violation(cycle, format!("replica: CHANGE REPLICATION SOURCE/START: {e}"))
+            })?;
+        Ok(node)
+    }
+
+    /// Starts (or restarts) the replica's server on its data directory.
+    fn start_replica(
+        &self,
+        cycle: u32,
+        datadir: &Path,
+        starts: &mut u32,
+        initialize: bool,
+    ) -> Result<Server, TortureError> {
+        *starts += 1;
+        let log = datadir.with_extension(format!("{starts}.log"));
+        let extra = [
+            "--port=0".to_string(),
+            format!("--server-id={REPLICA_SERVER_ID}"),
+            format!("--replica-parallel-workers={}", self.args.replica_workers),
+        ];
+        let (server, _) =
+            self.spawn(cycle, datadir, log, initialize, &extra, None).map_err(|e| match e {
+                TortureError::Violation { cycle, seed, message } => {
+                    TortureError::Violation { cycle, seed, message: format!("replica: {message}") }
+                }
+                other => other,
+            })?;
+        Ok(server)
+    }
+
+    /// Polls the replica until its `gtid_executed` and its rows (ordered by id) equal the
+    /// primary's, for at most `--replica-timeout`; returns the milliseconds since `ready` and
+    /// the number of rows, or what still differed and the replica's SHOW REPLICA STATUS.
+    fn converge(
+        &self,
+        primary_port: u16,
+        node: &ReplicaNode,
+        ready: Instant,
+    ) -> Result<(f64, usize), String> {
+        let deadline = ready + Duration::from_secs_f64(self.args.replica_timeout);
+        let replica_port = node.server.port;
+        self.runtime.block_on(async {
+            let (want_gtids, want_rows) = table_and_gtids(primary_port)
+                .await
+                .map_err(|e| format!("reading the primary: {e}"))?;
+            let mut conn: Option<Conn> = None;
+            let mut differs = String::new();
+            loop {
+                if conn.is_none() {
+                    match Conn::new(Self::opts(replica_port, Some(DB))).await {
+                        Ok(c) => conn = Some(c),
+                        Err(e) => differs = format!("cannot connect: {e}"),
+                    }
+                }
+                if let Some(c) = conn.as_mut() {
+                    match replica_difference(c, &want_gtids, &want_rows).await {
+                        Ok(None) => {
+                            let ms = ready.elapsed().as_secs_f64() * 1000.0;
+                            if let Some(c) = conn.take() {
+                                let _ = c.disconnect().await;
+                            }
+                            return Ok((ms, want_rows.len()));
+                        }
+                        Ok(Some(d)) => differs = d,
+                        Err(e) => {
+                            differs = format!("query: {e}");
+                            conn = None;
+                        }
+                    }
+                }
+                if Instant::now() > deadline {
+                    let status = replica_status(replica_port).await;
+                    return Err(format!(
+                        "not converged {:.1} s after the primary's restart: {differs}; \
+                         SHOW REPLICA STATUS: {status}; log: {}",
+                        self.args.replica_timeout,
+                        node.server.log.display()
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+    }
+
     /// Runs the write load until the kill; returns each client's log by client number.
+    /// With `replica_kill`, the replica is killed at that moment of the load and restarted at
+    /// once (it resumes replicating at boot from its saved settings).
     fn load(
         &self,
         cycle: u32,
-        generation: u32,
         server: &mut Server,
         datadir: &Path,
         kill_after: Duration,
+        replica_kill: Option<(&mut ReplicaNode, Duration)>,
     ) -> Result<BTreeMap<i64, ClientLog>, TortureError> {
         let stop = Arc::new(AtomicBool::new(false));
         let port = server.port;
         let first_client = i64::from(cycle) * i64::from(self.args.clients);
-        let _ = generation;
         let handles: Vec<_> = (0..i64::from(self.args.clients))
             .map(|i| {
                 let stop = stop.clone();
@@ -530,6 +798,11 @@ impl Campaign<'_> {
         if self.args.fill_disk {
             std::thread::sleep(kill_after / 3);
             fill(&ballast).map_err(|e| self.setup_err(cycle, format!("ballast: {e}")))?;
+        }
+        if let Some((node, at)) = replica_kill {
+            std::thread::sleep(at.saturating_sub(begun.elapsed()));
+            node.server.kill9();
+            node.server = self.start_replica(cycle, &node.datadir, &mut node.starts, false)?;
         }
         std::thread::sleep(kill_after.saturating_sub(begun.elapsed()));
         server.kill9();
@@ -677,6 +950,119 @@ async fn client_load(port: u16, client: i64, stop: Arc<AtomicBool>) -> ClientLog
         }
     }
     log
+}
+
+/// The primary's `gtid_executed` and rows, ordered by id.
+async fn table_and_gtids(port: u16) -> Result<(GtidSet, Vec<(i64, i64, i64)>), String> {
+    let mut conn = Conn::new(Campaign::opts(port, Some(DB))).await.map_err(|e| e.to_string())?;
+    let gtids = gtid_executed(&mut conn).await?;
+    let rows: Vec<(i64, i64, i64)> =
+        conn.query("SELECT id, c, s FROM t ORDER BY id").await.map_err(|e| e.to_string())?;
+    let _ = conn.disconnect().await;
+    Ok((gtids, rows))
+}
+
+async fn gtid_executed(conn: &mut Conn) -> Result<GtidSet, String> {
+    let text: Option<String> =
+        conn.query_first("SELECT @@GLOBAL.gtid_executed").await.map_err(|e| e.to_string())?;
+    let text = text.unwrap_or_default();
+    text.replace(['\n', ' '], "")
+        .parse()
+        .map_err(|e| format!("gtid_executed {text:?} does not parse: {e}"))
+}
+
+/// What differs between the replica and the primary's `gtid_executed` and rows (`None`: all
+/// equal). The rows are read only once the GTIDs are equal.
+async fn replica_difference(
+    conn: &mut Conn,
+    want_gtids: &GtidSet,
+    want_rows: &[(i64, i64, i64)],
+) -> Result<Option<String>, String> {
+    let gtids = gtid_executed(conn).await?;
+    if &gtids != want_gtids {
+        return Ok(Some(format!("gtid_executed is {gtids}, the primary's {want_gtids}")));
+    }
+    let rows: Vec<(i64, i64, i64)> =
+        conn.query("SELECT id, c, s FROM t ORDER BY id").await.map_err(|e| e.to_string())?;
+    if rows == want_rows {
+        return Ok(None);
+    }
+    let first = rows.iter().zip(want_rows).position(|(a, b)| a != b);
+    let at = first.unwrap_or(rows.len().min(want_rows.len()));
+    Ok(Some(format!(
+        "same gtid_executed ({gtids}) but {} rows against the primary's {}; first difference \
+         at row {at}: replica {:?}, primary {:?}",
+        rows.len(),
+        want_rows.len(),
+        rows.get(at),
+        want_rows.get(at)
+    )))
+}
+
+/// The replica's threads and last errors, for a report.
+async fn replica_status(port: u16) -> String {
+    let read = async {
+        let mut conn = Conn::new(Campaign::opts(port, None)).await?;
+        let row: Option<mysql_async::Row> = conn.query_first("SHOW REPLICA STATUS").await?;
+        let _ = conn.disconnect().await;
+        Ok::<_, mysql_async::Error>(row)
+    };
+    let row = match read.await {
+        Ok(Some(row)) => row,
+        Ok(None) => return "empty (not configured)".into(),
+        Err(e) => return format!("unavailable: {e}"),
+    };
+    let mut out = String::new();
+    for name in [
+        "Replica_IO_Running",
+        "Replica_SQL_Running",
+        "Last_IO_Errno",
+        "Last_IO_Error",
+        "Last_SQL_Errno",
+        "Last_SQL_Error",
+        "Retrieved_Gtid_Set",
+        "Executed_Gtid_Set",
+    ] {
+        let value = match row.get_opt::<mysql_async::Value, _>(name) {
+            Some(Ok(mysql_async::Value::Bytes(b))) => String::from_utf8_lossy(&b).into_owned(),
+            Some(Ok(v)) => v.as_sql(true),
+            _ => "?".into(),
+        };
+        let _ = write!(out, "{name}={value} ");
+    }
+    out.trim_end().to_string()
+}
+
+/// The median and the maximum.
+fn p50_max(values: &[f64]) -> (f64, f64) {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    (sorted.get(sorted.len() / 2).copied().unwrap_or(0.0), sorted.last().copied().unwrap_or(0.0))
+}
+
+/// A loopback port that is free now, below the kernel's ephemeral range
+/// (`ip_local_port_range`): the primary keeps it across its restarts, and no outgoing
+/// connection (the replica's among them) can be given it while the primary is down.
+fn fixed_port() -> Result<u16, String> {
+    let low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next().and_then(|p| p.parse::<u16>().ok()))
+        .unwrap_or(32768);
+    let (from, to) = if low > 11_000 { (10_000u16, low) } else { (1024, low.max(2048)) };
+    let span = u32::from(to - from);
+    // Spread concurrent campaigns over the range; the first port that binds is taken.
+    let start = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() ^ std::process::id().wrapping_mul(2_654_435_761))
+        .unwrap_or(0)
+        % span;
+    for i in 0..span {
+        let port = from + ((start + i) % span) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err(format!("no free loopback port in {from}..{to}"))
 }
 
 /// Writes zeros to `path` until the file system is full.

@@ -6,8 +6,10 @@
 //! later commits, heartbeats, SHOW REPLICAS, and dumps ending with their client and with the
 //! server.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+mod support;
+
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -17,51 +19,11 @@ use mysql_async::binlog::EventType;
 use mysql_async::prelude::Queryable;
 use mysql_async::{BinlogStream, BinlogStreamRequest, Conn, OptsBuilder, Sid, Value};
 
-struct Running {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `binlogd serve` on `datadir` and waits for "ready for connections".
-fn start(datadir: &Path, extra: &[&str]) -> Running {
-    let log = datadir.with_extension("log");
-    let _ = std::fs::remove_file(&log);
-    let child = Command::new(env!("CARGO_BIN_EXE_binlogd"))
-        .arg("serve")
-        .arg(format!("--datadir={}", datadir.display()))
-        .arg("--port=0")
-        .arg(format!("--log-error={}", log.display()))
-        .arg("--initialize-insecure")
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start binlogd");
-    let mut running = Running { child, port: 0, log };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text =
-            String::from_utf8_lossy(&std::fs::read(&running.log).unwrap_or_default()).into_owned();
-        if let Some(rest) = text.split("ready for connections").nth(1) {
-            let port = rest.split("port: ").nth(1).and_then(|p| p.split_whitespace().next());
-            running.port = port.and_then(|p| p.parse().ok()).expect("port in the log");
-            return running;
-        }
-        if let Some(status) = running.child.try_wait().expect("try_wait") {
-            panic!("binlogd exited ({status}) before it was ready:\n{text}");
-        }
-        assert!(Instant::now() < deadline, "binlogd not ready in 30 s:\n{text}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// A server on a fresh data directory with an empty root password.
+fn start(datadir: &Path, extra: &[&str]) -> support::Running {
+    let mut args = vec!["--initialize-insecure"];
+    args.extend_from_slice(extra);
+    support::start(datadir, &args)
 }
 
 fn opts(port: u16, user: &str) -> OptsBuilder {
@@ -169,6 +131,13 @@ fn record(stream: &BinlogStream, event: &Event, seen: &mut Seen) {
     }
 }
 
+/// Opens a dump as root with `request` (made non-blocking) and reads it to its EOF.
+async fn dump_to_eof(port: u16, request: BinlogStreamRequest<'_>) -> Seen {
+    let stream =
+        connect(port).await.get_binlog_stream(request.with_non_blocking()).await.expect("dump");
+    read_to_eof(stream).await
+}
+
 /// Reads a non-blocking stream to its EOF (at most 20 s).
 async fn read_to_eof(mut stream: BinlogStream) -> Seen {
     let mut seen = Seen::default();
@@ -229,12 +198,7 @@ async fn mysql_async_streams_the_rows_written_in_gtid_and_file_mode() {
     assert_eq!(executed, format!("{uuid}:1-7"));
 
     // GTID auto-position with an empty set: everything, across the rotation.
-    let stream = connect(server.port)
-        .await
-        .get_binlog_stream(BinlogStreamRequest::new(101).with_gtid().with_non_blocking())
-        .await
-        .expect("dump");
-    let seen = read_to_eof(stream).await;
+    let seen = dump_to_eof(server.port, BinlogStreamRequest::new(101).with_gtid()).await;
     assert_eq!(seen.rows, expected);
     let all: Vec<String> = (1..=7).map(|n| format!("{uuid}:{n}")).collect();
     assert_eq!(seen.gtids, all);
@@ -253,49 +217,31 @@ async fn mysql_async_streams_the_rows_written_in_gtid_and_file_mode() {
     assert_eq!(seen.types.iter().filter(|t| **t == EventType::FORMAT_DESCRIPTION_EVENT).count(), 2);
 
     // File and position: the same rows from binlog.000001 at 4.
-    let stream = connect(server.port)
-        .await
-        .get_binlog_stream(
-            BinlogStreamRequest::new(102)
-                .with_filename(b"binlog.000001")
-                .with_pos(4u64)
-                .with_non_blocking(),
-        )
-        .await
-        .expect("dump");
-    let seen = read_to_eof(stream).await;
+    let seen = dump_to_eof(
+        server.port,
+        BinlogStreamRequest::new(102).with_filename(b"binlog.000001").with_pos(4u64),
+    )
+    .await;
     assert_eq!(seen.rows, expected);
     assert!(seen.types.contains(&EventType::XID_EVENT));
 
     // A replica that has 1-4 (DDL x2, two inserts... the update) gets exactly 5-7, whole.
-    let stream = connect(server.port)
-        .await
-        .get_binlog_stream(
-            BinlogStreamRequest::new(103)
-                .with_gtid()
-                .with_gtid_set(sids(&format!("{uuid}:1-4")))
-                .with_non_blocking(),
-        )
-        .await
-        .expect("dump");
-    let seen = read_to_eof(stream).await;
+    let seen = dump_to_eof(
+        server.port,
+        BinlogStreamRequest::new(103).with_gtid().with_gtid_set(sids(&format!("{uuid}:1-4"))),
+    )
+    .await;
     assert_eq!(seen.gtids, all[4..].to_vec());
     assert_eq!(seen.rows, expected[3..].to_vec());
     // It started in binlog.000002: the newest file whose PREVIOUS_GTIDS the replica has.
     assert_eq!(seen.rotates[0], ("binlog.000002".to_string(), 4));
 
     // A replica that has 1-2 and 4 (a gap) gets 3 and 5-7, skipping 4 whole.
-    let stream = connect(server.port)
-        .await
-        .get_binlog_stream(
-            BinlogStreamRequest::new(104)
-                .with_gtid()
-                .with_gtid_set(sids(&format!("{uuid}:1-2:4")))
-                .with_non_blocking(),
-        )
-        .await
-        .expect("dump");
-    let seen = read_to_eof(stream).await;
+    let seen = dump_to_eof(
+        server.port,
+        BinlogStreamRequest::new(104).with_gtid().with_gtid_set(sids(&format!("{uuid}:1-2:4"))),
+    )
+    .await;
     let mut want = vec![all[2].clone()];
     want.extend_from_slice(&all[4..]);
     assert_eq!(seen.gtids, want);
@@ -377,18 +323,12 @@ async fn refusals_are_mysqls_1236_and_1227_and_non_blocking_ends_with_eof() {
             && message.ends_with(&format!("the missing transactions are '{uuid}:1-4'")),
         "{message}"
     );
-    let stream = connect(port)
-        .await
-        .get_binlog_stream(
-            BinlogStreamRequest::new(205)
-                .with_gtid()
-                .with_gtid_set(sids(&format!("{uuid}:1-4")))
-                .with_non_blocking(),
-        )
-        .await
-        .expect("dump");
     // Non-blocking: the stream ends with EOF once it has read everything.
-    let seen = read_to_eof(stream).await;
+    let seen = dump_to_eof(
+        port,
+        BinlogStreamRequest::new(205).with_gtid().with_gtid_set(sids(&format!("{uuid}:1-4"))),
+    )
+    .await;
     assert_eq!(seen.gtids.len(), 3);
     conn.disconnect().await.expect("disconnect");
 }

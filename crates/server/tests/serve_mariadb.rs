@@ -2,94 +2,11 @@
 //! port (`--port=0`, read back from the error log), driven with the `mariadb` CLI, stopped with
 //! SIGTERM/SIGINT, restarted on the same data directory.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::Duration;
+mod support;
 
-struct Running {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
+use std::process::{Command, Stdio};
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        // A test that failed midway must not leave a server behind.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn binlogd(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_binlogd"));
-    command.arg("serve").args(args).stdin(Stdio::null()).stdout(Stdio::null());
-    command
-}
-
-/// Starts a server and waits until its log says it is ready (or the process ended).
-fn start(datadir: &Path, extra: &[&str]) -> Running {
-    let log = datadir.with_extension("log");
-    let _ = std::fs::remove_file(&log);
-    let mut args = vec![
-        format!("--datadir={}", datadir.display()),
-        "--port=0".to_string(),
-        format!("--log-error={}", log.display()),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let child = binlogd(&args).stderr(Stdio::null()).spawn().expect("start binlogd");
-    let mut running = Running { child, port: 0, log };
-    loop {
-        let text = std::fs::read_to_string(&running.log).unwrap_or_default();
-        if let Some(rest) = text.split("ready for connections").nth(1) {
-            let port = rest.split("port: ").nth(1).and_then(|p| p.split_whitespace().next());
-            running.port = port.and_then(|p| p.parse().ok()).expect("port in the log");
-            return running;
-        }
-        if let Some(status) = running.child.try_wait().expect("try_wait") {
-            panic!("binlogd exited ({status}) before it was ready:\n{text}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Sends `signal` and waits for a clean exit.
-fn stop(running: Running, signal: &str) -> String {
-    stop_with(running, signal, true)
-}
-
-/// Sends `signal`, waits for the process, and returns its log.
-fn stop_with(mut running: Running, signal: &str, clean: bool) -> String {
-    let pid = running.child.id().to_string();
-    let status = Command::new("kill").args([signal, &pid]).status().expect("kill");
-    assert!(status.success());
-    let exit = running.child.wait().expect("wait");
-    assert_eq!(exit.success(), clean, "exit status {exit}");
-    std::fs::read_to_string(&running.log).expect("log")
-}
-
-fn mariadb(port: u16, user: &str, password: &str, extra: &[&str], sql: &str) -> Output {
-    let mut command = Command::new("mariadb");
-    command.args([
-        "--no-defaults",
-        "--protocol=TCP",
-        "-h127.0.0.1",
-        &format!("-P{port}"),
-        &format!("-u{user}"),
-        "--batch",
-        "--skip-column-names",
-    ]);
-    if !password.is_empty() {
-        command.arg(format!("-p{password}"));
-    }
-    command.args(extra).args(["-e", sql]);
-    command.output().expect("run mariadb (mariadb-client)")
-}
-
-fn ok(output: Output) -> String {
-    assert!(output.status.success(), "mariadb: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use support::{mariadb, ok, serve as binlogd, start, stop, stop_with};
 
 #[test]
 fn serve_answers_mariadb_and_keeps_data_across_restarts() {

@@ -1,15 +1,15 @@
 //! `binlogd torture` as CI runs it: short crash campaigns (kill -9 under a write load, then
-//! every recovery checked) in both commit modes, and one fault campaign where fdatasync fails
-//! (strace fault injection). The tool exits non-zero on any violation, naming cycle and seed.
+//! every recovery checked) in both commit modes, each with a replica that must converge after
+//! every restart of the primary and is itself killed in some cycles, and one fault campaign
+//! where fdatasync fails (strace fault injection). The tool exits non-zero on any violation,
+//! naming cycle and seed.
+
+mod support;
 
 use std::process::Command;
 
 fn torture(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_binlogd"))
-        .arg("torture")
-        .args(args)
-        .output()
-        .expect("run binlogd torture");
+    let out = support::binlogd(&["torture"]).args(args).output().expect("run binlogd torture");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -19,17 +19,20 @@ fn torture(args: &[&str]) -> String {
     stdout
 }
 
-/// The summary line's "N acknowledged commits ..., M lost" figures.
-fn acked_and_lost(stdout: &str) -> (u64, u64) {
+/// The number just before `word` on the summary line.
+fn summary_number(stdout: &str, word: &str) -> u64 {
     let summary = stdout.lines().find(|l| l.starts_with("summary:")).expect("summary line");
-    let number_before = |word: &str| -> u64 {
-        let at = summary.find(word).unwrap_or_else(|| panic!("{word} in {summary}"));
-        summary[..at].split_whitespace().last().and_then(|n| n.parse().ok()).expect("a count")
-    };
-    (number_before(" acknowledged commits"), number_before(" lost"))
+    let at = summary.find(word).unwrap_or_else(|| panic!("{word} in {summary}"));
+    summary[..at].split_whitespace().last().and_then(|n| n.parse().ok()).expect("a count")
 }
 
-fn campaign(mode: &str, seed: &str) {
+/// The summary line's "N acknowledged commits ..., M lost" figures.
+fn acked_and_lost(stdout: &str) -> (u64, u64) {
+    (summary_number(stdout, " acknowledged commits"), summary_number(stdout, " lost"))
+}
+
+/// `workers`: the replica's `replica_parallel_workers`.
+fn campaign(mode: &str, seed: &str, workers: u32) {
     let stdout = torture(&[
         "--cycles=20",
         "--seconds-per-cycle=0.5",
@@ -38,22 +41,30 @@ fn campaign(mode: &str, seed: &str) {
         "--server-option=--max_binlog_size=64K",
         &format!("--mode={mode}"),
         &format!("--seed={seed}"),
+        "--replica",
+        "--replica-timeout=30",
+        &format!("--replica-workers={workers}"),
     ]);
     let (acked, lost) = acked_and_lost(&stdout);
     assert_eq!(lost, 0, "{stdout}");
     assert!(acked > 0, "the load committed nothing:\n{stdout}");
     // 20 loads, 2 data directories: 20 restarts after a kill, one clean shutdown each.
     assert_eq!(stdout.lines().filter(|l| l.contains("recovered in")).count(), 20, "{stdout}");
+    // The replica converged after each of them, and was killed itself in some cycles (the
+    // seed decides which; these seeds kill it at least once).
+    assert_eq!(summary_number(&stdout, " restarts (p50"), 20, "{stdout}");
+    assert_eq!(stdout.lines().filter(|l| l.contains("replica converged in")).count(), 20);
+    assert!(summary_number(&stdout, " times") > 0, "the replica was never killed:\n{stdout}");
 }
 
 #[test]
 fn crash_campaign_classic() {
-    campaign("classic", "611");
+    campaign("classic", "611", 4);
 }
 
 #[test]
 fn crash_campaign_binlog_in_redo() {
-    campaign("in-redo", "612");
+    campaign("in-redo", "612", 1);
 }
 
 #[test]
@@ -96,10 +107,7 @@ fn crash_campaign_group_commit_off_on_a_simulated_slow_device() {
 #[test]
 fn bad_developer_option_values_are_refused() {
     for option in ["--simulated-fsync-latency-us=fast", "--binlog-group-commit=maybe"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_binlogd"))
-            .args(["serve", option, "--port=0"])
-            .output()
-            .expect("run binlogd serve");
+        let out = support::serve(&[option, "--port=0"]).output().expect("run binlogd serve");
         assert!(!out.status.success(), "{option} accepted");
         let stderr = String::from_utf8_lossy(&out.stderr);
         let (name, value) = option.split_once('=').unwrap();

@@ -1,8 +1,9 @@
 //! Accounts: first-start root, create/alter/drop/grant/revoke persisted across reopen, mysqld's
 //! match order, and the protocol server authenticating real `mariadb` clients through them.
 
+mod support;
+
 use std::fs;
-use std::process::Command;
 use std::sync::Arc;
 
 use binlogd::datadir::DataDir;
@@ -200,26 +201,14 @@ impl Session for OneSession {
     }
 }
 
+/// `mariadb -e "SELECT 1"` off the async workers (the protocol server runs on them).
 async fn mariadb(port: u16, user: &str, password: &str, ssl: &str) -> std::process::Output {
-    let mut command = Command::new("mariadb");
-    command.args([
-        "--no-defaults",
-        "--protocol=TCP",
-        "-h127.0.0.1",
-        &format!("-P{port}"),
-        &format!("-u{user}"),
-        "--batch",
-        "--skip-column-names",
-        ssl,
-        "-e",
-        "SELECT 1",
-    ]);
-    if !password.is_empty() {
-        command.arg(format!("-p{password}"));
-    }
-    tokio::task::spawn_blocking(move || command.output().expect("run mariadb (mariadb-client)"))
-        .await
-        .expect("join")
+    let (user, password, ssl) = (user.to_string(), password.to_string(), ssl.to_string());
+    tokio::task::spawn_blocking(move || {
+        support::mariadb(port, &user, &password, &[ssl.as_str()], "SELECT 1")
+    })
+    .await
+    .expect("join")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
