@@ -236,6 +236,12 @@ impl DependencyTracker {
         }
         let max = usize::try_from(history_size).unwrap_or(usize::MAX);
         let mut parent = commit_parent;
+        // Read before this transaction may clear the sessions with the history: the floor it
+        // then sets orders the transactions after it, not itself.
+        let session_parent = match txn {
+            TxnWrites::Rows { session, .. } if session != 0 => self.sessions.get(&session).copied(),
+            _ => None,
+        };
         let (usable, session) = match txn {
             TxnWrites::Rows { writeset, session } if writeset.overflowed => (false, session),
             TxnWrites::Rows { writeset, session } => {
@@ -266,10 +272,8 @@ impl DependencyTracker {
             self.reset(sequence);
         }
         if mode == DependencyTracking::WritesetSession && session != 0 {
-            if let Some(&previous) = self.sessions.get(&session) {
-                if previous < sequence {
-                    parent = parent.max(previous);
-                }
+            if let Some(previous) = session_parent.filter(|&p| p < sequence) {
+                parent = parent.max(previous);
             }
             self.sessions.insert(session, sequence);
             if self.sessions.len() > max {
@@ -473,6 +477,11 @@ mod tests {
         assert_eq!(t.last_committed(s, 100, 2, 1, by(&b, 20)), 0);
         // Session 10 again, disjoint rows: after its own previous transaction only.
         assert_eq!(t.last_committed(s, 100, 3, 2, by(&c, 10)), 1);
+        // A transaction that overflows the history still follows its session's previous one.
+        let mut small = DependencyTracker::default();
+        let (one, two) = (ws(&[row(7, None, 0)]), ws(&[row(8, None, 0)]));
+        assert_eq!(small.last_committed(s, 1, 3, 2, by(&one, 10)), 2);
+        assert_eq!(small.last_committed(s, 1, 5, 4, by(&two, 10)), 3);
         // WRITESET ignores sessions (the switch sets the floor to 3).
         let d = ws(&[row(4, None, 0)]);
         assert_eq!(t.last_committed(W, 100, 4, 3, by(&d, 10)), 3);
