@@ -81,7 +81,9 @@ gtid_count() {
 }
 
 behind() {
-    sql "$1" "SHOW REPLICA STATUS\G" | awk '/Seconds_Behind_Source:/ {print $2}'
+    # Vertical output needs the column names (no -N).
+    mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$1" -uroot -e "SHOW REPLICA STATUS\G" |
+        awk '/Seconds_Behind_Source:/ {print $2}'
 }
 
 # wait_caught_up SOURCE_PORT REPLICA_PORT LIMIT_S: waits until the replica's gtid_executed equals
@@ -128,9 +130,10 @@ for mode in COMMIT_ORDER WRITESET; do
         samples=()
         while kill -0 "$bench" 2>/dev/null; do
             sleep 2
+            # The replica first: a backlog never below the truth.
             s=$(behind "$replica_port")
-            src=$(gtid_count "$(sql "$source_port" "SELECT @@GLOBAL.gtid_executed")")
             rep=$(gtid_count "$(sql "$replica_port" "SELECT @@GLOBAL.gtid_executed")")
+            src=$(gtid_count "$(sql "$source_port" "SELECT @@GLOBAL.gtid_executed")")
             samples+=("${s}s/$((src - rep))")
         done
         wait "$bench"
