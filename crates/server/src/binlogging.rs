@@ -101,7 +101,7 @@ impl Binlogging {
     fn build_cache(&self, txn: Txn, changes: &TxnChanges) -> SqlResult<(Txn, commit::BinlogCache)> {
         let db = changes.changes.first().map(|c| c.names().0).unwrap_or_default();
         let mut cache = self.coordinator.new_cache(db);
-        // The write set is collected by the cache from the same row images.
+        // For WRITESET_SESSION; the cache collects the write set itself from the row images.
         cache.set_session(changes.session);
         if self.row_metadata == RowMetadata::Full {
             cache = cache.with_full_metadata();
