@@ -6,6 +6,10 @@
 //! ([`binlog::event::patch_log_pos`]), as MySQL copies a session's IO_CACHE into the binlog.
 //! A TABLE_MAP is written once per table per transaction, before the table's first ROWS
 //! event; the last ROWS event carries `STMT_END_F` (the applier then releases its maps).
+//!
+//! The cache also collects the transaction's [`WriteSet`] from the same row images (MySQL's
+//! `binlog_log_row` → `add_pke` for each image), and the session it belongs to, for WRITESET
+//! dependency tracking in the FLUSH stage.
 
 use binlog::event::{
     rows_flags, ColumnDef, ColumnType as BinType, DateTime as BinDateTime, Event, EventBody,
@@ -14,6 +18,7 @@ use binlog::event::{
 use engine::{ColumnType, Row, TableSchema, Value};
 
 use crate::error::Result;
+use crate::writeset::WriteSet;
 
 /// A ROWS event is cut when its row images pass this size (MySQL's
 /// `binlog_row_event_max_size` default is 8 KiB).
@@ -42,6 +47,9 @@ pub struct BinlogCache {
     pending: Option<Pending>,
     mapped: Vec<u32>,
     rows: usize,
+    writeset: WriteSet,
+    /// The session (connection id) committing it; 0 when none is known.
+    session: u64,
 }
 
 impl std::fmt::Debug for BinlogCache {
@@ -62,7 +70,25 @@ impl BinlogCache {
             pending: None,
             mapped: Vec::new(),
             rows: 0,
+            writeset: WriteSet::default(),
+            session: 0,
         }
+    }
+
+    /// Names the session (connection id, non-zero) committing the transaction, for
+    /// `binlog_transaction_dependency_tracking=WRITESET_SESSION`.
+    pub fn set_session(&mut self, session: u64) {
+        self.session = session;
+    }
+
+    /// The write set collected so far.
+    pub fn write_set(&self) -> &WriteSet {
+        &self.writeset
+    }
+
+    /// Takes the write set and the session out (the FLUSH stage needs them, not the bytes).
+    pub(crate) fn take_writes(&mut self) -> (WriteSet, u64) {
+        (std::mem::take(&mut self.writeset), self.session)
     }
 
     /// `binlog_row_metadata=FULL`: TABLE_MAPs also carry column names and the primary key.
@@ -118,6 +144,9 @@ impl BinlogCache {
             }
             let event = RowsEvent::new(kind, &map, 0);
             self.pending = Some(Pending { table: schema.id, kind, event, map });
+        }
+        for image in [before, after].into_iter().flatten() {
+            self.writeset.add_row(schema, image);
         }
         let before = before.map(|r| to_bin_row(schema, r));
         let after = after.map(|r| to_bin_row(schema, r));

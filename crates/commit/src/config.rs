@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
+use crate::writeset::{DependencyTracking, DEFAULT_HISTORY_SIZE};
+
 /// The commit variables (MySQL names). Clone the `Arc` to change them from anywhere.
 #[derive(Debug)]
 pub struct CommitConfig {
@@ -15,11 +17,15 @@ pub struct CommitConfig {
     binlog_group_commit: AtomicBool,
     binlog_in_redo: AtomicBool,
     binlog_in_redo_sync_interval_ms: AtomicU64,
+    /// A [`DependencyTracking`] as its index.
+    binlog_transaction_dependency_tracking: AtomicU8,
+    binlog_transaction_dependency_history_size: AtomicU64,
 }
 
 impl Default for CommitConfig {
     /// MySQL 8.0's durable defaults: sync_binlog=1, flush at commit 1, order commits ON,
-    /// group commit on, binlog-in-redo off (its background sync every 10 ms when on).
+    /// group commit on, binlog-in-redo off (its background sync every 10 ms when on),
+    /// dependency tracking COMMIT_ORDER with a write-set history of 25 000.
     fn default() -> Self {
         CommitConfig {
             sync_binlog: AtomicU32::new(1),
@@ -31,6 +37,10 @@ impl Default for CommitConfig {
             binlog_group_commit: AtomicBool::new(true),
             binlog_in_redo: AtomicBool::new(false),
             binlog_in_redo_sync_interval_ms: AtomicU64::new(10),
+            binlog_transaction_dependency_tracking: AtomicU8::new(
+                DependencyTracking::CommitOrder as u8,
+            ),
+            binlog_transaction_dependency_history_size: AtomicU64::new(DEFAULT_HISTORY_SIZE),
         }
     }
 }
@@ -112,4 +122,23 @@ impl CommitConfig {
         u64,
         "Background binlog sync period in binlog-in-redo mode (ms). Read at open; 0 runs no background thread (tests call `Coordinator::sync_binlog_now`)."
     );
+    knob!(
+        binlog_transaction_dependency_history_size,
+        set_binlog_transaction_dependency_history_size,
+        binlog_transaction_dependency_history_size,
+        u64,
+        "`binlog_transaction_dependency_history_size`: the most row hashes the WRITESET history keeps before it is cleared."
+    );
+
+    /// `binlog_transaction_dependency_tracking`: how the FLUSH stage computes `last_committed`.
+    pub fn binlog_transaction_dependency_tracking(&self) -> DependencyTracking {
+        DependencyTracking::from_index(
+            self.binlog_transaction_dependency_tracking.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Sets `binlog_transaction_dependency_tracking` (from the next transaction flushed).
+    pub fn set_binlog_transaction_dependency_tracking(&self, mode: DependencyTracking) {
+        self.binlog_transaction_dependency_tracking.store(mode as u8, Ordering::Relaxed)
+    }
 }

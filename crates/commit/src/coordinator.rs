@@ -16,12 +16,13 @@
 //!
 //! - FLUSH (`process_flush_stage_queue`): rotate first if the previous group filled the
 //!   file; assign GTIDs for the group under one lock (`assign_automatic_gtids_to_flush_group`)
-//!   and sequence numbers; build each transaction (GTID with logical clock, timestamps and
-//!   `transaction_length`, QUERY `BEGIN`, the session's rows events with positions patched,
-//!   XID; a DDL is GTID + QUERY); if the binlog is not synced per group (binlog-in-redo, or
-//!   `sync_binlog != 1`) buffer the group's bytes as a redo payload; make the redo durable
-//!   once for the group per `innodb_flush_log_at_trx_commit`; append the group to the binlog
-//!   with one write.
+//!   and sequence numbers, and `last_committed` (commit order, lowered by write sets per
+//!   `binlog_transaction_dependency_tracking`, see `writeset.rs`); build each transaction
+//!   (GTID with logical clock, timestamps and `transaction_length`, QUERY `BEGIN`, the
+//!   session's rows events with positions patched, XID; a DDL is GTID + QUERY); if the
+//!   binlog is not synced per group (binlog-in-redo, or `sync_binlog != 1`) buffer the
+//!   group's bytes as a redo payload; make the redo durable once for the group per
+//!   `innodb_flush_log_at_trx_commit`; append the group to the binlog with one write.
 //! - SYNC: optionally wait `binlog_group_commit_sync_delay` µs or until
 //!   `binlog_group_commit_sync_no_delay_count` transactions queue; fdatasync the binlog per
 //!   `sync_binlog` (in binlog-in-redo mode the background writer syncs); publish the synced
@@ -71,6 +72,7 @@ use crate::error::{Error, Result};
 use crate::gtid_state::{GtidNext, GtidState, OwnedGtid};
 use crate::payload::{self, PayloadTxn};
 use crate::stats::{CommitStats, Stage, Stats};
+use crate::writeset::{DependencyTracker, TxnWrites, WriteSet};
 
 /// The server version the GTID events name (`immediate_server_version`).
 const SERVER_VERSION: u32 = 80040;
@@ -139,8 +141,19 @@ pub struct RecoveryOutcome {
 }
 
 enum Work {
-    Dml { xid: u64, prepare_lsn: u64, rows: Vec<u8>, db: String },
-    Ddl { db: String, query: String },
+    /// `writeset` and `session` (0: none) are for WRITESET dependency tracking.
+    Dml {
+        xid: u64,
+        prepare_lsn: u64,
+        rows: Vec<u8>,
+        db: String,
+        writeset: WriteSet,
+        session: u64,
+    },
+    Ddl {
+        db: String,
+        query: String,
+    },
 }
 
 enum Outcome {
@@ -190,6 +203,8 @@ struct FlushState {
     /// restart with each binlog file).
     offset: i64,
     rotate_due: bool,
+    /// WRITESET dependency tracking (per file, like the clock).
+    deps: DependencyTracker,
 }
 
 struct SyncState {
@@ -362,7 +377,12 @@ impl<E: Engine> Coordinator<E> {
             flush_q: StageQueue::new(),
             sync_q: StageQueue::new(),
             commit_q: StageQueue::new(),
-            flush_lock: Mutex::new(FlushState { counter: 0, offset: 0, rotate_due: false }),
+            flush_lock: Mutex::new(FlushState {
+                counter: 0,
+                offset: 0,
+                rotate_due: false,
+                deps: DependencyTracker::default(),
+            }),
             sync_lock: Mutex::new(SyncState { groups_unsynced: 0 }),
             commit_lock: Mutex::new(()),
             serial: Mutex::new(()),
@@ -557,6 +577,7 @@ impl<E: Engine> Coordinator<E> {
         fs.counter = 0;
         fs.offset = 0;
         fs.rotate_due = false;
+        fs.deps.rotate();
         Ok(deleted)
     }
 
@@ -795,9 +816,10 @@ impl<E: Engine> Inner<E> {
                     sequence_number: 0,
                 }));
             }
-            (Some(mut t), Ok(cache)) => {
+            (Some(mut t), Ok(mut cache)) => {
                 let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
                 let db = cache.db().to_string();
+                let (writeset, session) = cache.take_writes();
                 let rows = match cache.finish() {
                     Ok(r) => r,
                     Err(e) => {
@@ -812,7 +834,7 @@ impl<E: Engine> Inner<E> {
                         return Err(engine_error::<E>(e));
                     }
                 };
-                (Some(t), Work::Dml { xid, prepare_lsn, rows, db })
+                (Some(t), Work::Dml { xid, prepare_lsn, rows, db, writeset, session })
             }
             (t, Err((db, query))) => {
                 if let Some(t) = t {
@@ -1046,6 +1068,7 @@ impl<E: Engine> Inner<E> {
         })?;
         fs.offset = fs.counter;
         fs.rotate_due = false;
+        fs.deps.rotate();
         // Rotation synced the old file: its payloads are no longer needed.
         self.release_payloads(seq, 0);
         Ok(())
@@ -1067,6 +1090,8 @@ impl<E: Engine> Inner<E> {
         let mut gtids = Vec::with_capacity(group.len());
         let mut flush_lsn = 0;
         let counter_before = fs.counter;
+        let tracking = cfg.binlog_transaction_dependency_tracking();
+        let history_size = cfg.binlog_transaction_dependency_history_size();
         for st in states.iter_mut() {
             let gtid = match st.explicit {
                 Some((g, _)) => g,
@@ -1074,11 +1099,19 @@ impl<E: Engine> Inner<E> {
             };
             fs.counter += 1;
             let sequence = fs.counter - fs.offset;
-            let last_committed = if st.last_committed_abs <= fs.offset {
+            let commit_order = if st.last_committed_abs <= fs.offset {
                 0
             } else {
                 (st.last_committed_abs - fs.offset).min(sequence - 1)
             };
+            let writes = match &st.work {
+                Work::Dml { writeset, session, .. } => {
+                    TxnWrites::Rows { writeset, session: *session }
+                }
+                Work::Ddl { .. } => TxnWrites::Ddl,
+            };
+            let last_committed =
+                fs.deps.last_committed(tracking, history_size, sequence, commit_order, writes);
             let start = start_pos + bytes.len() as u64;
             let clock = LogicalClock { last_committed, sequence_number: sequence };
             let xid = match &st.work {

@@ -8,6 +8,7 @@
 //! - `coordinator.rs`: the [`Coordinator`] (pipeline, recovery, binlog-in-redo); its module
 //!   doc states the protocol and the invariants.
 //! - `cache.rs`: the session's [`BinlogCache`] (TABLE_MAP + ROWS events from engine rows).
+//! - `writeset.rs`: write sets and WRITESET dependency tracking (`last_committed`).
 //! - `gtid_state.rs`: `gtid_executed` and the owned set of explicit GTIDs.
 //! - `payload.rs`: the binlog payload record kept in the redo.
 //! - `config.rs`, `stats.rs`: runtime variables and counters.
@@ -27,6 +28,7 @@ mod error;
 mod gtid_state;
 mod payload;
 mod stats;
+mod writeset;
 
 pub use cache::{table_map, BinlogCache};
 pub use config::CommitConfig;
@@ -35,3 +37,4 @@ pub use engine_api::Engine;
 pub use error::{Error, ErrorClass, Result};
 pub use gtid_state::{GtidNext, OwnedGtid};
 pub use stats::{CommitStats, Stage, GROUP_SIZE_BUCKETS};
+pub use writeset::{DependencyTracking, WriteSet, DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE};

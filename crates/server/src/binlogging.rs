@@ -101,6 +101,8 @@ impl Binlogging {
     fn build_cache(&self, txn: Txn, changes: &TxnChanges) -> SqlResult<(Txn, commit::BinlogCache)> {
         let db = changes.changes.first().map(|c| c.names().0).unwrap_or_default();
         let mut cache = self.coordinator.new_cache(db);
+        // For WRITESET_SESSION; the cache collects the write set itself from the row images.
+        cache.set_session(changes.session);
         if self.row_metadata == RowMetadata::Full {
             cache = cache.with_full_metadata();
         }
@@ -521,12 +523,23 @@ impl VariableListener for CommitVariables {
     fn set_global(&self, name: &str, value: &Value) -> SqlResult<()> {
         // The SQL layer checked the value against the variable's type and range; booleans and
         // integers arrive as Int or UInt.
+        let config = &self.0;
+        if name == "binlog_transaction_dependency_tracking" {
+            // An enum arrives as its (checked) name.
+            if let Value::Bytes(b) = value {
+                if let Some(mode) =
+                    std::str::from_utf8(b).ok().and_then(commit::DependencyTracking::from_name)
+                {
+                    config.set_binlog_transaction_dependency_tracking(mode);
+                }
+            }
+            return Ok(());
+        }
         let number = match value {
             Value::Int(i) => u64::try_from(*i).unwrap_or(0),
             Value::UInt(u) => *u,
             _ => return Ok(()),
         };
-        let config = &self.0;
         match name {
             "sync_binlog" => config.set_sync_binlog(u32::try_from(number).unwrap_or(u32::MAX)),
             "binlog_order_commits" => config.set_binlog_order_commits(number != 0),
@@ -539,6 +552,9 @@ impl VariableListener for CommitVariables {
             }
             "innodb_flush_log_at_trx_commit" => {
                 config.set_innodb_flush_log_at_trx_commit(u8::try_from(number).unwrap_or(1))
+            }
+            "binlog_transaction_dependency_history_size" => {
+                config.set_binlog_transaction_dependency_history_size(number)
             }
             _ => {}
         }
@@ -563,11 +579,25 @@ mod tests {
         listener.set_global("binlog_max_flush_queue_time", &Value::UInt(30)).expect("set");
         listener.set_global("innodb_flush_log_at_trx_commit", &Value::Int(2)).expect("set");
         listener.set_global("max_connections", &Value::UInt(9)).expect("others pass through");
+        listener
+            .set_global(
+                "binlog_transaction_dependency_tracking",
+                &Value::Bytes(b"WRITESET".to_vec()),
+            )
+            .expect("set");
+        listener
+            .set_global("binlog_transaction_dependency_history_size", &Value::UInt(7))
+            .expect("set");
         assert_eq!(config.sync_binlog(), 0);
         assert!(!config.binlog_order_commits());
         assert_eq!(config.binlog_group_commit_sync_delay_us(), 500);
         assert_eq!(config.binlog_group_commit_sync_no_delay_count(), 8);
         assert_eq!(config.binlog_max_flush_queue_time_us(), 30);
         assert_eq!(config.innodb_flush_log_at_trx_commit(), 2);
+        assert_eq!(
+            config.binlog_transaction_dependency_tracking(),
+            commit::DependencyTracking::Writeset
+        );
+        assert_eq!(config.binlog_transaction_dependency_history_size(), 7);
     }
 }

@@ -316,6 +316,24 @@ pub static VARIABLES: &[Variable] = &[
         help: "column metadata written in TABLE_MAP events",
     },
     Variable {
+        name: "binlog_transaction_dependency_history_size",
+        ty: VarType::Integer { min: 1, max: commit::MAX_HISTORY_SIZE },
+        default: "25000",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "row hashes the WRITESET dependency history keeps before it is cleared",
+    },
+    Variable {
+        name: "binlog_transaction_dependency_tracking",
+        ty: VarType::Enum(&commit::DependencyTracking::NAMES),
+        default: "COMMIT_ORDER",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "how last_committed is computed: COMMIT_ORDER, WRITESET or WRITESET_SESSION",
+    },
+    Variable {
         name: "connect_timeout",
         ty: VarType::Integer { min: 2, max: 31_536_000 },
         default: "10",
@@ -572,6 +590,10 @@ pub struct Config {
     pub binlog_preallocate: bool,
     /// `binlog_in_redo`.
     pub binlog_in_redo: bool,
+    /// `binlog_transaction_dependency_tracking`.
+    pub binlog_transaction_dependency_tracking: commit::DependencyTracking,
+    /// `binlog_transaction_dependency_history_size`, row hashes.
+    pub binlog_transaction_dependency_history_size: u64,
     /// `replica_parallel_workers`.
     pub replica_parallel_workers: u64,
     /// `replica_preserve_commit_order`.
@@ -624,6 +646,8 @@ impl Default for Config {
             binlog_row_metadata: RowMetadata::Minimal,
             binlog_preallocate: false,
             binlog_in_redo: false,
+            binlog_transaction_dependency_tracking: commit::DependencyTracking::CommitOrder,
+            binlog_transaction_dependency_history_size: commit::DEFAULT_HISTORY_SIZE,
             replica_parallel_workers: 4,
             replica_preserve_commit_order: true,
             gtid_mode: true,
@@ -755,6 +779,12 @@ impl Config {
             .to_string(),
             "binlog_preallocate" => on_off(self.binlog_preallocate),
             "binlog_in_redo" => on_off(self.binlog_in_redo),
+            "binlog_transaction_dependency_tracking" => {
+                self.binlog_transaction_dependency_tracking.name().to_string()
+            }
+            "binlog_transaction_dependency_history_size" => {
+                self.binlog_transaction_dependency_history_size.to_string()
+            }
             "replica_parallel_workers" => self.replica_parallel_workers.to_string(),
             "replica_preserve_commit_order" => on_off(self.replica_preserve_commit_order),
             "gtid_mode" => on_off(self.gtid_mode),
@@ -902,6 +932,13 @@ impl Config {
             }
             ("binlog_preallocate", Bool(b)) => self.binlog_preallocate = b,
             ("binlog_in_redo", Bool(b)) => self.binlog_in_redo = b,
+            ("binlog_transaction_dependency_tracking", Text(t)) => {
+                self.binlog_transaction_dependency_tracking =
+                    commit::DependencyTracking::from_name(&t)?
+            }
+            ("binlog_transaction_dependency_history_size", Int(n)) => {
+                self.binlog_transaction_dependency_history_size = n
+            }
             ("replica_parallel_workers", Int(n)) => self.replica_parallel_workers = n,
             ("replica_preserve_commit_order", Bool(b)) => self.replica_preserve_commit_order = b,
             ("gtid_mode", Text(t)) => self.gtid_mode = t == "ON",

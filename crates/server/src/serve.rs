@@ -230,6 +230,11 @@ fn open_binlogged(
     commit_config.set_innodb_flush_log_at_trx_commit(config.innodb_flush_log_at_trx_commit);
     commit_config.set_binlog_in_redo(config.binlog_in_redo);
     commit_config.set_binlog_group_commit(config.binlog_group_commit);
+    commit_config
+        .set_binlog_transaction_dependency_tracking(config.binlog_transaction_dependency_tracking);
+    commit_config.set_binlog_transaction_dependency_history_size(
+        config.binlog_transaction_dependency_history_size,
+    );
     let mut options = OpenOptions::new(Sid(*datadir.server_uuid().as_bytes()));
     options.server_id = config.server_id;
     options.max_binlog_size = config.max_binlog_size;

@@ -11,6 +11,12 @@
 //! The numbers restart with each source binlog file: at a source ROTATE, or when a sequence
 //! number does not increase, the dispatcher waits for everything in flight before going on.
 //! DDL and transactions without a logical clock run alone.
+//! A source with WRITESET dependency tracking writes a `last_committed` that may be lower than
+//! the previous transaction's (its interval overlaps earlier groups); the rule above already
+//! lets such a transaction start while its predecessors run, since it only waits for the
+//! numbers ≤ its `last_committed`. Those predecessors wrote no primary or unique key it writes,
+//! so neither waits for a row lock of the other (the engine locks rows and unique entries only)
+//! and `replica_preserve_commit_order` cannot deadlock them.
 //!
 //! Commit: workers apply a transaction in the engine, then hand it to the committer thread.
 //! The committer gives all ready transactions to the commit pipeline as one submission

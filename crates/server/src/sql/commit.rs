@@ -57,6 +57,8 @@ pub fn split_engine_name(name: &str) -> (&str, &str) {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TxnChanges {
     pub changes: Vec<RowChange>,
+    /// The connection that made them (0: none), for WRITESET_SESSION dependency tracking.
+    pub session: u64,
 }
 
 impl TxnChanges {

@@ -449,7 +449,7 @@ impl Session {
     pub(crate) fn new_txn(&self) -> OpenTxn {
         OpenTxn {
             txn: self.server.engine.begin(),
-            changes: TxnChanges::default(),
+            changes: TxnChanges { session: u64::from(self.connection_id), ..TxnChanges::default() },
             undo: Vec::new(),
         }
     }
