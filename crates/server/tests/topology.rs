@@ -50,10 +50,10 @@ impl Drop for Server {
 impl Server {
     /// Starts a server on a new data directory (any free port).
     fn start(name: &'static str, dir: &Path, server_id: u32, extra: &[&str]) -> Server {
-        let mut args = vec!["--initialize-insecure".to_string(), format!("--server-id={server_id}")];
+        let mut args =
+            vec!["--initialize-insecure".to_string(), format!("--server-id={server_id}")];
         args.extend(extra.iter().map(|s| s.to_string()));
-        let mut s =
-            Server { name, child: None, port: 0, datadir: dir.join(name), args, starts: 0 };
+        let mut s = Server { name, child: None, port: 0, datadir: dir.join(name), args, starts: 0 };
         s.spawn();
         s
     }
@@ -209,7 +209,10 @@ fn parse_gtids(set: &str) -> BTreeMap<String, Vec<(u64, u64)>> {
 }
 
 /// Whether every GTID of `a` is in `b`.
-fn gtids_subset(a: &BTreeMap<String, Vec<(u64, u64)>>, b: &BTreeMap<String, Vec<(u64, u64)>>) -> bool {
+fn gtids_subset(
+    a: &BTreeMap<String, Vec<(u64, u64)>>,
+    b: &BTreeMap<String, Vec<(u64, u64)>>,
+) -> bool {
     a.iter().all(|(uuid, ivs)| {
         let Some(theirs) = b.get(uuid) else { return false };
         ivs.iter().all(|&(lo, hi)| theirs.iter().any(|&(tlo, thi)| tlo <= lo && hi <= thi))
@@ -422,7 +425,12 @@ async fn row_counts(port: u16) -> BTreeMap<(u32, u32), u32> {
     query(port, "SELECT client, seq, COUNT(*) FROM app.acked GROUP BY client, seq")
         .await
         .into_iter()
-        .map(|r| ((r[0].parse().expect("client"), r[1].parse().expect("seq")), r[2].parse().expect("count")))
+        .map(|r| {
+            (
+                (r[0].parse().expect("client"), r[1].parse().expect("seq")),
+                r[2].parse().expect("count"),
+            )
+        })
         .collect()
 }
 
@@ -460,7 +468,10 @@ async fn failover_promotes_a_replica() {
     // The primary dies with a transaction open: it was never acknowledged and must vanish.
     let mut straggler = conn(p).await;
     straggler.query_drop("BEGIN").await.expect("begin");
-    straggler.query_drop("INSERT INTO app.acked VALUES (999, 1, 'never committed')").await.expect("insert");
+    straggler
+        .query_drop("INSERT INTO app.acked VALUES (999, 1, 'never committed')")
+        .await
+        .expect("insert");
     primary.kill();
     drop(straggler);
 

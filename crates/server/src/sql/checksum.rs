@@ -182,8 +182,11 @@ mod tests {
         let cols = "(id INT, name VARCHAR(20), price DECIMAL(8,2), at DATETIME)";
         q(&mut s, &format!("CREATE TABLE a {cols}"));
         q(&mut s, &format!("CREATE TABLE b {cols}"));
-        q(&mut s, "CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(20), price DECIMAL(8,2), \
-                   at DATETIME)");
+        q(
+            &mut s,
+            "CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(20), price DECIMAL(8,2), \
+                   at DATETIME)",
+        );
         // An empty table sums to 0, as in mysqld.
         assert_eq!(sum(&mut s, "a"), "0");
         let rows = [
