@@ -1288,13 +1288,18 @@ impl<E: Engine> Inner<E> {
 
     /// The engine commit of a member whose binlog bytes are durable.
     fn finish_member(&self, st: &mut MemberState<E>) -> Result<CommitInfo> {
+        // The clock advances before the engine commit releases the row locks, as mysqld's
+        // `process_commit_stage_queue` calls `update_max_committed` before
+        // `finish_transaction_in_engines`: a transaction that waited for one of these locks
+        // prepares only after they are released, so it reads a `last_committed` that
+        // includes this one, and a replica never applies the two in parallel.
+        self.max_committed.fetch_max(st.sequence_abs, Ordering::AcqRel);
         if let Some(t) = st.txn.take() {
             if let Err(e) = self.engine.commit(t) {
                 self.stats.failed_commits.fetch_add(1, Ordering::Relaxed);
                 return Err(self.set_poison(engine_error::<E>(e)));
             }
         }
-        self.max_committed.fetch_max(st.sequence_abs, Ordering::AcqRel);
         if let Some((g, owner)) = st.explicit.take() {
             self.gtids.release(g, owner);
         }

@@ -177,8 +177,17 @@ async fn same_everywhere(servers: &[(&str, u16)]) {
     let (_, primary) = servers[0];
     let want = gtid_executed(primary).await;
     for &(name, port) in &servers[1..] {
-        wait_for(&format!("{name} to reach {want}"), async || gtid_executed(port).await == want)
-            .await;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while gtid_executed(port).await != want {
+            if Instant::now() > deadline {
+                panic!(
+                    "timed out waiting for {name} to reach {want}: it has {}\n{:#?}",
+                    gtid_executed(port).await,
+                    status(port, "SHOW REPLICA STATUS").await
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
     for q in ["SELECT * FROM app.acct ORDER BY id", "SELECT * FROM app.log ORDER BY k, note"] {
         let expected = query(primary, q).await;
@@ -294,4 +303,83 @@ async fn primary_replicas_chain_crash_and_status() {
     exec(r1.port, "STOP REPLICA").await;
     exec(r1.port, "RESET REPLICA ALL").await;
     assert!(status(r1.port, "SHOW REPLICA STATUS").await.is_empty());
+}
+
+async fn conn_as(port: u16, user: &str, password: &str) -> Conn {
+    let opts = OptsBuilder::default()
+        .ip_or_hostname("127.0.0.1")
+        .tcp_port(port)
+        .user(Some(user))
+        .pass(Some(password))
+        .prefer_socket(false);
+    Conn::new(opts).await.unwrap_or_else(|e| panic!("connect as {user}: {e}"))
+}
+
+/// The replica statements check privileges as mysqld does: CHANGE REPLICATION SOURCE and
+/// START/STOP REPLICA need SUPER (mysqld: or REPLICATION_SLAVE_ADMIN), RESET REPLICA needs
+/// RELOAD, SHOW REPLICA STATUS needs SUPER or REPLICATION CLIENT; otherwise 1227 (42000).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replica_statements_need_privileges() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = start(&dir.path().join("data"), 7);
+    let p = server.port;
+    for (user, grant) in [
+        ("nobody", None),
+        ("monitor", Some("REPLICATION CLIENT")),
+        ("admin", Some("SUPER")),
+        ("reloader", Some("RELOAD")),
+    ] {
+        exec(p, &format!("CREATE USER '{user}'@'%' IDENTIFIED WITH mysql_native_password BY 'pw'"))
+            .await;
+        if let Some(g) = grant {
+            exec(p, &format!("GRANT {g} ON *.* TO '{user}'@'%'")).await;
+        }
+    }
+    let denied = async |user: &str, sql: &str, names: &str| {
+        let mut c = conn_as(p, user, "pw").await;
+        let e = c.query_drop(sql).await.expect_err(sql);
+        let mysql_async::Error::Server(s) = &e else { panic!("{user}: {sql}: {e}") };
+        assert_eq!((s.code, s.state.as_str()), (1227, "42000"), "{user}: {sql}: {s:?}");
+        assert_eq!(
+            s.message,
+            format!(
+                "Access denied; you need (at least one of) the {names} privilege(s) for this \
+                 operation"
+            ),
+            "{user}: {sql}"
+        );
+    };
+    let change = "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=1";
+    let admin = "SUPER or REPLICATION_SLAVE_ADMIN";
+    for user in ["nobody", "monitor", "reloader"] {
+        denied(user, change, admin).await;
+        denied(user, "CHANGE MASTER TO MASTER_HOST='127.0.0.1'", admin).await;
+        denied(user, "START REPLICA", admin).await;
+        denied(user, "STOP SLAVE", admin).await;
+    }
+    for user in ["nobody", "monitor", "admin"] {
+        denied(user, "RESET REPLICA ALL", "RELOAD").await;
+    }
+    for user in ["nobody", "reloader"] {
+        denied(user, "SHOW REPLICA STATUS", "SUPER, REPLICATION CLIENT").await;
+        denied(user, "SHOW SLAVE STATUS", "SUPER, REPLICATION CLIENT").await;
+    }
+    // Nothing was changed by the refused statements.
+    assert!(status(p, "SHOW REPLICA STATUS").await.is_empty());
+
+    // With the privileges they run.
+    let mut admin_conn = conn_as(p, "admin", "pw").await;
+    admin_conn.query_drop(change).await.expect("SUPER may CHANGE REPLICATION SOURCE");
+    admin_conn.query_drop("STOP REPLICA").await.expect("SUPER may STOP REPLICA");
+    let rows: Vec<Row> = admin_conn.query("SHOW REPLICA STATUS").await.expect("SUPER may SHOW");
+    assert_eq!(rows.len(), 1);
+    let mut monitor = conn_as(p, "monitor", "pw").await;
+    let rows: Vec<Row> = monitor.query("SHOW SLAVE STATUS").await.expect("REPLICATION CLIENT");
+    assert_eq!(rows.len(), 1);
+    let mut reloader = conn_as(p, "reloader", "pw").await;
+    reloader.query_drop("RESET REPLICA ALL").await.expect("RELOAD may RESET REPLICA");
+    assert!(status(p, "SHOW REPLICA STATUS").await.is_empty());
+    // root has everything.
+    exec(p, change).await;
+    exec(p, "RESET REPLICA ALL").await;
 }

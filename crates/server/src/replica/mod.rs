@@ -604,9 +604,16 @@ fn old_name(name: &str) -> String {
 }
 
 impl sql::StatementHook for Replica {
-    fn try_execute(&self, sql: &str) -> Option<Result<Output, SqlError>> {
+    fn try_execute(
+        &self,
+        sql: &str,
+        allowed: &dyn Fn(sql::HookPrivilege) -> Result<(), SqlError>,
+    ) -> Option<Result<Output, SqlError>> {
         let parsed = statements::parse(sql)?;
-        Some(parsed.and_then(|stmt| self.execute(stmt)))
+        Some(parsed.and_then(|stmt| {
+            allowed(stmt.privilege())?;
+            self.execute(stmt)
+        }))
     }
 }
 

@@ -18,7 +18,8 @@
 //!   that the source's logical clock restarts (their server id is the source's, unlike the
 //!   relay log's own ROTATE at its rotation).
 //! - After a network error it reconnects with exponential backoff (100 ms doubling up to
-//!   SOURCE_CONNECT_RETRY seconds), at most SOURCE_RETRY_COUNT times; an error the source
+//!   SOURCE_CONNECT_RETRY seconds, back to 100 ms once a dump has started again), at most
+//!   SOURCE_RETRY_COUNT times in a row; an error the source
 //!   reports for the dump (1236: purged, errant GTIDs) or equal server ids/UUIDs stop it, as
 //!   they stop MySQL's I/O thread.
 
@@ -37,6 +38,10 @@ use mysql_async::{BinlogStreamRequest, Conn, GnoInterval, OptsBuilder, Sid};
 
 use super::settings::Settings;
 use super::{IoState, Shared};
+
+/// The longest a received transaction waits for the relay log sync that hands it to the
+/// applier while the stream keeps delivering.
+const RELAY_SYNC_MAX_DELAY: Duration = Duration::from_millis(50);
 
 /// Offsets in the v4 event header (MySQL's `log_event.h`).
 const EVENT_SIZE_OFFSET: usize = 9;
@@ -86,6 +91,13 @@ impl Receiver {
                     break;
                 }
                 SessionEnd::Retry { code, message } => {
+                    // A session that got as far as the dump reset `attempts`: the source was
+                    // there, so the next attempt starts from the shortest wait again (as
+                    // mysqld's first reconnection attempt is immediate) instead of keeping
+                    // the backoff earlier outages built up.
+                    if attempts == 0 {
+                        backoff = Duration::from_millis(100);
+                    }
                     attempts += 1;
                     let s = &self.settings;
                     let full = format!(
@@ -209,23 +221,32 @@ impl Receiver {
         let mut ctx = FormatContext::mysql80();
         let mut seen_fde = false;
         let mut pending = Pending::default();
-        let mut unsynced = false;
+        // When the first transaction not yet synced was appended.
+        let mut unsynced: Option<Instant> = None;
         let mut last_event = Instant::now();
         loop {
             if self.stopping() {
                 return self.sync_relay().map_or_else(|e| e, |()| SessionEnd::Stopped);
             }
             // Sync the relay log (and so hand it to the applier) when the stream has nothing
-            // more ready right now: one fsync per burst, not per transaction.
-            let wait = if unsynced { Duration::ZERO } else { Duration::from_millis(100) };
+            // more ready right now: one fsync per burst, not per transaction. A stream that is
+            // never idle (catching up on a backlog under load) is synced every
+            // RELAY_SYNC_MAX_DELAY, so the applier works while the receiver still receives.
+            if unsynced.is_some_and(|t| t.elapsed() >= RELAY_SYNC_MAX_DELAY) {
+                if let Err(end) = self.sync_relay() {
+                    return end;
+                }
+                unsynced = None;
+            }
+            let wait = if unsynced.is_some() { Duration::ZERO } else { Duration::from_millis(100) };
             let next = match tokio::time::timeout(wait, stream.next()).await {
                 Ok(n) => n,
                 Err(_) => {
-                    if unsynced {
+                    if unsynced.is_some() {
                         if let Err(end) = self.sync_relay() {
                             return end;
                         }
-                        unsynced = false;
+                        unsynced = None;
                     } else if last_event.elapsed() > net_timeout {
                         return SessionEnd::Retry {
                             code: 2013,
@@ -308,7 +329,7 @@ impl Receiver {
                         if let Err(end) = self.append(&[relay_event(&bytes, event_alg)], None) {
                             return end;
                         }
-                        unsynced = true;
+                        unsynced.get_or_insert_with(Instant::now);
                     }
                 }
                 EventBody::Gtid(g) => {
@@ -324,7 +345,7 @@ impl Receiver {
                         if let Err(end) = self.finish(&mut pending, &decoded.header) {
                             return end;
                         }
-                        unsynced = true;
+                        unsynced.get_or_insert_with(Instant::now);
                     }
                 }
                 EventBody::TableMap(_) | EventBody::Rows(_) if pending.gtid.is_some() => {
@@ -335,7 +356,7 @@ impl Receiver {
                     if let Err(end) = self.finish(&mut pending, &decoded.header) {
                         return end;
                     }
-                    unsynced = true;
+                    unsynced.get_or_insert_with(Instant::now);
                 }
                 EventBody::AnonymousGtid(_) => {
                     return SessionEnd::Fatal {

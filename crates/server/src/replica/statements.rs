@@ -25,6 +25,21 @@ pub enum ReplicaStmt {
     },
 }
 
+impl ReplicaStmt {
+    /// What the statement needs of the account (mysqld's checks; see
+    /// [`crate::sql::HookPrivilege`]).
+    pub fn privilege(&self) -> crate::sql::HookPrivilege {
+        use crate::sql::HookPrivilege;
+        match self {
+            ReplicaStmt::Change(_) | ReplicaStmt::Start | ReplicaStmt::Stop => {
+                HookPrivilege::ReplicationAdmin
+            }
+            ReplicaStmt::Reset { .. } => HookPrivilege::Reload,
+            ReplicaStmt::ShowStatus { .. } => HookPrivilege::ReplicationClient,
+        }
+    }
+}
+
 /// One `name = value` of CHANGE REPLICATION SOURCE.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChangeOption {

@@ -18,6 +18,10 @@
 //! - `SET GLOBAL`, PURGE, SHOW BINARY LOGS / MASTER STATUS, SHOW BINLOG EVENTS, FLUSH and
 //!   RESET MASTER need SUPER (or what mysqld names), and CREATE/ALTER/DROP USER need
 //!   CREATE USER: 1227 `ER_SPECIFIC_ACCESS_DENIED_ERROR` naming the privileges;
+//! - the replica's statements (answered by the statement hook): CHANGE REPLICATION SOURCE
+//!   and START/STOP REPLICA need SUPER (mysqld: SUPER or REPLICATION_SLAVE_ADMIN), RESET
+//!   REPLICA needs RELOAD, SHOW REPLICA STATUS needs SUPER or REPLICATION CLIENT: 1227;
+//! - CHECKSUM TABLE needs SELECT on each table: 1142;
 //! - GRANT and REVOKE need GRANT OPTION and every privilege they hand out (mysqld answers a
 //!   global GRANT without them with 1045; binlogd says which privilege is missing with 1227).
 //!
@@ -222,6 +226,10 @@ impl Session {
                 None => Ok(()),
             },
             Stmt::Truncate(t) => self.need_table(Privileges::DROP, "DROP", t),
+            // mysqld: SELECT on each table (`check_table_access(thd, SELECT_ACL, ...)`).
+            Stmt::Checksum { tables, .. } => {
+                tables.iter().try_for_each(|t| self.need_table(Privileges::SELECT, "SELECT", t))
+            }
             Stmt::Set(items) => {
                 let global = items.iter().any(|i| {
                     matches!(
@@ -253,6 +261,23 @@ impl Session {
                 }
             },
             _ => Ok(()),
+        }
+    }
+
+    /// The check of a statement another module answers (the replica's; see
+    /// [`super::server::StatementHook`]): 1227 naming what mysqld names.
+    pub(crate) fn check_hook_privilege(&self, wanted: super::server::HookPrivilege) -> Result<()> {
+        use super::server::HookPrivilege;
+        match wanted {
+            HookPrivilege::ReplicationAdmin => {
+                self.need_any(&[Privileges::SUPER], "SUPER or REPLICATION_SLAVE_ADMIN")
+            }
+            HookPrivilege::Reload => self.need_any(&[Privileges::RELOAD], "RELOAD"),
+            // mysqld: `check_global_access(thd, SUPER_ACL | REPL_CLIENT_ACL)`.
+            HookPrivilege::ReplicationClient => self.need_any(
+                &[Privileges::SUPER, Privileges::REPLICATION_CLIENT],
+                "SUPER, REPLICATION CLIENT",
+            ),
         }
     }
 

@@ -354,6 +354,11 @@ pub enum Stmt {
     Admin(AdminCommand),
     /// CREATE/ALTER/DROP USER, GRANT, REVOKE, SHOW GRANTS.
     Account(super::accounts::AccountStmt),
+    /// `CHECKSUM TABLE t, ... [QUICK | EXTENDED]`; `quick` asks for the live checksum only.
+    Checksum {
+        tables: Vec<TableRef>,
+        quick: bool,
+    },
     /// Statements accepted and answered OK without effect (`DO`, `LOCK TABLES`, ...).
     Noop,
 }

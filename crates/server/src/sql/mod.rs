@@ -7,7 +7,8 @@
 //!   transaction, session variables, `gtid_next`, warnings; the dispatcher and transaction
 //!   rules. `server.rs`: [`Server`], the shared state (engine, databases, global variables).
 //! - `exec.rs` (binding, access paths, SELECT), `write.rs` (INSERT/REPLACE/UPDATE/DELETE),
-//!   `ddl.rs`, `show.rs` (SHOW and binlog admin statements); `eval.rs`: MySQL's value rules.
+//!   `ddl.rs`, `show.rs` (SHOW and binlog admin statements), `checksum.rs` (CHECKSUM TABLE);
+//!   `eval.rs`: MySQL's value rules.
 //! - The seams to other layers, each a trait beside an in-process implementation:
 //!   [`commit::TxnCommitter`] (commit pipeline; [`commit::EngineCommitter`]),
 //!   [`admin::BinlogAdmin`] (binlog file set; [`admin::NoBinlog`]),
@@ -21,6 +22,7 @@
 pub mod accounts;
 pub mod admin;
 pub mod ast;
+mod checksum;
 pub mod commit;
 mod ddl;
 pub mod error;
@@ -41,5 +43,5 @@ pub use commit::{
 };
 pub use error::SqlError;
 pub use output::{ColumnDef, MysqlType, Output};
-pub use server::{Hooks, Server, StatementHook};
+pub use server::{HookPrivilege, Hooks, Server, StatementHook};
 pub use session::{Attempt, Prepared, Session, Warning};

@@ -355,6 +355,9 @@ impl Front<'_> {
             }
             return Ok(Stmt::Noop);
         }
+        if self.word("CHECKSUM") {
+            return self.checksum();
+        }
         if let Some(s) = self.account_statement()? {
             return Ok(Stmt::Account(s));
         }
@@ -365,6 +368,26 @@ impl Front<'_> {
         }
         let st = self.parser.parse_statement().map_err(|e| parse_error(self.sql, &e))?;
         self.convert(st)
+    }
+
+    /// `CHECKSUM {TABLE | TABLES} t [, t ...] [QUICK | EXTENDED]` (MySQL's `checksum`
+    /// grammar rule), after the CHECKSUM word.
+    fn checksum(&mut self) -> Result<Stmt> {
+        if !(self.word("TABLE") || self.word("TABLES")) {
+            return Err(self.error_here());
+        }
+        let mut tables = vec![self.table_name()?];
+        while self.parser.consume_token(&Token::Comma) {
+            tables.push(self.table_name()?);
+        }
+        let quick = self.word("QUICK");
+        if !quick {
+            self.word("EXTENDED");
+        }
+        if !self.at_end() {
+            return Err(self.error_here());
+        }
+        Ok(Stmt::Checksum { tables, quick })
     }
 
     // ---- account statements (MySQL 8.0 manual, "Account Management Statements") ----------

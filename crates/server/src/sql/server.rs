@@ -46,8 +46,27 @@ impl Hooks {
 /// CHANGE REPLICATION SOURCE, START/STOP/RESET/SHOW REPLICA and their old spellings, which
 /// sqlparser has no grammar for (`crate::replica::statements` parses them by hand).
 pub trait StatementHook: Send + Sync {
-    /// `None` if the statement is not one of the hook's.
-    fn try_execute(&self, sql: &str) -> Option<Result<super::output::Output>>;
+    /// `None` if the statement is not one of the hook's. Otherwise the hook parses it, asks
+    /// `allowed` whether the session's account holds the privilege it needs (the session's
+    /// check, 1227 if not), and only then runs it.
+    fn try_execute(
+        &self,
+        sql: &str,
+        allowed: &dyn Fn(HookPrivilege) -> Result<()>,
+    ) -> Option<Result<super::output::Output>>;
+}
+
+/// What a hook statement needs of the session's account (mysqld's checks, mapped onto the
+/// static privileges binlogd has: the dynamic REPLICATION_SLAVE_ADMIN is covered by SUPER).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookPrivilege {
+    /// CHANGE REPLICATION SOURCE / CHANGE MASTER, START/STOP REPLICA: SUPER or
+    /// REPLICATION_SLAVE_ADMIN (`sql_parse.cc`, SQLCOM_CHANGE_MASTER; `start_slave`).
+    ReplicationAdmin,
+    /// RESET REPLICA: RELOAD, mysqld's check for every RESET statement.
+    Reload,
+    /// SHOW REPLICA STATUS: SUPER or REPLICATION CLIENT.
+    ReplicationClient,
 }
 
 /// Statement counters, by MySQL status name.
@@ -92,6 +111,7 @@ pub(crate) static COUNTERS: &[&str] = &[
     "Com_grant",
     "Com_revoke",
     "Com_show_grants",
+    "Com_checksum",
 ];
 
 /// The shared server state.

@@ -281,7 +281,8 @@ impl Session {
         self.count("Questions");
         self.begin_statement();
         if let Some(hook) = self.server.statement_hook().cloned() {
-            if let Some(r) = hook.try_execute(sql) {
+            let hooked = hook.try_execute(sql, &|p| self.check_hook_privilege(p));
+            if let Some(r) = hooked {
                 self.warnings.clear();
                 return r.map_err(|e| self.fail(e));
             }
@@ -434,6 +435,7 @@ impl Session {
             Stmt::SetTransaction | Stmt::Noop => Ok(Output::ok(0)),
             Stmt::Show(s) => self.show(s),
             Stmt::Admin(cmd) => self.admin(cmd),
+            Stmt::Checksum { tables, quick } => self.checksum_table(tables, *quick),
             Stmt::Account(a) => {
                 // Account statements commit an open transaction, as mysqld's implicit commit.
                 self.commit_open()?;
