@@ -339,24 +339,30 @@ fn ddl_binlog_synced_engine_commit_not_done_committed() {
 }
 
 /// A checkpoint taken while a DDL is prepared and undecided keeps it undecided: after the
-/// crash it is committed if its QUERY event reached the binlog, rolled back if not.
+/// crash it is committed if its QUERY event reached the binlog (here: the redo's payload in
+/// binlog-in-redo mode, refilled into the binlog), rolled back if not (classic: the binlog
+/// write failed after the redo flush).
 #[test]
 fn ddl_prepared_at_checkpoint_decided_by_the_binlog() {
-    for (fault, in_binlog) in [(FaultOp::Write, false), (FaultOp::Sync, true)] {
-        let (disk, c, acked) = prepared_disk(CLASSIC, 3);
-        disk.inject(Fault::new(fault, FaultKind::Eio).on_path("binlog.0"));
-        // The group fails after the prepare (write) or after the binlog write (fsync): the DDL
-        // is left prepared in the engine for recovery to decide.
+    for (mode, in_binlog) in [(CLASSIC, false), (IN_REDO, true)] {
+        let (disk, c, mut acked) = prepared_disk(mode, 3);
+        disk.inject(Fault::new(FaultOp::Write, FaultKind::Eio).on_path("binlog.0"));
+        // The group fails after its redo flush: the DDL is left prepared in the engine for
+        // recovery to decide.
         assert!(common::run_ddl(&c, CREATE_X0).is_err());
         let lsn = c.engine().checkpoint().expect("checkpoint with the DDL prepared");
         assert!(lsn.0 > 0);
         assert!(!has_table(&c, "x0"), "not visible while undecided");
         drop(c);
-        let (c, rec) = open(disk.crash(CrashMode::KeepAll).shared(), CLASSIC);
-        let ctx = format!("DDL prepared at checkpoint, in binlog: {in_binlog}");
+        let (c, rec) = open(disk.crash(CrashMode::DropUnsynced).shared(), mode);
+        let ctx = format!("{mode}: DDL prepared at checkpoint, in binlog: {in_binlog}");
+        assert_eq!(rec.refilled > 0, in_binlog, "{ctx}: refilled from the redo");
         assert_eq!(rec.committed_xids.len(), usize::from(in_binlog), "{ctx}");
         assert_eq!(rec.rolled_back_xids.len(), usize::from(!in_binlog), "{ctx}");
         assert_eq!(has_table(&c, "x0"), in_binlog, "{ctx}");
+        if in_binlog {
+            acked.extend(c.gtid_executed().gtids().last());
+        }
         check_invariant(&c, &acked, &ctx);
     }
 }
