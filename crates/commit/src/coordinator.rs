@@ -143,10 +143,20 @@ pub struct RecoveryOutcome {
 }
 
 enum Work {
-    Dml { xid: u64, prepare_lsn: u64, rows: Vec<u8>, db: String },
+    Dml {
+        xid: u64,
+        prepare_lsn: u64,
+        rows: Vec<u8>,
+        db: String,
+    },
     /// A DDL transaction: its schema changes are prepared in the engine with `xid`, which
     /// its QUERY event carries (`ddl_xid`) for recovery to find.
-    Ddl { xid: u64, prepare_lsn: u64, db: String, query: String },
+    Ddl {
+        xid: u64,
+        prepare_lsn: u64,
+        db: String,
+        query: String,
+    },
 }
 
 enum Outcome {

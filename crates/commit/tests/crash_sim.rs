@@ -98,7 +98,8 @@ fn sweep_seed(mode: Mode, seed: u64) {
     assert!(ddl >= 4, "{mode} seed={seed}: the workload mixes in DDL ({ddl} statements)");
     drop(c);
     eprintln!(
-        "{mode} seed={seed}: {} commits, {n} binlog transactions, {total} crash points",
+        "{mode} seed={seed}: {} commits, {n} binlog transactions ({ddl} DDL), {total} crash \
+         points",
         run.acked.len()
     );
     for k in 0..=total {

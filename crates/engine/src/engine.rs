@@ -1197,10 +1197,9 @@ impl Inner {
         let t = if live {
             self.lock_exclusive(id)?
         } else {
-            let t = self.table(id).map_err(|_| Error::Corrupt {
-                what: "prepared ddl table",
-                position: 0,
-            })?;
+            let t = self
+                .table(id)
+                .map_err(|_| Error::Corrupt { what: "prepared ddl table", position: 0 })?;
             t.ddl_pending.store(true, Ordering::SeqCst);
             t
         };

@@ -380,7 +380,11 @@ pub struct AuxModel {
     pub rows: BTreeMap<i64, i64>,
 }
 
-fn aux_table<'a>(aux: &'a mut BTreeMap<String, AuxModel>, name: &str, what: &str) -> &'a mut AuxModel {
+fn aux_table<'a>(
+    aux: &'a mut BTreeMap<String, AuxModel>,
+    name: &str,
+    what: &str,
+) -> &'a mut AuxModel {
     aux.get_mut(name).unwrap_or_else(|| panic!("{what} on a missing table"))
 }
 
