@@ -19,10 +19,11 @@
 //!   and sequence numbers, and `last_committed` (commit order, lowered by write sets per
 //!   `binlog_transaction_dependency_tracking`, see `writeset.rs`); build each transaction
 //!   (GTID with logical clock, timestamps and `transaction_length`, QUERY `BEGIN`, the
-//!   session's rows events with positions patched, XID; a DDL is GTID + QUERY); if the
-//!   binlog is not synced per group (binlog-in-redo, or `sync_binlog != 1`) buffer the
-//!   group's bytes as a redo payload; make the redo durable once for the group per
-//!   `innodb_flush_log_at_trx_commit`; append the group to the binlog with one write.
+//!   session's rows events with positions patched, XID; a DDL is GTID + QUERY naming the
+//!   DDL's XID); if the binlog is not synced per group (binlog-in-redo, or
+//!   `sync_binlog != 1`) buffer the group's bytes as a redo payload; make the redo durable
+//!   once for the group per `innodb_flush_log_at_trx_commit`; append the group to the
+//!   binlog with one write.
 //! - SYNC: optionally wait `binlog_group_commit_sync_delay` µs or until
 //!   `binlog_group_commit_sync_no_delay_count` transactions queue; fdatasync the binlog per
 //!   `sync_binlog` (in binlog-in-redo mode the background writer syncs); publish the synced
@@ -31,8 +32,12 @@
 //!   the group in the engine in queue order (buffered commit records, no fsync); otherwise
 //!   each session is woken and commits itself. `m_max_committed_transaction` advances.
 //!
+//! DDL (MySQL 8.0's atomic DDL): a DDL statement is an engine transaction holding staged
+//! schema changes; it is prepared with an XID, that XID goes into its QUERY event
+//! (`ddl_xid`), and it flows through the stages and recovery exactly as a row transaction.
+//!
 //! # Invariants
-//! - A transaction's engine commit record is appended only after its binlog bytes are
+//! - A transaction's (rows or DDL) engine commit record is appended only after its binlog bytes are
 //!   durable in the binlog file (sync_binlog=1) or in the redo as a payload (every other
 //!   mode), so no crash leaves a transaction committed in the engine and absent from the
 //!   binlog after recovery (recovery refills the binlog from payloads).
@@ -150,7 +155,11 @@ enum Work {
         writeset: WriteSet,
         session: u64,
     },
+    /// A DDL transaction: its schema changes are prepared in the engine with `xid`, which
+    /// its QUERY event carries (`ddl_xid`) for recovery to find.
     Ddl {
+        xid: u64,
+        prepare_lsn: u64,
         db: String,
         query: String,
     },
@@ -488,22 +497,36 @@ impl<E: Engine> Coordinator<E> {
         self.inner.submit(items)
     }
 
-    /// Logs a DDL statement the engine already applied with an explicit GTID the caller owns
-    /// (`SET gtid_next` before DDL; the replica applier).
-    pub fn log_ddl_with_gtid(&self, db: &str, query: &str, owned: OwnedGtid) -> Result<CommitInfo> {
+    /// Commits a DDL transaction (schema changes staged in the engine, e.g.
+    /// `engine::Engine::create_table_in`) with statement `query` run in database `db`: the
+    /// same two-phase commit as rows. The engine prepares the changes with an XID; the FLUSH
+    /// leader makes that durable, then writes GTID + QUERY (the QUERY carries the XID, as
+    /// MySQL 8.0's atomic DDL does); the COMMIT stage commits them in the engine. After a
+    /// crash the DDL is committed if its QUERY event is in the binlog, rolled back if not.
+    /// On error the transaction is rolled back (or, if the pipeline failed after its
+    /// prepare, left for recovery to decide).
+    pub fn commit_ddl(&self, txn: E::Txn, db: &str, query: &str) -> Result<CommitInfo> {
+        let work = Err((db.to_string(), query.to_string()));
+        let mut r = self.inner.submit(vec![(Some(txn), work, None)]);
+        r.pop().unwrap_or(Err(Error::ShutDown))
+    }
+
+    /// [`Coordinator::commit_ddl`] with an explicit GTID the caller owns (`SET gtid_next`
+    /// before DDL; the replica applier).
+    pub fn commit_ddl_with_gtid(
+        &self,
+        txn: E::Txn,
+        db: &str,
+        query: &str,
+        owned: OwnedGtid,
+    ) -> Result<CommitInfo> {
         if !self.inner.gtids.is_owner(&owned) {
+            let _ = self.inner.engine.rollback(txn);
             return Err(Error::GtidNotOwned { gtid: owned.gtid });
         }
         let work = Err((db.to_string(), query.to_string()));
         let explicit = Some((owned.gtid, owned.owner));
-        let mut r = self.inner.submit(vec![(None, work, explicit)]);
-        r.pop().unwrap_or(Err(Error::ShutDown))
-    }
-
-    /// Logs a DDL statement the engine already applied: GTID + QUERY, no BEGIN/XID.
-    pub fn log_ddl(&self, db: &str, query: &str) -> Result<CommitInfo> {
-        let work = Err((db.to_string(), query.to_string()));
-        let mut r = self.inner.submit(vec![(None, work, None)]);
+        let mut r = self.inner.submit(vec![(Some(txn), work, explicit)]);
         r.pop().unwrap_or(Err(Error::ShutDown))
     }
 
@@ -715,8 +738,8 @@ impl<E: Engine> Drop for Inner<E> {
     }
 }
 
-/// A submission: the engine transaction (None for DDL), the cache or (db, DDL query), and
-/// an explicit GTID with its owner token.
+/// A submission: the engine transaction (rows or staged DDL), the cache or (db, DDL query),
+/// and an explicit GTID with its owner token.
 type Item<E> = (
     Option<<E as Engine>::Txn>,
     std::result::Result<BinlogCache, (String, String)>,
@@ -836,13 +859,18 @@ impl<E: Engine> Inner<E> {
                 };
                 (Some(t), Work::Dml { xid, prepare_lsn, rows, db, writeset, session })
             }
-            (t, Err((db, query))) => {
-                if let Some(t) = t {
-                    let _ = self.engine.rollback(t);
-                }
-                (None, Work::Ddl { db, query })
+            (Some(mut t), Err((db, query))) => {
+                let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
+                let prepare_lsn = match self.engine.prepare(&mut t, xid) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = self.engine.rollback(t);
+                        return Err(engine_error::<E>(e));
+                    }
+                };
+                (Some(t), Work::Ddl { xid, prepare_lsn, db, query })
             }
-            (None, Ok(_)) => return Err(Error::ShutDown),
+            (None, _) => return Err(Error::ShutDown),
         };
         Ok(Prepared::Member(Arc::new(Member {
             start: Instant::now(),
@@ -1115,11 +1143,10 @@ impl<E: Engine> Inner<E> {
             let start = start_pos + bytes.len() as u64;
             let clock = LogicalClock { last_committed, sequence_number: sequence };
             let xid = match &st.work {
-                Work::Dml { xid, prepare_lsn, .. } => {
+                Work::Dml { xid, prepare_lsn, .. } | Work::Ddl { xid, prepare_lsn, .. } => {
                     flush_lsn = flush_lsn.max(*prepare_lsn);
                     Some(*xid)
                 }
-                Work::Ddl { .. } => None,
             };
             if let Err(e) = self.encode_txn(&st.work, gtid, clock, ts_us, start, &mut bytes) {
                 // Nothing was written anywhere yet: the group can be undone cleanly.
@@ -1192,8 +1219,11 @@ impl<E: Engine> Inner<E> {
                 Event::new(header, EventBody::Xid(XidEvent { xid: *xid }))
                     .encode(&self.ctx, 0, &mut rest)?;
             }
-            Work::Ddl { db, query } => {
-                let status = StatusVars::mysql80_ddl(db, None);
+            Work::Ddl { xid, db, query, .. } => {
+                // MySQL 8.0's atomic DDL: the QUERY event names the DDL's XID
+                // (Q_DDL_LOGGED_WITH_XID), which binlog recovery collects with the XID events'
+                // (`Binlog_recovery::process_atomic_ddl`, sql/binlog/recovery.cc).
+                let status = StatusVars::mysql80_ddl(db, Some(*xid));
                 let q = QueryEvent::new(0, 0, db, query, &status)?;
                 Event::new(header, EventBody::Query(q)).encode(&self.ctx, 0, &mut rest)?;
             }

@@ -24,7 +24,9 @@ pub trait Engine: Send + Sync + 'static {
     fn is_no_space(e: &Self::Error) -> bool;
 
     fn begin(&self) -> Self::Txn;
-    /// Whether the transaction changed nothing (it then commits without the binlog).
+    /// Whether the transaction changed nothing (it then commits without the binlog). A DDL
+    /// transaction (schema changes staged in it) is never read-only; it is prepared,
+    /// committed, rolled back and recovered like any other.
     fn is_read_only(txn: &Self::Txn) -> bool;
     /// 2PC prepare; returns the end LSN of the buffered prepare record.
     fn prepare(&self, txn: &mut Self::Txn, xid: u64) -> Result<u64, Self::Error>;
@@ -105,9 +107,9 @@ impl Engine for engine::Engine {
         engine::Engine::rollback(self, txn)
     }
     fn abandon(&self, txn: engine::Txn) {
-        // Dropping an engine transaction rolls it back (and logs it); forgetting it leaves
-        // the prepare record as the last word, for recovery to decide against the binlog.
-        std::mem::forget(txn);
+        // Not dropped (that would roll back and log it): the prepare record stays the last
+        // word, for recovery to decide against the binlog.
+        engine::Engine::abandon(self, txn);
     }
     fn commit_prepared(&self, xid: u64) -> Result<u64, engine::Error> {
         engine::Engine::commit_prepared(self, xid).map(|l| l.0)

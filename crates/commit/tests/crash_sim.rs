@@ -1,5 +1,6 @@
 //! Crash simulation: a deterministic seeded workload (8 sessions, inserts/updates/deletes/
-//! rollbacks, groups, rotations, checkpoints) on the simulated disk, with a power cut at
+//! rollbacks, groups, DDL and autocommit inserts on other tables, rotations, checkpoints) on
+//! the simulated disk, with a power cut at
 //! write/sync point k, dropping, tearing or keeping the unsynced state; then restart, XA
 //! recovery, and DESIGN.md's invariant. Both modes × sync_binlog 1 and 0.
 //!
@@ -93,9 +94,12 @@ fn sweep_seed(mode: Mode, seed: u64) {
     // Readers see only the synced end; make all of it visible for the live check.
     c.sync_binlog_now().expect("sync");
     let n = check_invariant(&c, &run.acked, &format!("{mode} seed={seed} no crash"));
+    let ddl = common::read_binlog(&c, "count").iter().filter(|t| t.ddl.is_some()).count();
+    assert!(ddl >= 4, "{mode} seed={seed}: the workload mixes in DDL ({ddl} statements)");
     drop(c);
     eprintln!(
-        "{mode} seed={seed}: {} commits, {n} binlog transactions, {total} crash points",
+        "{mode} seed={seed}: {} commits, {n} binlog transactions ({ddl} DDL), {total} crash \
+         points",
         run.acked.len()
     );
     for k in 0..=total {

@@ -280,3 +280,129 @@ fn eio_on_redo_fsync_in_redo_mode_poisons() {
     let (c, _) = open(disk.crash(CrashMode::KeepAll).shared(), IN_REDO);
     check_invariant(&c, &acked, "row 9, redo EIO");
 }
+
+// ---- DDL: the same two-phase commit as rows (MySQL 8.0's atomic DDL) ----------------------
+
+const CREATE_X0: &str = "CREATE TABLE x0 (id BIGINT PRIMARY KEY, v BIGINT)";
+
+fn has_table(c: &Coord, name: &str) -> bool {
+    c.engine().table_id(name).is_some()
+}
+
+/// The DDL's prepare record became durable (another group's redo flush can do that) and the
+/// power failed before its FLUSH stage wrote the QUERY event: recovery rolls it back.
+#[test]
+fn ddl_prepared_binlog_not_written_rolled_back() {
+    for mode in [CLASSIC, IN_REDO] {
+        let (disk, c, acked) = prepared_disk(mode, 3);
+        let e = c.engine();
+        let mut txn = e.begin();
+        e.create_table_in(&mut txn, common::aux_schema("x0")).expect("stage");
+        let xid = 1 << 40;
+        e.prepare(&mut txn, xid).expect("prepare");
+        e.flush_all().expect("the prepare record is durable");
+        e.abandon(txn);
+        drop(c);
+        let (c, rec) = open(disk.crash(CrashMode::DropUnsynced).shared(), mode);
+        assert_eq!(rec.rolled_back_xids, vec![xid], "{mode}");
+        assert!(!has_table(&c, "x0"), "{mode}: the table is not created");
+        check_invariant(&c, &acked, &format!("{mode} DDL row 2"));
+        // The name is free again.
+        common::run_ddl(&c, CREATE_X0).expect("create after recovery");
+    }
+    // The same through the pipeline: the binlog write fails after the redo flush.
+    let (disk, c, acked) = prepared_disk(CLASSIC, 3);
+    disk.inject(Fault::new(FaultOp::Write, FaultKind::Eio).on_path("binlog.0"));
+    assert!(common::run_ddl(&c, CREATE_X0).is_err());
+    drop(c);
+    let (c, rec) = open(disk.crash(CrashMode::KeepAll).shared(), CLASSIC);
+    assert_eq!(rec.rolled_back_xids.len(), 1, "the prepared DDL is rolled back");
+    assert!(!has_table(&c, "x0"));
+    check_invariant(&c, &acked, "DDL row 2, binlog write failed");
+}
+
+/// The QUERY event is durable (binlog synced, or in the redo's payload in binlog-in-redo
+/// mode) and the engine's commit record was only buffered: recovery commits the DDL.
+#[test]
+fn ddl_binlog_synced_engine_commit_not_done_committed() {
+    for mode in [CLASSIC, IN_REDO, Mode { in_redo: false, sync_binlog: 0 }] {
+        let (disk, c, mut acked) = prepared_disk(mode, 3);
+        let info = common::run_ddl(&c, CREATE_X0).expect("acknowledged");
+        acked.extend(info.gtid);
+        assert!(has_table(&c, "x0"));
+        drop(c);
+        let (c, rec) = open(disk.crash(CrashMode::DropUnsynced).shared(), mode);
+        assert_eq!(rec.committed_xids.len(), 1, "{mode}: recovered prepared, found in the binlog");
+        assert!(has_table(&c, "x0"), "{mode}");
+        check_invariant(&c, &acked, &format!("{mode} DDL row 4"));
+    }
+}
+
+/// A checkpoint taken while a DDL is prepared and undecided keeps it undecided: after the
+/// crash it is committed if its QUERY event reached the binlog (here: the redo's payload in
+/// binlog-in-redo mode, refilled into the binlog), rolled back if not (classic: the binlog
+/// write failed after the redo flush).
+#[test]
+fn ddl_prepared_at_checkpoint_decided_by_the_binlog() {
+    for (mode, in_binlog) in [(CLASSIC, false), (IN_REDO, true)] {
+        let (disk, c, mut acked) = prepared_disk(mode, 3);
+        disk.inject(Fault::new(FaultOp::Write, FaultKind::Eio).on_path("binlog.0"));
+        // The group fails after its redo flush: the DDL is left prepared in the engine for
+        // recovery to decide.
+        assert!(common::run_ddl(&c, CREATE_X0).is_err());
+        let lsn = c.engine().checkpoint().expect("checkpoint with the DDL prepared");
+        assert!(lsn.0 > 0);
+        assert!(!has_table(&c, "x0"), "not visible while undecided");
+        drop(c);
+        let (c, rec) = open(disk.crash(CrashMode::DropUnsynced).shared(), mode);
+        let ctx = format!("{mode}: DDL prepared at checkpoint, in binlog: {in_binlog}");
+        assert_eq!(rec.refilled > 0, in_binlog, "{ctx}: refilled from the redo");
+        assert_eq!(rec.committed_xids.len(), usize::from(in_binlog), "{ctx}");
+        assert_eq!(rec.rolled_back_xids.len(), usize::from(!in_binlog), "{ctx}");
+        assert_eq!(has_table(&c, "x0"), in_binlog, "{ctx}");
+        if in_binlog {
+            acked.extend(c.gtid_executed().gtids().last());
+        }
+        check_invariant(&c, &acked, &ctx);
+    }
+}
+
+/// Every write and sync of a DDL sequence (CREATE TABLE, insert, CREATE INDEX, TRUNCATE, DROP
+/// of two tables) in each mode, with each crash mode: engine == binlog after recovery.
+#[test]
+fn ddl_crash_at_every_point() {
+    let statements = [
+        CREATE_X0,
+        "CREATE TABLE x1 (id BIGINT PRIMARY KEY, v BIGINT)",
+        "CREATE INDEX iv ON x0 (v)",
+        "TRUNCATE TABLE x1",
+        "DROP INDEX iv ON x0",
+        "DROP TABLE x0, x1",
+    ];
+    let step = |c: &Coord| -> commit::Result<()> {
+        for (i, q) in statements.iter().enumerate() {
+            common::run_ddl(c, q)?;
+            if i == 1 {
+                commit_row(c, 500)?;
+            }
+        }
+        Ok(())
+    };
+    for mode in [CLASSIC, IN_REDO, Mode { in_redo: false, sync_binlog: 0 }] {
+        let (disk, c, _) = prepared_disk(mode, 2);
+        let before = disk.op_count();
+        step(&c).expect("reference run");
+        let ops = disk.op_count() - before;
+        drop(c);
+        for k in 0..ops {
+            for cm in [CrashMode::DropUnsynced, CrashMode::KeepAll, CrashMode::Tear { seed: k }] {
+                let (disk, c, acked) = prepared_disk(mode, 2);
+                disk.crash_at(disk.op_count() + k);
+                assert!(step(&c).is_err(), "{mode} k={k}: must hit the crash");
+                drop(c);
+                let (c, _) = open(disk.crash(cm).shared(), mode);
+                check_invariant(&c, &acked, &format!("{mode} DDL k={k} {cm:?}"));
+            }
+        }
+    }
+}

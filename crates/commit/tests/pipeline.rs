@@ -281,3 +281,93 @@ fn deferred_commits_wake_their_tasks() {
     let (c, _) = common::open(disk.crash(CrashMode::DropUnsynced).shared(), CLASSIC);
     check_invariant(&c, &acked, "after crash");
 }
+
+/// Inserts row `id` into auxiliary table `name` and commits it.
+fn insert_aux(c: &Coord, name: &str, id: i64) -> commit::Result<commit::CommitInfo> {
+    let e = c.engine();
+    let t = e.table_id(name).expect("aux table");
+    let schema = e.schema(t).expect("schema");
+    let mut txn = e.begin();
+    let row = vec![Value::Int(id), Value::Int(id % 5)];
+    e.insert(&mut txn, t, row.clone()).expect("insert");
+    let mut cache = c.new_cache("test");
+    cache.insert(&schema, &row).expect("log");
+    c.commit(txn, cache)
+}
+
+/// DDL transactions in the same groups as row transactions, with checkpoints running all the
+/// while (so some catch a DDL prepared and undecided): engine == binlog live and after a
+/// crash, in both modes.
+#[test]
+fn ddl_and_rows_in_the_same_groups_with_checkpoints() {
+    for in_redo in [false, true] {
+        let config = base_config();
+        config.set_binlog_in_redo(in_redo);
+        let disk = SimVfs::new();
+        let c = open_with(&disk, Arc::new(config));
+        setup(&c);
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let acked = Arc::new(Mutex::new(Vec::new()));
+        let checkpoints = std::thread::scope(|s| {
+            let ckpt = s.spawn(|| {
+                let mut n = 0;
+                while !done.load(std::sync::atomic::Ordering::Acquire) {
+                    c.engine().checkpoint().expect("checkpoint");
+                    n += 1;
+                }
+                n
+            });
+            let mut workers = Vec::new();
+            for th in 0..6i64 {
+                let acked = acked.clone();
+                let c = &c;
+                workers.push(s.spawn(move || {
+                    for i in 0..25 {
+                        let info = insert(c, th * 1000 + i, None).expect("commit");
+                        acked.lock().expect("lock").extend(info.gtid);
+                    }
+                }));
+            }
+            for name in ["x0", "x1"] {
+                let acked = acked.clone();
+                let c = &c;
+                workers.push(s.spawn(move || {
+                    let ack = |r: commit::Result<commit::CommitInfo>| {
+                        acked.lock().expect("lock").extend(r.expect("commit").gtid);
+                    };
+                    for round in 0..6i64 {
+                        ack(common::run_ddl(
+                            c,
+                            &format!("CREATE TABLE {name} (id BIGINT PRIMARY KEY, v BIGINT)"),
+                        ));
+                        ack(insert_aux(c, name, round * 10 + 1));
+                        ack(common::run_ddl(c, &format!("CREATE INDEX iv ON {name} (v)")));
+                        ack(insert_aux(c, name, round * 10 + 2));
+                        ack(common::run_ddl(c, &format!("TRUNCATE TABLE {name}")));
+                        ack(insert_aux(c, name, round * 10 + 3));
+                        ack(common::run_ddl(c, &format!("DROP INDEX iv ON {name}")));
+                        if round < 5 {
+                            ack(common::run_ddl(c, &format!("DROP TABLE {name}")));
+                        }
+                    }
+                }));
+            }
+            for w in workers {
+                w.join().expect("worker");
+            }
+            done.store(true, std::sync::atomic::Ordering::Release);
+            ckpt.join().expect("checkpointer")
+        });
+        assert!(checkpoints > 0);
+        let acked = acked.lock().expect("lock").clone();
+        let ctx = format!("in_redo={in_redo}");
+        c.sync_binlog_now().expect("sync");
+        check_invariant(&c, &acked, &format!("{ctx} live"));
+        check_clock(&c);
+        assert!(c.engine().table_id("x0").is_some() && c.engine().table_id("x1").is_some());
+        drop(c);
+        let mode = Mode { in_redo, sync_binlog: 1 };
+        let (c, _) = common::open(disk.crash(CrashMode::DropUnsynced).shared(), mode);
+        check_invariant(&c, &acked, &format!("{ctx} after crash"));
+    }
+}

@@ -1,5 +1,6 @@
 //! Real process crashes: a child process (this test binary, re-run in child mode) commits
-//! from 16 threads on real files and prints each acknowledged GTID; the parent kills it
+//! from 16 threads on real files, while a 17th runs DDL and inserts on other tables, and
+//! prints each acknowledged GTID; the parent kills it
 //! with SIGKILL once enough commits were acknowledged, recovers the data directory and
 //! checks the invariant and that every acknowledged commit is there. Three rounds on the
 //! same directory: classic sync_binlog=1, binlog-in-redo, classic sync_binlog=0.
@@ -48,6 +49,16 @@ fn child() {
     }
     let out = Arc::new(Mutex::new(std::io::stdout()));
     std::thread::scope(|s| {
+        let (c2, out2) = (&c, out.clone());
+        s.spawn(move || {
+            let mut rng = common::Rng(round as u64 + 99);
+            for step in 0.. {
+                let info = common::aux_step(c2, &mut rng, step).expect("DDL or aux insert");
+                let mut o = out2.lock().expect("stdout");
+                writeln!(o, "ACK {}", info.gtid.expect("gtid")).expect("write ack");
+                o.flush().expect("flush ack");
+            }
+        });
         for th in 0..16i64 {
             let (c, out) = (&c, out.clone());
             s.spawn(move || {

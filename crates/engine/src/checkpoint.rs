@@ -21,7 +21,9 @@ use crate::value::{decode_row, encode_row, Key, Row};
 pub(crate) const FILE_NAME: &str = "checkpoint";
 const TMP_NAME: &str = "checkpoint.tmp";
 const MAGIC: &[u8; 8] = b"BLDCKPT1";
-const VERSION: u32 = 1;
+/// Version 2 added the kind byte of prepared entries (DDL prepared for 2PC); version 1 files
+/// (row ops only) are still read.
+const VERSION: u32 = 2;
 
 pub(crate) struct TableImage {
     pub(crate) schema: TableSchema,
@@ -35,14 +37,22 @@ pub(crate) struct Snapshot {
     pub(crate) max_xid: u64,
     pub(crate) next_table_id: u32,
     pub(crate) tables: Vec<TableImage>,
-    /// (xid, encoded ops) of transactions prepared before `lsn` and undecided at it.
-    pub(crate) prepared: Vec<(u64, Vec<u8>)>,
+    /// Transactions prepared before `lsn` and undecided at it.
+    pub(crate) prepared: Vec<PreparedImage>,
+}
+
+/// A prepared transaction in a checkpoint: its row ops, or its DDL list (`ddl`).
+pub(crate) struct PreparedImage {
+    pub(crate) xid: u64,
+    pub(crate) ddl: bool,
+    pub(crate) bytes: Vec<u8>,
 }
 
 // Format (checkpoint file): "BLDCKPT1" | u32 version | u64 lsn | u64 max_xid |
 // u32 next_table_id | u32 table count | per table: schema, u64 auto_inc, u64 next_row_id,
 // u64 row count, per row: bytes key, row | u32 prepared count | per prepared: u64 xid,
-// bytes ops | u32 crc32 of everything before it.
+// u8 kind (1 row ops, 2 DDL list; absent in version 1) | bytes | u32 crc32 of everything
+// before it.
 pub(crate) fn encode(s: &Snapshot) -> Vec<u8> {
     let mut b = Vec::new();
     b.extend_from_slice(MAGIC);
@@ -62,9 +72,10 @@ pub(crate) fn encode(s: &Snapshot) -> Vec<u8> {
         }
     }
     b.put_u32(s.prepared.len() as u32);
-    for (xid, ops) in &s.prepared {
-        b.put_u64(*xid);
-        b.put_bytes(ops);
+    for p in &s.prepared {
+        b.put_u64(p.xid);
+        b.put_u8(if p.ddl { 2 } else { 1 });
+        b.put_bytes(&p.bytes);
     }
     let crc = crc32fast::hash(&b);
     b.put_u32(crc);
@@ -81,8 +92,12 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Snapshot> {
         return Err(corrupt(body.len() as u64));
     }
     let mut r = Reader::new(body, "checkpoint", 0);
-    if r.take(8)? != MAGIC || r.u32()? != VERSION {
+    if r.take(8)? != MAGIC {
         return Err(corrupt(0));
+    }
+    let version = r.u32()?;
+    if version != 1 && version != VERSION {
+        return Err(corrupt(8));
     }
     let lsn = r.u64()?;
     let max_xid = r.u64()?;
@@ -108,7 +123,16 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Snapshot> {
     let nprep = r.u32()?;
     let mut prepared = Vec::new();
     for _ in 0..nprep {
-        prepared.push((r.u64()?, r.bytes()?.to_vec()));
+        let xid = r.u64()?;
+        let ddl = match version {
+            1 => false,
+            _ => match r.u8()? {
+                1 => false,
+                2 => true,
+                _ => return Err(r.corrupt()),
+            },
+        };
+        prepared.push(PreparedImage { xid, ddl, bytes: r.bytes()?.to_vec() });
     }
     if !r.is_empty() {
         return Err(r.corrupt());

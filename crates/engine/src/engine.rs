@@ -18,6 +18,10 @@
 //!   LSN is visible and none above it has published anything yet.
 //! - A table's `users` counts the transactions holding changes on it; a DDL marks the table
 //!   and waits for zero, so DDL never interleaves with a transaction's changes to that table.
+//! - A DDL transaction changes the catalog only at commit, inside the commit gate together
+//!   with its decision record; until then (prepared included) the catalog is as before, its
+//!   tables stay marked and its new names reserved. So a checkpoint holds a prepared DDL as
+//!   prepared, and replay applies a DDL exactly where its decision record is.
 
 use std::collections::HashMap;
 use std::ops::Bound;
@@ -30,7 +34,7 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex, RwLock};
 use vfs::VfsRef;
 
-use crate::checkpoint::{self, Snapshot, TableImage};
+use crate::checkpoint::{self, PreparedImage, Snapshot, TableImage};
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
 use crate::redo::{Kind, Lsn, PreparedEntry, ReadRecord, RedoLog};
@@ -191,6 +195,10 @@ pub struct Txn {
     /// Rows whose lock this transaction holds: (slot in `tables`, cell).
     touched: Vec<(usize, Arc<RowCell>)>,
     index_added: Vec<IndexAdded>,
+    /// Schema changes this transaction holds (a DDL transaction changes no rows).
+    ddl: Vec<DdlStep>,
+    /// Whether it holds the engine's DDL gate (one DDL transaction at a time).
+    holds_ddl_gate: bool,
 }
 
 impl Txn {
@@ -206,9 +214,14 @@ impl Txn {
         }
     }
 
-    /// Whether the transaction changed or locked any row.
+    /// Whether the transaction changed or locked no row and holds no schema change.
     pub fn is_read_only(&self) -> bool {
-        self.touched.is_empty()
+        self.touched.is_empty() && self.ddl.is_empty()
+    }
+
+    /// Whether the transaction holds schema changes (a DDL transaction).
+    pub fn is_ddl(&self) -> bool {
+        self.holds_ddl_gate || !self.ddl.is_empty()
     }
 }
 
@@ -275,11 +288,53 @@ fn encode_ddl(d: &Ddl) -> Vec<u8> {
 
 fn decode_ddl(buf: &[u8], lsn: Lsn) -> Result<Ddl> {
     let mut r = Reader::new(buf, "ddl record", lsn.0);
+    let d = decode_ddl_from(&mut r)?;
+    if !r.is_empty() {
+        return Err(r.corrupt());
+    }
+    Ok(d)
+}
+
+// Format (ddl list): u32 count | per DDL: bytes (ddl).
+fn encode_ddl_list(steps: &[DdlStep]) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.put_u32(steps.len() as u32);
+    for s in steps {
+        b.put_bytes(&encode_ddl(&s.ddl));
+    }
+    b
+}
+
+fn decode_ddl_list(buf: &[u8], lsn: Lsn) -> Result<Vec<Ddl>> {
+    let mut r = Reader::new(buf, "ddl list", lsn.0);
+    let n = r.u32()?;
+    let mut v = Vec::new();
+    for _ in 0..n {
+        v.push(decode_ddl(r.bytes()?, lsn)?);
+    }
+    if !r.is_empty() {
+        return Err(r.corrupt());
+    }
+    Ok(v)
+}
+
+/// A schema change a DDL transaction holds until it ends. Until then the catalog is
+/// unchanged: the table it changes is marked for DDL (writers wait), a new table's name is
+/// reserved, and the replacement table object is already built (checks done).
+struct DdlStep {
+    ddl: Ddl,
+    /// The table marked for DDL (`ddl_pending`); None for CREATE TABLE.
+    locked: Option<Arc<Table>>,
+    /// The table object installed at commit (all but DROP TABLE).
+    built: Option<Arc<Table>>,
+}
+
+fn decode_ddl_from(r: &mut Reader<'_>) -> Result<Ddl> {
     let d = match r.u8()? {
-        1 => Ddl::CreateTable(decode_schema(&mut r)?),
+        1 => Ddl::CreateTable(decode_schema(r)?),
         2 => Ddl::DropTable(r.u32()?),
         3 => Ddl::Truncate(r.u32()?),
-        4 => Ddl::CreateIndex(r.u32()?, decode_index(&mut r)?),
+        4 => Ddl::CreateIndex(r.u32()?, decode_index(r)?),
         5 => Ddl::DropIndex(r.u32()?, r.string()?),
         _ => return Err(r.corrupt()),
     };
@@ -315,6 +370,8 @@ fn decode_ops(buf: &[u8], base: u64) -> Result<Vec<Op>> {
 struct Catalog {
     tables: HashMap<TableId, Arc<Table>>,
     names: HashMap<String, TableId>,
+    /// Lower-cased names of tables a DDL transaction creates, until it ends.
+    reserved: HashMap<String, TableId>,
     next_id: TableId,
 }
 
@@ -350,7 +407,9 @@ struct Inner {
     log: RedoLog,
     catalog: RwLock<Catalog>,
     commit_gate: RwLock<()>,
-    ddl_lock: Mutex<()>,
+    /// Held (true) by the one DDL transaction in progress, from its first change to its end.
+    ddl_gate: Mutex<bool>,
+    ddl_gate_cv: Condvar,
     checkpoint_lock: Mutex<()>,
     /// The wait-for graph: waiting transaction id -> the holder it waits for.
     waits: Mutex<HashMap<u64, Arc<TxnShared>>>,
@@ -396,7 +455,8 @@ impl Engine {
             log,
             catalog: RwLock::new(Catalog::default()),
             commit_gate: RwLock::new(()),
-            ddl_lock: Mutex::new(()),
+            ddl_gate: Mutex::new(false),
+            ddl_gate_cv: Condvar::new(),
             checkpoint_lock: Mutex::new(()),
             waits: Mutex::new(HashMap::new()),
             next_txn_id: AtomicU64::new(1),
@@ -458,73 +518,106 @@ impl Engine {
     }
 
     // ---- catalog and DDL -------------------------------------------------------------------
+    //
+    // A DDL statement is a transaction holding schema changes instead of row changes: the
+    // `*_in` calls check and stage each change (marking the table for DDL, reserving a new
+    // table's name, building the replacement table) without touching the catalog; `prepare`
+    // logs them in a DdlPrepare record with the XID, `commit` logs Commit and installs them in
+    // the catalog (inside the commit gate, so a checkpoint sees all or nothing of them),
+    // `rollback` (or dropping the transaction) undoes the staging. So a DDL follows the same
+    // two-phase commit as rows do: recovery returns a prepared DDL's XID for the coordinator
+    // to commit (its binlog event is in the binlog) or roll back. One DDL transaction runs at a
+    // time (the DDL gate). The one-call forms (`create_table`, ...) commit at once without 2PC
+    // and are durable on return (servers without a binlog, tests, tools).
 
     /// CREATE TABLE; durable on return. Returns the new table's id.
-    pub fn create_table(&self, mut schema: TableSchema) -> Result<TableId> {
-        let inner = &self.inner;
-        let _ddl = inner.ddl_lock.lock();
-        if inner.catalog.read().names.contains_key(&schema.name.to_ascii_lowercase()) {
-            return Err(Error::TableExists { name: schema.name });
-        }
-        schema.id = inner.catalog.read().next_id.max(1);
-        schema.validate()?;
-        let id = schema.id;
-        let ddl = Ddl::CreateTable(schema.clone());
-        inner.log_ddl(&ddl, || inner.catalog.write().install(Arc::new(Table::new(schema))))?;
+    pub fn create_table(&self, schema: TableSchema) -> Result<TableId> {
+        let mut txn = self.begin();
+        let id = self.create_table_in(&mut txn, schema)?;
+        self.commit_durably(txn)?;
         Ok(id)
     }
 
     /// DROP TABLE; waits (up to the lock wait timeout) for transactions using it.
     pub fn drop_table(&self, id: TableId) -> Result<()> {
-        let inner = &self.inner;
-        let _ddl = inner.ddl_lock.lock();
-        let _t = inner.lock_exclusive(id)?;
-        inner.log_ddl(&Ddl::DropTable(id), || inner.catalog.write().remove(id))
+        let mut txn = self.begin();
+        self.drop_table_in(&mut txn, id)?;
+        self.commit_durably(txn)
     }
 
     /// TRUNCATE TABLE (also resets AUTO_INCREMENT).
     pub fn truncate(&self, id: TableId) -> Result<()> {
-        let inner = &self.inner;
-        let _ddl = inner.ddl_lock.lock();
-        let t = inner.lock_exclusive(id)?;
-        let fresh = Table::new((*t.schema).clone());
-        inner.log_ddl(&Ddl::Truncate(id), || inner.catalog.write().install(Arc::new(fresh)))
+        let mut txn = self.begin();
+        self.truncate_in(&mut txn, id)?;
+        self.commit_durably(txn)
     }
 
     /// CREATE [UNIQUE] INDEX; fails with 1062 if existing rows violate a unique index.
     pub fn create_index(&self, id: TableId, index: IndexDef) -> Result<()> {
-        let inner = &self.inner;
-        let _ddl = inner.ddl_lock.lock();
-        let t = inner.lock_exclusive(id)?;
-        let built = (|| {
-            t.schema.check_index(&index, &t.schema.indexes)?;
-            with_index(&t, index.clone())
-        })();
-        match built {
-            Ok(new) => inner.log_ddl(&Ddl::CreateIndex(id, index), || {
-                inner.catalog.write().install(Arc::new(new))
-            }),
-            Err(e) => {
-                unlock_exclusive(&t);
-                Err(e)
-            }
-        }
+        let mut txn = self.begin();
+        self.create_index_in(&mut txn, id, index)?;
+        self.commit_durably(txn)
     }
 
     /// DROP INDEX.
     pub fn drop_index(&self, id: TableId, name: &str) -> Result<()> {
+        let mut txn = self.begin();
+        self.drop_index_in(&mut txn, id, name)?;
+        self.commit_durably(txn)
+    }
+
+    fn commit_durably(&self, txn: Txn) -> Result<()> {
+        let end = self.commit(txn)?;
+        self.inner.log.flush_up_to(end)
+    }
+
+    /// Stages CREATE TABLE in DDL transaction `txn` (see above); returns the id the table will
+    /// have once `txn` commits.
+    pub fn create_table_in(&self, txn: &mut Txn, mut schema: TableSchema) -> Result<TableId> {
         let inner = &self.inner;
-        let _ddl = inner.ddl_lock.lock();
-        let t = inner.lock_exclusive(id)?;
-        match without_index(&t, name) {
-            Ok(new) => inner.log_ddl(&Ddl::DropIndex(id, name.to_string()), || {
-                inner.catalog.write().install(Arc::new(new))
-            }),
-            Err(e) => {
-                unlock_exclusive(&t);
-                Err(e)
-            }
-        }
+        inner.enter_ddl(txn)?;
+        schema.validate()?;
+        let step = inner.stage(txn, Ddl::CreateTable(schema), true)?;
+        let id = match &step.ddl {
+            Ddl::CreateTable(s) => s.id,
+            _ => unreachable!("staged what was given"),
+        };
+        txn.ddl.push(step);
+        Ok(id)
+    }
+
+    /// Stages DROP TABLE in `txn`; waits (up to the lock wait timeout) for transactions
+    /// holding changes on the table.
+    pub fn drop_table_in(&self, txn: &mut Txn, id: TableId) -> Result<()> {
+        self.inner.enter_ddl(txn)?;
+        let step = self.inner.stage(txn, Ddl::DropTable(id), true)?;
+        txn.ddl.push(step);
+        Ok(())
+    }
+
+    /// Stages TRUNCATE TABLE in `txn`.
+    pub fn truncate_in(&self, txn: &mut Txn, id: TableId) -> Result<()> {
+        self.inner.enter_ddl(txn)?;
+        let step = self.inner.stage(txn, Ddl::Truncate(id), true)?;
+        txn.ddl.push(step);
+        Ok(())
+    }
+
+    /// Stages CREATE [UNIQUE] INDEX in `txn` (the index is built now: 1062 if existing rows
+    /// violate a unique index).
+    pub fn create_index_in(&self, txn: &mut Txn, id: TableId, index: IndexDef) -> Result<()> {
+        self.inner.enter_ddl(txn)?;
+        let step = self.inner.stage(txn, Ddl::CreateIndex(id, index), true)?;
+        txn.ddl.push(step);
+        Ok(())
+    }
+
+    /// Stages DROP INDEX in `txn`.
+    pub fn drop_index_in(&self, txn: &mut Txn, id: TableId, name: &str) -> Result<()> {
+        self.inner.enter_ddl(txn)?;
+        let step = self.inner.stage(txn, Ddl::DropIndex(id, name.to_string()), true)?;
+        txn.ddl.push(step);
+        Ok(())
     }
 
     /// The id of the table named `name` (case-insensitive).
@@ -747,6 +840,17 @@ impl Engine {
         self.inner.rollback_impl(&mut txn)
     }
 
+    /// Gives up a prepared transaction whose outcome only crash recovery may decide: nothing
+    /// is logged, its locks stay held until the restart; only the DDL gate is released, so
+    /// later statements fail on their own errors instead of waiting for it.
+    pub fn abandon(&self, mut txn: Txn) {
+        if std::mem::take(&mut txn.holds_ddl_gate) {
+            self.inner.release_ddl_gate();
+        }
+        // Dropping would roll back (and log it); the prepare record must stay the last word.
+        std::mem::forget(txn);
+    }
+
     /// XIDs recovered as prepared and not yet decided.
     pub fn recovered_prepared(&self) -> Vec<u64> {
         let mut v: Vec<u64> = self.inner.recovered.lock().keys().copied().collect();
@@ -940,6 +1044,12 @@ fn release(txn: &mut Txn) {
         }
     }
     txn.index_added.clear();
+    txn.ddl.clear();
+    if std::mem::take(&mut txn.holds_ddl_gate) {
+        if let Some(inner) = txn.engine.upgrade() {
+            inner.release_ddl_gate();
+        }
+    }
     txn.state = TxnState::Done;
     txn.shared.finish();
 }
@@ -971,6 +1081,8 @@ impl Inner {
             tables: Vec::new(),
             touched: Vec::new(),
             index_added: Vec::new(),
+            ddl: Vec::new(),
+            holds_ddl_gate: false,
         }
     }
 
@@ -980,6 +1092,9 @@ impl Inner {
     fn txn_table(&self, txn: &mut Txn, id: TableId) -> Result<(usize, Arc<Table>)> {
         if let Some(i) = txn.tables.iter().position(|t| t.schema.id == id) {
             return Ok((i, txn.tables[i].clone()));
+        }
+        if txn.holds_ddl_gate {
+            return Err(Error::TxnState { reason: "a DDL transaction changes no rows" });
         }
         let deadline = Instant::now() + self.config.lock_wait_timeout;
         loop {
@@ -1023,25 +1138,118 @@ impl Inner {
         Ok(t)
     }
 
-    /// Appends a DDL record, applies it in memory, and makes it durable. Once the record is
-    /// appended the change is applied even if the flush fails, because a later flush may still
-    /// make the record durable.
-    fn log_ddl(&self, ddl: &Ddl, apply: impl FnOnce()) -> Result<()> {
-        let bytes = encode_ddl(ddl);
-        let appended = self.log.append(Kind::Ddl, &[&bytes], |_, _, _| ());
-        let end = match appended {
-            Ok((_, end, ())) => end,
-            Err(e) => {
-                if let Some(id) = ddl_table(ddl) {
-                    if let Ok(t) = self.table(id) {
-                        unlock_exclusive(&t);
-                    }
-                }
-                return Err(e);
+    /// Makes `txn` a DDL transaction: it must not have changed rows; takes the DDL gate
+    /// (waiting up to the lock wait timeout for the DDL transaction in progress).
+    fn enter_ddl(&self, txn: &mut Txn) -> Result<()> {
+        check_active(txn)?;
+        if !txn.touched.is_empty() || !txn.tables.is_empty() {
+            return Err(Error::TxnState { reason: "a DDL needs a transaction of its own" });
+        }
+        if txn.holds_ddl_gate {
+            return Ok(());
+        }
+        let deadline = Instant::now() + self.config.lock_wait_timeout;
+        let mut busy = self.ddl_gate.lock();
+        while *busy {
+            if self.ddl_gate_cv.wait_until(&mut busy, deadline).timed_out() && *busy {
+                return Err(Error::LockWaitTimeout);
             }
+        }
+        *busy = true;
+        txn.holds_ddl_gate = true;
+        Ok(())
+    }
+
+    fn release_ddl_gate(&self) {
+        *self.ddl_gate.lock() = false;
+        self.ddl_gate_cv.notify_all();
+    }
+
+    /// Checks and stages one schema change of `txn` (see "catalog and DDL"). `live`: a new
+    /// statement (a new table gets the next id; the table waits for its users); otherwise a
+    /// prepared DDL rebuilt by recovery, where nothing else can hold the table.
+    fn stage(&self, txn: &Txn, ddl: Ddl, live: bool) -> Result<DdlStep> {
+        if let Some(id) = ddl_table(&ddl) {
+            if txn.ddl.iter().any(|s| ddl_table(&s.ddl) == Some(id)) {
+                return Err(Error::TxnState {
+                    reason: "the table already has a schema change in this transaction",
+                });
+            }
+        }
+        let other = match ddl {
+            Ddl::CreateTable(mut schema) => {
+                let mut c = self.catalog.write();
+                let lname = schema.name.to_ascii_lowercase();
+                if c.names.contains_key(&lname) || c.reserved.contains_key(&lname) {
+                    return Err(Error::TableExists { name: schema.name });
+                }
+                if live {
+                    schema.id = c.next_id.max(1);
+                }
+                c.next_id = c.next_id.max(schema.id + 1);
+                c.reserved.insert(lname, schema.id);
+                let built = Some(Arc::new(Table::new(schema.clone())));
+                return Ok(DdlStep { ddl: Ddl::CreateTable(schema), locked: None, built });
+            }
+            other => other,
         };
-        apply();
-        self.log.flush_up_to(end)
+        let id = ddl_table(&other).expect("every DDL but CREATE TABLE names its table");
+        let t = if live {
+            self.lock_exclusive(id)?
+        } else {
+            let t = self
+                .table(id)
+                .map_err(|_| Error::Corrupt { what: "prepared ddl table", position: 0 })?;
+            t.ddl_pending.store(true, Ordering::SeqCst);
+            t
+        };
+        let built = match &other {
+            Ddl::DropTable(_) => Ok(None),
+            Ddl::Truncate(_) => Ok(Some(Table::new((*t.schema).clone()))),
+            Ddl::CreateIndex(_, index) => t
+                .schema
+                .check_index(index, &t.schema.indexes)
+                .and_then(|()| with_index(&t, index.clone()))
+                .map(Some),
+            Ddl::DropIndex(_, name) => without_index(&t, name).map(Some),
+            Ddl::CreateTable(_) => unreachable!("handled above"),
+        };
+        match built {
+            Ok(b) => Ok(DdlStep { ddl: other, locked: Some(t), built: b.map(Arc::new) }),
+            Err(e) => {
+                unlock_exclusive(&t);
+                Err(e)
+            }
+        }
+    }
+
+    /// Installs a committing DDL transaction's changes in the catalog (the caller holds the
+    /// commit gate and has appended the decision record).
+    fn install_ddl(&self, steps: Vec<DdlStep>) {
+        let mut c = self.catalog.write();
+        for step in steps {
+            match (step.ddl, step.built) {
+                (Ddl::DropTable(id), _) => c.remove(id),
+                (Ddl::CreateTable(s), Some(t)) => {
+                    c.reserved.remove(&s.name.to_ascii_lowercase());
+                    c.install(t);
+                }
+                (_, Some(t)) => c.install(t),
+                (_, None) => unreachable!("every DDL but DROP TABLE builds its table"),
+            }
+        }
+    }
+
+    /// Undoes the staging of a DDL transaction that rolls back.
+    fn unstage_ddl(&self, steps: Vec<DdlStep>) {
+        for step in steps {
+            if let Ddl::CreateTable(s) = &step.ddl {
+                self.catalog.write().reserved.remove(&s.name.to_ascii_lowercase());
+            }
+            if let Some(t) = &step.locked {
+                unlock_exclusive(t);
+            }
+        }
     }
 
     /// Takes the row lock on `key` and returns the cell and the image this transaction sees.
@@ -1272,13 +1480,16 @@ impl Inner {
     }
 
     fn prepare(&self, txn: &mut Txn, xid: u64) -> Result<Lsn> {
-        let (ops, _) = self.encode_ops(txn);
+        let (kind, ops) = if txn.holds_ddl_gate {
+            (Kind::DdlPrepare, encode_ddl_list(&txn.ddl))
+        } else {
+            (Kind::Prepare, self.encode_ops(txn).0)
+        };
         let ops = Arc::new(ops);
-        let entry = PreparedEntry { ops: ops.clone() };
-        let (_, end, ()) =
-            self.log.append(Kind::Prepare, &[&xid.to_le_bytes(), &ops], |b, _, _| {
-                b.prepared.insert(xid, entry);
-            })?;
+        let entry = PreparedEntry { ops: ops.clone(), ddl: kind == Kind::DdlPrepare };
+        let (_, end, ()) = self.log.append(kind, &[&xid.to_le_bytes(), &ops], |b, _, _| {
+            b.prepared.insert(xid, entry);
+        })?;
         self.max_xid.fetch_max(xid, Ordering::AcqRel);
         txn.state = TxnState::Prepared { xid };
         Ok(end)
@@ -1297,7 +1508,23 @@ impl Inner {
                         b.prepared.remove(&xid);
                     })?
                     .1;
+                // Inside the gate: a checkpoint sees the commit record and the catalog change
+                // together or neither.
+                if !txn.ddl.is_empty() {
+                    self.install_ddl(std::mem::take(&mut txn.ddl));
+                }
                 olds = publish(txn);
+            }
+            TxnState::Active if txn.holds_ddl_gate => {
+                if txn.ddl.is_empty() {
+                    release(txn);
+                    return Ok(Lsn(0));
+                }
+                let list = encode_ddl_list(&txn.ddl);
+                let _gate = self.commit_gate.read();
+                end = self.log.append(Kind::DdlOnePhase, &[&list], |_, _, _| ())?.1;
+                self.install_ddl(std::mem::take(&mut txn.ddl));
+                olds = Vec::new();
             }
             TxnState::Active => {
                 let (ops, n) = self.encode_ops(txn);
@@ -1328,6 +1555,7 @@ impl Inner {
             }
             TxnState::Active => {}
         }
+        self.unstage_ddl(std::mem::take(&mut txn.ddl));
         for (_, cell) in &txn.touched {
             let mut st = cell.state.lock();
             st.pending = st.committed.clone();
@@ -1339,19 +1567,18 @@ impl Inner {
 
     fn checkpoint(&self) -> Result<Lsn> {
         let _one = self.checkpoint_lock.lock();
-        let _ddl = self.ddl_lock.lock();
-        let (lsn, prepared, max_xid) = {
+        // Under the exclusive commit gate: L, the prepared set (rows and DDL) and the catalog
+        // all as of L. A DDL commits (record + catalog change) inside the shared gate, so a
+        // DDL prepared and undecided at L is in the prepared set and not in the catalog.
+        // Table objects a later DDL replaces stay readable as they were.
+        let (lsn, prepared, max_xid, mut tables, next_table_id) = {
             let _gate = self.commit_gate.write();
             let (lsn, prepared) = self.log.with_buffer(|b| (b.next_lsn(), b.prepared.clone()));
-            (lsn, prepared, self.max_xid.load(Ordering::Acquire))
-        };
-        let tables: Vec<Arc<Table>> = {
             let c = self.catalog.read();
-            let mut v: Vec<_> = c.tables.values().cloned().collect();
-            v.sort_by_key(|t| t.schema.id);
-            v
+            let tables: Vec<Arc<Table>> = c.tables.values().cloned().collect();
+            (lsn, prepared, self.max_xid.load(Ordering::Acquire), tables, c.next_id)
         };
-        let next_table_id = self.catalog.read().next_id;
+        tables.sort_by_key(|t| t.schema.id);
         let images = tables
             .iter()
             .map(|t| TableImage {
@@ -1364,9 +1591,11 @@ impl Inner {
         // The snapshot may hold commits after `lsn`; their records must be durable before the
         // snapshot is (see checkpoint.rs).
         self.log.flush_up_to(self.log.next_lsn())?;
-        let mut prepared: Vec<(u64, Vec<u8>)> =
-            prepared.into_iter().map(|(x, e)| (x, (*e.ops).clone())).collect();
-        prepared.sort_by_key(|p| p.0);
+        let mut prepared: Vec<PreparedImage> = prepared
+            .into_iter()
+            .map(|(xid, e)| PreparedImage { xid, ddl: e.ddl, bytes: (*e.ops).clone() })
+            .collect();
+        prepared.sort_by_key(|p| p.xid);
         let snap = Snapshot { lsn: lsn.0, max_xid, next_table_id, tables: images, prepared };
         checkpoint::write(&self.vfs, &self.dir, &checkpoint::encode(&snap))?;
         self.checkpoint_lsn.store(lsn.0, Ordering::Release);
@@ -1380,7 +1609,8 @@ impl Inner {
 
     fn recover(self: &Arc<Self>) -> Result<Recovery> {
         let snap = checkpoint::read(&self.vfs, &self.dir)?;
-        let mut pending: HashMap<u64, Arc<Vec<u8>>> = HashMap::new();
+        // xid -> (is a DDL list, row ops or DDL list).
+        let mut pending: HashMap<u64, (bool, Arc<Vec<u8>>)> = HashMap::new();
         let mut rec = Recovery::default();
         let from = match snap {
             Some(s) => {
@@ -1395,8 +1625,8 @@ impl Inner {
                     t.next_row_id.fetch_max(img.next_row_id, Ordering::AcqRel);
                     c.install(Arc::new(t));
                 }
-                for (xid, ops) in s.prepared {
-                    pending.insert(xid, Arc::new(ops));
+                for p in s.prepared {
+                    pending.insert(p.xid, (p.ddl, Arc::new(p.bytes)));
                 }
                 rec.max_xid = s.max_xid;
                 Lsn(s.lsn)
@@ -1420,12 +1650,30 @@ impl Inner {
                     // Validate now so a bad record fails recovery instead of a later commit.
                     decode_ops(&r.payload[8..], r.lsn.0)?;
                     rec.max_xid = rec.max_xid.max(xid);
-                    pending.insert(xid, Arc::new(r.payload[8..].to_vec()));
+                    pending.insert(xid, (false, Arc::new(r.payload[8..].to_vec())));
+                }
+                Kind::DdlPrepare => {
+                    let mut rd = Reader::new(&r.payload, "ddl prepare record", r.lsn.0);
+                    let xid = rd.u64()?;
+                    decode_ddl_list(&r.payload[8..], r.lsn)?;
+                    rec.max_xid = rec.max_xid.max(xid);
+                    pending.insert(xid, (true, Arc::new(r.payload[8..].to_vec())));
                 }
                 Kind::Commit => {
                     let xid = Reader::new(&r.payload, "commit record", r.lsn.0).u64()?;
-                    if let Some(ops) = pending.remove(&xid) {
-                        self.apply_ops(&ops, r.lsn)?;
+                    match pending.remove(&xid) {
+                        Some((false, ops)) => self.apply_ops(&ops, r.lsn)?,
+                        Some((true, list)) => {
+                            for d in decode_ddl_list(&list, r.lsn)? {
+                                self.replay_ddl(d, r.lsn)?;
+                            }
+                        }
+                        None => {}
+                    }
+                }
+                Kind::DdlOnePhase => {
+                    for d in decode_ddl_list(&r.payload, r.lsn)? {
+                        self.replay_ddl(d, r.lsn)?;
                     }
                 }
                 Kind::Rollback => {
@@ -1451,8 +1699,10 @@ impl Inner {
         let mut xids: Vec<u64> = pending.keys().copied().collect();
         xids.sort_unstable();
         for xid in &xids {
-            let ops = pending.remove(xid).expect("xid listed from the map");
-            let txn = self.relock_prepared(*xid, ops)?;
+            let txn = match pending.remove(xid).expect("xid listed from the map") {
+                (false, ops) => self.relock_prepared(*xid, ops)?,
+                (true, list) => self.restage_prepared_ddl(*xid, list)?,
+            };
             self.recovered.lock().insert(*xid, txn);
         }
         rec.prepared_xids = xids;
@@ -1546,7 +1796,21 @@ impl Inner {
             }
         }
         txn.state = TxnState::Prepared { xid };
-        self.log.with_buffer(|b| b.prepared.insert(xid, PreparedEntry { ops }));
+        self.log.with_buffer(|b| b.prepared.insert(xid, PreparedEntry { ops, ddl: false }));
+        Ok(txn)
+    }
+
+    /// Rebuilds a prepared DDL transaction: stages its changes again (the catalog after replay
+    /// is the one it was prepared against). It does not take the DDL gate: the coordinator
+    /// decides it before any new DDL can start.
+    fn restage_prepared_ddl(self: &Arc<Self>, xid: u64, list: Arc<Vec<u8>>) -> Result<Txn> {
+        let mut txn = self.begin();
+        for ddl in decode_ddl_list(&list, Lsn(0))? {
+            let step = self.stage(&txn, ddl, false)?;
+            txn.ddl.push(step);
+        }
+        txn.state = TxnState::Prepared { xid };
+        self.log.with_buffer(|b| b.prepared.insert(xid, PreparedEntry { ops: list, ddl: true }));
         Ok(txn)
     }
 }

@@ -15,7 +15,8 @@
 //! replays the redo from its LSN up to the first torn or corrupt record. A transaction whose
 //! OnePhase or Commit record is durable is committed; one whose Prepare record is durable but
 //! whose decision is not is returned as prepared, its rows locked, for the coordinator to
-//! decide; anything else never happened.
+//! decide; anything else never happened. DDL statements are transactions too (staged schema
+//! changes, `Engine::create_table_in` & co.), prepared and decided the same way.
 
 mod checkpoint;
 mod codec;

@@ -62,10 +62,15 @@ pub(crate) enum Kind {
     OnePhase = 4,
     /// Opaque bytes the commit layer stores (binlog events in binlog-in-redo mode).
     BinlogPayload = 5,
-    /// A schema change (see `engine::Ddl`).
+    /// A schema change committed without 2PC, one statement (older logs; see `engine::Ddl`).
     Ddl = 6,
     /// Filler up to the end of a file.
     Pad = 7,
+    /// u64 xid | ddl list: a DDL transaction, prepared (2PC) and not yet decided; decided by
+    /// a Commit or Rollback record like a Prepare.
+    DdlPrepare = 8,
+    /// ddl list: a DDL transaction committed without 2PC (no binlog).
+    DdlOnePhase = 9,
 }
 
 impl Kind {
@@ -78,6 +83,8 @@ impl Kind {
             5 => Kind::BinlogPayload,
             6 => Kind::Ddl,
             7 => Kind::Pad,
+            8 => Kind::DdlPrepare,
+            9 => Kind::DdlOnePhase,
             _ => return None,
         })
     }
@@ -147,7 +154,9 @@ fn new_salt() -> u64 {
 /// A prepared, undecided transaction as the checkpoint needs it.
 #[derive(Debug, Clone)]
 pub(crate) struct PreparedEntry {
+    /// The row ops of a Prepare record, or the DDL list of a DdlPrepare record.
     pub(crate) ops: Arc<Vec<u8>>,
+    pub(crate) ddl: bool,
 }
 
 /// State guarded by the append mutex.

@@ -255,8 +255,10 @@ fn measure(
     options.max_binlog_size = 256 << 20;
     options.engine = EngineConfig { redo_file_bytes: 64 << 20, ..EngineConfig::default() };
     let (c, _) = Coord::open(RealVfs::shared(), dir, options, Arc::new(setup.config()))?;
-    let table = c.engine().create_table(schema())?;
-    c.log_ddl(
+    let mut ddl = c.begin();
+    let table = c.engine().create_table_in(&mut ddl, schema())?;
+    c.commit_ddl(
+        ddl,
         "sbtest",
         "CREATE TABLE sbtest1 (id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60))",
     )?;

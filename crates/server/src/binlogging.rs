@@ -230,8 +230,9 @@ impl TxnCommitter for Binlogging {
         info.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
     }
 
-    fn log_ddl(
+    fn commit_ddl(
         &self,
+        txn: Txn,
         db: Option<&str>,
         query: &str,
         gtid_next: GtidNext,
@@ -239,14 +240,17 @@ impl TxnCommitter for Binlogging {
         let db = db.unwrap_or("");
         let info = match gtid_next {
             // An assigned GTID is logged with the DDL (the replica applier preserves the
-            // source's GTIDs for DDL too); one already executed logs nothing.
+            // source's GTIDs for DDL too); one already executed skips the statement.
             GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
                 commit::GtidNext::Owned(owned) => {
-                    self.coordinator.log_ddl_with_gtid(db, query, owned)
+                    self.coordinator.commit_ddl_with_gtid(txn, db, query, owned)
                 }
-                commit::GtidNext::AlreadyExecuted => return Ok(sql::CommitInfo { gtid: None }),
+                commit::GtidNext::AlreadyExecuted => {
+                    self.coordinator.rollback(txn).map_err(|e| to_sql_error(&e))?;
+                    return Ok(sql::CommitInfo { gtid: None });
+                }
             },
-            _ => self.coordinator.log_ddl(db, query),
+            _ => self.coordinator.commit_ddl(txn, db, query),
         };
         info.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
     }

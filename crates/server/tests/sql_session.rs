@@ -506,9 +506,15 @@ impl TxnCommitter for Recording {
         self.commits.lock().expect("lock").push((changes.clone(), gtid));
         self.engine.as_ref().expect("engine").commit(txn, changes, gtid)
     }
-    fn log_ddl(&self, db: Option<&str>, query: &str, _: GtidNext) -> Result<CommitInfo, SqlError> {
+    fn commit_ddl(
+        &self,
+        txn: Txn,
+        db: Option<&str>,
+        query: &str,
+        gtid: GtidNext,
+    ) -> Result<CommitInfo, SqlError> {
         self.ddl.lock().expect("lock").push((db.map(str::to_string), query.to_string()));
-        Ok(CommitInfo::default())
+        self.engine.as_ref().expect("engine").commit_ddl(txn, db, query, gtid)
     }
 }
 

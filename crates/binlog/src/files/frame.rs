@@ -163,6 +163,10 @@ pub enum Class {
     Rollback,
     /// Any other QUERY: a DDL or a statement inside a transaction.
     OtherQuery,
+    /// A QUERY holding a DDL committed with its own engine XID (`Q_DDL_LOGGED_WITH_XID`,
+    /// MySQL 8.0's atomic DDL): a transaction ends, with that XID
+    /// (`Binlog_recovery::process_atomic_ddl`, sql/binlog/recovery.cc).
+    AtomicDdl(u64),
     /// XID_EVENT: a transaction ends, with its engine XID.
     Xid(u64),
     /// XA_PREPARE_LOG_EVENT: an `XA PREPARE` unit ends.
@@ -193,7 +197,11 @@ pub fn classify(ev: &[u8], pos: u64, checksum: bool) -> Result<Class, Damage> {
                 b"COMMIT" => Class::Commit,
                 b"ROLLBACK" => Class::Rollback,
                 q if q.starts_with(b"XA START") => Class::Begin,
-                _ => Class::OtherQuery,
+                // Status variables this crate cannot parse cannot name an XID either.
+                _ => match q.status(pos).ok().and_then(|v| v.ddl_xid) {
+                    Some(xid) => Class::AtomicDdl(xid),
+                    None => Class::OtherQuery,
+                },
             },
             _ => return Err(Damage::BadEventBody),
         },
@@ -235,11 +243,16 @@ pub mod testing {
 
     /// A DDL transaction `GTID, QUERY <ddl>` at `pos`.
     pub fn ddl(checksum: bool, gtid: Gtid, pos: u64) -> Vec<u8> {
+        ddl_with_xid(checksum, gtid, None, pos)
+    }
+
+    /// GTID + a DDL QUERY, naming its engine XID when `xid` is given (atomic DDL).
+    pub fn ddl_with_xid(checksum: bool, gtid: Gtid, xid: Option<u64>, pos: u64) -> Vec<u8> {
         let ctx = ctx(checksum);
         let header = EventHeader::new(1_700_000_000, 1, 0);
         let clock = LogicalClock { last_committed: 0, sequence_number: 1 };
         let g = GtidEvent::mysql80(gtid, clock, 1_700_000_000_000_000, 0, 80040);
-        let status = StatusVars::mysql80_ddl("test", None);
+        let status = StatusVars::mysql80_ddl("test", xid);
         let q = QueryEvent::new(1, 0, "test", "CREATE TABLE t (a INT)", &status).expect("DDL");
         let mut out = Vec::new();
         for body in [EventBody::Gtid(g), EventBody::Query(q)] {
@@ -310,6 +323,8 @@ mod tests {
             );
             let ddl = testing::ddl(checksum, gtid, pos);
             assert_eq!(walk(&ddl, pos, checksum), vec![Class::Gtid(gtid), Class::OtherQuery]);
+            let atomic = testing::ddl_with_xid(checksum, gtid, Some(77), pos);
+            assert_eq!(walk(&atomic, pos, checksum), vec![Class::Gtid(gtid), Class::AtomicDdl(77)]);
             let anon = testing::transaction(checksum, None, 43, pos);
             assert_eq!(
                 walk(&anon, pos, checksum),

@@ -149,7 +149,8 @@ pub fn read_header(file: &FileRef, path: &Path, len: u64) -> Result<FileHeader> 
 pub struct Transaction {
     /// Its GTID (`None` for ANONYMOUS_GTID or no GTID event).
     pub gtid: Option<Gtid>,
-    /// The engine XID of its XID event (`None` for DDL, QUERY COMMIT, XA PREPARE).
+    /// The engine XID of its XID event or of its atomic DDL's QUERY (`None` for other DDL,
+    /// QUERY COMMIT, XA PREPARE).
     pub xid: Option<u64>,
     /// Offset of its first event.
     pub start: u64,
@@ -222,6 +223,7 @@ pub fn scan(file: &FileRef, path: &Path) -> Result<Scan> {
             }
             (State::Idle, Class::Begin) => (None, State::InTrx { start: pos, gtid: None }),
             (State::Idle, Class::OtherQuery) => (Some((pos, None, None)), State::Idle),
+            (State::Idle, Class::AtomicDdl(xid)) => (Some((pos, None, Some(xid))), State::Idle),
             (State::Idle, Class::Rotate | Class::Stop) => {
                 unit_end = end;
                 (None, State::Idle)
@@ -232,13 +234,18 @@ pub fn scan(file: &FileRef, path: &Path) -> Result<Scan> {
             (State::AfterGtid { start, gtid }, Class::OtherQuery) => {
                 (Some((start, gtid, None)), State::Idle)
             }
+            (State::AfterGtid { start, gtid }, Class::AtomicDdl(xid)) => {
+                (Some((start, gtid, Some(xid))), State::Idle)
+            }
             (State::InTrx { start, gtid }, Class::Xid(xid)) => {
                 (Some((start, gtid, Some(xid))), State::Idle)
             }
             (State::InTrx { start, gtid }, Class::Commit | Class::Rollback | Class::XaPrepare) => {
                 (Some((start, gtid, None)), State::Idle)
             }
-            (s @ State::InTrx { .. }, Class::Body | Class::OtherQuery) => (None, s),
+            (s @ State::InTrx { .. }, Class::Body | Class::OtherQuery | Class::AtomicDdl(_)) => {
+                (None, s)
+            }
             (s, _) => {
                 state = s;
                 break Some(Damage::OutsideTransaction);

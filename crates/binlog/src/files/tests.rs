@@ -593,6 +593,21 @@ fn ddl_is_a_complete_transaction() {
 }
 
 #[test]
+fn atomic_ddl_reports_its_xid() {
+    let (dir, vfs) = real();
+    let opts = small_opts(dir.path());
+    let mut w = BinlogWriter::open(vfs.clone(), opts.clone()).expect("open");
+    let ddl = testing::ddl_with_xid(true, gtid(1), Some(31), w.write_pos());
+    w.append(&ddl, &[gtid(1)]).expect("append");
+    w.sync().expect("sync");
+    drop(w);
+    let w = BinlogWriter::open(vfs, opts).expect("recover");
+    let report = w.recovery_report().expect("report");
+    assert_eq!(report.gtids, [gtid(1)]);
+    assert_eq!(report.xids, [31], "a prepared DDL with this XID must commit");
+}
+
+#[test]
 fn leftovers_removed_orphans_refused_missing_reported() {
     let (dir, vfs) = real();
     let opts = small_opts(dir.path());

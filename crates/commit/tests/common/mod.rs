@@ -1,9 +1,9 @@
 //! Shared pieces of the commit layer's integration tests: a deterministic seeded workload
-//! over the real engine, and the invariant check of DESIGN.md after a restart.
+//! (rows and DDL) over the real engine, and the invariant check of DESIGN.md after a restart.
 
 #![allow(dead_code)]
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
@@ -75,11 +75,81 @@ pub fn schema() -> TableSchema {
     )
 }
 
-/// Creates the table in the engine and logs its DDL.
+pub const CREATE_T: &str = "CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT, s VARCHAR(16))";
+
+/// Creates the table: a DDL transaction committed through the pipeline.
 pub fn setup(c: &Coord) {
-    c.engine().create_table(schema()).expect("create table");
-    c.log_ddl("test", "CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT, s VARCHAR(16))")
-        .expect("log ddl");
+    let mut txn = c.begin();
+    c.engine().create_table_in(&mut txn, schema()).expect("stage create table");
+    c.commit_ddl(txn, "test", CREATE_T).expect("commit ddl");
+}
+
+/// Tables the workload's DDL creates, changes and drops (never held by an open session, so
+/// a DDL on them never waits).
+pub const AUX: [&str; 3] = ["x0", "x1", "x2"];
+
+pub fn aux_schema(name: &str) -> TableSchema {
+    TableSchema::new(
+        name,
+        vec![
+            Column::new("id", ColumnType::Integer { bytes: 8, unsigned: false }).not_null(),
+            Column::new("v", ColumnType::Integer { bytes: 8, unsigned: false }),
+        ],
+        vec![0],
+    )
+}
+
+/// Stages `query` (one of the forms [`AuxModel`] replays) in a DDL transaction and commits
+/// it through the pipeline.
+pub fn run_ddl(c: &Coord, query: &str) -> commit::Result<commit::CommitInfo> {
+    let e = c.engine();
+    let mut txn = c.begin();
+    let words: Vec<&str> = query.split([' ', ',', '(', ')']).filter(|w| !w.is_empty()).collect();
+    let id = |name: &str| e.table_id(name).expect("the workload names existing tables");
+    let staged = match words[..] {
+        ["CREATE", "TABLE", name, ..] => e.create_table_in(&mut txn, aux_schema(name)).map(drop),
+        ["DROP", "TABLE", ref names @ ..] => {
+            names.iter().try_for_each(|n| e.drop_table_in(&mut txn, id(n)))
+        }
+        ["TRUNCATE", "TABLE", name] => e.truncate_in(&mut txn, id(name)),
+        ["CREATE", "INDEX", index, "ON", name, ..] => {
+            let def = engine::IndexDef { name: index.into(), columns: vec![1], unique: false };
+            e.create_index_in(&mut txn, id(name), def)
+        }
+        ["DROP", "INDEX", index, "ON", name] => e.drop_index_in(&mut txn, id(name), index),
+        _ => panic!("not a workload DDL: {query}"),
+    };
+    staged.expect("staging a workload DDL");
+    c.commit_ddl(txn, "test", query)
+}
+
+/// One statement on an auxiliary table, chosen by `rng`: a DDL (CREATE, DROP of one or all,
+/// TRUNCATE, CREATE/DROP INDEX) or an autocommit insert.
+pub fn aux_step(c: &Coord, rng: &mut Rng, step: usize) -> commit::Result<commit::CommitInfo> {
+    let e = c.engine();
+    let name = AUX[rng.below(AUX.len() as u64) as usize];
+    let Some(table) = e.table_id(name) else {
+        return run_ddl(c, &format!("CREATE TABLE {name} (id BIGINT PRIMARY KEY, v BIGINT)"));
+    };
+    let schema = e.schema(table).expect("schema");
+    match rng.below(8) {
+        0 => run_ddl(c, &format!("DROP TABLE {name}")),
+        1 => {
+            let all: Vec<&str> = AUX.iter().copied().filter(|n| e.table_id(n).is_some()).collect();
+            run_ddl(c, &format!("DROP TABLE {}", all.join(", ")))
+        }
+        2 => run_ddl(c, &format!("TRUNCATE TABLE {name}")),
+        3 if schema.index("iv").is_some() => run_ddl(c, &format!("DROP INDEX iv ON {name}")),
+        3 => run_ddl(c, &format!("CREATE INDEX iv ON {name} (v)")),
+        _ => {
+            let mut txn = c.begin();
+            let row = vec![Value::Int((rng.next() >> 24) as i64), Value::Int((step % 7) as i64)];
+            e.insert(&mut txn, table, row.clone()).expect("insert into an aux table");
+            let mut cache = c.new_cache("test");
+            cache.insert(&schema, &row).expect("log row");
+            c.commit(txn, cache)
+        }
+    }
 }
 
 /// SplitMix64: a fixed generator, so a seed replays forever.
@@ -113,8 +183,10 @@ pub struct Run {
 }
 
 /// The seeded workload: 8 sessions on disjoint keys (no lock waits in one thread), inserts,
-/// updates, deletes, rollbacks, batches of commits (groups), checkpoints, forced rotations,
-/// and (binlog-in-redo) background-writer syncs at chosen steps. Stops at the first error.
+/// updates, deletes, rollbacks, batches of commits (groups), DDL and autocommit inserts on the
+/// auxiliary tables between them (while sessions hold open transactions on `t`),
+/// checkpoints, forced rotations, and (binlog-in-redo) background-writer syncs at chosen
+/// steps. Stops at the first error.
 pub fn workload(c: &Coord, seed: u64, steps: usize) -> Run {
     let mut rng = Rng(seed);
     let engine = c.engine().clone();
@@ -182,6 +254,13 @@ pub fn workload(c: &Coord, seed: u64, steps: usize) -> Run {
             0 => engine.checkpoint().map(|_| ()).map_err(|e| e.to_string()),
             1 => c.rotate().map_err(|e| e.to_string()),
             2..=7 => c.sync_binlog_now().map_err(|e| e.to_string()),
+            8..=13 => match aux_step(c, &mut rng, step) {
+                Ok(info) => {
+                    run.acked.extend(info.gtid);
+                    Ok(())
+                }
+                Err(e) => Err(e.to_string()),
+            },
             _ => Ok(()),
         };
         if r.is_err() {
@@ -193,8 +272,8 @@ pub fn workload(c: &Coord, seed: u64, steps: usize) -> Run {
     run
 }
 
-/// A row change: before and after images.
-pub type Change = (Option<Vec<BinValue>>, Option<Vec<BinValue>>);
+/// A row change: the table's name, before and after images.
+pub type Change = (String, Option<Vec<BinValue>>, Option<Vec<BinValue>>);
 
 /// One transaction read back from the binlog.
 #[derive(Debug, Clone)]
@@ -203,7 +282,10 @@ pub struct BinlogTxn {
     pub file: String,
     /// (last_committed, sequence_number) of the GTID event.
     pub clock: (i64, i64),
+    /// The XID event's, or a DDL's (`ddl_xid` of its QUERY).
     pub xid: Option<u64>,
+    /// The statement of a DDL.
+    pub ddl: Option<String>,
     pub changes: Vec<Change>,
 }
 
@@ -250,6 +332,7 @@ pub fn read_binlog_with_previous(c: &Coord, ctx: &str) -> (GtidSet, Vec<BinlogTx
                     file: ev.file.clone(),
                     clock: clock.unwrap_or((-1, -1)),
                     xid: None,
+                    ddl: None,
                     changes: Vec::new(),
                 });
             }
@@ -260,7 +343,8 @@ pub fn read_binlog_with_previous(c: &Coord, ctx: &str) -> (GtidSet, Vec<BinlogTx
                 let map = maps.get(&r.table_id).expect("rows event after its table map");
                 let rows = r.rows(map, ev.pos).expect("rows decode");
                 let t = cur.as_mut().expect("rows inside a transaction");
-                t.changes.extend(rows.into_iter().map(|rc| (rc.before, rc.after)));
+                let name = String::from_utf8_lossy(&map.table).into_owned();
+                t.changes.extend(rows.into_iter().map(|rc| (name.clone(), rc.before, rc.after)));
             }
             EventBody::Xid(x) => {
                 let mut t = cur.take().expect("XID ends a transaction");
@@ -269,7 +353,10 @@ pub fn read_binlog_with_previous(c: &Coord, ctx: &str) -> (GtidSet, Vec<BinlogTx
             }
             // A DDL: GTID + QUERY.
             EventBody::Query(q) if q.query != b"BEGIN" => {
-                out.push(cur.take().expect("DDL after its GTID"));
+                let mut t = cur.take().expect("DDL after its GTID");
+                t.xid = q.status(ev.pos).expect("status variables").ddl_xid;
+                t.ddl = Some(String::from_utf8_lossy(&q.query).into_owned());
+                out.push(t);
             }
             _ => {}
         }
@@ -286,16 +373,76 @@ fn int(v: &BinValue) -> i64 {
     }
 }
 
-/// DESIGN.md's invariant after a restart: the engine's rows are exactly the replay of the
-/// binlog's complete transactions; `gtid_executed` equals the binlog's GTIDs (no purge in
-/// these tests); no prepared transaction is left; every acknowledged GTID is present.
+/// An auxiliary table as the binlog's DDL and rows build it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct AuxModel {
+    pub indexes: BTreeSet<String>,
+    pub rows: BTreeMap<i64, i64>,
+}
+
+fn aux_table<'a>(
+    aux: &'a mut BTreeMap<String, AuxModel>,
+    name: &str,
+    what: &str,
+) -> &'a mut AuxModel {
+    aux.get_mut(name).unwrap_or_else(|| panic!("{what} on a missing table"))
+}
+
+/// Replays one workload DDL statement on the auxiliary tables' model.
+fn replay_ddl(aux: &mut BTreeMap<String, AuxModel>, query: &str, ctx: &str) {
+    let words: Vec<&str> = query.split([' ', ',', '(', ')']).filter(|w| !w.is_empty()).collect();
+    let what = format!("{ctx}: `{query}`");
+    match words[..] {
+        ["CREATE", "TABLE", TABLE, ..] => {}
+        ["CREATE", "TABLE", name, ..] => {
+            let fresh = aux.insert(name.to_string(), AuxModel::default()).is_none();
+            assert!(fresh, "{ctx}: `{query}` on an existing table");
+        }
+        ["DROP", "TABLE", ref names @ ..] => {
+            for n in names {
+                assert!(aux.remove(*n).is_some(), "{ctx}: `{query}` on a missing table");
+            }
+        }
+        ["TRUNCATE", "TABLE", name] => {
+            aux_table(aux, name, &what).rows.clear();
+        }
+        ["CREATE", "INDEX", index, "ON", name, ..] => {
+            let t = aux_table(aux, name, &what);
+            assert!(t.indexes.insert(index.to_string()), "{ctx}: {query} twice");
+        }
+        ["DROP", "INDEX", index, "ON", name] => {
+            let t = aux_table(aux, name, &what);
+            assert!(t.indexes.remove(index), "{ctx}: {query} of a missing index");
+        }
+        _ => panic!("{ctx}: unexpected DDL `{query}`"),
+    }
+}
+
+/// DESIGN.md's invariant after a restart: the engine's rows and tables are exactly the replay
+/// of the binlog's complete transactions (rows and DDL); `gtid_executed` equals the binlog's
+/// GTIDs (no purge in these tests); no prepared transaction is left; every acknowledged GTID
+/// is present.
 pub fn check_invariant(c: &Coord, acked: &[Gtid], ctx: &str) -> usize {
     let txns = read_binlog(c, ctx);
     let mut model: BTreeMap<i64, (i64, Vec<u8>)> = BTreeMap::new();
+    let mut aux: BTreeMap<String, AuxModel> = BTreeMap::new();
     let mut seen = GtidSet::new();
     for t in &txns {
         assert!(seen.add(t.gtid), "{ctx}: GTID {} twice in the binlog", t.gtid);
-        for (before, after) in &t.changes {
+        if let Some(q) = &t.ddl {
+            assert!(t.xid.is_some(), "{ctx}: DDL {} logged without its XID", t.gtid);
+            replay_ddl(&mut aux, q, ctx);
+        }
+        for (table, before, after) in &t.changes {
+            if table != TABLE {
+                let m = aux
+                    .get_mut(table)
+                    .unwrap_or_else(|| panic!("{ctx}: {} writes missing table {table}", t.gtid));
+                assert!(before.is_none(), "{ctx}: aux tables only get inserts");
+                let a = after.as_ref().expect("an insert has an after image");
+                assert!(m.rows.insert(int(&a[0]), int(&a[1])).is_none(), "{ctx}: dup row");
+                continue;
+            }
             if let Some(b) = before {
                 let id = int(&b[0]);
                 assert!(model.remove(&id).is_some(), "{ctx}: {} changes absent row {id}", t.gtid);
@@ -322,6 +469,23 @@ pub fn check_invariant(c: &Coord, acked: &[Gtid], ctx: &str) -> usize {
         })
         .collect();
     assert_eq!(actual, model, "{ctx}: engine rows differ from the binlog's replay");
+    let mut actual_aux = BTreeMap::new();
+    for name in AUX {
+        let Some(id) = engine.table_id(name) else { continue };
+        let schema = engine.schema(id).expect("schema");
+        let rows = engine.scan(&txn, id, Bound::Unbounded, Bound::Unbounded, usize::MAX);
+        let rows = rows
+            .expect("scan")
+            .into_iter()
+            .map(|(_, r)| match (&r[0], &r[1]) {
+                (Value::Int(id), Value::Int(v)) => (*id, *v),
+                other => panic!("{ctx}: unexpected aux row {other:?}"),
+            })
+            .collect();
+        let indexes = schema.indexes.iter().map(|i| i.name.clone()).collect();
+        actual_aux.insert(name.to_string(), AuxModel { indexes, rows });
+    }
+    assert_eq!(actual_aux, aux, "{ctx}: engine tables differ from the binlog's DDL replay");
     assert_eq!(c.gtid_executed(), seen, "{ctx}: gtid_executed differs from the binlog's GTIDs");
     assert!(engine.recovered_prepared().is_empty(), "{ctx}: prepared transactions left");
     let present: HashSet<Gtid> = txns.iter().map(|t| t.gtid).collect();

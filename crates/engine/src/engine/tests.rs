@@ -492,3 +492,136 @@ fn many_threads_update_disjoint_and_shared_rows() {
         .sum();
     assert_eq!(total, 800);
 }
+
+fn small(e: &Engine, name: &str) -> TableId {
+    e.create_table(TableSchema::new(name, vec![Column::new("x", INT)], vec![0])).expect("create")
+}
+
+#[test]
+fn a_ddl_transaction_changes_nothing_visible_until_it_commits() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    let old = small(&e, "old");
+    commit_row(&e, old, vec![Value::Int(1)]);
+    commit_row(&e, t, row(1, 5, "a"));
+    for commit in [false, true] {
+        let mut d = e.begin();
+        let n = e
+            .create_table_in(&mut d, TableSchema::new("n", vec![Column::new("x", INT)], vec![]))
+            .expect("stage create");
+        e.drop_table_in(&mut d, old).expect("stage drop");
+        e.truncate_in(&mut d, t).expect("stage truncate");
+        assert!(!d.is_read_only() && d.is_ddl());
+        // Staged only: the catalog and the rows are unchanged, the name is taken.
+        assert_eq!(e.table_id("n"), None);
+        assert!(e.schema(old).is_some());
+        assert_eq!(e.row_count(t).expect("count"), 1);
+        let taken = TableSchema::new("N", vec![Column::new("x", INT)], vec![]);
+        assert_eq!(e.create_table_in(&mut d, taken).expect_err("reserved").mysql_code(), 1050);
+        // One DDL transaction at a time: a second one would wait for the gate.
+        assert!(*e.inner.ddl_gate.lock());
+        // A DDL transaction changes no rows.
+        assert_eq!(
+            e.insert(&mut d, t, row(7, 7, "q")).expect_err("rows in DDL").mysql_code(),
+            1399
+        );
+        // Writers wait for a table the DDL marked; a created table does not exist yet.
+        let mut w = e.begin();
+        let refused = without_waiting(|| e.insert(&mut w, old, vec![Value::Int(2)]));
+        assert!(matches!(refused, Err(Error::WouldBlock)));
+        let missing = e.insert(&mut w, n, vec![Value::Int(1)]).expect_err("no such table yet");
+        assert_eq!(missing.mysql_code(), 1146);
+        drop(w);
+        if commit {
+            e.commit(d).expect("commit");
+            assert_eq!(e.table_id("n"), Some(n));
+            assert_eq!(e.table_id("old"), None);
+            assert_eq!(e.row_count(t).expect("count"), 0);
+        } else {
+            e.rollback(d).expect("rollback");
+            assert_eq!(e.table_id("n"), None);
+            assert_eq!(e.row_count(t).expect("count"), 1);
+            commit_row(&e, old, vec![Value::Int(3)]);
+        }
+        assert!(!*e.inner.ddl_gate.lock(), "the gate is released");
+    }
+    let mut rows = e.begin();
+    e.insert(&mut rows, t, row(8, 8, "r")).expect("insert");
+    assert_eq!(
+        e.create_table_in(&mut rows, TableSchema::new("z", vec![Column::new("x", INT)], vec![]))
+            .expect_err("DDL in a transaction with rows")
+            .mysql_code(),
+        1399
+    );
+}
+
+/// A DDL prepared for 2PC (XID 77), caught by a checkpoint and by two crashes before its
+/// decision, stays undecided: recovery hands it back as prepared with the catalog as it was,
+/// and the decision taken then (commit or roll back) is the one that survives.
+#[test]
+fn a_prepared_ddl_stays_undecided_across_checkpoints_and_crashes() {
+    let xid = 77;
+    for commit in [false, true] {
+        let sim = SimVfs::new();
+        let (e, _) = open(&sim);
+        let t = table(&e);
+        let old = small(&e, "old");
+        let tr = small(&e, "tr");
+        commit_row(&e, tr, vec![Value::Int(1)]);
+        commit_row(&e, t, row(1, 5, "a"));
+        let mut d = e.begin();
+        e.create_table_in(&mut d, TableSchema::new("n", vec![Column::new("x", INT)], vec![0]))
+            .expect("stage create");
+        e.drop_table_in(&mut d, old).expect("stage drop");
+        e.truncate_in(&mut d, tr).expect("stage truncate");
+        let index = IndexDef { name: "k2".into(), columns: vec![1], unique: false };
+        e.create_index_in(&mut d, t, index).expect("stage index");
+        let end = e.prepare(&mut d, xid).expect("prepare");
+        e.flush_up_to(end).expect("flush");
+        let ck = e.checkpoint().expect("checkpoint");
+        assert!(ck >= end, "the checkpoint is past the prepare record");
+        e.abandon(d);
+        drop(e);
+        let sim = sim.crash(vfs::CrashMode::DropUnsynced);
+        let (e, rec) = open(&sim);
+        assert_eq!(rec.prepared_xids, vec![xid]);
+        let unchanged = |e: &Engine| {
+            assert_eq!(e.table_id("n"), None);
+            assert!(e.table_id("old").is_some());
+            assert_eq!(e.row_count(e.table_id("tr").expect("tr")).expect("count"), 1);
+            assert_eq!(e.schema(t).expect("t").indexes.len(), 2);
+        };
+        unchanged(&e);
+        // Recovery restaged it: the checkpoint taken now keeps it prepared too.
+        e.checkpoint().expect("second checkpoint");
+        drop(e);
+        let sim = sim.crash(vfs::CrashMode::DropUnsynced);
+        let (e, rec) = open(&sim);
+        assert_eq!(rec.prepared_xids, vec![xid]);
+        unchanged(&e);
+        if commit {
+            e.commit_prepared(xid).expect("commit prepared");
+        } else {
+            e.rollback_prepared(xid).expect("rollback prepared");
+        }
+        e.flush_all().expect("flush");
+        drop(e);
+        let (e, rec) = open(&sim.crash(vfs::CrashMode::DropUnsynced));
+        assert!(rec.prepared_xids.is_empty());
+        if commit {
+            assert!(e.table_id("n").is_some());
+            assert_eq!(e.table_id("old"), None);
+            assert_eq!(e.row_count(e.table_id("tr").expect("tr")).expect("count"), 0);
+            let names: Vec<String> =
+                e.schema(t).expect("t").indexes.iter().map(|i| i.name.clone()).collect();
+            assert_eq!(names, ["uk", "kk", "k2"]);
+            // A table created after it gets a fresh id.
+            let z = small(&e, "z");
+            assert!(Some(z) > e.table_id("n"));
+        } else {
+            unchanged(&e);
+            small(&e, "n");
+        }
+    }
+}

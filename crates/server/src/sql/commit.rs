@@ -94,9 +94,18 @@ pub trait TxnCommitter: Send + Sync {
     /// On error the transaction is rolled back.
     fn commit(&self, txn: Txn, changes: TxnChanges, gtid_next: GtidNext) -> Result<CommitInfo>;
 
-    /// Binlogs a DDL statement the engine has already made durable: a QUERY event holding
-    /// `query`, run in database `db`, with its own GTID.
-    fn log_ddl(&self, db: Option<&str>, query: &str, gtid_next: GtidNext) -> Result<CommitInfo>;
+    /// Commits DDL transaction `txn` (schema changes staged in the engine with
+    /// `Engine::create_table_in` and the like) and binlogs `query`, run in database `db`, as a
+    /// QUERY event with its own GTID, in one two-phase commit: after a crash the change and
+    /// its event are both there or both gone. On error the change is not applied. An
+    /// assigned `gtid_next` already executed skips the statement (the change is rolled back).
+    fn commit_ddl(
+        &self,
+        txn: Txn,
+        db: Option<&str>,
+        query: &str,
+        gtid_next: GtidNext,
+    ) -> Result<CommitInfo>;
 
     /// True when [`TxnCommitter::commit_deferred`] hands the commit over without blocking
     /// (the caller may then run statements on threads that must not block).
@@ -162,8 +171,16 @@ impl TxnCommitter for EngineCommitter {
         Ok(CommitInfo::default())
     }
 
-    fn log_ddl(&self, _db: Option<&str>, _query: &str, _gtid: GtidNext) -> Result<CommitInfo> {
-        // Without a binlog there is nothing to log: the engine's DDL is durable on return.
+    fn commit_ddl(
+        &self,
+        txn: Txn,
+        _db: Option<&str>,
+        _query: &str,
+        _gtid: GtidNext,
+    ) -> Result<CommitInfo> {
+        // Without a binlog there is nothing to log: a one-phase commit, durable on return.
+        let lsn = self.engine.commit(txn)?;
+        self.engine.flush_up_to(lsn)?;
         Ok(CommitInfo::default())
     }
 }

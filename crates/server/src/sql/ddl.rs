@@ -1,12 +1,14 @@
 //! DDL: databases, tables, indexes.
 //!
-//! Each DDL statement commits the open transaction first (implicit commit), runs in the engine
-//! (durable on return), then is handed as its text to the committer to be binlogged as a QUERY
-//! event with its own GTID, as MySQL does. A statement that fails changes nothing and is not
-//! logged. `IF [NOT] EXISTS` statements that find nothing to do succeed with a note and are
-//! logged, as in MySQL.
+//! Each DDL statement commits the open transaction first (implicit commit), stages its changes
+//! in a DDL transaction of the engine (checked, tables marked, nothing visible yet), then hands
+//! that transaction and the statement's text to the committer, which commits both in one
+//! two-phase commit: the QUERY event with its own GTID in the binlog and the schema change in
+//! the engine, or neither after a crash (MySQL 8.0's atomic DDL). A statement that fails
+//! changes nothing and is not logged. `IF [NOT] EXISTS` statements that find nothing to do
+//! succeed with a note and are logged, as in MySQL.
 
-use engine::{IndexDef, TableSchema};
+use engine::{IndexDef, TableSchema, Txn};
 
 use super::ast::{CreateTable, IndexSpec, Stmt, TableRef};
 use super::error::{Result, SqlError};
@@ -21,7 +23,11 @@ fn note(code: u16, message: String) -> Warning {
 impl Session {
     pub(crate) fn ddl(&mut self, stmt: &Stmt, sql: &str) -> Result<Output> {
         let server = self.server.clone();
-        let guard = server.ddl.lock();
+        // Held until the DDL transaction ended: DDL statements are serialized.
+        let _guard = server.ddl.lock();
+        let mut txn = server.engine.begin();
+        // The database whose entry in the database list the statement may change.
+        let mut database = None;
         let affected = match stmt {
             Stmt::CreateDatabase { name, if_not_exists } => {
                 server.count("Com_create_db");
@@ -34,7 +40,8 @@ impl Session {
                         .push(note(1007, SqlError::DatabaseExists(name.clone()).to_string()));
                     0
                 } else {
-                    server.create_database(name)?;
+                    server.create_database(&mut txn, name)?;
+                    database = Some(name.clone());
                     1
                 }
             }
@@ -51,24 +58,22 @@ impl Session {
                     None => return Err(SqlError::DropMissingDatabase(name.clone())),
                     Some(real) => {
                         let tables = self.tables_of(&real).len() as u64;
-                        server.drop_database(&real)?;
-                        if self.db.as_deref().is_some_and(|d| d.eq_ignore_ascii_case(&real)) {
-                            self.db = None;
-                        }
+                        server.drop_database(&mut txn, &real)?;
+                        database = Some(real);
                         tables
                     }
                 }
             }
             Stmt::CreateTable(ct) => {
                 server.count("Com_create_table");
-                self.create_table(ct)?;
+                self.create_table(&mut txn, ct)?;
                 0
             }
             Stmt::CreateIndex { table, index } => {
                 server.count("Com_create_index");
                 let (id, schema, _) = self.resolve_table(table)?;
                 let def = index_def(&schema, index, &schema.indexes)?;
-                server.engine.create_index(id, def)?;
+                server.engine.create_index_in(&mut txn, id, def)?;
                 0
             }
             Stmt::DropIndex { table, name } => {
@@ -77,7 +82,7 @@ impl Session {
                 if name.eq_ignore_ascii_case("PRIMARY") {
                     return Err(SqlError::NotSupported("DROP PRIMARY KEY".into()));
                 }
-                server.engine.drop_index(id, name).map_err(|e| match e {
+                server.engine.drop_index_in(&mut txn, id, name).map_err(|e| match e {
                     engine::Error::NoSuchIndex { name } => SqlError::Other {
                         code: 1091,
                         sqlstate: "42000",
@@ -107,25 +112,33 @@ impl Session {
                     self.warnings.push(note(1051, SqlError::UnknownTable(m).to_string()));
                 }
                 for id in found {
-                    server.engine.drop_table(id)?;
+                    server.engine.drop_table_in(&mut txn, id)?;
                 }
                 0
             }
             Stmt::Truncate(t) => {
                 server.count("Com_truncate");
                 let (id, _, _) = self.resolve_table(t)?;
-                server.engine.truncate(id)?;
+                server.engine.truncate_in(&mut txn, id)?;
                 0
             }
             other => return Err(SqlError::NotSupported(format!("{other:?}"))),
         };
-        drop(guard);
         let gtid = self.gtid_next;
-        server.hooks.committer.log_ddl(
+        let committed = server.hooks.committer.commit_ddl(
+            txn,
             self.db.as_deref(),
             sql.trim().trim_end_matches(';'),
             gtid,
-        )?;
+        );
+        if let Some(name) = database {
+            server.refresh_database(&name);
+            let gone = server.database(&name).is_none();
+            if gone && self.db.as_deref().is_some_and(|d| d.eq_ignore_ascii_case(&name)) {
+                self.db = None;
+            }
+        }
+        committed?;
         self.consume_gtid();
         Ok(Output::Ok {
             affected_rows: affected,
@@ -146,7 +159,7 @@ impl Session {
             .collect()
     }
 
-    fn create_table(&mut self, ct: &CreateTable) -> Result<()> {
+    fn create_table(&mut self, txn: &mut Txn, ct: &CreateTable) -> Result<()> {
         let TableRef { db, name } = &ct.table;
         let db = match db {
             Some(d) => d.clone(),
@@ -210,7 +223,7 @@ impl Session {
             }
             _ => return Err(SqlError::WrongAutoKey),
         }
-        self.server.engine.create_table(schema).map_err(|e| match e {
+        self.server.engine.create_table_in(txn, schema).map_err(|e| match e {
             engine::Error::TableExists { .. } => SqlError::TableExists(name.clone()),
             e => SqlError::Engine(e),
         })?;

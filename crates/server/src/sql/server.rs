@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use engine::{Column, ColumnType, Engine, TableSchema};
+use engine::{Column, ColumnType, Engine, TableSchema, Txn};
 use parking_lot::{Mutex, RwLock};
 
 use super::admin::{BinlogAdmin, NoBinlog, NoStatus, StatusProvider};
@@ -260,30 +260,42 @@ impl Server {
         self.databases.read().values().cloned().collect()
     }
 
-    pub(crate) fn create_database(&self, name: &str) -> Result<()> {
+    /// Stages CREATE DATABASE (its marker table) in DDL transaction `txn`; once `txn` ended,
+    /// [`Server::refresh_database`] updates the database list.
+    pub(crate) fn create_database(&self, txn: &mut Txn, name: &str) -> Result<()> {
         check_db_name(name)?;
         let marker = TableSchema::new(
             name,
             vec![Column::new("database", ColumnType::Integer { bytes: 1, unsigned: false })],
             vec![],
         );
-        self.engine.create_table(marker)?;
-        self.databases.write().insert(name.to_ascii_lowercase(), name.to_string());
+        self.engine.create_table_in(txn, marker)?;
         Ok(())
     }
 
-    pub(crate) fn drop_database(&self, name: &str) -> Result<()> {
+    /// Stages DROP DATABASE (its tables and its marker) in DDL transaction `txn`.
+    pub(crate) fn drop_database(&self, txn: &mut Txn, name: &str) -> Result<()> {
         let prefix = format!("{}.", name.to_ascii_lowercase());
         for t in self.engine.tables() {
             if t.name.to_ascii_lowercase().starts_with(&prefix) {
-                self.engine.drop_table(t.id)?;
+                self.engine.drop_table_in(txn, t.id)?;
             }
         }
         if let Some(id) = self.engine.table_id(name) {
-            self.engine.drop_table(id)?;
+            self.engine.drop_table_in(txn, id)?;
         }
-        self.databases.write().remove(&name.to_ascii_lowercase());
         Ok(())
+    }
+
+    /// Brings the database list in line with the engine's catalog for database `name` (its
+    /// marker table), after a DDL transaction on it ended (committed, rolled back, skipped).
+    pub(crate) fn refresh_database(&self, name: &str) {
+        let key = name.to_ascii_lowercase();
+        if self.engine.table_id(name).is_some() {
+            self.databases.write().entry(key).or_insert_with(|| name.to_string());
+        } else {
+            self.databases.write().remove(&key);
+        }
     }
 }
 
