@@ -17,9 +17,11 @@
 //! groups in flight, makes the engine durable and closes the binlog cleanly (or
 //! [`Engine::shutdown`] without a binlog); the data directory lock is released last.
 //!
-//! SQL sessions are synchronous (a statement may wait for a row lock or an fsync), so each
-//! call runs under [`tokio::task::block_in_place`]: the runtime moves its other connections to
-//! another worker while one waits.
+//! SQL sessions are synchronous. DML, SELECT and transaction control run on the tokio worker
+//! with lock waits refused, and hand their commit to the pipeline without waiting; what may
+//! block (a lock wait inside a transaction, DDL, a FLUSH leader's writes and fsyncs) runs under
+//! [`tokio::task::block_in_place`]: the runtime moves its other connections to another thread
+//! while one waits.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -426,23 +428,20 @@ impl SqlConnection {
 }
 
 impl SqlConnection {
-    /// Awaits the commit the last statement handed to the pipeline, if any: a FLUSH leader's
-    /// group work (redo and binlog writes, fsyncs) runs on the blocking pool; a follower just
-    /// waits to be woken. The statement's answer goes out only after this, so nothing is
-    /// acknowledged before it is durable.
+    /// Awaits the commit the last statement handed to the pipeline, if any: a FLUSH leader does
+    /// its group's work (redo and binlog writes, fsyncs) on this thread under
+    /// `block_in_place`, which hands the worker's other connections to another thread first;
+    /// a follower just waits to be woken. The statement's answer goes out only after this, so
+    /// nothing is acknowledged before it is durable.
+    ///
+    /// Why not `spawn_blocking`: that puts two cross-thread wake-ups (to a pool thread and
+    /// back to a worker) on the path of every leader's commit — every commit with one
+    /// connection — and with 2 cores each costs tens of µs (bench/RESULTS.md, "server layer
+    /// per statement"). Here the core hand-off happens beside the commit, not before it.
     async fn finish_commit(&mut self) -> Result<(), sql::SqlError> {
         let Some(mut pending) = self.session.take_deferred_commit() else { return Ok(()) };
         if pending.needs_thread() {
-            pending = tokio::task::spawn_blocking(move || {
-                pending.run();
-                pending
-            })
-            .await
-            .map_err(|e| sql::SqlError::Other {
-                code: 1105,
-                sqlstate: "HY000",
-                message: format!("commit task failed: {e}"),
-            })?;
+            tokio::task::block_in_place(|| pending.run());
         }
         match std::future::poll_fn(|cx| pending.poll_done(cx)).await {
             Ok(_) => Ok(()),
