@@ -10,7 +10,9 @@
 # Usage: bench/server-profile.sh [seconds] [threads...]      (defaults: 10, 1 1024)
 # Env: MODE=classic|inredo (default classic), REPEAT=3, PERF=0|1, BIN=path to binlogd
 #      (default target/release/binlogd, built if missing), OUT=directory for perf data
-#      (default bench/results/profile-<UTC time>).
+#      (default bench/results/profile-<UTC time>), WORKDIR=where the data directory goes
+#      (default the worktree; /dev/shm takes the disk out: fsyncs on tmpfs cost nothing, so
+#      TPS shows the server layer and the client alone).
 set -euo pipefail
 
 seconds=${1:-10}
@@ -23,7 +25,7 @@ bin=${BIN:-$here/target/release/binlogd}
 out=${OUT:-$here/bench/results/profile-$(date -u +%Y%m%dT%H%MZ)-$mode}
 port=${PORT:-33261}
 [ -x "$bin" ] || cargo build --release -q -p binlogd --manifest-path "$here/Cargo.toml"
-work=$(mktemp -d "$here/.server-profile-XXXXXX")
+work=$(mktemp -d "${WORKDIR:-$here}/.server-profile-XXXXXX")
 server=
 cleanup() {
     if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" || true; fi

@@ -28,7 +28,7 @@ mod gtid_state;
 mod payload;
 mod stats;
 
-pub use cache::{table_map, BinlogCache};
+pub use cache::{table_map, BinlogCache, MappedTable};
 pub use config::CommitConfig;
 pub use coordinator::{CommitInfo, Coordinator, OpenOptions, PendingCommit, RecoveryOutcome};
 pub use engine_api::Engine;

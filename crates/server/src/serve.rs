@@ -25,6 +25,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -441,7 +442,14 @@ impl SqlConnection {
     async fn finish_commit(&mut self) -> Result<(), sql::SqlError> {
         let Some(mut pending) = self.session.take_deferred_commit() else { return Ok(()) };
         if pending.needs_thread() {
-            tokio::task::block_in_place(|| pending.run());
+            if STATEMENTS_RUNNING.load(Ordering::Relaxed) <= 1 {
+                // No other statement runs: nothing needs this worker during the fsyncs, so it
+                // keeps its core (the hand-off wakes another thread per commit). A command
+                // arriving meanwhile waits at most this group's work.
+                pending.run();
+            } else {
+                tokio::task::block_in_place(|| pending.run());
+            }
         }
         match std::future::poll_fn(|cx| pending.poll_done(cx)).await {
             Ok(_) => Ok(()),
@@ -474,6 +482,7 @@ impl SqlConnection {
         mut attempt: impl FnMut(&mut sql::Session) -> sql::Attempt,
         blocking: impl FnOnce(&mut sql::Session) -> Result<Output, sql::SqlError>,
     ) -> Result<Output, sql::SqlError> {
+        let _running = Running::enter();
         for _ in 0..ASYNC_LOCK_RETRIES {
             match attempt(&mut self.session) {
                 sql::Attempt::Done(r) => {
@@ -490,6 +499,25 @@ impl SqlConnection {
             }
         }
         tokio::task::block_in_place(|| blocking(&mut self.session))
+    }
+}
+
+/// Statements running in [`SqlConnection::run_attempts`] on all connections of the process.
+static STATEMENTS_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a statement in [`STATEMENTS_RUNNING`] while it lives (however its future ends).
+struct Running;
+
+impl Running {
+    fn enter() -> Running {
+        STATEMENTS_RUNNING.fetch_add(1, Ordering::Relaxed);
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        STATEMENTS_RUNNING.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
