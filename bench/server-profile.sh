@@ -8,7 +8,7 @@
 # the top of `perf report --no-children`.
 #
 # Usage: bench/server-profile.sh [seconds] [threads...]      (defaults: 10, 1 1024)
-# Env: MODE=classic|inredo (default classic), REPEAT=3, PERF=0|1, BIN=path to binlogd
+# Env: SB_EXTRA=extra sysbench options (e.g. --rand-type=uniform), MODE=classic|inredo (default classic), REPEAT=3, PERF=0|1, BIN=path to binlogd
 #      (default target/release/binlogd, built if missing), OUT=directory for perf data
 #      (default bench/results/profile-<UTC time>), WORKDIR=where the data directory goes
 #      (default the worktree; /dev/shm takes the disk out: fsyncs on tmpfs cost nothing, so
@@ -45,7 +45,7 @@ for _ in $(seq 100); do
 done
 mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" -uroot -e "CREATE DATABASE sbtest"
 sb=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root
-    --mysql-db=sbtest --tables=4 --table-size=10000 --report-interval=0)
+    --mysql-db=sbtest --tables=4 --table-size=10000 --report-interval=0 ${SB_EXTRA:-})
 sysbench oltp_update_non_index "${sb[@]}" prepare >/dev/null
 
 # Sum of voluntary + involuntary context switches over the server's live threads.
