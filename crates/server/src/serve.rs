@@ -388,6 +388,7 @@ impl Backend for SqlBackend {
             host: info.host.clone(),
             capabilities: info.capabilities,
         };
+        OPEN_SESSIONS.fetch_add(1, Ordering::Relaxed);
         Ok(SqlConnection { session, statements: HashMap::new(), source: self.source.clone(), peer })
     }
 }
@@ -402,6 +403,7 @@ pub struct SqlConnection {
 
 impl Drop for SqlConnection {
     fn drop(&mut self) {
+        OPEN_SESSIONS.fetch_sub(1, Ordering::Relaxed);
         if let Some(source) = &self.source {
             source.replicas().unregister(self.peer.connection_id);
         }
@@ -430,22 +432,24 @@ impl SqlConnection {
 
 impl SqlConnection {
     /// Awaits the commit the last statement handed to the pipeline, if any: a FLUSH leader does
-    /// its group's work (redo and binlog writes, fsyncs) on this thread under
-    /// `block_in_place`, which hands the worker's other connections to another thread first;
-    /// a follower just waits to be woken. The statement's answer goes out only after this, so
-    /// nothing is acknowledged before it is durable.
+    /// its group's work (redo and binlog writes, fsyncs) on this thread — inline when its
+    /// connection is the only one, otherwise under `block_in_place`, which first hands the worker's other
+    /// connections to another thread; a follower just waits to be woken. The statement's
+    /// answer goes out only after this, so nothing is acknowledged before it is durable.
     ///
-    /// Why not `spawn_blocking`: that puts two cross-thread wake-ups (to a pool thread and
-    /// back to a worker) on the path of every leader's commit — every commit with one
-    /// connection — and with 2 cores each costs tens of µs (bench/RESULTS.md, "server layer
-    /// per statement"). Here the core hand-off happens beside the commit, not before it.
+    /// Why not `spawn_blocking`: that put two cross-thread wake-ups (to a pool thread and back
+    /// to a worker) on the path of every leader's commit — every commit with one connection:
+    /// 5.3 context switches and ~73 µs of server CPU per transaction at 1 thread with free
+    /// fsyncs, against 1.0 and ~30 µs now (bench/RESULTS.md, "Server layer per statement").
     async fn finish_commit(&mut self) -> Result<(), sql::SqlError> {
         let Some(mut pending) = self.session.take_deferred_commit() else { return Ok(()) };
         if pending.needs_thread() {
-            if STATEMENTS_RUNNING.load(Ordering::Relaxed) <= 1 {
-                // No other statement runs: nothing needs this worker during the fsyncs, so it
-                // keeps its core (the hand-off wakes another thread per commit). A command
-                // arriving meanwhile waits at most this group's work.
+            if OPEN_SESSIONS.load(Ordering::Relaxed) <= 1 {
+                // The only connection: nothing needs this worker during the fsyncs, so it
+                // keeps its core (the hand-off wakes another thread per commit). Not when
+                // others are open but idle: a worker blocked here polls no socket, so their
+                // commands would wait unread and could not join the next group (with "no other
+                // statement running" as the test, 16 connections fell to 181 TPS, below 1).
                 pending.run();
             } else {
                 tokio::task::block_in_place(|| pending.run());
@@ -482,7 +486,6 @@ impl SqlConnection {
         mut attempt: impl FnMut(&mut sql::Session) -> sql::Attempt,
         blocking: impl FnOnce(&mut sql::Session) -> Result<Output, sql::SqlError>,
     ) -> Result<Output, sql::SqlError> {
-        let _running = Running::enter();
         for _ in 0..ASYNC_LOCK_RETRIES {
             match attempt(&mut self.session) {
                 sql::Attempt::Done(r) => {
@@ -502,24 +505,8 @@ impl SqlConnection {
     }
 }
 
-/// Statements running in [`SqlConnection::run_attempts`] on all connections of the process.
-static STATEMENTS_RUNNING: AtomicUsize = AtomicUsize::new(0);
-
-/// Counts a statement in [`STATEMENTS_RUNNING`] while it lives (however its future ends).
-struct Running;
-
-impl Running {
-    fn enter() -> Running {
-        STATEMENTS_RUNNING.fetch_add(1, Ordering::Relaxed);
-        Running
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        STATEMENTS_RUNNING.fetch_sub(1, Ordering::Relaxed);
-    }
-}
+/// SQL sessions (connections past authentication) open in the process.
+static OPEN_SESSIONS: AtomicUsize = AtomicUsize::new(0);
 
 /// How often a statement is tried again on the worker after awaiting a row lock holder before
 /// it runs where it may block.
