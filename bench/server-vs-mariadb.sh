@@ -14,7 +14,8 @@
 # Usage: bench/server-vs-mariadb.sh [seconds] [threads...]   (defaults: 10, 1 16 64 256 1024)
 # Env: SERVERS="binlogd binlogd-inredo mariadb mariadb-nd" (subset/order), BINLOGD_OPTS (extra
 # options for both binlogd servers), BIN (a binlogd binary to use instead of building
-# target/release/binlogd). Prints one line per server and thread count, then a table.
+# target/release/binlogd), PORT_BASE (ports PORT_BASE+1.. are used; default 33161).
+# Prints one line per server and thread count, then a table.
 set -euo pipefail
 
 seconds=${1:-10}
@@ -46,7 +47,7 @@ bin=${BIN:-$here/target/release/binlogd}
 [ -n "${BIN:-}" ] || cargo build --release -q -p binlogd --manifest-path "$here/Cargo.toml"
 sb=(--tables=4 --table-size=10000 --report-interval=0)
 declare -A conn
-port=33161
+port=${PORT_BASE:-33161}
 for s in $servers; do
     case $s in
     binlogd | binlogd-inredo)
