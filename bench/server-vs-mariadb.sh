@@ -13,7 +13,9 @@
 #
 # Usage: bench/server-vs-mariadb.sh [seconds] [threads...]   (defaults: 10, 1 16 64 256 1024)
 # Env: SERVERS="binlogd binlogd-inredo mariadb mariadb-nd" (subset/order), BINLOGD_OPTS (extra
-# options for both binlogd servers). Prints one line per server and thread count, then a table.
+# options for both binlogd servers), BIN (a binlogd binary to use instead of building
+# target/release/binlogd), PORT_BASE (ports PORT_BASE+1.. are used; default 33161).
+# Prints one line per server and thread count, then a table.
 set -euo pipefail
 
 seconds=${1:-10}
@@ -41,10 +43,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cargo build --release -q -p binlogd --manifest-path "$here/Cargo.toml"
+bin=${BIN:-$here/target/release/binlogd}
+[ -n "${BIN:-}" ] || cargo build --release -q -p binlogd --manifest-path "$here/Cargo.toml"
 sb=(--tables=4 --table-size=10000 --report-interval=0)
 declare -A conn
-port=33161
+port=${PORT_BASE:-33161}
 for s in $servers; do
     case $s in
     binlogd | binlogd-inredo)
@@ -52,11 +55,12 @@ for s in $servers; do
         [ "$s" = binlogd-inredo ] && extra=(--binlog-in-redo=ON)
         port=$((port + 1))
         # shellcheck disable=SC2086
-        "$here/target/release/binlogd" serve --datadir="$work/$s" --port="$port" \
+        "$bin" serve --datadir="$work/$s" --port="$port" \
             --initialize-insecure --sync-binlog=1 --innodb-flush-log-at-trx-commit=1 \
             --max-connections=2000 "${extra[@]}" ${BINLOGD_OPTS:-} >"$work/$s.log" 2>&1 &
         pids+=($!)
-        for _ in $(seq 100); do
+        # Up to 60 s: the first start generates the RSA key pair, slow on a loaded machine.
+        for _ in $(seq 600); do
             grep -q "ready for connections" "$work/$s.log" && break
             sleep 0.1
         done

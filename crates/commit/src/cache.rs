@@ -11,9 +11,12 @@
 //! `binlog_log_row` → `add_pke` for each image), and the session it belongs to, for WRITESET
 //! dependency tracking in the FLUSH stage.
 
+use std::sync::Arc;
+
 use binlog::event::{
-    rows_flags, ColumnDef, ColumnType as BinType, DateTime as BinDateTime, Event, EventBody,
-    EventHeader, FormatContext, RowMetadata, RowsEvent, RowsKind, TableMap, Value as BinValue,
+    patch_log_pos, rows_flags, ColumnDef, ColumnType as BinType, DateTime as BinDateTime, Event,
+    EventBody, EventHeader, FormatContext, RowMetadata, RowsEvent, RowsKind, TableMap,
+    Value as BinValue,
 };
 use engine::{ColumnType, Row, TableSchema, Value};
 
@@ -32,8 +35,23 @@ struct Pending {
     table: u32,
     kind: RowsKind,
     event: RowsEvent,
-    map: TableMap,
+    map: Arc<MappedTable>,
 }
+
+/// A table's TABLE_MAP, built and encoded once per table definition and shared by the
+/// transactions that log its rows ([`BinlogCache::map_table`], [`BinlogCache::update_mapped`]
+/// and the like): building it per transaction (the column list, the optional metadata, the
+/// encoding) cost a dozen allocations per commit.
+#[derive(Debug)]
+pub struct MappedTable {
+    map: TableMap,
+    /// The TABLE_MAP event as encoded at cache offset 0; a transaction copies it and sets its
+    /// own timestamp (and checksum).
+    event: Vec<u8>,
+}
+
+/// Where the timestamp is in an event header (the header's first field).
+const TIMESTAMP_RANGE: std::ops::Range<usize> = 0..4;
 
 /// One transaction's row events. Build it beside the engine calls; hand it to
 /// [`crate::Coordinator::commit`].
@@ -126,8 +144,61 @@ impl BinlogCache {
         &self.db
     }
 
+    /// The TABLE_MAP of `schema` (named by its table name alone) in database `db`, as this
+    /// cache would write it, to keep and pass to [`Self::insert_mapped`] and the like while
+    /// the table's definition does not change.
+    pub fn map_table(&self, db: &str, schema: &TableSchema) -> Result<Arc<MappedTable>> {
+        let map = table_map(db, schema, self.metadata);
+        let mut event = Vec::new();
+        Event::new(EventHeader::new(0, self.server_id, 0), EventBody::TableMap(map.clone()))
+            .encode(&self.ctx, 0, &mut event)?;
+        Ok(Arc::new(MappedTable { map, event }))
+    }
+
+    /// [`Self::insert`] with the table's TABLE_MAP from [`Self::map_table`].
+    pub fn insert_mapped(
+        &mut self,
+        mapped: &Arc<MappedTable>,
+        schema: &TableSchema,
+        row: &Row,
+    ) -> Result<()> {
+        self.push_mapped(Some(mapped), schema, RowsKind::Write, None, Some(row))
+    }
+
+    /// [`Self::update`] with the table's TABLE_MAP from [`Self::map_table`].
+    pub fn update_mapped(
+        &mut self,
+        mapped: &Arc<MappedTable>,
+        schema: &TableSchema,
+        before: &Row,
+        after: &Row,
+    ) -> Result<()> {
+        self.push_mapped(Some(mapped), schema, RowsKind::Update, Some(before), Some(after))
+    }
+
+    /// [`Self::delete`] with the table's TABLE_MAP from [`Self::map_table`].
+    pub fn delete_mapped(
+        &mut self,
+        mapped: &Arc<MappedTable>,
+        schema: &TableSchema,
+        before: &Row,
+    ) -> Result<()> {
+        self.push_mapped(Some(mapped), schema, RowsKind::Delete, Some(before), None)
+    }
+
     fn push(
         &mut self,
+        schema: &TableSchema,
+        kind: RowsKind,
+        before: Option<&Row>,
+        after: Option<&Row>,
+    ) -> Result<()> {
+        self.push_mapped(None, schema, kind, before, after)
+    }
+
+    fn push_mapped(
+        &mut self,
+        mapped: Option<&Arc<MappedTable>>,
         schema: &TableSchema,
         kind: RowsKind,
         before: Option<&Row>,
@@ -137,12 +208,22 @@ impl BinlogCache {
             && p.event.rows_data.len() < ROWS_EVENT_MAX_BYTES);
         if !reuse {
             self.finish_pending(false)?;
-            let map = table_map(&self.db, schema, self.metadata);
+            let map = match mapped {
+                Some(m) => m.clone(),
+                None => self.map_table(&self.db, schema)?,
+            };
             if !self.mapped.contains(&schema.id) {
-                self.encode(EventBody::TableMap(map.clone()))?;
+                // The shared encoding with this event's timestamp; log_pos (= its size at
+                // offset 0) and the checksum as encoding it here would give.
+                let start = self.bytes.len();
+                self.bytes.extend_from_slice(&map.event);
+                let event = &mut self.bytes[start..];
+                event[TIMESTAMP_RANGE].copy_from_slice(&now_secs().to_le_bytes());
+                let size = event.len() as u32;
+                patch_log_pos(event, size, self.ctx.checksum);
                 self.mapped.push(schema.id);
             }
-            let event = RowsEvent::new(kind, &map, 0);
+            let event = RowsEvent::new(kind, &map.map, 0);
             self.pending = Some(Pending { table: schema.id, kind, event, map });
         }
         for image in [before, after].into_iter().flatten() {
@@ -151,7 +232,7 @@ impl BinlogCache {
         let before = before.map(|r| to_bin_row(schema, r));
         let after = after.map(|r| to_bin_row(schema, r));
         let p = self.pending.as_mut().expect("a pending rows event was just ensured");
-        p.event.push_row(&p.map, before.as_deref(), after.as_deref())?;
+        p.event.push_row(&p.map.map, before.as_deref(), after.as_deref())?;
         self.rows += 1;
         Ok(())
     }
@@ -265,4 +346,64 @@ fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {
             }),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::Column;
+
+    /// A shared TABLE_MAP ([`BinlogCache::map_table`]) gives the same bytes as building it in
+    /// the transaction: same events, timestamps, positions and checksums.
+    #[test]
+    fn mapped_table_gives_the_same_events() {
+        let mut schema = TableSchema::new(
+            "t1",
+            vec![
+                Column::new("id", ColumnType::Integer { bytes: 4, unsigned: false }).not_null(),
+                Column::new("c", ColumnType::Char(120)),
+                Column::new("pad", ColumnType::VarChar(60)),
+            ],
+            vec![0],
+        );
+        schema.id = 7;
+        let row = |i: i64, c: &str| vec![Value::Int(i), Value::Bytes(c.into()), Value::Null];
+        for metadata_full in [false, true] {
+            for checksum in [true, false] {
+                let ctx = if checksum {
+                    FormatContext::mysql80()
+                } else {
+                    FormatContext { checksum: binlog::event::ChecksumAlg::None }
+                };
+                // Timestamps are seconds: build both within one second.
+                loop {
+                    let second = now_secs();
+                    let new = || {
+                        let c = BinlogCache::new("db1", 3, ctx.clone());
+                        if metadata_full {
+                            c.with_full_metadata()
+                        } else {
+                            c
+                        }
+                    };
+                    let mut plain = new();
+                    let mut shared = new();
+                    let map = shared.map_table("db1", &schema).expect("map");
+                    plain.insert(&schema, &row(1, "a")).expect("insert");
+                    plain.update(&schema, &row(1, "a"), &row(1, "b")).expect("update");
+                    plain.delete(&schema, &row(1, "b")).expect("delete");
+                    shared.insert_mapped(&map, &schema, &row(1, "a")).expect("insert");
+                    shared
+                        .update_mapped(&map, &schema, &row(1, "a"), &row(1, "b"))
+                        .expect("update");
+                    shared.delete_mapped(&map, &schema, &row(1, "b")).expect("delete");
+                    let (plain, shared) = (plain.finish().expect("a"), shared.finish().expect("b"));
+                    if now_secs() == second {
+                        assert_eq!(plain, shared, "full metadata {metadata_full}, crc {checksum}");
+                        break;
+                    }
+                }
+            }
+        }
+    }
 }

@@ -48,8 +48,8 @@ pub struct Binlogging {
     replicas: Option<Arc<crate::replication::Replicas>>,
 }
 
-/// A table's schema as the engine has it, and the same named for TABLE_MAP.
-type MappedSchema = (Arc<TableSchema>, Arc<TableSchema>);
+/// A table's schema as the engine has it, the same named for TABLE_MAP, and its TABLE_MAP.
+type MappedSchema = (Arc<TableSchema>, Arc<TableSchema>, Arc<commit::MappedTable>);
 
 impl Binlogging {
     /// Wraps an open coordinator whose binlog files live in `binlog_dir`.
@@ -106,54 +106,68 @@ impl Binlogging {
         if self.row_metadata == RowMetadata::Full {
             cache = cache.with_full_metadata();
         }
-        let mut schemas: Vec<(&Arc<TableSchema>, Arc<TableSchema>)> = Vec::new();
+        let mut mapped: Vec<(&Arc<TableSchema>, MappedSchema)> = Vec::new();
         for change in &changes.changes {
-            let schema = match schemas.iter().find(|(t, _)| Arc::ptr_eq(t, &change.table)) {
-                Some((_, s)) => s.clone(),
-                None => {
-                    let s = self.map_schema(&change.table);
-                    schemas.push((&change.table, s.clone()));
-                    s
+            let encoded = (|| {
+                let (schema, map) = match mapped.iter().find(|(t, _)| Arc::ptr_eq(t, &change.table))
+                {
+                    Some((_, m)) => (m.1.clone(), m.2.clone()),
+                    None => {
+                        let m = self.map_schema(&cache, &change.table)?;
+                        let found = (m.1.clone(), m.2.clone());
+                        mapped.push((&change.table, m));
+                        found
+                    }
+                };
+                match change.kind {
+                    ChangeKind::Insert => {
+                        let after = change.after.as_ref().ok_or_else(|| missing_image("after"))?;
+                        cache.insert_mapped(&map, &schema, after)
+                    }
+                    ChangeKind::Update => {
+                        let before =
+                            change.before.as_ref().ok_or_else(|| missing_image("before"))?;
+                        let after = change.after.as_ref().ok_or_else(|| missing_image("after"))?;
+                        cache.update_mapped(&map, &schema, before, after)
+                    }
+                    ChangeKind::Delete => {
+                        let before =
+                            change.before.as_ref().ok_or_else(|| missing_image("before"))?;
+                        cache.delete_mapped(&map, &schema, before)
+                    }
                 }
-            };
-            let encoded = match change.kind {
-                ChangeKind::Insert => {
-                    let after = change.after.as_ref().ok_or_else(|| missing_image("after"))?;
-                    cache.insert(&schema, after)
-                }
-                ChangeKind::Update => {
-                    let before = change.before.as_ref().ok_or_else(|| missing_image("before"))?;
-                    let after = change.after.as_ref().ok_or_else(|| missing_image("after"))?;
-                    cache.update(&schema, before, after)
-                }
-                ChangeKind::Delete => {
-                    let before = change.before.as_ref().ok_or_else(|| missing_image("before"))?;
-                    cache.delete(&schema, before)
-                }
-            };
+                .map_err(|e| to_sql_error(&e))
+            })();
             if let Err(e) = encoded {
                 let _ = self.coordinator.rollback(txn);
-                return Err(to_sql_error(&e));
+                return Err(e);
             }
         }
         Ok((txn, cache))
     }
 
     /// The engine names tables `db.table`; TABLE_MAP carries the database and the table
-    /// apart, so the cache gets each schema under its table name alone. The renamed copy is
-    /// kept per table definition (a DDL makes a new `Arc`), so commits do not clone schemas.
-    fn map_schema(&self, table: &Arc<TableSchema>) -> Arc<TableSchema> {
+    /// apart, so the cache gets each schema under its table name alone, and the table's
+    /// TABLE_MAP in its own database. Both are kept per table definition (a DDL makes a new
+    /// `Arc`), so commits neither clone schemas nor rebuild TABLE_MAPs.
+    fn map_schema(
+        &self,
+        cache: &commit::BinlogCache,
+        table: &Arc<TableSchema>,
+    ) -> SqlResult<MappedSchema> {
         let mut cached = self.schemas.lock();
-        if let Some((orig, mapped)) = cached.get(&table.name) {
-            if Arc::ptr_eq(orig, table) {
-                return mapped.clone();
+        if let Some(m) = cached.get(&table.name) {
+            if Arc::ptr_eq(&m.0, table) {
+                return Ok(m.clone());
             }
         }
+        let (db, name) = sql::commit::split_engine_name(&table.name);
         let mut schema = table.as_ref().clone();
-        schema.name = sql::commit::split_engine_name(&table.name).1.to_string();
-        let mapped = Arc::new(schema);
-        cached.insert(table.name.clone(), (table.clone(), mapped.clone()));
-        mapped
+        schema.name = name.to_string();
+        let map = cache.map_table(db, &schema).map_err(|e| to_sql_error(&e))?;
+        let m = (table.clone(), Arc::new(schema), map);
+        cached.insert(table.name.clone(), m.clone());
+        Ok(m)
     }
 }
 

@@ -17,12 +17,15 @@
 //! groups in flight, makes the engine durable and closes the binlog cleanly (or
 //! [`Engine::shutdown`] without a binlog); the data directory lock is released last.
 //!
-//! SQL sessions are synchronous (a statement may wait for a row lock or an fsync), so each
-//! call runs under [`tokio::task::block_in_place`]: the runtime moves its other connections to
-//! another worker while one waits.
+//! SQL sessions are synchronous. DML, SELECT and transaction control run on the tokio worker
+//! with lock waits refused, and hand their commit to the pipeline without waiting; what may
+//! block (a lock wait inside a transaction, DDL, a FLUSH leader's writes and fsyncs) runs under
+//! [`tokio::task::block_in_place`]: the runtime moves its other connections to another thread
+//! while one waits.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -390,6 +393,7 @@ impl Backend for SqlBackend {
             host: info.host.clone(),
             capabilities: info.capabilities,
         };
+        OPEN_SESSIONS.fetch_add(1, Ordering::Relaxed);
         Ok(SqlConnection { session, statements: HashMap::new(), source: self.source.clone(), peer })
     }
 }
@@ -404,6 +408,7 @@ pub struct SqlConnection {
 
 impl Drop for SqlConnection {
     fn drop(&mut self) {
+        OPEN_SESSIONS.fetch_sub(1, Ordering::Relaxed);
         if let Some(source) = &self.source {
             source.replicas().unregister(self.peer.connection_id);
         }
@@ -431,23 +436,29 @@ impl SqlConnection {
 }
 
 impl SqlConnection {
-    /// Awaits the commit the last statement handed to the pipeline, if any: a FLUSH leader's
-    /// group work (redo and binlog writes, fsyncs) runs on the blocking pool; a follower just
-    /// waits to be woken. The statement's answer goes out only after this, so nothing is
-    /// acknowledged before it is durable.
+    /// Awaits the commit the last statement handed to the pipeline, if any: a FLUSH leader does
+    /// its group's work (redo and binlog writes, fsyncs) on this thread — inline when its
+    /// connection is the only one, otherwise under `block_in_place`, which first hands the worker's other
+    /// connections to another thread; a follower just waits to be woken. The statement's
+    /// answer goes out only after this, so nothing is acknowledged before it is durable.
+    ///
+    /// Why not `spawn_blocking`: that put two cross-thread wake-ups (to a pool thread and back
+    /// to a worker) on the path of every leader's commit — every commit with one connection:
+    /// 5.3 context switches and ~73 µs of server CPU per transaction at 1 thread with free
+    /// fsyncs, against 1.0 and ~30 µs now (bench/RESULTS.md, "Server layer per statement").
     async fn finish_commit(&mut self) -> Result<(), sql::SqlError> {
         let Some(mut pending) = self.session.take_deferred_commit() else { return Ok(()) };
         if pending.needs_thread() {
-            pending = tokio::task::spawn_blocking(move || {
+            if OPEN_SESSIONS.load(Ordering::Relaxed) <= 1 {
+                // The only connection: nothing needs this worker during the fsyncs, so it
+                // keeps its core (the hand-off wakes another thread per commit). Not when
+                // others are open but idle: a worker blocked here polls no socket, so their
+                // commands would wait unread and could not join the next group (with "no other
+                // statement running" as the test, 16 connections fell to 181 TPS, below 1).
                 pending.run();
-                pending
-            })
-            .await
-            .map_err(|e| sql::SqlError::Other {
-                code: 1105,
-                sqlstate: "HY000",
-                message: format!("commit task failed: {e}"),
-            })?;
+            } else {
+                tokio::task::block_in_place(|| pending.run());
+            }
         }
         match std::future::poll_fn(|cx| pending.poll_done(cx)).await {
             Ok(_) => Ok(()),
@@ -498,6 +509,9 @@ impl SqlConnection {
         tokio::task::block_in_place(|| blocking(&mut self.session))
     }
 }
+
+/// SQL sessions (connections past authentication) open in the process.
+static OPEN_SESSIONS: AtomicUsize = AtomicUsize::new(0);
 
 /// How often a statement is tried again on the worker after awaiting a row lock holder before
 /// it runs where it may block.
