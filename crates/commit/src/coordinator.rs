@@ -147,22 +147,10 @@ pub struct RecoveryOutcome {
 
 enum Work {
     /// `writeset` and `session` (0: none) are for WRITESET dependency tracking.
-    Dml {
-        xid: u64,
-        prepare_lsn: u64,
-        rows: Vec<u8>,
-        db: String,
-        writeset: WriteSet,
-        session: u64,
-    },
+    Dml { xid: u64, prepare_lsn: u64, rows: Vec<u8>, db: String, writeset: WriteSet, session: u64 },
     /// A DDL transaction: its schema changes are prepared in the engine with `xid`, which
     /// its QUERY event carries (`ddl_xid`) for recovery to find.
-    Ddl {
-        xid: u64,
-        prepare_lsn: u64,
-        db: String,
-        query: String,
-    },
+    Ddl { xid: u64, prepare_lsn: u64, db: String, query: String },
 }
 
 enum Outcome {

@@ -94,13 +94,18 @@ fn create_u_and_n(c: &Coord) -> (CommitInfo, CommitInfo) {
         vec![0],
     )
     .with_index("code", vec![1], true);
-    c.engine().create_table(u).expect("create u");
-    let a = c
-        .log_ddl("test", "CREATE TABLE u (id BIGINT PRIMARY KEY, code VARCHAR(8) NOT NULL UNIQUE)");
+    let mut txn = c.begin();
+    c.engine().create_table_in(&mut txn, u).expect("stage create u");
+    let a = c.commit_ddl(
+        txn,
+        "test",
+        "CREATE TABLE u (id BIGINT PRIMARY KEY, code VARCHAR(8) NOT NULL UNIQUE)",
+    );
     let n =
         TableSchema::new("n", vec![Column::new("k", int()), Column::new("note", int())], vec![]);
-    c.engine().create_table(n).expect("create n");
-    let b = c.log_ddl("test", "CREATE TABLE n (k BIGINT, note BIGINT)");
+    let mut txn = c.begin();
+    c.engine().create_table_in(&mut txn, n).expect("stage create n");
+    let b = c.commit_ddl(txn, "test", "CREATE TABLE n (k BIGINT, note BIGINT)");
     (a.expect("log u"), b.expect("log n"))
 }
 
@@ -267,7 +272,7 @@ fn run_seeded(seed: u64, mode: DependencyTracking) -> i64 {
     let txns = read_binlog(&c, &format!("seed {seed}"));
     assert!(txns.len() > 50, "seed {seed}: too small a workload");
     // key → sequence number of its last writer in the current file.
-    let mut last_writer: HashMap<i64, i64> = HashMap::new();
+    let mut last_writer: HashMap<(String, i64), i64> = HashMap::new();
     let mut file = String::new();
     let mut barrier = 0;
     let mut slack = 0;
@@ -280,21 +285,21 @@ fn run_seeded(seed: u64, mode: DependencyTracking) -> i64 {
         let (lc, seq) = t.clock;
         assert!(lc >= 0 && lc < seq, "seed {seed}: clock {lc}/{seq}");
         assert!(lc >= barrier, "seed {seed}: seq {seq} ({lc}) before the DDL {barrier}");
-        if t.xid.is_none() {
+        if t.ddl.is_some() {
             barrier = seq;
             last_writer.clear();
         }
-        for (before, after) in &t.changes {
+        for (table, before, after) in &t.changes {
             for image in [before, after].into_iter().flatten() {
-                let key = key_of(image);
+                let key = (table.clone(), key_of(image));
                 if let Some(&w) = last_writer.get(&key) {
-                    assert!(lc >= w, "seed {seed}: seq {seq} (last_committed {lc}) overlaps {w}, which wrote key {key}");
+                    assert!(lc >= w, "seed {seed}: seq {seq} (last_committed {lc}) overlaps {w}, which wrote key {key:?}");
                 }
             }
         }
-        for (before, after) in &t.changes {
+        for (table, before, after) in &t.changes {
             for image in [before, after].into_iter().flatten() {
-                last_writer.insert(key_of(image), seq);
+                last_writer.insert((table.clone(), key_of(image)), seq);
             }
         }
         slack += seq - lc;
