@@ -51,8 +51,6 @@ mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -e 'CREATE DATABAS
 sb=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root
     --mysql-db=sbtest --tables=4 --table-size=10000 --report-interval=0 --rand-type=uniform)
 sysbench oltp_update_non_index "${sb[@]}" prepare >/dev/null
-first=$(mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -N -e 'SHOW BINARY LOGS' |
-    head -1 | cut -f1)
 clk=$(getconf CLK_TCK)
 # CPU ticks (utime+stime) of the server's threads: "dump other".
 cpu() {
@@ -68,12 +66,16 @@ echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads 
 printf '| readers | TPS | server CPU s, dump threads | server CPU s, the rest | load avg at start |\n|---:|---:|---:|---:|---|\n'
 for n in "${counts[@]}"; do
     pids=()
+    # Readers start at the current end, as replicas that are caught up: the point measures
+    # following new commits, not reading the backlog of the earlier points.
+    read -r file pos < <(mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -N \
+        -e 'SHOW MASTER STATUS' | cut -f1,2)
     for r in $(seq "$n"); do
-        python3 "$here/bench/dump_reader.py" "$port" $((100 + r)) "$first" >/dev/null \
+        python3 "$here/bench/dump_reader.py" "$port" $((100 + r)) "$file" "$pos" >/dev/null \
             2>"$raw/$n-$r.err" &
         pids+=($!)
     done
-    sleep 2 # the readers catch up with the existing binlog first
+    sleep 1 # the readers connect
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     read -r d0 o0 < <(cpu)
     tps=$(sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" run |

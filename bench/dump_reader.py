@@ -1,24 +1,24 @@
 #!/usr/bin/env python3
 """A minimal binlog dump client for bench/dump-readers.sh: connects with PyMySQL, asks for the
-stream with COM_BINLOG_DUMP (file FILE from position 4, blocking) and then only receives bytes
+stream with COM_BINLOG_DUMP (file FILE from position POS, blocking) and then only receives bytes
 into one buffer until the server closes or the process is killed. It does not parse events,
 so the client side costs almost no CPU and the figures show the server's dump threads.
 (mariadb-binlog --read-from-remote-server refuses servers whose version starts with 8.)
 
-Usage: dump_reader.py PORT SERVER_ID FILE
+Usage: dump_reader.py PORT SERVER_ID FILE POS
 """
 import struct
 import sys
 
 import pymysql
 
-port, server_id, fname = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+port, server_id, fname, pos = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="")
 with conn.cursor() as cur:
     cur.execute("SET @master_binlog_checksum = @@global.binlog_checksum")
 # COM_BINLOG_DUMP: command 0x12, binlog-pos u32, flags u16 (0: block), server-id u32, file name
 # (MySQL's protocol documentation, COM_BINLOG_DUMP).
-payload = bytes([0x12]) + struct.pack("<IHI", 4, 0, server_id) + fname.encode()
+payload = bytes([0x12]) + struct.pack("<IHI", pos, 0, server_id) + fname.encode()
 conn._sock.sendall(struct.pack("<I", len(payload))[:3] + b"\x00" + payload)
 buf = bytearray(1 << 20)
 total = 0

@@ -145,6 +145,7 @@ impl BinlogFiles {
             file: None,
             checksum: true,
             closed_len: None,
+            known_end: None,
             cursor: Cursor::default(),
         })
     }
@@ -183,6 +184,11 @@ pub struct BinlogReader {
     checksum: bool,
     /// The current file's length once it is closed (it never changes again).
     closed_len: Option<u64>,
+    /// The synced end of the current file last seen under the lock. Bytes below it are
+    /// durable and never change, so the reader reads up to it without taking the lock the
+    /// writer publishes under: with many dump threads, one lock per event would make every
+    /// group's publish wait behind the readers (a convoy on the commit path).
+    known_end: Option<u64>,
     cursor: Cursor,
 }
 
@@ -198,13 +204,16 @@ impl BinlogReader {
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             // `Some(end)` in the active file: read only below it. `None` in a closed file.
-            let limit = {
+            let limit = if let Some(end) = self.known_end.filter(|&end| self.pos < end) {
+                Some(end)
+            } else {
                 let mut st = self.shared.lock();
                 loop {
                     if self.seq != st.active_seq {
                         break None;
                     }
                     if self.pos < st.synced_end {
+                        self.known_end = Some(st.synced_end);
                         break Some(st.synced_end);
                     }
                     if st.ended {
@@ -292,6 +301,7 @@ impl BinlogReader {
         self.pos = MAGIC.len() as u64;
         self.file = None;
         self.closed_len = None;
+        self.known_end = None;
         Ok(())
     }
 }

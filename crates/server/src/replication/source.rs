@@ -71,6 +71,8 @@ const HEADER_SIZE: u64 = 4;
 const BATCH_BYTES: usize = 256 * 1024;
 /// Batches in flight between a dump thread and its connection (bounds a slow client's memory).
 const CHANNEL_BATCHES: usize = 8;
+/// How long a dump thread that was woken by a new group waits for more before sending.
+const DUMP_COALESCE: Duration = Duration::from_millis(2);
 /// How often a waiting dump thread checks whether its client or the server went away.
 const POLL: Duration = Duration::from_millis(500);
 /// `created` in a FORMAT_DESCRIPTION: after the header, binlog version (2) and server
@@ -598,6 +600,11 @@ fn run_dump(dump: &Dump, sender: &mut Sender) -> Result<(), Stop> {
             match reader.next(Some(wait)) {
                 Ok(Next::Event(ev)) => {
                     handle_event(dump, sender, &mut stream, exclude, ev)?;
+                    // Let a few more groups become durable before draining and sending: every
+                    // group wakes every dump thread, and with many dumps the wake-ups, packet
+                    // batches and socket writes per group cost more CPU than the commits
+                    // themselves on a small machine. A dump is then at most this much behind.
+                    std::thread::sleep(DUMP_COALESCE);
                     break;
                 }
                 Ok(Next::Ended) => {
