@@ -152,7 +152,7 @@ fn select_features() {
     );
     assert_eq!(
         rows(&mut s, "SELECT DATABASE(), VERSION(), CONNECTION_ID() > 0"),
-        strs(&[&["d", "8.0.36-binlogd", "1"]])
+        strs(&[&["d", "8.0.40-binlogd", "1"]])
     );
     let o = q(&mut s, "SELECT NOW(), UNIX_TIMESTAMP()");
     assert!(matches!(o.rows()[0][0], Value::DateTime(_)));
@@ -596,7 +596,7 @@ impl BinlogAdmin for AdminLog {
             event_type: "Format_desc".into(),
             server_id: 1,
             end_log_pos: 126,
-            info: "Server ver: 8.0.36-binlogd, Binlog ver: 4".into(),
+            info: "Server ver: 8.0.40-binlogd, Binlog ver: 4".into(),
         }])
     }
     fn flush_binary_logs(&self) -> Result<(), SqlError> {

@@ -37,6 +37,7 @@ mod tests;
 use std::path::PathBuf;
 
 pub use error::{Damage, Error, Result};
+pub use frame::SERVER_VERSION;
 pub use names::{file_name, parse_seq};
 pub use reader::{BinlogEvent, BinlogFiles, BinlogPosition, BinlogReader, Next};
 pub use recover::{CutReason, RecoveryReport, Transaction};

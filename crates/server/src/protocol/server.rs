@@ -33,7 +33,7 @@ pub struct ServerConfig {
 impl Default for ServerConfig {
     fn default() -> Self {
         Self {
-            server_version: "8.0.40-binlogd".to_string(),
+            server_version: binlog::files::SERVER_VERSION.to_string(),
             // mysqld's defaults.
             max_connections: 151,
             max_allowed_packet: 64 * 1024 * 1024,

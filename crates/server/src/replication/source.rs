@@ -991,7 +991,7 @@ mod tests {
     #[test]
     fn the_fde_loses_its_in_use_flag_and_optionally_its_position() {
         let fde = binlog::event::FormatDescription::mysql80(
-            "8.0.36-binlogd",
+            "8.0.40-binlogd",
             1_700_000_000,
             binlog::event::ChecksumAlg::Crc32,
         )

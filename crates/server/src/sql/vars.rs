@@ -67,7 +67,8 @@ const STR: Kind = Kind::Str;
 use Scope::{Both, Global, Session};
 
 /// The MySQL version string clients see; an 8.0 version keeps connectors on their 8.0 paths.
-pub const VERSION: &str = "8.0.36-binlogd";
+/// The same string is in the handshake and in every binlog file's FORMAT_DESCRIPTION.
+pub const VERSION: &str = binlog::files::SERVER_VERSION;
 
 /// Every system variable the server knows.
 pub static VARIABLES: &[VarDef] = &[
