@@ -335,17 +335,35 @@ fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {
                 BinValue::Decimal(d.rescale(scale).unwrap_or(*d).to_string())
             }
             Value::Bytes(b) => BinValue::Bytes(b.clone()),
-            Value::DateTime(t) => BinValue::DateTime(BinDateTime {
-                year: t.year,
-                month: t.month,
-                day: t.day,
-                hour: t.hour,
-                minute: t.minute,
-                second: t.second,
-                micros: t.micros,
-            }),
+            Value::DateTime(t) => BinValue::DateTime(datetime_to_binlog(t)),
         })
         .collect()
+}
+
+/// An engine DATETIME as a rows event carries it.
+pub fn datetime_to_binlog(t: &engine::DateTime) -> BinDateTime {
+    BinDateTime {
+        year: t.year,
+        month: t.month,
+        day: t.day,
+        hour: t.hour,
+        minute: t.minute,
+        second: t.second,
+        micros: t.micros,
+    }
+}
+
+/// A rows event's DATETIME as the engine keeps it (the replica applier's direction).
+pub fn datetime_from_binlog(t: &BinDateTime) -> engine::DateTime {
+    engine::DateTime {
+        year: t.year,
+        month: t.month,
+        day: t.day,
+        hour: t.hour,
+        minute: t.minute,
+        second: t.second,
+        micros: t.micros,
+    }
 }
 
 #[cfg(test)]

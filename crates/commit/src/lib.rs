@@ -30,7 +30,7 @@ mod payload;
 mod stats;
 mod writeset;
 
-pub use cache::{table_map, BinlogCache, MappedTable};
+pub use cache::{datetime_from_binlog, datetime_to_binlog, table_map, BinlogCache, MappedTable};
 pub use config::CommitConfig;
 pub use coordinator::{CommitInfo, Coordinator, OpenOptions, PendingCommit, RecoveryOutcome};
 pub use engine_api::Engine;

@@ -258,15 +258,9 @@ fn to_engine_value(v: &BinValue, ty: ColumnType) -> Result<Value, String> {
         (BinValue::Bytes(b), ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text) => {
             Value::Bytes(b.clone())
         }
-        (BinValue::DateTime(t), ColumnType::DateTime) => Value::DateTime(engine::DateTime {
-            year: t.year,
-            month: t.month,
-            day: t.day,
-            hour: t.hour,
-            minute: t.minute,
-            second: t.second,
-            micros: t.micros,
-        }),
+        (BinValue::DateTime(t), ColumnType::DateTime) => {
+            Value::DateTime(commit::datetime_from_binlog(t))
+        }
         _ => return Err(mismatch()),
     })
 }
