@@ -11,7 +11,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, OptsBuilder, Row, Value};
+use mysql_async::{Conn, OptsBuilder, Row};
+
+mod support;
+use support::sql::{conn, exec, gtid_executed, query, text};
 
 struct Server {
     child: Child,
@@ -73,35 +76,6 @@ impl Server {
     }
 }
 
-async fn conn(port: u16) -> Conn {
-    let opts = OptsBuilder::default()
-        .ip_or_hostname("127.0.0.1")
-        .tcp_port(port)
-        .user(Some("root"))
-        .pass(Some(""))
-        .prefer_socket(false);
-    Conn::new(opts).await.expect("connect")
-}
-
-fn text(v: &Value) -> String {
-    match v {
-        Value::NULL => "NULL".into(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        other => other.as_sql(true),
-    }
-}
-
-async fn query(port: u16, sql: &str) -> Vec<Vec<String>> {
-    let mut c = conn(port).await;
-    let rows: Vec<Row> = c.query(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
-    rows.iter().map(|r| (0..r.len()).map(|i| text(&r[i])).collect()).collect()
-}
-
-async fn exec(port: u16, sql: &str) {
-    let mut c = conn(port).await;
-    c.query_drop(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
-}
-
 /// SHOW REPLICA STATUS (or SLAVE) as column → value.
 async fn status(port: u16, sql: &str) -> HashMap<String, String> {
     let mut c = conn(port).await;
@@ -112,10 +86,6 @@ async fn status(port: u16, sql: &str) -> HashMap<String, String> {
         .enumerate()
         .map(|(i, col)| (col.name_str().into_owned(), text(&row[i])))
         .collect()
-}
-
-async fn gtid_executed(port: u16) -> String {
-    query(port, "SELECT @@GLOBAL.gtid_executed").await[0][0].clone()
 }
 
 async fn wait_for(what: &str, mut check: impl AsyncFnMut() -> bool) {

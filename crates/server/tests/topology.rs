@@ -25,7 +25,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, OptsBuilder, Row, Value};
+use mysql_async::Row;
+
+mod support;
+use support::sql::{conn, exec, gtid_executed, query, text};
 
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
@@ -106,39 +109,6 @@ impl Server {
 }
 
 // ---- SQL helpers ----------------------------------------------------------------------------
-
-async fn conn(port: u16) -> Conn {
-    let opts = OptsBuilder::default()
-        .ip_or_hostname("127.0.0.1")
-        .tcp_port(port)
-        .user(Some("root"))
-        .pass(Some(""))
-        .prefer_socket(false);
-    Conn::new(opts).await.unwrap_or_else(|e| panic!("connect to {port}: {e}"))
-}
-
-fn text(v: &Value) -> String {
-    match v {
-        Value::NULL => "NULL".into(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        other => other.as_sql(true),
-    }
-}
-
-async fn query(port: u16, sql: &str) -> Vec<Vec<String>> {
-    let mut c = conn(port).await;
-    let rows: Vec<Row> = c.query(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
-    rows.iter().map(|r| (0..r.len()).map(|i| text(&r[i])).collect()).collect()
-}
-
-async fn exec(port: u16, sql: &str) {
-    let mut c = conn(port).await;
-    c.query_drop(sql).await.unwrap_or_else(|e| panic!("{sql} on {port}: {e}"));
-}
-
-async fn gtid_executed(port: u16) -> String {
-    query(port, "SELECT @@GLOBAL.gtid_executed").await[0][0].clone()
-}
 
 async fn server_uuid(port: u16) -> String {
     query(port, "SELECT @@server_uuid").await[0][0].clone()
