@@ -5,87 +5,24 @@
 //! server has the primary's gtid_executed and rows; SHOW REPLICA STATUS tells the truth, and
 //! a wrong password shows up as Last_IO_Errno 1045.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Row};
 
 mod support;
-use support::sql::{conn, exec, gtid_executed, query, text};
+use support::sql::{conn, exec, first_row, gtid_executed, query};
+use support::Node;
 
-struct Server {
-    child: Child,
-    port: u16,
-    datadir: PathBuf,
-    extra: Vec<String>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn spawn(datadir: &Path, extra: &[String]) -> (Child, u16) {
-    let log = datadir.with_extension("log");
-    let _ = std::fs::remove_file(&log);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_binlogd"));
-    command
-        .arg("serve")
-        .arg(format!("--datadir={}", datadir.display()))
-        .arg("--port=0")
-        .arg(format!("--log-error={}", log.display()))
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let mut child = command.spawn().expect("start binlogd");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        if let Some(rest) = text.split("ready for connections").nth(1) {
-            let port = rest.split("port: ").nth(1).and_then(|p| p.split_whitespace().next());
-            return (child, port.and_then(|p| p.parse().ok()).expect("port in the log"));
-        }
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            panic!("binlogd exited ({status}) before it was ready:\n{text}");
-        }
-        assert!(Instant::now() < deadline, "binlogd did not start:\n{text}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn start(datadir: &Path, server_id: u32) -> Server {
-    let extra = vec!["--initialize-insecure".to_string(), format!("--server-id={server_id}")];
-    let (child, port) = spawn(datadir, &extra);
-    Server { child, port, datadir: datadir.to_path_buf(), extra }
-}
-
-impl Server {
-    /// kill -9, then start again on the same data directory.
-    fn crash_and_restart(&mut self) {
-        self.child.kill().expect("kill -9");
-        self.child.wait().expect("wait");
-        let (child, port) = spawn(&self.datadir, &self.extra);
-        self.child = child;
-        self.port = port;
-    }
+fn start(datadir: &Path, server_id: u32) -> Node {
+    Node::start(datadir, server_id, &[])
 }
 
 /// SHOW REPLICA STATUS (or SLAVE) as column → value.
-async fn status(port: u16, sql: &str) -> HashMap<String, String> {
-    let mut c = conn(port).await;
-    let rows: Vec<Row> = c.query(sql).await.expect("show status");
-    let Some(row) = rows.first() else { return HashMap::new() };
-    row.columns_ref()
-        .iter()
-        .enumerate()
-        .map(|(i, col)| (col.name_str().into_owned(), text(&row[i])))
-        .collect()
+async fn status(port: u16, sql: &str) -> BTreeMap<String, String> {
+    first_row(port, sql).await
 }
 
 async fn wait_for(what: &str, mut check: impl AsyncFnMut() -> bool) {

@@ -18,94 +18,25 @@
 //! such topologies on a 2-core machine would only slow each other.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
-use mysql_async::Row;
 
 mod support;
-use support::sql::{conn, exec, gtid_executed, query, text};
+use support::sql::{conn, exec, first_row, gtid_executed, query};
+use support::Node;
 
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 // ---- processes ----------------------------------------------------------------------------
 
-/// One `binlogd serve` process and how to start it again.
-struct Server {
-    name: &'static str,
-    child: Option<Child>,
-    port: u16,
-    datadir: PathBuf,
-    args: Vec<String>,
-    starts: u32,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-impl Server {
-    /// Starts a server on a new data directory (any free port).
-    fn start(name: &'static str, dir: &Path, server_id: u32, extra: &[&str]) -> Server {
-        let mut args =
-            vec!["--initialize-insecure".to_string(), format!("--server-id={server_id}")];
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let mut s = Server { name, child: None, port: 0, datadir: dir.join(name), args, starts: 0 };
-        s.spawn();
-        s
-    }
-
-    /// Starts the process on the data directory; the first start picks a free port, later
-    /// ones reuse it (replicas reconnect to the same address).
-    fn spawn(&mut self) {
-        self.starts += 1;
-        let log = self.datadir.with_extension(format!("{}.log", self.starts));
-        let mut command = Command::new(env!("CARGO_BIN_EXE_binlogd"));
-        command
-            .arg("serve")
-            .arg(format!("--datadir={}", self.datadir.display()))
-            .arg(format!("--port={}", self.port))
-            .arg(format!("--log-error={}", log.display()))
-            .args(&self.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let mut child = command.spawn().expect("start binlogd");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
-            if let Some(rest) = text.split("ready for connections").nth(1) {
-                let port = rest.split("port: ").nth(1).and_then(|p| p.split_whitespace().next());
-                self.port = port.and_then(|p| p.parse().ok()).expect("port in the log");
-                self.child = Some(child);
-                return;
-            }
-            if let Some(status) = child.try_wait().expect("try_wait") {
-                panic!("{} exited ({status}) before it was ready:\n{text}", self.name);
-            }
-            assert!(Instant::now() < deadline, "{} did not start:\n{text}", self.name);
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// kill -9.
-    fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-
-    fn crash_and_restart(&mut self) {
-        self.kill();
-        self.spawn();
-    }
+/// A server of the topology: DIR/NAME, restarted on the same port (support::Node).
+fn node(name: &str, dir: &Path, server_id: u32, extra: &[&str]) -> Node {
+    Node::start(&dir.join(name), server_id, extra)
 }
 
 // ---- SQL helpers ----------------------------------------------------------------------------
@@ -116,14 +47,7 @@ async fn server_uuid(port: u16) -> String {
 
 /// SHOW REPLICA STATUS as column → value (empty if not a replica).
 async fn replica_status(port: u16) -> BTreeMap<String, String> {
-    let mut c = conn(port).await;
-    let rows: Vec<Row> = c.query("SHOW REPLICA STATUS").await.expect("show replica status");
-    let Some(row) = rows.first() else { return BTreeMap::new() };
-    row.columns_ref()
-        .iter()
-        .enumerate()
-        .map(|(i, col)| (col.name_str().into_owned(), text(&row[i])))
-        .collect()
+    first_row(port, "SHOW REPLICA STATUS").await
 }
 
 async fn replicate(replica: u16, source: u16) {
@@ -301,9 +225,9 @@ async fn sysbench_topology_with_kills() {
     eprintln!("data directories in {}", dir.path().display());
     let holder = keep_or_drop(dir);
     let dir: &Path = (*holder).as_ref();
-    let mut primary = Server::start("primary", dir, 1, &["--max-connections=200"]);
-    let mut r1 = Server::start("r1", dir, 2, &["--replica-parallel-workers=1"]);
-    let mut r2 = Server::start("r2", dir, 3, &["--replica-parallel-workers=4"]);
+    let mut primary = node("primary", dir, 1, &["--max-connections=200"]);
+    let mut r1 = node("r1", dir, 2, &["--replica-parallel-workers=1"]);
+    let mut r2 = node("r2", dir, 3, &["--replica-parallel-workers=4"]);
     let p = primary.port;
     replicate(r1.port, p).await;
     replicate(r2.port, p).await;
@@ -412,9 +336,9 @@ async fn failover_promotes_a_replica() {
     eprintln!("data directories in {}", dir.path().display());
     let holder = keep_or_drop(dir);
     let dir: &Path = (*holder).as_ref();
-    let mut primary = Server::start("fo-primary", dir, 11, &[]);
-    let a = Server::start("fo-a", dir, 12, &["--replica-parallel-workers=1"]);
-    let b = Server::start("fo-b", dir, 13, &["--replica-parallel-workers=4"]);
+    let mut primary = node("fo-primary", dir, 11, &[]);
+    let a = node("fo-a", dir, 12, &["--replica-parallel-workers=1"]);
+    let b = node("fo-b", dir, 13, &["--replica-parallel-workers=4"]);
     let p = primary.port;
     exec(p, "CREATE DATABASE app").await;
     // No primary key: a transaction applied twice would leave a duplicate row.

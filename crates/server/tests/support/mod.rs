@@ -55,22 +55,93 @@ pub fn start(datadir: &Path, extra: &[&str]) -> Running {
     let log_arg = format!("--log-error={}", log.display());
     let mut args = vec![datadir_arg.as_str(), "--port=0", log_arg.as_str()];
     args.extend_from_slice(extra);
-    let child = serve(&args).stderr(Stdio::null()).spawn().expect("start binlogd");
-    let mut running = Running { child, port: 0, log };
+    let mut child = serve(&args).stderr(Stdio::null()).spawn().expect("start binlogd");
+    let port = wait_ready(&mut child, &log, "binlogd");
+    Running { child, port, log }
+}
+
+/// Waits until `log` says "ready for connections" and returns the port it names; panics with
+/// the log if `child` exits first or takes longer than READY_TIMEOUT.
+fn wait_ready(child: &mut Child, log: &Path, name: &str) -> u16 {
     let deadline = Instant::now() + READY_TIMEOUT;
     loop {
-        let bytes = std::fs::read(&running.log).unwrap_or_default();
+        let bytes = std::fs::read(log).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         if let Some(rest) = text.split("ready for connections").nth(1) {
             let port = rest.split("port: ").nth(1).and_then(|p| p.split_whitespace().next());
-            running.port = port.and_then(|p| p.parse().ok()).expect("port in the log");
-            return running;
+            return port.and_then(|p| p.parse().ok()).expect("port in the log");
         }
-        if let Some(status) = running.child.try_wait().expect("try_wait") {
-            panic!("binlogd exited ({status}) before it was ready:\n{text}");
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            panic!("{name} exited ({status}) before it was ready:\n{text}");
         }
-        assert!(Instant::now() < deadline, "binlogd not ready in {READY_TIMEOUT:?}:\n{text}");
+        assert!(Instant::now() < deadline, "{name} not ready in {READY_TIMEOUT:?}:\n{text}");
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A `binlogd serve` that a test kills (-9) and starts again on the same data directory. The
+/// first start takes a free port, later ones reuse it, so replicas find a restarted source at
+/// the same address. Start N logs to DATADIR.N.log. Killed when dropped.
+pub struct Node {
+    pub name: String,
+    pub port: u16,
+    pub datadir: PathBuf,
+    args: Vec<String>,
+    child: Option<Child>,
+    starts: u32,
+}
+
+impl Node {
+    /// Starts `binlogd serve --initialize-insecure --server-id=SERVER_ID EXTRA...` on DATADIR.
+    pub fn start(datadir: &Path, server_id: u32, extra: &[&str]) -> Node {
+        let mut args =
+            vec!["--initialize-insecure".to_string(), format!("--server-id={server_id}")];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let name = datadir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let mut node = Node {
+            name: name.unwrap_or_default(),
+            port: 0,
+            datadir: datadir.to_path_buf(),
+            args,
+            child: None,
+            starts: 0,
+        };
+        node.spawn();
+        node
+    }
+
+    /// Starts the process (again).
+    pub fn spawn(&mut self) {
+        self.starts += 1;
+        let log = self.datadir.with_extension(format!("{}.log", self.starts));
+        let datadir_arg = format!("--datadir={}", self.datadir.display());
+        let port_arg = format!("--port={}", self.port);
+        let log_arg = format!("--log-error={}", log.display());
+        let mut args = vec![datadir_arg.as_str(), port_arg.as_str(), log_arg.as_str()];
+        args.extend(self.args.iter().map(String::as_str));
+        let mut child = serve(&args).stderr(Stdio::null()).spawn().expect("start binlogd");
+        self.port = wait_ready(&mut child, &log, &self.name);
+        self.child = Some(child);
+    }
+
+    /// kill -9 (nothing if it is not running).
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// kill -9, then start again on the same data directory and port.
+    pub fn crash_and_restart(&mut self) {
+        self.kill();
+        self.spawn();
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
 

@@ -38,3 +38,16 @@ pub async fn exec(port: u16, sql: &str) {
 pub async fn gtid_executed(port: u16) -> String {
     query(port, "SELECT @@GLOBAL.gtid_executed").await[0][0].clone()
 }
+
+/// The first row of `sql` (e.g. `SHOW REPLICA STATUS`) as column name → value; empty when the
+/// statement returns no row.
+pub async fn first_row(port: u16, sql: &str) -> std::collections::BTreeMap<String, String> {
+    let mut c = conn(port).await;
+    let rows: Vec<Row> = c.query(sql).await.unwrap_or_else(|e| panic!("{sql} on {port}: {e}"));
+    let Some(row) = rows.first() else { return Default::default() };
+    row.columns_ref()
+        .iter()
+        .enumerate()
+        .map(|(i, col)| (col.name_str().into_owned(), text(&row[i])))
+        .collect()
+}
