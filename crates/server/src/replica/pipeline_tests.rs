@@ -120,8 +120,14 @@ fn loaded_source(dir: &std::path::Path) -> Node {
     source
 }
 
-/// Applies the source's binlog on `replica` until its gtid_executed equals the source's.
-fn apply(source: &Node, replica: &Node, workers: usize, preserve: bool) {
+/// Starts an applier thread (server id 2) that reads `source`'s binlog files as its relay log
+/// and applies them on `replica`.
+fn start_applier(
+    source: &Node,
+    replica: &Node,
+    workers: usize,
+    preserve_commit_order: bool,
+) -> (Arc<Shared>, std::thread::JoinHandle<()>) {
     let shared = Arc::new(Shared {
         status: parking_lot::Mutex::new(Status { sql_running: true, ..Status::default() }),
         stop_io: Default::default(),
@@ -133,10 +139,15 @@ fn apply(source: &Node, replica: &Node, workers: usize, preserve: bool) {
         sql: replica.sql.clone(),
         relay: source.coordinator.binlog_files(),
         workers,
-        preserve_commit_order: preserve,
+        preserve_commit_order,
         server_id: 2,
     };
-    let thread = std::thread::spawn(move || applier.run());
+    (shared, std::thread::spawn(move || applier.run()))
+}
+
+/// Applies the source's binlog on `replica` until its gtid_executed equals the source's.
+fn apply(source: &Node, replica: &Node, workers: usize, preserve: bool) {
+    let (shared, thread) = start_applier(source, replica, workers, preserve);
     let want = source.coordinator.gtid_executed();
     let deadline = Instant::now() + Duration::from_secs(60);
     while replica.coordinator.gtid_executed() != want || !shared.status.lock().caught_up {
@@ -399,21 +410,7 @@ fn applier_throughput_sysbench() {
     let scratch = tempfile::tempdir().expect("tempdir");
     for workers in [1, 2, 4, 8] {
         let replica = node(&scratch.path().join(format!("r{workers}")), 0xb0, 2, 1 << 30);
-        let shared = Arc::new(Shared {
-            status: parking_lot::Mutex::new(Status { sql_running: true, ..Status::default() }),
-            stop_io: Default::default(),
-            stop_sql: Default::default(),
-        });
-        let applier = Applier {
-            shared: shared.clone(),
-            coordinator: replica.coordinator.clone(),
-            sql: replica.sql.clone(),
-            relay: source.coordinator.binlog_files(),
-            workers,
-            preserve_commit_order: true,
-            server_id: 2,
-        };
-        let thread = std::thread::spawn(move || applier.run());
+        let (shared, thread) = start_applier(&source, &replica, workers, true);
         let deadline = Instant::now() + Duration::from_secs(900);
         let wait_for = |want: &binlog::gtid::GtidSet, poll: Duration| {
             while !want.is_subset(&replica.coordinator.gtid_executed()) {
