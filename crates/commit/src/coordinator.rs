@@ -67,7 +67,7 @@ use binlog::event::{
 };
 use binlog::files::{BinlogFiles, BinlogWriter, Options, RecoveryReport};
 use binlog::gtid::{Gtid, GtidSet, Sid};
-use parking_lot::{Condvar, Mutex, MutexGuard};
+use parking_lot::{Condvar, Mutex};
 use vfs::VfsRef;
 
 use crate::cache::BinlogCache;
@@ -944,10 +944,12 @@ impl<E: Engine> Inner<E> {
                 return;
             }
             let t = Instant::now();
-            let _c = self.commit_lock.lock();
+            let c = self.commit_lock.lock();
             let group = self.take(&self.commit_q);
             self.stats.waited(Stage::Commit, t.elapsed());
-            self.commit_stage(group);
+            let wakers = self.commit_stage(&group);
+            drop(c);
+            signal_done(&group, wakers);
         } else {
             drop(ss);
             for m in group {
@@ -1095,9 +1097,13 @@ impl<E: Engine> Inner<E> {
         let need_payload = cfg.binlog_in_redo() || cfg.sync_binlog() != 1;
         let (seq, start_pos, file) =
             self.with_writer(|w| Ok((w.active_seq(), w.write_pos(), w.active_file())))?;
-        let mut states: Vec<MutexGuard<'_, MemberState<E>>> =
-            group.iter().map(|m| m.st.lock()).collect();
-        let explicit: Vec<Gtid> = states.iter().filter_map(|s| s.explicit.map(|e| e.0)).collect();
+        // Each member's state is locked only while its own transaction is encoded, never
+        // across the redo flush and the binlog write: a follower on its way to sleep in
+        // `wait_done` takes the same mutex, and one held for the whole stage would park it on
+        // the mutex, so the leader would wake every follower of its group once here (under
+        // the flush lock) only for it to go back to sleep on its condvar.
+        let explicit: Vec<Gtid> =
+            group.iter().filter_map(|m| m.st.lock().explicit.map(|e| e.0)).collect();
         let autos = self.gtids.assign_group(group.len() - explicit.len(), &explicit);
         let mut autos = autos.into_iter();
         let ts_us = now_us();
@@ -1108,7 +1114,8 @@ impl<E: Engine> Inner<E> {
         let counter_before = fs.counter;
         let tracking = cfg.binlog_transaction_dependency_tracking();
         let history_size = cfg.binlog_transaction_dependency_history_size();
-        for st in states.iter_mut() {
+        for m in group {
+            let mut st = m.st.lock();
             let gtid = match st.explicit {
                 Some((g, _)) => g,
                 None => autos.next().expect("one automatic GTID per member without gtid_next"),
@@ -1179,8 +1186,8 @@ impl<E: Engine> Inner<E> {
         .map_err(|e| undo(engine_error::<E>(e)))?;
         let appended = self.with_writer(|w| Ok(w.append(&bytes, &gtids)?)).map_err(undo)?;
         fs.rotate_due = appended.rotation_due;
-        for st in states.iter_mut() {
-            st.written = true;
+        for m in group {
+            m.st.lock().written = true;
         }
         self.progress.lock().written += group.len() as u64;
         Ok(())
@@ -1291,17 +1298,27 @@ impl<E: Engine> Inner<E> {
         }
     }
 
-    fn commit_stage(&self, group: Vec<Arc<Member<E>>>) {
+    /// Commits the group in the engine in queue order and records each outcome, waking
+    /// nobody: the caller releases the commit lock, then calls [`signal_done`]. As in mysqld
+    /// (`process_commit_stage_queue` under LOCK_commit, `signal_done` for the whole queue
+    /// after it), the engine commits of a group are not interleaved with wake-ups: each
+    /// wake-up lets a follower preempt the leader on this core, and on a busy machine the
+    /// leader would then wait behind every runnable thread with the rest of its group's
+    /// row locks and the commit lock still held. Returns the members' task wakers.
+    fn commit_stage(&self, group: &[Arc<Member<E>>]) -> Vec<Option<Waker>> {
         self.stats.group(Stage::Commit, group.len());
         let mut latencies = Vec::with_capacity(group.len());
-        for m in &group {
+        let mut wakers = Vec::with_capacity(group.len());
+        for m in group {
             let mut st = m.st.lock();
             let r = self.finish_member(&mut st);
             latencies.push(m.start.elapsed());
-            complete(m, &mut st, Outcome::Done(r));
+            st.outcome = Outcome::Done(r);
+            wakers.push(st.waker.take());
         }
         self.settle(group.len() as u64);
         self.stats.record_latencies(&latencies);
+        wakers
     }
 
     /// The engine commit of a member whose binlog bytes are durable.
@@ -1338,6 +1355,19 @@ fn complete<E: Engine>(m: &Member<E>, st: &mut MemberState<E>, outcome: Outcome)
     m.done.notify_one();
     if let Some(w) = st.waker.take() {
         w.wake();
+    }
+}
+
+/// Wakes the members of a group whose outcomes [`Inner::commit_stage`] set: one wake-up per
+/// member, outside every stage lock and outside the members' own mutexes (a waiter checks its
+/// outcome under its mutex before it sleeps, and the outcome was stored under that mutex, so
+/// no wake-up is lost), so a woken follower does not block again on a mutex the leader holds.
+fn signal_done<E: Engine>(group: &[Arc<Member<E>>], wakers: Vec<Option<Waker>>) {
+    for (m, w) in group.iter().zip(wakers) {
+        m.done.notify_one();
+        if let Some(w) = w {
+            w.wake();
+        }
     }
 }
 

@@ -7,11 +7,13 @@
 //!
 //! Every point gets a fresh data directory (real files, by default under the current
 //! directory, never `/tmp`, which may be tmpfs), is loaded with `--rows` rows, then timed for
-//! `--seconds`. Latency is measured per transaction around `Coordinator::commit` only.
+//! `--seconds`, from the moment every client thread is running until the stop flag is set
+//! (thread start-up, joins and the histogram merge are outside the window). Latency is
+//! measured per transaction around `Coordinator::commit` only.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use binlog::gtid::Sid;
@@ -276,35 +278,43 @@ fn measure(
         c.commit(txn, cache)?;
         id += LOAD_BATCH_ROWS;
     }
-    let before: CommitStats = c.stats();
+    // The timed window opens once every client thread runs (spawning 1024 threads and
+    // faulting in their stacks takes tens of milliseconds) and closes when `stop` is set:
+    // commits acknowledged after it, the joins and the merge of the clients' histograms are
+    // outside it.
+    let ready = Barrier::new(threads + 1);
     let stop = AtomicBool::new(false);
     let errors = AtomicU64::new(0);
     let duration = Duration::from_secs_f64(args.seconds);
-    let start = Instant::now();
     let mut merged = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)
         .expect("static histogram bounds are valid");
-    std::thread::scope(|s| {
+    let (before, after, elapsed) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let (c, stop, errors, schema) = (&c, &stop, &errors, &table_schema);
+                let (c, stop, errors, schema, ready) = (&c, &stop, &errors, &table_schema, &ready);
                 std::thread::Builder::new()
                     .stack_size(CLIENT_STACK_BYTES)
                     .spawn_scoped(s, move || {
+                        ready.wait();
                         client(c, table, schema, t as u64, args.rows, stop, errors)
                     })
                     .expect("spawning a client thread")
             })
             .collect();
+        ready.wait();
+        let before: CommitStats = c.stats();
+        let start = Instant::now();
         std::thread::sleep(duration);
         stop.store(true, Ordering::Relaxed);
+        let after = c.stats();
+        let elapsed = start.elapsed().as_secs_f64();
         for h in handles {
             if let Ok(h) = h.join() {
                 let _ = merged.add(&h);
             }
         }
+        (before, after, elapsed)
     });
-    let elapsed = start.elapsed().as_secs_f64();
-    let after = c.stats();
     let _ = c.shutdown();
     let commits = after.commits.saturating_sub(before.commits).max(1);
     let groups = after.groups_flush.saturating_sub(before.groups_flush).max(1);
@@ -369,6 +379,8 @@ fn client(
         }
         let t = Instant::now();
         match c.commit(txn, cache) {
+            // Only commits inside the timed window.
+            Ok(_) if stop.load(Ordering::Relaxed) => {}
             Ok(_) => h.saturating_record((t.elapsed().as_micros() as u64).max(1)),
             Err(_) => {
                 errors.fetch_add(1, Ordering::Relaxed);
