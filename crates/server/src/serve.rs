@@ -401,7 +401,7 @@ impl Backend for SqlBackend {
 /// One connection: an SQL session and its prepared statements by protocol id.
 pub struct SqlConnection {
     session: sql::Session,
-    statements: HashMap<u32, sql::Prepared>,
+    statements: HashMap<u32, Arc<sql::Prepared>>,
     source: Option<Arc<Source>>,
     peer: Peer,
 }
@@ -552,7 +552,7 @@ impl Session for SqlConnection {
             params: vec![param; prepared.params],
             columns: prepared.columns.iter().map(to_column).collect(),
         };
-        self.statements.insert(stmt_id, prepared);
+        self.statements.insert(stmt_id, Arc::new(prepared));
         Ok(shape)
     }
 

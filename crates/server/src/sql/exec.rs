@@ -216,7 +216,7 @@ fn is_const(e: &Expr) -> bool {
 }
 
 /// `v` as a key value of `ty`, if it converts exactly.
-fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
+pub(crate) fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
     match ty {
         ColumnType::Integer { unsigned, .. } => {
             let i: i128 = match v {

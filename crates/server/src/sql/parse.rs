@@ -40,6 +40,9 @@ pub struct Parsed {
 /// CREATE TABLE with the C string's terminator, which mysqld's lexer reads as end of input).
 pub fn parse(sql: &str) -> Result<Parsed> {
     let sql = sql.trim_end_matches('\0');
+    if let Some(stmt) = transaction_keyword(sql) {
+        return Ok(Parsed { stmt, params: 0 });
+    }
     let mut p = Front { sql, parser: new_parser(sql)?, params: 0 };
     let stmt = p.statement()?;
     let _ = p.parser.consume_token(&Token::SemiColon);
@@ -47,6 +50,28 @@ pub fn parse(sql: &str) -> Result<Parsed> {
         return Err(p.error_here());
     }
     Ok(Parsed { stmt, params: p.params })
+}
+
+/// `BEGIN`, `COMMIT`, `ROLLBACK` or `START TRANSACTION` alone (any case, ASCII blanks around):
+/// the statements around every transaction of an OLTP client (sysbench sends them as text
+/// queries), answered without tokenizing. Anything else, `BEGIN WORK` or a trailing `;`
+/// included, goes to the parser, which gives these the same statements.
+fn transaction_keyword(sql: &str) -> Option<Stmt> {
+    let text = sql.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r'));
+    if text.len() > "START TRANSACTION".len() {
+        return None;
+    }
+    if text.eq_ignore_ascii_case("BEGIN") {
+        Some(Stmt::Begin)
+    } else if text.eq_ignore_ascii_case("COMMIT") {
+        Some(Stmt::Commit)
+    } else if text.eq_ignore_ascii_case("ROLLBACK") {
+        Some(Stmt::Rollback)
+    } else if text.eq_ignore_ascii_case("START TRANSACTION") {
+        Some(Stmt::Begin)
+    } else {
+        None
+    }
 }
 
 fn new_parser(sql: &str) -> Result<Parser<'static>> {
@@ -1622,6 +1647,30 @@ mod tests {
         stmt("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?");
         stmt("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c");
         stmt("DELETE FROM sbtest1 WHERE id=?");
+    }
+
+    #[test]
+    fn transaction_keywords_skip_the_tokenizer_and_match_the_parser() {
+        for (sql, want) in [
+            ("BEGIN", Stmt::Begin),
+            ("  begin\n", Stmt::Begin),
+            ("Commit", Stmt::Commit),
+            ("ROLLBACK\0", Stmt::Rollback),
+            ("start transaction", Stmt::Begin),
+        ] {
+            let text = sql.trim_end_matches('\0');
+            assert_eq!(transaction_keyword(text), Some(want.clone()), "{sql:?}");
+            assert_eq!(stmt(sql), want, "{sql:?}");
+            // The full parser (what the shortcut replaces) agrees.
+            let mut p = Front { sql: text, parser: new_parser(text).expect("lexes"), params: 0 };
+            assert_eq!(p.statement().expect("parses"), want, "{sql:?}");
+        }
+        for sql in ["BEGIN WORK", "COMMIT;", "START  TRANSACTION", "BEGINX", "/* c */ BEGIN"] {
+            assert_eq!(transaction_keyword(sql), None, "{sql:?}");
+        }
+        assert_eq!(stmt("COMMIT;"), Stmt::Commit);
+        assert_eq!(stmt("BEGIN WORK"), Stmt::Begin);
+        assert!(parse("BEGIN;;").is_err());
     }
 
     #[test]

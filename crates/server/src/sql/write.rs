@@ -10,13 +10,13 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
-use engine::{Key, Row, TableId, TableSchema, Value};
+use engine::{ColumnType, Key, Row, TableId, TableSchema, Value};
 
-use super::ast::{Delete, Expr, Insert, OrderItem, Update};
+use super::ast::{BinOp, Delete, Expr, Insert, OrderItem, Update};
 use super::commit::{ChangeKind, RowChange};
 use super::error::{Result, SqlError};
 use super::eval::{engine_value_error, eval, to_column};
-use super::exec::{count_value, fetch, matches, plan_access, Access};
+use super::exec::{count_value, fetch, key_value, matches, plan_access, Access};
 use super::output::Output;
 use super::session::{Session, Undo};
 
@@ -307,6 +307,9 @@ impl Session {
 
     pub(crate) fn update(&mut self, u: &Update, params: &[Value]) -> Result<Output> {
         let t = self.target(&u.table)?;
+        if let Some(out) = self.update_point(&t, u, params)? {
+            return Ok(out);
+        }
         let schema = t.schema.clone();
         let mut sets = Vec::with_capacity(u.set.len());
         {
@@ -350,6 +353,17 @@ impl Session {
 
     pub(crate) fn delete(&mut self, d: &Delete, params: &[Value]) -> Result<Output> {
         let t = self.target(&d.table)?;
+        if d.order_by.is_empty() && d.limit.is_none() {
+            if let Some(point) = point_key(&t.schema, d.filter.as_ref(), params) {
+                let mut deleted = 0;
+                if let Some((key, old)) = self.lock_point(&t, &point)? {
+                    if self.write_delete(&t, &key, old)? {
+                        deleted += 1;
+                    }
+                }
+                return Ok(Output::ok(deleted));
+            }
+        }
         let schema = t.schema.clone();
         let filter = {
             let mut b =
@@ -365,6 +379,111 @@ impl Session {
             }
         }
         Ok(Output::ok(deleted))
+    }
+}
+
+/// The fast path's view of `WHERE pk = value`: the one integer primary-key column, the value
+/// as the statement gave it, and the same value as a key (exactly as the general path's
+/// `plan_access` would convert it).
+struct PointKey<'a> {
+    column: usize,
+    given: &'a Value,
+    key: Value,
+}
+
+/// A literal or a bound parameter: the only SET / WHERE operands the fast paths take.
+fn operand<'a>(e: &'a Expr, params: &'a [Value]) -> Option<&'a Value> {
+    match e {
+        Expr::Param(i) => params.get(*i),
+        Expr::Lit(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// `WHERE pk = ?` (or a literal) on a table whose primary key is one integer column, with an
+/// integer value that is a valid key: the shape of sysbench's and most OLTP point writes.
+/// None for anything else (qualified names, NULL, strings, other operators, out-of-range
+/// values, multi-column keys): the general binder and planner take those, with their exact
+/// conversions and errors.
+fn point_key<'a>(
+    schema: &TableSchema,
+    filter: Option<&'a Expr>,
+    params: &'a [Value],
+) -> Option<PointKey<'a>> {
+    let &[column] = schema.primary_key.as_slice() else { return None };
+    let ty @ ColumnType::Integer { .. } = schema.columns[column].ty else { return None };
+    let Some(Expr::Binary(BinOp::Eq, l, r)) = filter else { return None };
+    let Expr::Name { table: None, column: name } = l.as_ref() else { return None };
+    if schema.column_position(name) != Some(column) {
+        return None;
+    }
+    let given = operand(r, params)?;
+    if !matches!(given, Value::Int(_) | Value::UInt(_)) {
+        return None;
+    }
+    let key = key_value(given, ty)?;
+    Some(PointKey { column, given, key })
+}
+
+impl Session {
+    /// The fast path of a point UPDATE / DELETE: locks the row at `point` and returns it if the
+    /// WHERE clause holds on its latest image, as `locked_matches` does for `Access::Keys` (no
+    /// binder, planner or key vectors per execution).
+    fn lock_point(&mut self, t: &Target, point: &PointKey<'_>) -> Result<Option<(Key, Row)>> {
+        let engine = self.server.engine.clone();
+        let key = engine.key(std::slice::from_ref(&point.key));
+        let open = self.txn_mut()?;
+        let Some(row) = engine.get_for_update(&mut open.txn, t.id, &key)? else { return Ok(None) };
+        // The row found under the key holds the key's value, so `pk = value` holds; anything
+        // else is judged by the general evaluator, as the general path judges it.
+        if row.get(point.column) != Some(&point.key) {
+            let filter = Expr::Binary(
+                BinOp::Eq,
+                Box::new(Expr::Col(point.column)),
+                Box::new(Expr::Lit(point.given.clone())),
+            );
+            if !matches(Some(&filter), &row)? {
+                return Ok(None);
+            }
+        }
+        Ok(Some((key, row)))
+    }
+
+    /// `UPDATE t SET c = ?, ... WHERE pk = ?` with literal or parameter values (a prepared
+    /// statement's hot shape): the same row lock, conversions (`to_column`), row change,
+    /// binlog row image and answer as [`Session::update`]'s general path, without binding the
+    /// expressions and planning the access per execution. None, having done nothing, when the
+    /// statement has another shape.
+    fn update_point(&mut self, t: &Target, u: &Update, params: &[Value]) -> Result<Option<Output>> {
+        if u.limit.is_some() || !u.order_by.is_empty() {
+            return Ok(None);
+        }
+        let Some(point) = point_key(&t.schema, u.filter.as_ref(), params) else { return Ok(None) };
+        let mut sets = Vec::with_capacity(u.set.len());
+        for (name, e) in &u.set {
+            let (Some(p), Some(v)) = (t.schema.column_position(name), operand(e, params)) else {
+                return Ok(None);
+            };
+            sets.push((p, v));
+        }
+        let (mut matched, mut changed) = (0u64, 0u64);
+        if let Some((key, old)) = self.lock_point(t, &point)? {
+            matched = 1;
+            let mut new = old.clone();
+            for &(p, v) in &sets {
+                new[p] = to_column(v.clone(), &t.schema.columns[p], 1)?;
+            }
+            if new != old {
+                self.write_update(t, &key, old, new, 1)?;
+                changed = 1;
+            }
+        }
+        Ok(Some(Output::Ok {
+            affected_rows: changed,
+            last_insert_id: 0,
+            info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
+            warnings: 0,
+        }))
     }
 }
 
@@ -398,4 +517,73 @@ fn cell_text(schema: &TableSchema, row: &[Value], column: &str) -> String {
             v => v.to_string(),
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::{Column, ColumnType, TableSchema, Value};
+
+    use super::super::ast::Stmt;
+    use super::super::parse::parse;
+    use super::point_key;
+
+    fn schema() -> TableSchema {
+        let int = ColumnType::Integer { bytes: 4, unsigned: false };
+        TableSchema::new(
+            "d.t",
+            vec![
+                Column::new("id", int).not_null(),
+                Column::new("k", int),
+                Column::new("c", ColumnType::Char(10)),
+            ],
+            vec![0],
+        )
+    }
+
+    /// (key column, key value) the fast path would use for `sql`'s WHERE clause, if any.
+    fn key_of(schema: &TableSchema, sql: &str, params: &[Value]) -> Option<(usize, Value)> {
+        let parsed = parse(sql).expect("parses");
+        let filter = match &parsed.stmt {
+            Stmt::Update(u) => u.filter.clone(),
+            Stmt::Delete(d) => d.filter.clone(),
+            other => panic!("{other:?}"),
+        };
+        point_key(schema, filter.as_ref(), params).map(|p| (p.column, p.key))
+    }
+
+    #[test]
+    fn only_the_point_shape_takes_the_fast_path() {
+        let s = schema();
+        let one = [Value::Int(7)];
+        assert_eq!(key_of(&s, "DELETE FROM t WHERE id = ?", &one), Some((0, Value::Int(7))));
+        assert_eq!(key_of(&s, "DELETE FROM t WHERE ID = 7", &[]), Some((0, Value::Int(7))));
+        assert_eq!(
+            key_of(&s, "UPDATE t SET c = ? WHERE id = ?", &[Value::Null, Value::UInt(7)]),
+            Some((0, Value::Int(7)))
+        );
+        for (sql, params) in [
+            ("DELETE FROM t WHERE id = ? AND 1 = 1", &one[..]),
+            ("DELETE FROM t WHERE id = ? + 0", &one),
+            ("DELETE FROM t WHERE ? = id", &one),
+            ("DELETE FROM t WHERE t.id = ?", &one),
+            ("DELETE FROM t WHERE k = ?", &one),
+            ("DELETE FROM t WHERE id <=> ?", &one),
+            ("DELETE FROM t WHERE id IN (?)", &one),
+            ("DELETE FROM t", &[]),
+            ("DELETE FROM t WHERE id = ?", &[Value::Null]),
+            ("DELETE FROM t WHERE id = ?", &[Value::Bytes(b"7".to_vec())]),
+            ("DELETE FROM t WHERE id = ?", &[Value::Double(7.0)]),
+            ("DELETE FROM t WHERE id = ?", &[Value::UInt(u64::MAX)]),
+            ("DELETE FROM t WHERE id = ?", &[]),
+        ] {
+            assert_eq!(key_of(&s, sql, params), None, "{sql} {params:?}");
+        }
+        // A key of two columns, or of a non-integer column: the general path.
+        let mut two = schema();
+        two.primary_key = vec![0, 1];
+        assert_eq!(key_of(&two, "DELETE FROM t WHERE id = ?", &one), None);
+        let mut text = schema();
+        text.primary_key = vec![2];
+        assert_eq!(key_of(&text, "DELETE FROM t WHERE c = ?", &one), None);
+    }
 }
