@@ -1,5 +1,5 @@
-//! User accounts: `'user'@'host'` with an authentication plugin, a stored password and global
-//! privileges, kept in `<datadir>/users.json`.
+//! User accounts: `'user'@'host'` with an authentication plugin, a stored password, global
+//! privileges and database/table grants, kept in `<datadir>/users.json`.
 //!
 //! **Host matching.** A host pattern is matched against the client's IP address in text form
 //! (the protocol layer maps IPv4-mapped IPv6 to IPv4):
@@ -20,9 +20,21 @@
 //!
 //! **Durability.** Every change writes the whole account list to `users.json` through
 //! [`write_file_durably`] (temporary file, fsync, rename, directory fsync) before it becomes
-//! visible; a failed write leaves the accounts as they were. Accounts live outside the engine
-//! on purpose: they are needed to authenticate before anything else, change rarely, are tiny,
-//! and are not replicated data, so a plain file read at startup is simpler and as safe.
+//! visible; a failed write leaves the accounts as they were. Accounts live outside the engine's
+//! tables: they are needed to authenticate before anything else, change rarely and are tiny.
+//!
+//! **Committed with the binary log.** An account statement is binlogged (a QUERY event with its
+//! own GTID) and must be in the accounts exactly when its event is in the binlog, whatever the
+//! crash. [`Users::change_committed`] numbers each change (a *generation*), writes the new
+//! accounts to `users.json` as *pending* beside the current ones, then has the caller commit
+//! one engine DDL transaction that drops the marker table of the current generation and creates
+//! the new one ([`generation_table`]) together with the event, through the same two-phase
+//! commit as other DDL; only then is the change published and the file rewritten without the
+//! pending entry. After a crash, [`Users::recover`] (run once the engine recovered) keeps the
+//! pending change whose marker exists — recovery committed it because its event is in the
+//! binlog — and drops the others. So a crash after the file write but before the binlog loses
+//! the change on both sides, a crash after the binlog keeps it on both, and a lost final
+//! rewrite is repaired at the next start: never one without the other, never twice.
 //!
 //! **First start.** When `users.json` does not exist, `root@localhost` is made with every
 //! privilege and `WITH GRANT OPTION`, and a random password that is logged once and written to
@@ -1017,6 +1029,93 @@ fn load(path: &Path, stored_accounts: Vec<StoredAccount>) -> Result<Vec<Account>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+
+    fn add_user(name: &str) -> impl FnOnce(&mut Vec<Account>) -> Result<(), UserError> + '_ {
+        move |accounts| {
+            accounts.push(Account {
+                user: name.to_string(),
+                host: "%".into(),
+                auth: UserAuth::native(""),
+                privileges: Privileges::SELECT,
+                grants: vec![Grant { db: "d".into(), table: None, privileges: Privileges::INSERT }],
+            });
+            Ok(())
+        }
+    }
+
+    fn names(users: &Users) -> Vec<String> {
+        users.accounts().into_iter().map(|a| a.user).collect()
+    }
+
+    /// The crash windows of an account change: after the pending file write (the commit may or
+    /// may not have reached the binlog: the engine's marker decides at restart), after a
+    /// commit that skipped the statement, and after a committed change whose final file
+    /// rewrite was lost.
+    #[test]
+    fn pending_changes_are_decided_by_the_marker() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (users, _) = Users::open(dir.path(), true).expect("open");
+        let mut engine: HashSet<String> = HashSet::new();
+
+        // Committed: published at once, marker 1 made.
+        let made = users.change_committed(
+            add_user("a"),
+            |_, old, new| {
+                assert!(!engine.contains(old));
+                engine.insert(new.to_string());
+                Ok::<bool, UserError>(true)
+            },
+            |e| e,
+        );
+        assert!(made.expect("commit").is_some());
+        assert_eq!(names(&users), ["root", "a"]);
+
+        // Skipped (e.g. its GTID was executed): not published.
+        let skipped = users.change_committed(add_user("skip"), |_, _, _| Ok(false), |e| e);
+        assert!(skipped.expect("skip").is_none());
+        assert_eq!(names(&users), ["root", "a"]);
+
+        // The pipeline fails after the prepare ("crash"): not published, kept as pending.
+        let failed = users.change_committed(
+            add_user("b"),
+            |_, _, new| {
+                engine.insert(new.to_string()); // recovery will commit it
+                Err(UserError::NoSuchUserForGrant)
+            },
+            |e| e,
+        );
+        assert!(failed.is_err());
+        assert_eq!(names(&users), ["root", "a"]);
+        drop(users);
+
+        // Restart: the file alone has the old accounts and the pending change...
+        let (users, _) = Users::open(dir.path(), true).expect("reopen");
+        assert_eq!(names(&users), ["root", "a"]);
+        // ...and the engine's marker says it committed.
+        let generation = users.recover(|t| engine.contains(t)).expect("recover");
+        assert_eq!(generation_table(generation), *engine.iter().max().expect("marker"));
+        assert_eq!(names(&users), ["root", "a", "b"]);
+        assert_eq!(users.get("b", "%").expect("b").grants[0].privileges, Privileges::INSERT);
+        drop(users);
+        let (users, _) = Users::open(dir.path(), true).expect("reopen");
+        assert_eq!(names(&users), ["root", "a", "b"], "recovery rewrote the file");
+
+        // A pending change whose transaction recovery rolled back is dropped.
+        let _ = users.change_committed(
+            add_user("c"),
+            |_, _, _| Err(UserError::NoSuchUserForGrant),
+            |e| e,
+        );
+        drop(users);
+        let (users, _) = Users::open(dir.path(), true).expect("reopen");
+        users.recover(|t| engine.contains(t)).expect("recover");
+        assert_eq!(names(&users), ["root", "a", "b"]);
+        drop(users);
+        let (users, _) = Users::open(dir.path(), true).expect("reopen");
+        assert_eq!(names(&users), ["root", "a", "b"]);
+        assert_eq!(users.recover(|_| false).expect("nothing pending"), generation);
+    }
 
     #[test]
     fn like_patterns() {

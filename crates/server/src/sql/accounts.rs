@@ -6,7 +6,7 @@
 //! without attached accounts (the SQL layer embedded in tests) runs every statement with all
 //! privileges and refuses the account statements.
 //!
-//! **Privilege model.** Global privileges only (`ON *.*`), resolved once when the session opens:
+//! **Privilege model.** Global privileges (`ON *.*`) are resolved once when the session opens:
 //! as in mysqld, "global privileges and passwords are unaffected for a connected client" by a
 //! later GRANT/REVOKE (MySQL 8.0 manual, "When Privilege Changes Take Effect"). The checks and
 //! error texts follow mysqld (`sql/auth/sql_authorization.cc`, `share/messages_to_clients.txt`):
@@ -25,8 +25,12 @@
 //! - GRANT and REVOKE need GRANT OPTION and every privilege they hand out (mysqld answers a
 //!   global GRANT without them with 1045; binlogd says which privilege is missing with 1227).
 //!
-//! Account statements are not written to the binary log: accounts are server-local (see
-//! `users.rs`), unlike mysqld which replicates them.
+//! Database (`ON db.*`) and table (`ON db.tbl`) grants are ORed with the global privileges,
+//! as mysqld's `check_access` / `check_grant` do; they are read from the accounts at each check.
+//!
+//! Account statements are written to the binary log as mysqld writes them (rewritten text,
+//! passwords as hashes, one GTID each) and committed with it; see `users.rs`, "Committed with
+//! the binary log".
 
 use engine::Value;
 
