@@ -142,6 +142,25 @@ async fn database_and_table_privileges() {
         error(&mut root, "CREATE USER h IDENTIFIED WITH mysql_native_password AS 'nothex'").await,
         (1827, "HY000".into(), "The password hash doesn't have the expected format.".into())
     );
+    assert_eq!(
+        error(&mut root, "RENAME USER ghost TO g2, bob TO app").await,
+        (1396, "HY000".into(), "Operation RENAME USER failed for 'ghost'@'%','bob'@'%'".into())
+    );
+    assert_eq!(
+        error(&mut root, "SET PASSWORD FOR ghost = 'x'").await,
+        (1133, "42000".into(), "Can't find any matching row in the user table".into())
+    );
+    // A failed account statement changes nothing and is not logged.
+    let before = gtid_executed(p).await;
+    assert_eq!(error(&mut root, "CREATE USER app, fresh").await.0, 1396);
+    assert_eq!(error(&mut root, "SHOW GRANTS FOR fresh").await.0, 1141);
+    assert_eq!(gtid_executed(p).await, before);
+    // A user changes its own password without privileges; another's needs CREATE USER.
+    let mut app = conn_as(p, "app", "pw").await;
+    app.query_drop("SET PASSWORD = 'pw2'").await.expect("own password");
+    assert_eq!(error(&mut app, "SET PASSWORD FOR bob = 'x'").await.0, 1227);
+    drop(app);
+    conn_as(p, "app", "pw2").await;
     // `ON *` and a bare table name use the default database.
     root.query_drop("USE shop").await.expect("use");
     root.query_drop("GRANT DELETE ON * TO bob").await.expect("ON *");
