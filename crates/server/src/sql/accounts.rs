@@ -294,6 +294,13 @@ impl Session {
         })
     }
 
+    /// True if SHOW DATABASES lists `db` to this session.
+    pub(crate) fn may_see_database(&self, db: &str) -> bool {
+        let show_databases = Privileges::from_name("SHOW DATABASES").unwrap_or(Privileges::ALL);
+        self.privileges().contains(show_databases)
+            || self.need_database(Privileges::NONE, db).is_ok()
+    }
+
     /// 1227 unless the account holds one of `any`; `names` is how mysqld lists them.
     fn need_any(&self, any: &[Privileges], names: &str) -> Result<()> {
         let have = self.privileges();

@@ -145,6 +145,9 @@ impl Session {
                     .databases()
                     .into_iter()
                     .filter(|d| matches_like(pat, d))
+                    // mysqld lists only the databases the account holds a privilege in,
+                    // unless it has SHOW DATABASES (`sql_show.cc`, `find_files`).
+                    .filter(|d| self.may_see_database(d))
                     .map(|d| vec![text(d)])
                     .collect();
                 rows(&[&name], r)
