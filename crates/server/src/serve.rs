@@ -133,6 +133,8 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     } else {
         open_engine_only(&datadir, engine_config)?
     };
+    // An account change whose commit was cut by a crash: the engine's marker decides.
+    users.recover(|table| storage.engine.table_id(table).is_some())?;
     let server_config = ServerConfig {
         max_connections: config.max_connections as usize,
         max_allowed_packet: config.max_allowed_packet as usize,
@@ -156,6 +158,9 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         .build()
         .map_err(ServeError::Runtime)?;
     sql.attach_accounts(users.clone());
+    let shutdown = Arc::new(tokio::sync::Notify::new());
+    let notify = shutdown.clone();
+    sql.on_shutdown(Box::new(move || notify.notify_one()));
     let source = storage.source.clone();
     let backend = SqlBackend { sql, users, source: storage.source.clone() };
     let served = runtime.block_on(async {
@@ -182,6 +187,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
             () = server.serve(listener) => {}
             _ = tokio::signal::ctrl_c() => log::info!("received SIGINT, shutting down"),
             _ = terminate.recv() => log::info!("received SIGTERM, shutting down"),
+            () = shutdown.notified() => log::info!("SHUTDOWN statement, shutting down"),
         }
         if let Some(source) = &source {
             source.shutdown();

@@ -1,5 +1,5 @@
-//! User accounts: `'user'@'host'` with an authentication plugin, a stored password and global
-//! privileges, kept in `<datadir>/users.json`.
+//! User accounts: `'user'@'host'` with an authentication plugin, a stored password, global
+//! privileges and database/table grants, kept in `<datadir>/users.json`.
 //!
 //! **Host matching.** A host pattern is matched against the client's IP address in text form
 //! (the protocol layer maps IPv4-mapped IPv6 to IPv4):
@@ -20,9 +20,21 @@
 //!
 //! **Durability.** Every change writes the whole account list to `users.json` through
 //! [`write_file_durably`] (temporary file, fsync, rename, directory fsync) before it becomes
-//! visible; a failed write leaves the accounts as they were. Accounts live outside the engine
-//! on purpose: they are needed to authenticate before anything else, change rarely, are tiny,
-//! and are not replicated data, so a plain file read at startup is simpler and as safe.
+//! visible; a failed write leaves the accounts as they were. Accounts live outside the engine's
+//! tables: they are needed to authenticate before anything else, change rarely and are tiny.
+//!
+//! **Committed with the binary log.** An account statement is binlogged (a QUERY event with its
+//! own GTID) and must be in the accounts exactly when its event is in the binlog, whatever the
+//! crash. [`Users::change_committed`] numbers each change (a *generation*), writes the new
+//! accounts to `users.json` as *pending* beside the current ones, then has the caller commit
+//! one engine DDL transaction that drops the marker table of the current generation and creates
+//! the new one ([`generation_table`]) together with the event, through the same two-phase
+//! commit as other DDL; only then is the change published and the file rewritten without the
+//! pending entry. After a crash, [`Users::recover`] (run once the engine recovered) keeps the
+//! pending change whose marker exists — recovery committed it because its event is in the
+//! binlog — and drops the others. So a crash after the file write but before the binlog loses
+//! the change on both sides, a crash after the binlog keeps it on both, and a lost final
+//! rewrite is repaired at the next start: never one without the other, never twice.
 //!
 //! **First start.** When `users.json` does not exist, `root@localhost` is made with every
 //! privilege and `WITH GRANT OPTION`, and a random password that is logged once and written to
@@ -51,7 +63,7 @@ pub const USER_NAME_MAX: usize = 32;
 /// Longest host name or pattern, as mysqld 8.
 pub const HOST_NAME_MAX: usize = 255;
 
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
 
 /// Global privileges (`GRANT ... ON *.*`), a set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -119,6 +131,49 @@ impl Privileges {
     pub const GRANT_OPTION: Privileges = Privileges(1 << 28);
     /// `ALL [PRIVILEGES]`: every privilege but `GRANT OPTION`.
     pub const ALL: Privileges = Privileges((1 << 28) - 1);
+    /// What a database-level grant (`ON db.*`) may hold: mysqld's `DB_ACLS` (SELECT, INSERT,
+    /// UPDATE, DELETE, CREATE, DROP, GRANT OPTION, REFERENCES, INDEX, ALTER, CREATE TEMPORARY
+    /// TABLES, LOCK TABLES, EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE,
+    /// EVENT, TRIGGER; `sql/auth/auth_acls.h`).
+    pub const DB_LEVEL: Privileges = Privileges(
+        0b1111
+            | 1 << 4
+            | 1 << 5
+            | 1 << 10
+            | 1 << 11
+            | 1 << 12
+            | 1 << 15
+            | 1 << 16
+            | 1 << 17
+            | 1 << 20
+            | 1 << 21
+            | 1 << 22
+            | 1 << 23
+            | 1 << 25
+            | 1 << 26
+            | 1 << 28,
+    );
+    /// What a table-level grant (`ON db.tbl`) may hold: mysqld's `TABLE_ACLS` (SELECT,
+    /// INSERT, UPDATE, DELETE, CREATE, DROP, GRANT OPTION, REFERENCES, INDEX, ALTER, CREATE
+    /// VIEW, SHOW VIEW, TRIGGER).
+    pub const TABLE_LEVEL: Privileges = Privileges(
+        0b1111
+            | 1 << 4
+            | 1 << 5
+            | 1 << 10
+            | 1 << 11
+            | 1 << 12
+            | 1 << 20
+            | 1 << 21
+            | 1 << 26
+            | 1 << 28,
+    );
+    /// `INDEX`.
+    pub const INDEX: Privileges = Privileges(1 << 11);
+    /// `ALTER`.
+    pub const ALTER: Privileges = Privileges(1 << 12);
+    /// `SHUTDOWN`.
+    pub const SHUTDOWN: Privileges = Privileges(1 << 7);
 
     /// The privilege named `name` (`ALL`, `ALL PRIVILEGES`, `REPLICATION SLAVE` or its 8.0.22
     /// synonym `REPLICATION REPLICA`, ..., any case, any spacing), or `None`.
@@ -164,6 +219,11 @@ impl Privileges {
         Privileges(self.0 | other.0)
     }
 
+    /// The privileges in both sets.
+    pub fn intersection(self, other: Privileges) -> Privileges {
+        Privileges(self.0 & other.0)
+    }
+
     /// `self` without `other`'s privileges.
     pub fn difference(self, other: Privileges) -> Privileges {
         Privileges(self.0 & !other.0)
@@ -186,6 +246,84 @@ pub struct Account {
     pub auth: UserAuth,
     /// Global privileges.
     pub privileges: Privileges,
+    /// Database- and table-level grants (`ON db.*`, `ON db.tbl`), at most one per object.
+    pub grants: Vec<Grant>,
+}
+
+/// The privileges an account holds on one database (`table: None`) or one table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    /// The database, as written in the GRANT (matched case-insensitively, as binlogd's
+    /// database names are).
+    pub db: String,
+    /// The table, for a table-level grant.
+    pub table: Option<String>,
+    /// Never empty: a grant whose last privilege is revoked is removed, as mysqld deletes the
+    /// `mysql.db` / `mysql.tables_priv` row.
+    pub privileges: Privileges,
+}
+
+impl Grant {
+    /// True if this grant is the one on `db` (and `table`).
+    pub fn is_on(&self, db: &str, table: Option<&str>) -> bool {
+        self.db.eq_ignore_ascii_case(db)
+            && match (&self.table, table) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+                _ => false,
+            }
+    }
+}
+
+impl Account {
+    /// Every privilege the account holds on `db` (all its tables) or, with `table`, on that
+    /// table: the global ones, the database's and the table's together (mysqld ORs the levels).
+    pub fn privileges_on(&self, db: &str, table: Option<&str>) -> Privileges {
+        let mut have = self.privileges;
+        for g in &self.grants {
+            if g.is_on(db, None) || table.is_some_and(|t| g.is_on(db, Some(t))) {
+                have = have.union(g.privileges);
+            }
+        }
+        have
+    }
+
+    /// True if the account holds any privilege on `db` or a table in it (what `USE db` asks,
+    /// as mysqld's `check_db_access` / `acl_get` with table grants counted).
+    pub fn any_privilege_in(&self, db: &str) -> bool {
+        !self.privileges.is_empty() || self.grants.iter().any(|g| g.db.eq_ignore_ascii_case(db))
+    }
+
+    /// Adds `privileges` to the account's grant on `db` (`table`), made if missing.
+    pub fn grant_on(&mut self, db: &str, table: Option<&str>, privileges: Privileges) {
+        match self.grants.iter_mut().find(|g| g.is_on(db, table)) {
+            Some(g) => g.privileges = g.privileges.union(privileges),
+            None => self.grants.push(Grant {
+                db: db.to_string(),
+                table: table.map(str::to_string),
+                privileges,
+            }),
+        }
+        self.grants.sort_by(|a, b| {
+            (a.db.to_ascii_lowercase(), a.table.as_ref().map(|t| t.to_ascii_lowercase()))
+                .cmp(&(b.db.to_ascii_lowercase(), b.table.as_ref().map(|t| t.to_ascii_lowercase())))
+        });
+    }
+
+    /// Removes `privileges` from the grant on `db` (`table`); false if there is no such grant
+    /// (mysqld's 1141 / 1147). A grant left empty is removed.
+    pub fn revoke_on(&mut self, db: &str, table: Option<&str>, privileges: Privileges) -> bool {
+        let Some(i) = self.grants.iter().position(|g| g.is_on(db, table)) else {
+            return false;
+        };
+        let left = self.grants[i].privileges.difference(privileges);
+        if left.is_empty() {
+            self.grants.remove(i);
+        } else {
+            self.grants[i].privileges = left;
+        }
+        true
+    }
 }
 
 /// An account operation that failed.
@@ -299,8 +437,36 @@ pub struct Users {
     /// Sorted as described in the module docs; replaced whole on every change, so a lookup never
     /// sees a half-made change and never waits for a change's fsync.
     accounts: RwLock<Arc<Vec<Account>>>,
-    /// Serializes changes (read, modify, persist, publish).
-    change: Mutex<()>,
+    /// Serializes changes (read, modify, persist, publish) and holds what the file holds
+    /// besides the published accounts.
+    change: Mutex<Durable>,
+}
+
+/// The commit bookkeeping of `users.json` (module docs, "Durability").
+#[derive(Debug, Default)]
+struct Durable {
+    /// The generation of the published accounts: its marker table is in the engine (none for
+    /// generation 0 or for changes made without a commit).
+    generation: u64,
+    /// The next generation number to use; never reused, also not after a failed commit.
+    next: u64,
+    /// Changes whose commit was started but did not succeed: each may have been prepared
+    /// before the failure, so only the engine's marker says after a restart whether it
+    /// committed. Cleared by the next successful commit (after a commit failure that could
+    /// leave a prepared transaction the pipeline refuses every commit until restart).
+    pending: Vec<(u64, Vec<Account>)>,
+}
+
+/// The engine table whose existence says that accounts generation `generation` committed
+/// (module docs, "Durability"). Its name has a dot, so the SQL layer would take `#accounts`
+/// for a database: [`is_internal_table`] keeps it out of the database list.
+pub fn generation_table(generation: u64) -> String {
+    format!("#accounts.generation_{generation}")
+}
+
+/// True for the engine tables this module keeps (not user data).
+pub fn is_internal_table(name: &str) -> bool {
+    name.starts_with("#accounts.")
 }
 
 impl Users {
@@ -308,15 +474,22 @@ impl Users {
     /// root password if `insecure`).
     pub fn open(dir: &Path, insecure: bool) -> Result<(Users, Initialization), UserError> {
         let path = dir.join(USERS_FILE);
-        let accounts = match std::fs::read(&path) {
+        match std::fs::read(&path) {
             Ok(bytes) => {
-                let accounts = decode(&path, &bytes)?;
-                return Ok((Users::with_accounts(path, accounts), Initialization::Existing));
+                let file = decode(&path, &bytes)?;
+                let users = Users::with_accounts(path, file.accounts);
+                let next = file.pending.iter().map(|(g, _)| *g).max().unwrap_or(0);
+                *users.change.lock() = Durable {
+                    generation: file.generation,
+                    next: next.max(file.generation) + 1,
+                    pending: file.pending,
+                };
+                return Ok((users, Initialization::Existing));
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(source) => return Err(UserError::Read { path, source }),
         };
-        let users = Users::with_accounts(path, accounts);
+        let users = Users::with_accounts(path, Vec::new());
         let password_file = dir.join(INITIAL_ROOT_PASSWORD_FILE);
         let initialization = if insecure {
             match std::fs::remove_file(&password_file) {
@@ -352,6 +525,7 @@ impl Users {
                 host: "localhost".to_string(),
                 auth: UserAuth::caching_sha2(password),
                 privileges: Privileges::ALL.union(Privileges::GRANT_OPTION),
+                grants: Vec::new(),
             });
             Ok(())
         })?;
@@ -360,7 +534,80 @@ impl Users {
 
     fn with_accounts(path: PathBuf, mut accounts: Vec<Account>) -> Users {
         sort(&mut accounts);
-        Users { path, accounts: RwLock::new(Arc::new(accounts)), change: Mutex::new(()) }
+        Users {
+            path,
+            accounts: RwLock::new(Arc::new(accounts)),
+            change: Mutex::new(Durable { generation: 0, next: 1, pending: Vec::new() }),
+        }
+    }
+
+    /// After the engine recovered: adopts the pending change whose marker table the engine
+    /// holds (its commit reached the binlog before a crash), drops the others (rolled back),
+    /// and rewrites the file without them. `committed(name)` tells whether an engine table
+    /// exists. Returns the generation in force.
+    pub fn recover(&self, committed: impl Fn(&str) -> bool) -> Result<u64, UserError> {
+        let mut durable = self.change.lock();
+        if durable.pending.is_empty() {
+            return Ok(durable.generation);
+        }
+        let pending = std::mem::take(&mut durable.pending);
+        if let Some((generation, accounts)) =
+            pending.into_iter().rev().find(|(g, _)| committed(&generation_table(*g)))
+        {
+            log::info!("accounts: recovered committed change (generation {generation})");
+            durable.generation = generation;
+            *self.accounts.write() = Arc::new(accounts);
+        }
+        let accounts = self.accounts.read().clone();
+        write_file_durably(&self.path, &encode(&accounts, &durable), 0o600)
+            .map_err(UserError::Persist)?;
+        Ok(durable.generation)
+    }
+
+    /// One account statement committed with its binary log event: `edit` changes a copy of
+    /// the accounts; the copy is saved as pending in `users.json`; `commit(old, new)` must
+    /// commit, atomically with the statement's binlog event, an engine DDL transaction that
+    /// drops marker table `old` (if it exists) and creates `new`, and answer whether `new`
+    /// exists afterwards (false: the commit skipped the statement, e.g. its GTID was already
+    /// executed). Only then is the change published. Returns that answer.
+    pub fn change_committed<T, E>(
+        &self,
+        edit: impl FnOnce(&mut Vec<Account>) -> Result<T, E>,
+        commit: impl FnOnce(&T, &str, &str) -> Result<bool, E>,
+        persist_error: impl Fn(UserError) -> E,
+    ) -> Result<Option<T>, E> {
+        let mut durable = self.change.lock();
+        let current = self.accounts.read().clone();
+        let mut accounts = current.as_ref().clone();
+        let edited = edit(&mut accounts)?;
+        sort(&mut accounts);
+        let generation = durable.next;
+        durable.next += 1;
+        durable.pending.push((generation, accounts.clone()));
+        if let Err(e) = write_file_durably(&self.path, &encode(&current, &durable), 0o600) {
+            durable.pending.pop();
+            return Err(persist_error(UserError::Persist(e)));
+        }
+        let committed =
+            commit(&edited, &generation_table(durable.generation), &generation_table(generation))?;
+        if !committed {
+            // Rolled back for sure: forget it (the file keeps it until the next write; a
+            // restart finds no marker for it).
+            durable.pending.pop();
+            return Ok(None);
+        }
+        durable.generation = generation;
+        durable.pending.clear();
+        *self.accounts.write() = Arc::new(accounts.clone());
+        // Committed: the marker decides after a crash even if this rewrite is lost.
+        if let Err(e) = write_file_durably(&self.path, &encode(&accounts, &durable), 0o600) {
+            log::warn!(
+                "accounts: the change is committed but {} could not be rewritten ({e}); \
+                 the next start recovers it",
+                self.path.display()
+            );
+        }
+        Ok(Some(edited))
     }
 
     /// The account a client `user` connecting from `client_host` (an IP address) logs in as:
@@ -419,6 +666,7 @@ impl Users {
                 host: host.clone(),
                 auth,
                 privileges: Privileges::NONE,
+                grants: Vec::new(),
             });
             created = true;
             Ok(())
@@ -488,11 +736,12 @@ impl Users {
         &self,
         edit: impl FnOnce(&mut Vec<Account>) -> Result<(), UserError>,
     ) -> Result<(), UserError> {
-        let _serial = self.change.lock();
+        let durable = self.change.lock();
         let mut accounts = self.accounts.read().as_ref().clone();
         edit(&mut accounts)?;
         sort(&mut accounts);
-        write_file_durably(&self.path, &encode(&accounts), 0o600).map_err(UserError::Persist)?;
+        write_file_durably(&self.path, &encode(&accounts, &durable), 0o600)
+            .map_err(UserError::Persist)?;
         *self.accounts.write() = Arc::new(accounts);
         Ok(())
     }
@@ -502,7 +751,8 @@ fn failed(operation: &'static str, user: &str, host: &str) -> UserError {
     UserError::OperationFailed { operation, user: user.to_string(), host: host.to_string() }
 }
 
-fn check_names(user: &str, host: &str) -> Result<(), UserError> {
+/// 1470 if a name is over mysqld's limit.
+pub fn check_names(user: &str, host: &str) -> Result<(), UserError> {
     if user.chars().count() > USER_NAME_MAX {
         return Err(UserError::TooLong {
             value: user.to_string(),
@@ -606,12 +856,26 @@ fn like(pattern: &[u8], text: &[u8]) -> bool {
     pattern[p..].iter().all(|&c| c == b'%')
 }
 
-// Format: {"format":1,"accounts":[{"user":"root","host":"localhost",
-//          "plugin":"caching_sha2_password","authentication_string":"$binlogd-pbkdf2-sha256$...",
-//          "privileges":["ALL PRIVILEGES","GRANT OPTION"]}, ...]}
+// Format: {"format":2,"generation":3,
+//          "accounts":[{"user":"root","host":"localhost","plugin":"caching_sha2_password",
+//            "authentication_string":"$binlogd-pbkdf2-sha256$...",
+//            "privileges":["ALL PRIVILEGES","GRANT OPTION"],
+//            "grants":[{"db":"shop","table":null,"privileges":["SELECT"]}]}, ...],
+//          "pending":[{"generation":4,"accounts":[...]}]}
+// Format 1 (before generations) has no "generation", "grants" or "pending".
 #[derive(Serialize, Deserialize)]
 struct UsersFile {
     format: u32,
+    #[serde(default)]
+    generation: u64,
+    accounts: Vec<StoredAccount>,
+    #[serde(default)]
+    pending: Vec<StoredPending>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredPending {
+    generation: u64,
     accounts: Vec<StoredAccount>,
 }
 
@@ -623,23 +887,71 @@ struct StoredAccount {
     /// mysqld's column name: empty, `*<40 hex>` (native) or binlogd's PBKDF2 form (SHA-2).
     authentication_string: String,
     privileges: Vec<String>,
+    #[serde(default)]
+    grants: Vec<StoredGrant>,
 }
 
-fn encode(accounts: &[Account]) -> Vec<u8> {
+#[derive(Serialize, Deserialize)]
+struct StoredGrant {
+    db: String,
+    table: Option<String>,
+    privileges: Vec<String>,
+}
+
+/// The text of a stored password as mysqld's `authentication_string` column shows it (and
+/// `IDENTIFIED WITH 'plugin' AS '...'` takes it back, see [`auth_from_string`]).
+pub fn auth_string(auth: &UserAuth) -> String {
+    match &auth.password {
+        StoredPassword::Empty => String::new(),
+        StoredPassword::Native(hash) => native_hash_to_string(hash),
+        StoredPassword::Sha2(hash) => hash.to_string(),
+    }
+}
+
+/// The stored password `text` of `plugin` (empty: no password); None if it is not a hash of
+/// that plugin's form binlogd keeps (`*` and 40 hex digits; binlogd's PBKDF2 form).
+pub fn auth_from_string(plugin: AuthPlugin, text: &str) -> Option<UserAuth> {
+    let password = match plugin {
+        _ if text.is_empty() => StoredPassword::Empty,
+        AuthPlugin::MysqlNativePassword => StoredPassword::Native(native_hash_from_str(text).ok()?),
+        AuthPlugin::CachingSha2Password => StoredPassword::Sha2(text.parse().ok()?),
+    };
+    Some(UserAuth { plugin, password })
+}
+
+fn store(accounts: &[Account]) -> Vec<StoredAccount> {
+    accounts
+        .iter()
+        .map(|a| StoredAccount {
+            user: a.user.clone(),
+            host: a.host.clone(),
+            plugin: a.auth.plugin.name().to_string(),
+            authentication_string: auth_string(&a.auth),
+            privileges: a.privileges.names().into_iter().map(str::to_string).collect(),
+            grants: a
+                .grants
+                .iter()
+                .map(|g| StoredGrant {
+                    db: g.db.clone(),
+                    table: g.table.clone(),
+                    privileges: g.privileges.names().into_iter().map(str::to_string).collect(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn encode(accounts: &[Account], durable: &Durable) -> Vec<u8> {
     let file = UsersFile {
         format: FORMAT_VERSION,
-        accounts: accounts
+        generation: durable.generation,
+        accounts: store(accounts),
+        pending: durable
+            .pending
             .iter()
-            .map(|a| StoredAccount {
-                user: a.user.clone(),
-                host: a.host.clone(),
-                plugin: a.auth.plugin.name().to_string(),
-                authentication_string: match &a.auth.password {
-                    StoredPassword::Empty => String::new(),
-                    StoredPassword::Native(hash) => native_hash_to_string(hash),
-                    StoredPassword::Sha2(hash) => hash.to_string(),
-                },
-                privileges: a.privileges.names().into_iter().map(str::to_string).collect(),
+            .map(|(generation, accounts)| StoredPending {
+                generation: *generation,
+                accounts: store(accounts),
             })
             .collect(),
     };
@@ -649,42 +961,66 @@ fn encode(accounts: &[Account]) -> Vec<u8> {
     bytes
 }
 
-fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<Account>, UserError> {
+/// What `users.json` holds.
+struct Decoded {
+    generation: u64,
+    accounts: Vec<Account>,
+    pending: Vec<(u64, Vec<Account>)>,
+}
+
+fn decode(path: &Path, bytes: &[u8]) -> Result<Decoded, UserError> {
     let file: UsersFile = serde_json::from_slice(bytes)
         .map_err(|source| UserError::Parse { path: path.to_path_buf(), source })?;
-    let mut accounts = Vec::with_capacity(file.accounts.len());
-    for stored in file.accounts {
+    if !(1..=FORMAT_VERSION).contains(&file.format) {
+        return Err(UserError::BadAccount {
+            path: path.to_path_buf(),
+            user: String::new(),
+            host: String::new(),
+            reason: "unknown file format version",
+        });
+    }
+    let mut pending = Vec::with_capacity(file.pending.len());
+    for p in file.pending {
+        pending.push((p.generation, load(path, p.accounts)?));
+    }
+    Ok(Decoded { generation: file.generation, accounts: load(path, file.accounts)?, pending })
+}
+
+fn load(path: &Path, stored_accounts: Vec<StoredAccount>) -> Result<Vec<Account>, UserError> {
+    let mut accounts = Vec::with_capacity(stored_accounts.len());
+    for stored in stored_accounts {
         let bad = |reason| UserError::BadAccount {
             path: path.to_path_buf(),
             user: stored.user.clone(),
             host: stored.host.clone(),
             reason,
         };
-        if file.format != FORMAT_VERSION {
-            return Err(bad("unknown file format version"));
-        }
         let plugin =
             AuthPlugin::from_name(stored.plugin.as_bytes()).ok_or_else(|| bad("unknown plugin"))?;
-        let text = stored.authentication_string.as_str();
-        let password = match plugin {
-            _ if text.is_empty() => StoredPassword::Empty,
-            AuthPlugin::MysqlNativePassword => StoredPassword::Native(
-                native_hash_from_str(text).map_err(|_| bad("bad native password hash"))?,
-            ),
-            AuthPlugin::CachingSha2Password => StoredPassword::Sha2(
-                text.parse().map_err(|_| bad("bad caching_sha2_password hash"))?,
-            ),
+        let auth = auth_from_string(plugin, &stored.authentication_string)
+            .ok_or_else(|| bad("bad password hash"))?;
+        let privileges_of = |names: &[String]| {
+            names.iter().try_fold(Privileges::NONE, |acc, name| {
+                Privileges::from_name(name)
+                    .map(|p| acc.union(p))
+                    .ok_or_else(|| bad("unknown privilege"))
+            })
         };
-        let mut privileges = Privileges::NONE;
-        for name in &stored.privileges {
-            privileges = privileges
-                .union(Privileges::from_name(name).ok_or_else(|| bad("unknown privilege"))?);
+        let privileges = privileges_of(&stored.privileges)?;
+        let mut grants = Vec::with_capacity(stored.grants.len());
+        for g in &stored.grants {
+            grants.push(Grant {
+                db: g.db.clone(),
+                table: g.table.clone(),
+                privileges: privileges_of(&g.privileges)?,
+            });
         }
         accounts.push(Account {
             user: stored.user.clone(),
             host: stored.host.to_ascii_lowercase(),
-            auth: UserAuth { plugin, password },
+            auth,
             privileges,
+            grants,
         });
     }
     Ok(accounts)
@@ -693,6 +1029,93 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Vec<Account>, UserError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+
+    fn add_user(name: &str) -> impl FnOnce(&mut Vec<Account>) -> Result<(), UserError> + '_ {
+        move |accounts| {
+            accounts.push(Account {
+                user: name.to_string(),
+                host: "%".into(),
+                auth: UserAuth::native(""),
+                privileges: Privileges::SELECT,
+                grants: vec![Grant { db: "d".into(), table: None, privileges: Privileges::INSERT }],
+            });
+            Ok(())
+        }
+    }
+
+    fn names(users: &Users) -> Vec<String> {
+        users.accounts().into_iter().map(|a| a.user).collect()
+    }
+
+    /// The crash windows of an account change: after the pending file write (the commit may or
+    /// may not have reached the binlog: the engine's marker decides at restart), after a
+    /// commit that skipped the statement, and after a committed change whose final file
+    /// rewrite was lost.
+    #[test]
+    fn pending_changes_are_decided_by_the_marker() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (users, _) = Users::open(dir.path(), true).expect("open");
+        let mut engine: HashSet<String> = HashSet::new();
+
+        // Committed: published at once, marker 1 made.
+        let made = users.change_committed(
+            add_user("a"),
+            |_, old, new| {
+                assert!(!engine.contains(old));
+                engine.insert(new.to_string());
+                Ok::<bool, UserError>(true)
+            },
+            |e| e,
+        );
+        assert!(made.expect("commit").is_some());
+        assert_eq!(names(&users), ["root", "a"]);
+
+        // Skipped (e.g. its GTID was executed): not published.
+        let skipped = users.change_committed(add_user("skip"), |_, _, _| Ok(false), |e| e);
+        assert!(skipped.expect("skip").is_none());
+        assert_eq!(names(&users), ["root", "a"]);
+
+        // The pipeline fails after the prepare ("crash"): not published, kept as pending.
+        let failed = users.change_committed(
+            add_user("b"),
+            |_, _, new| {
+                engine.insert(new.to_string()); // recovery will commit it
+                Err(UserError::NoSuchUserForGrant)
+            },
+            |e| e,
+        );
+        assert!(failed.is_err());
+        assert_eq!(names(&users), ["root", "a"]);
+        drop(users);
+
+        // Restart: the file alone has the old accounts and the pending change...
+        let (users, _) = Users::open(dir.path(), true).expect("reopen");
+        assert_eq!(names(&users), ["root", "a"]);
+        // ...and the engine's marker says it committed.
+        let generation = users.recover(|t| engine.contains(t)).expect("recover");
+        assert_eq!(generation_table(generation), *engine.iter().max().expect("marker"));
+        assert_eq!(names(&users), ["root", "a", "b"]);
+        assert_eq!(users.get("b", "%").expect("b").grants[0].privileges, Privileges::INSERT);
+        drop(users);
+        let (users, _) = Users::open(dir.path(), true).expect("reopen");
+        assert_eq!(names(&users), ["root", "a", "b"], "recovery rewrote the file");
+
+        // A pending change whose transaction recovery rolled back is dropped.
+        let _ = users.change_committed(
+            add_user("c"),
+            |_, _, _| Err(UserError::NoSuchUserForGrant),
+            |e| e,
+        );
+        drop(users);
+        let (users, _) = Users::open(dir.path(), true).expect("reopen");
+        users.recover(|t| engine.contains(t)).expect("recover");
+        assert_eq!(names(&users), ["root", "a", "b"]);
+        drop(users);
+        let (users, _) = Users::open(dir.path(), true).expect("reopen");
+        assert_eq!(names(&users), ["root", "a", "b"]);
+        assert_eq!(users.recover(|_| false).expect("nothing pending"), generation);
+    }
 
     #[test]
     fn like_patterns() {

@@ -6,7 +6,7 @@
 //! without attached accounts (the SQL layer embedded in tests) runs every statement with all
 //! privileges and refuses the account statements.
 //!
-//! **Privilege model.** Global privileges only (`ON *.*`), resolved once when the session opens:
+//! **Privilege model.** Global privileges (`ON *.*`) are resolved once when the session opens:
 //! as in mysqld, "global privileges and passwords are unaffected for a connected client" by a
 //! later GRANT/REVOKE (MySQL 8.0 manual, "When Privilege Changes Take Effect"). The checks and
 //! error texts follow mysqld (`sql/auth/sql_authorization.cc`, `share/messages_to_clients.txt`):
@@ -25,8 +25,12 @@
 //! - GRANT and REVOKE need GRANT OPTION and every privilege they hand out (mysqld answers a
 //!   global GRANT without them with 1045; binlogd says which privilege is missing with 1227).
 //!
-//! Account statements are not written to the binary log: accounts are server-local (see
-//! `users.rs`), unlike mysqld which replicates them.
+//! Database (`ON db.*`) and table (`ON db.tbl`) grants are ORed with the global privileges,
+//! as mysqld's `check_access` / `check_grant` do; they are read from the accounts at each check.
+//!
+//! Account statements are written to the binary log as mysqld writes them (rewritten text,
+//! passwords as hashes, one GTID each) and committed with it; see `users.rs`, "Committed with
+//! the binary log".
 
 use engine::Value;
 
@@ -35,8 +39,8 @@ use super::ast::{Stmt, TableRef};
 use super::error::{Result, SqlError};
 use super::output::{ColumnDef, Output};
 use super::session::{Session, Warning};
-use crate::protocol::UserAuth;
-use crate::users::{Privileges, UserError};
+use crate::protocol::{AuthPlugin, UserAuth};
+use crate::users::{Account, Privileges, UserError};
 
 /// `'user'@'host'` as written; `host` defaults to `%`. `None` user in a spec means
 /// `CURRENT_USER[()]`.
@@ -66,21 +70,82 @@ pub enum Plugin {
     Native,
 }
 
-/// `IDENTIFIED [WITH plugin] [BY 'password']`.
+/// `IDENTIFIED [WITH plugin] [BY 'password' | AS 'hash']`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identified {
     /// None: the default plugin (caching_sha2_password, mysqld 8's default).
     pub plugin: Option<Plugin>,
-    pub password: String,
+    pub secret: Secret,
+}
+
+/// The password of an `IDENTIFIED` clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Secret {
+    /// `BY 'password'` (or no clause: empty).
+    Password(String),
+    /// `AS 'hash'`: the stored form, as the binary log carries it.
+    Hash(String),
 }
 
 impl Identified {
-    fn auth(&self) -> UserAuth {
-        match self.plugin {
-            Some(Plugin::Native) => UserAuth::native(&self.password),
-            Some(Plugin::CachingSha2) | None => UserAuth::caching_sha2(&self.password),
+    fn auth(&self) -> Result<UserAuth> {
+        let plugin = match self.plugin {
+            Some(Plugin::Native) => AuthPlugin::MysqlNativePassword,
+            Some(Plugin::CachingSha2) | None => AuthPlugin::CachingSha2Password,
+        };
+        match (&self.secret, plugin) {
+            (Secret::Password(p), AuthPlugin::MysqlNativePassword) => Ok(UserAuth::native(p)),
+            (Secret::Password(p), AuthPlugin::CachingSha2Password) => Ok(UserAuth::caching_sha2(p)),
+            // ER_PASSWORD_FORMAT, as mysqld answers a hash not of the plugin's form.
+            (Secret::Hash(h), plugin) => {
+                crate::users::auth_from_string(plugin, h).ok_or_else(|| SqlError::Other {
+                    code: 1827,
+                    sqlstate: "HY000",
+                    message: "The password hash doesn't have the expected format.".into(),
+                })
+            }
         }
     }
+}
+
+/// `ON *.*`, `ON db.*` / `ON *`, `ON db.tbl` / `ON tbl` (`None`: the default database).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrantTarget {
+    Global,
+    Database(Option<String>),
+    Table(Option<String>, String),
+}
+
+/// A resolved grant level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Level {
+    Global,
+    Database(String),
+    Table(String, String),
+}
+
+impl Level {
+    fn text(&self) -> String {
+        match self {
+            Level::Global => "*.*".into(),
+            Level::Database(db) => format!("{}.*", quote_ident(db)),
+            Level::Table(db, t) => format!("{}.{}", quote_ident(db), quote_ident(t)),
+        }
+    }
+}
+
+/// `` `name` `` with backticks doubled.
+fn quote_ident(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// `'text'` with quotes and backslashes escaped (as the binary log's statement text needs).
+fn quote_string(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+fn quote_user(name: &UserName) -> String {
+    format!("{}@{}", quote_string(&name.user), quote_string(&name.host))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,11 +164,21 @@ pub enum AccountStmt {
     },
     Grant {
         privileges: Privileges,
+        target: GrantTarget,
         users: Vec<UserSpec>,
     },
+    /// `target: None`: `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM ...` (every level).
     Revoke {
         privileges: Privileges,
+        target: Option<GrantTarget>,
         users: Vec<UserSpec>,
+    },
+    /// `RENAME USER a TO b [, c TO d]...`.
+    RenameUser(Vec<(UserSpec, UserName)>),
+    /// `SET PASSWORD [FOR user] = 'password'`.
+    SetPassword {
+        user: Option<UserSpec>,
+        password: String,
     },
     /// `SHOW GRANTS [FOR user]`.
     ShowGrants(Option<UserSpec>),
@@ -154,9 +229,37 @@ impl Session {
         self.account.as_ref().map_or(Privileges::ALL, |a| a.privileges)
     }
 
-    /// 1142 unless the account holds `wanted`.
+    /// The account as stored now (its database and table grants take effect at once, as
+    /// mysqld's do for the next statement; the global ones were fixed at login).
+    fn stored_account(&self) -> Option<Account> {
+        let a = self.account.as_ref()?;
+        self.server.accounts()?.get(&a.name.user, &a.name.host)
+    }
+
+    /// The session's global privileges with the account's grants on `db` (and `table`).
+    fn privileges_on(&self, db: &str, table: Option<&str>) -> Privileges {
+        let mut have = self.privileges();
+        if let Some(account) = self.stored_account() {
+            for g in &account.grants {
+                if g.is_on(db, None) || table.is_some_and(|t| g.is_on(db, Some(t))) {
+                    have = have.union(g.privileges);
+                }
+            }
+        }
+        have
+    }
+
+    /// 1142 unless the account holds `wanted` on the table (globally, on its database or on
+    /// the table itself).
     fn need_table(&self, wanted: Privileges, command: &str, table: &TableRef) -> Result<()> {
         if self.privileges().contains(wanted) {
+            return Ok(());
+        }
+        // Without a database the statement fails with 1046 when it resolves the table.
+        let Some(db) = table.db.as_deref().or(self.db.as_deref()) else {
+            return Ok(());
+        };
+        if self.privileges_on(db, Some(&table.name)).contains(wanted) {
             return Ok(());
         }
         Err(SqlError::Other {
@@ -169,10 +272,15 @@ impl Session {
         })
     }
 
-    /// 1044 unless the account holds `wanted` (`USE` asks for any privilege: `NONE`).
+    /// 1044 unless the account holds `wanted` on `db` (`USE` asks for any privilege on the
+    /// database or a table in it: `NONE`).
     pub(crate) fn need_database(&self, wanted: Privileges, db: &str) -> Result<()> {
-        let have = self.privileges();
-        let ok = if wanted.is_empty() { !have.is_empty() } else { have.contains(wanted) };
+        let ok = if wanted.is_empty() {
+            !self.privileges().is_empty()
+                || self.stored_account().is_some_and(|a| a.any_privilege_in(db))
+        } else {
+            self.privileges().contains(wanted) || self.privileges_on(db, None).contains(wanted)
+        };
         if ok {
             return Ok(());
         }
@@ -184,6 +292,13 @@ impl Session {
                 self.user, self.host
             ),
         })
+    }
+
+    /// True if SHOW DATABASES lists `db` to this session.
+    pub(crate) fn may_see_database(&self, db: &str) -> bool {
+        let show_databases = Privileges::from_name("SHOW DATABASES").unwrap_or(Privileges::ALL);
+        self.privileges().contains(show_databases)
+            || self.need_database(Privileges::NONE, db).is_ok()
     }
 
     /// 1227 unless the account holds one of `any`; `names` is how mysqld lists them.
@@ -203,7 +318,6 @@ impl Session {
         if self.privileges().contains(Privileges::ALL) {
             return Ok(());
         }
-        let index = Privileges::from_name("INDEX").unwrap_or(Privileges::ALL);
         match stmt {
             Stmt::Select(s) => match &s.from {
                 Some(t) => self.need_table(Privileges::SELECT, "SELECT", t),
@@ -219,12 +333,12 @@ impl Session {
             Stmt::DropDatabase { name, .. } => self.need_database(Privileges::DROP, name),
             Stmt::CreateTable(ct) => self.need_table(Privileges::CREATE, "CREATE", &ct.table),
             Stmt::CreateIndex { table, .. } | Stmt::DropIndex { table, .. } => {
-                self.need_table(index, "INDEX", table)
+                self.need_table(Privileges::INDEX, "INDEX", table)
             }
-            Stmt::DropTable { tables, .. } => match tables.first() {
-                Some(t) => self.need_table(Privileges::DROP, "DROP", t),
-                None => Ok(()),
-            },
+            // mysqld: DROP on every table named (`check_table_access(thd, DROP_ACL, ...)`).
+            Stmt::DropTable { tables, .. } => {
+                tables.iter().try_for_each(|t| self.need_table(Privileges::DROP, "DROP", t))
+            }
             Stmt::Truncate(t) => self.need_table(Privileges::DROP, "DROP", t),
             // mysqld: SELECT on each table (`check_table_access(thd, SELECT_ACL, ...)`).
             Stmt::Checksum { tables, .. } => {
@@ -243,6 +357,9 @@ impl Session {
                     Ok(())
                 }
             }
+            // mysqld's `check_global_access(thd, SHUTDOWN_ACL)` (sql_parse.cc, COM_SHUTDOWN and
+            // the SHUTDOWN statement).
+            Stmt::Shutdown => self.need_any(&[Privileges::SHUTDOWN], "SHUTDOWN"),
             Stmt::Admin(cmd) => match cmd {
                 AdminCommand::ShowBinaryLogs | AdminCommand::ShowMasterStatus => self.need_any(
                     &[Privileges::SUPER, Privileges::REPLICATION_CLIENT],
@@ -291,10 +408,30 @@ impl Session {
         }
     }
 
+    /// The level a GRANT/REVOKE names, with `*` and a bare table in the default database
+    /// (1046 without one).
+    fn level(&self, target: &GrantTarget) -> Result<Level> {
+        let db = |d: &Option<String>| {
+            d.clone().or_else(|| self.db.clone()).ok_or(SqlError::NoDatabaseSelected)
+        };
+        Ok(match target {
+            GrantTarget::Global => Level::Global,
+            GrantTarget::Database(d) => Level::Database(db(d)?),
+            GrantTarget::Table(d, t) => Level::Table(db(d)?, t.clone()),
+        })
+    }
+
     fn check_account_privileges(&self, a: &AccountStmt) -> Result<()> {
+        // A session without an account (the replica applier's, an embedded server's) may do
+        // everything, GRANT OPTION included.
+        if self.account.is_none() {
+            return Ok(());
+        }
         let create_user = || self.need_any(&[Privileges::CREATE_USER], "CREATE USER");
         match a {
-            AccountStmt::CreateUser { .. } | AccountStmt::DropUser { .. } => create_user(),
+            AccountStmt::CreateUser { .. }
+            | AccountStmt::DropUser { .. }
+            | AccountStmt::RenameUser(_) => create_user(),
             // Changing one's own password needs no privilege (mysqld).
             AccountStmt::AlterUser { users, .. } => {
                 if users.iter().all(|(u, _)| self.is_self(u)) {
@@ -303,17 +440,33 @@ impl Session {
                     create_user()
                 }
             }
-            AccountStmt::Grant { privileges, .. } | AccountStmt::Revoke { privileges, .. } => {
-                let have = self.privileges();
+            AccountStmt::SetPassword { user, .. } => {
+                if user.as_ref().is_none_or(|u| self.is_self(u)) {
+                    Ok(())
+                } else {
+                    create_user()
+                }
+            }
+            AccountStmt::Grant { privileges, target, .. }
+            | AccountStmt::Revoke { privileges, target: Some(target), .. } => {
+                let level = self.level(target)?;
+                let privileges = level_privileges(&level, *privileges)?;
+                let have = match &level {
+                    Level::Global => self.privileges(),
+                    Level::Database(db) => self.privileges_on(db, None),
+                    Level::Table(db, t) => self.privileges_on(db, Some(t)),
+                };
                 if !have.contains(Privileges::GRANT_OPTION) {
                     return Err(specific_denied("GRANT OPTION"));
                 }
-                if !have.contains(*privileges) {
+                if !have.contains(privileges) {
                     let missing = privileges.difference(have).names().join(", ");
                     return Err(specific_denied(&missing));
                 }
                 Ok(())
             }
+            // mysqld: `REVOKE ALL, GRANT OPTION` needs CREATE USER (or UPDATE on mysql).
+            AccountStmt::Revoke { target: None, .. } => create_user(),
             // Another account's grants: mysqld wants SELECT on the mysql schema.
             AccountStmt::ShowGrants(Some(u)) if !self.is_self(u) => {
                 self.need_any(&[Privileges::SELECT], "SELECT")
@@ -332,145 +485,60 @@ impl Session {
         }
     }
 
-    /// Runs an account statement.
+    /// SHUTDOWN (privilege checked first): starts the same clean shutdown as SIGTERM and
+    /// answers OK, as mysqld does before it goes away.
+    pub(crate) fn shutdown(&mut self) -> Result<Output> {
+        if !self.server.request_shutdown() {
+            return Err(SqlError::NotSupported("SHUTDOWN of an embedded server".into()));
+        }
+        log::info!("SHUTDOWN by {}", self.current_user());
+        Ok(Output::ok(0))
+    }
+
+    /// Runs an account statement: the change is checked and made on a copy of the accounts,
+    /// then committed with the statement's binlog event (a QUERY event with its own GTID,
+    /// passwords as hashes, as mysqld's rewritten account statements) in one DDL transaction
+    /// of the engine (see `Users::change_committed`), and only then published.
     pub(crate) fn account_statement(&mut self, stmt: &AccountStmt) -> Result<Output> {
         let server = self.server.clone();
-        let Some(users) = server.accounts() else {
+        let Some(users) = server.accounts().cloned() else {
             return Err(SqlError::NotSupported(
                 "account management without an accounts file".into(),
             ));
         };
-        match stmt {
-            AccountStmt::CreateUser { if_not_exists, users: list } => {
-                server.count("Com_create_user");
-                // mysqld 8 is atomic: every account is checked before any is made, and the
-                // error names all the accounts that failed.
-                let existing: Vec<String> = list
-                    .iter()
-                    .filter(|(n, _)| users.get(&n.user, &n.host).is_some())
-                    .map(|(n, _)| n.to_string())
-                    .collect();
-                if !existing.is_empty() && !if_not_exists {
-                    return Err(cannot_user("CREATE USER", &existing));
-                }
-                for (name, identified) in list {
-                    let auth = identified
-                        .as_ref()
-                        .map_or_else(|| UserAuth::caching_sha2(""), Identified::auth);
-                    let created = users
-                        .create_user(&name.user, &name.host, auth, *if_not_exists)
-                        .map_err(|e| user_error(&e))?;
-                    if !created {
-                        self.warnings
-                            .push(note(3163, format!("Authorization ID {name} already exists.")));
-                    }
-                }
-            }
-            AccountStmt::AlterUser { if_exists, users: list } => {
-                server.count("Com_alter_user");
-                let names: Vec<(UserName, &Option<Identified>)> =
-                    list.iter().map(|(u, i)| (self.resolve(u), i)).collect();
-                let missing: Vec<String> = names
-                    .iter()
-                    .filter(|(n, _)| users.get(&n.user, &n.host).is_none())
-                    .map(|(n, _)| n.to_string())
-                    .collect();
-                if !missing.is_empty() && !if_exists {
-                    return Err(cannot_user("ALTER USER", &missing));
-                }
-                for (name, identified) in names {
-                    if users.get(&name.user, &name.host).is_none() {
-                        self.warnings
-                            .push(note(3162, format!("Authorization ID {name} does not exist.")));
-                        continue;
-                    }
-                    // ALTER USER without IDENTIFIED (account options only) changes nothing
-                    // binlogd keeps.
-                    if let Some(identified) = identified {
-                        users
-                            .alter_user(&name.user, &name.host, identified.auth())
-                            .map_err(|e| user_error(&e))?;
-                    }
-                }
-            }
-            AccountStmt::DropUser { if_exists, users: list } => {
-                server.count("Com_drop_user");
-                let names: Vec<UserName> = list.iter().map(|u| self.resolve(u)).collect();
-                let missing: Vec<String> = names
-                    .iter()
-                    .filter(|n| users.get(&n.user, &n.host).is_none())
-                    .map(ToString::to_string)
-                    .collect();
-                if !missing.is_empty() && !if_exists {
-                    return Err(cannot_user("DROP USER", &missing));
-                }
-                for name in names {
-                    let dropped = users
-                        .drop_user(&name.user, &name.host, true)
-                        .map_err(|e| user_error(&e))?;
-                    if !dropped {
-                        self.warnings
-                            .push(note(3162, format!("Authorization ID {name} does not exist.")));
-                    }
-                }
-            }
-            AccountStmt::Grant { privileges, users: list } => {
-                server.count("Com_grant");
-                let names: Vec<UserName> = list.iter().map(|u| self.resolve(u)).collect();
-                // mysqld 8 does not create accounts in GRANT (1410), checked for all first.
-                if names.iter().any(|n| users.get(&n.user, &n.host).is_none()) {
-                    return Err(user_error(&UserError::NoSuchUserForGrant));
-                }
-                for name in names {
-                    users.grant(&name.user, &name.host, *privileges).map_err(|e| user_error(&e))?;
-                }
-            }
-            AccountStmt::Revoke { privileges, users: list } => {
-                server.count("Com_revoke");
-                for spec in list {
-                    let name = self.resolve(spec);
-                    users
-                        .revoke(&name.user, &name.host, *privileges)
-                        .map_err(|e| user_error(&e))?;
-                }
-            }
-            AccountStmt::ShowGrants(spec) => {
-                server.count("Com_show_grants");
-                let name = match spec {
-                    Some(s) => self.resolve(s),
-                    None => self.resolve(&UserSpec::Current),
+        if let AccountStmt::ShowGrants(spec) = stmt {
+            server.count("Com_show_grants");
+            return self.show_grants(&users, spec.as_ref());
+        }
+        let plan = self.plan(stmt)?;
+        server.count(plan.counter);
+        let db = self.db.clone();
+        let gtid = self.gtid_next;
+        let outcome = users.change_committed(
+            |accounts| {
+                let mut warnings = Vec::new();
+                (plan.edit)(accounts, &mut warnings)?;
+                let text = match &plan.text {
+                    Some(text) => text.clone(),
+                    None => set_password_text(accounts, &plan.names)?,
                 };
-                let Some(account) = users.get(&name.user, &name.host) else {
-                    // ER_NONEXISTING_GRANT, as mysqld answers SHOW GRANTS for a missing account.
-                    return Err(SqlError::Other {
-                        code: 1141,
-                        sqlstate: "42000",
-                        message: format!(
-                            "There is no such grant defined for user '{}' on host '{}'",
-                            name.user, name.host
-                        ),
-                    });
-                };
-                let with_grant = account.privileges.contains(Privileges::GRANT_OPTION);
-                let list: Vec<&str> = account
-                    .privileges
-                    .difference(Privileges::GRANT_OPTION)
-                    .names()
-                    .into_iter()
-                    .collect();
-                let grant = format!(
-                    "GRANT {} ON *.* TO `{}`@`{}`{}",
-                    list.join(", "),
-                    account.user,
-                    account.host,
-                    if with_grant { " WITH GRANT OPTION" } else { "" }
-                );
-                let label = format!("Grants for {}@{}", account.user, account.host);
-                return Ok(Output::Rows {
-                    columns: vec![ColumnDef::text(&label, 1024)],
-                    rows: vec![vec![Value::Bytes(grant.into_bytes())]],
-                });
-            }
+                Ok((text, warnings))
+            },
+            |(text, _), old, new| {
+                let _guard = server.ddl.lock();
+                let mut txn = server.engine.begin();
+                if let Some(id) = server.engine.table_id(old) {
+                    server.engine.drop_table_in(&mut txn, id)?;
+                }
+                server.engine.create_table_in(&mut txn, marker_schema(new))?;
+                server.hooks.committer.commit_ddl(txn, db.as_deref(), text, gtid)?;
+                Ok(server.engine.table_id(new).is_some())
+            },
+            |e| user_error(&e),
+        )?;
+        self.consume_gtid();
+        if let Some((_, warnings)) = outcome {
+            self.warnings.extend(warnings);
         }
         Ok(Output::Ok {
             affected_rows: 0,
@@ -479,6 +547,453 @@ impl Session {
             warnings: self.warning_count(),
         })
     }
+
+    /// What an account statement changes and how it is logged.
+    fn plan(&self, stmt: &AccountStmt) -> Result<Plan> {
+        Ok(match stmt {
+            AccountStmt::CreateUser { if_not_exists, users } => {
+                let mut list = Vec::with_capacity(users.len());
+                for (name, identified) in users {
+                    let auth = match identified {
+                        Some(i) => i.auth()?,
+                        None => UserAuth::caching_sha2(""),
+                    };
+                    list.push((name.clone(), auth));
+                }
+                let text = format!(
+                    "CREATE USER {}{}",
+                    if *if_not_exists { "IF NOT EXISTS " } else { "" },
+                    list.iter()
+                        .map(|(n, auth)| format!("{} {}", quote_user(n), identified_text(auth)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let if_not_exists = *if_not_exists;
+                Plan::new("Com_create_user", text, move |accounts, warnings| {
+                    create_users(accounts, &list, if_not_exists, warnings)
+                })
+            }
+            AccountStmt::AlterUser { if_exists, users } => {
+                let mut list = Vec::with_capacity(users.len());
+                for (spec, identified) in users {
+                    list.push((
+                        self.resolve(spec),
+                        identified.as_ref().map(Identified::auth).transpose()?,
+                    ));
+                }
+                let text = format!(
+                    "ALTER USER {}{}",
+                    if *if_exists { "IF EXISTS " } else { "" },
+                    list.iter()
+                        .map(|(n, auth)| match auth {
+                            Some(auth) => format!("{} {}", quote_user(n), identified_text(auth)),
+                            None => quote_user(n),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let if_exists = *if_exists;
+                Plan::new("Com_alter_user", text, move |accounts, warnings| {
+                    let missing = missing(accounts, list.iter().map(|(n, _)| n));
+                    if !missing.is_empty() && !if_exists {
+                        return Err(cannot_user("ALTER USER", &missing));
+                    }
+                    for (name, auth) in &list {
+                        let Some(a) = find(accounts, name) else {
+                            warnings.push(note(
+                                3162,
+                                format!("Authorization ID {name} does not exist."),
+                            ));
+                            continue;
+                        };
+                        // Without IDENTIFIED (account options only) nothing binlogd keeps changes.
+                        if let Some(auth) = auth {
+                            a.auth = auth.clone();
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            AccountStmt::DropUser { if_exists, users } => {
+                let list: Vec<UserName> = users.iter().map(|u| self.resolve(u)).collect();
+                let text = format!(
+                    "DROP USER {}{}",
+                    if *if_exists { "IF EXISTS " } else { "" },
+                    list.iter().map(quote_user).collect::<Vec<_>>().join(", ")
+                );
+                let if_exists = *if_exists;
+                Plan::new("Com_drop_user", text, move |accounts, warnings| {
+                    let missing = missing(accounts, list.iter());
+                    if !missing.is_empty() && !if_exists {
+                        return Err(cannot_user("DROP USER", &missing));
+                    }
+                    for name in &list {
+                        let before = accounts.len();
+                        accounts.retain(|a| !same(a, name));
+                        if accounts.len() == before {
+                            warnings.push(note(
+                                3162,
+                                format!("Authorization ID {name} does not exist."),
+                            ));
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            AccountStmt::RenameUser(pairs) => {
+                let list: Vec<(UserName, UserName)> =
+                    pairs.iter().map(|(from, to)| (self.resolve(from), to.clone())).collect();
+                let text = format!(
+                    "RENAME USER {}",
+                    list.iter()
+                        .map(|(f, t)| format!("{} TO {}", quote_user(f), quote_user(t)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                Plan::new("Com_rename_user", text, move |accounts, _| {
+                    // mysqld renames in order and reports every pair that failed.
+                    let mut failed = Vec::new();
+                    for (from, to) in &list {
+                        crate::users::check_names(&to.user, &to.host)
+                            .map_err(|e| user_error(&e))?;
+                        if find(accounts, to).is_some() {
+                            failed.push(from.to_string());
+                            continue;
+                        }
+                        match find(accounts, from) {
+                            Some(a) => {
+                                a.user = to.user.clone();
+                                a.host = to.host.to_ascii_lowercase();
+                            }
+                            None => failed.push(from.to_string()),
+                        }
+                    }
+                    if failed.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(cannot_user("RENAME USER", &failed))
+                    }
+                })
+            }
+            AccountStmt::SetPassword { user, password } => {
+                let name = self.resolve(user.as_ref().unwrap_or(&UserSpec::Current));
+                let password = password.clone();
+                let target = name.clone();
+                let mut plan = Plan::new("Com_set_password", String::new(), move |accounts, _| {
+                    // ER_PASSWORD_NO_MATCH (mysqld's answer for a missing account).
+                    let a = find(accounts, &target).ok_or_else(|| SqlError::Other {
+                        code: 1133,
+                        sqlstate: "42000",
+                        message: "Can't find any matching row in the user table".into(),
+                    })?;
+                    a.auth = match a.auth.plugin {
+                        AuthPlugin::MysqlNativePassword => UserAuth::native(&password),
+                        AuthPlugin::CachingSha2Password => UserAuth::caching_sha2(&password),
+                    };
+                    Ok(())
+                });
+                // Logged as mysqld 8 logs it: ALTER USER ... IDENTIFIED WITH ... AS, made once
+                // the new hash exists.
+                plan.text = None;
+                plan.names = vec![name];
+                plan
+            }
+            AccountStmt::Grant { privileges, target, users } => {
+                let level = self.level(target)?;
+                let privileges = level_privileges(&level, *privileges)?;
+                if let Level::Table(db, t) = &level {
+                    let real = self.server.database(db).unwrap_or_else(|| db.clone());
+                    if self.server.engine.table_id(&format!("{real}.{t}")).is_none() {
+                        return Err(SqlError::NoSuchTable { db: db.clone(), table: t.clone() });
+                    }
+                }
+                let list: Vec<UserName> = users.iter().map(|u| self.resolve(u)).collect();
+                let with_grant = privileges.contains(Privileges::GRANT_OPTION);
+                let text = format!(
+                    "GRANT {} ON {} TO {}{}",
+                    level_names(&level, privileges.difference(Privileges::GRANT_OPTION)),
+                    level.text(),
+                    list.iter().map(quote_user).collect::<Vec<_>>().join(", "),
+                    if with_grant { " WITH GRANT OPTION" } else { "" }
+                );
+                Plan::new("Com_grant", text, move |accounts, _| {
+                    // mysqld 8 does not create accounts in GRANT (1410), checked for all first.
+                    if !missing(accounts, list.iter()).is_empty() {
+                        return Err(user_error(&UserError::NoSuchUserForGrant));
+                    }
+                    for name in &list {
+                        let a = find(accounts, name).expect("checked above");
+                        match &level {
+                            Level::Global => a.privileges = a.privileges.union(privileges),
+                            Level::Database(db) => a.grant_on(db, None, privileges),
+                            Level::Table(db, t) => a.grant_on(db, Some(t), privileges),
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            AccountStmt::Revoke { privileges, target, users } => {
+                let level = target.as_ref().map(|t| self.level(t)).transpose()?;
+                let privileges = match &level {
+                    Some(l) => level_privileges(l, *privileges)?,
+                    None => *privileges,
+                };
+                let list: Vec<UserName> = users.iter().map(|u| self.resolve(u)).collect();
+                let users_text = list.iter().map(quote_user).collect::<Vec<_>>().join(", ");
+                let text = match &level {
+                    None => format!("REVOKE ALL PRIVILEGES, GRANT OPTION FROM {users_text}"),
+                    Some(l) => format!(
+                        "REVOKE {} ON {} FROM {users_text}",
+                        revoke_names(l, privileges),
+                        l.text()
+                    ),
+                };
+                Plan::new("Com_revoke", text, move |accounts, _| {
+                    for name in &list {
+                        let no_grant = || {
+                            user_error(&UserError::NoSuchGrant {
+                                user: name.user.clone(),
+                                host: name.host.clone(),
+                            })
+                        };
+                        let a = find(accounts, name).ok_or_else(no_grant)?;
+                        match &level {
+                            None => {
+                                a.privileges = Privileges::NONE;
+                                a.grants.clear();
+                            }
+                            Some(Level::Global) => {
+                                a.privileges = a.privileges.difference(privileges)
+                            }
+                            Some(Level::Database(db)) => {
+                                if !a.revoke_on(db, None, privileges) {
+                                    return Err(no_grant());
+                                }
+                            }
+                            Some(Level::Table(db, t)) => {
+                                if !a.revoke_on(db, Some(t), privileges) {
+                                    // ER_NONEXISTING_TABLE_GRANT.
+                                    return Err(SqlError::Other {
+                                        code: 1147,
+                                        sqlstate: "42000",
+                                        message: format!(
+                                            "There is no such grant defined for user '{}' on \
+                                             host '{}' on table '{t}'",
+                                            name.user, name.host
+                                        ),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            AccountStmt::ShowGrants(_) => unreachable!("SHOW GRANTS changes nothing"),
+        })
+    }
+
+    /// `SHOW GRANTS [FOR user]`: one row per level, as mysqld 8 prints them
+    /// (`sql/auth/sql_show_grants.cc`): global first, then databases, then tables.
+    fn show_grants(&self, users: &crate::users::Users, spec: Option<&UserSpec>) -> Result<Output> {
+        let name = self.resolve(spec.unwrap_or(&UserSpec::Current));
+        let Some(account) = users.get(&name.user, &name.host) else {
+            // ER_NONEXISTING_GRANT, as mysqld answers SHOW GRANTS for a missing account.
+            return Err(user_error(&UserError::NoSuchGrant { user: name.user, host: name.host }));
+        };
+        let to = format!("{}@{}", quote_ident(&account.user), quote_ident(&account.host));
+        let row = |level: &Level, privileges: Privileges| {
+            let with_grant = privileges.contains(Privileges::GRANT_OPTION);
+            let text = format!(
+                "GRANT {} ON {} TO {to}{}",
+                level_names(level, privileges.difference(Privileges::GRANT_OPTION)),
+                level.text(),
+                if with_grant { " WITH GRANT OPTION" } else { "" }
+            );
+            vec![Value::Bytes(text.into_bytes())]
+        };
+        let mut rows = vec![row(&Level::Global, account.privileges)];
+        let mut grants = account.grants.clone();
+        // Database grants before table grants, each sorted by name.
+        grants.sort_by_key(|g| g.table.is_some());
+        for g in grants {
+            let level = match g.table {
+                None => Level::Database(g.db),
+                Some(t) => Level::Table(g.db, t),
+            };
+            rows.push(row(&level, g.privileges));
+        }
+        let label = format!("Grants for {}@{}", account.user, account.host);
+        Ok(Output::Rows { columns: vec![ColumnDef::text(&label, 1024)], rows })
+    }
+}
+
+type Edit = Box<dyn FnOnce(&mut Vec<Account>, &mut Vec<Warning>) -> Result<()>>;
+
+/// An account statement ready to run: its `Com_*` counter, its binlog text (None: made from
+/// the edited accounts `names`, for SET PASSWORD) and its change.
+struct Plan {
+    counter: &'static str,
+    text: Option<String>,
+    names: Vec<UserName>,
+    edit: Edit,
+}
+
+impl Plan {
+    fn new(
+        counter: &'static str,
+        text: String,
+        edit: impl FnOnce(&mut Vec<Account>, &mut Vec<Warning>) -> Result<()> + 'static,
+    ) -> Plan {
+        Plan { counter, text: Some(text), names: Vec::new(), edit: Box::new(edit) }
+    }
+}
+
+/// The marker table of an accounts generation (see `Users::change_committed`).
+fn marker_schema(name: &str) -> engine::TableSchema {
+    engine::TableSchema::new(
+        name,
+        vec![engine::Column::new(
+            "generation",
+            engine::ColumnType::Integer { bytes: 1, unsigned: false },
+        )],
+        vec![],
+    )
+}
+
+/// `IDENTIFIED WITH 'plugin' AS 'hash'`: how mysqld writes a password to the binary log.
+fn identified_text(auth: &UserAuth) -> String {
+    format!(
+        "IDENTIFIED WITH {} AS {}",
+        quote_string(auth.plugin.name()),
+        quote_string(&crate::users::auth_string(auth))
+    )
+}
+
+fn set_password_text(accounts: &[Account], names: &[UserName]) -> Result<String> {
+    let parts: Vec<String> = names
+        .iter()
+        .filter_map(|n| accounts.iter().find(|a| same(a, n)))
+        .map(|a| {
+            format!(
+                "{} {}",
+                quote_user(&UserName { user: a.user.clone(), host: a.host.clone() }),
+                identified_text(&a.auth)
+            )
+        })
+        .collect();
+    Ok(format!("ALTER USER {}", parts.join(", ")))
+}
+
+fn same(a: &Account, name: &UserName) -> bool {
+    a.user == name.user && a.host.eq_ignore_ascii_case(&name.host)
+}
+
+fn find<'a>(accounts: &'a mut [Account], name: &UserName) -> Option<&'a mut Account> {
+    accounts.iter_mut().find(|a| same(a, name))
+}
+
+fn missing<'a>(accounts: &[Account], names: impl Iterator<Item = &'a UserName>) -> Vec<String> {
+    names.filter(|n| !accounts.iter().any(|a| same(a, n))).map(ToString::to_string).collect()
+}
+
+fn create_users(
+    accounts: &mut Vec<Account>,
+    list: &[(UserName, UserAuth)],
+    if_not_exists: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    // mysqld 8 is atomic: every account is checked before any is made, and the error names
+    // all the accounts that failed.
+    let existing: Vec<String> = list
+        .iter()
+        .filter(|(n, _)| accounts.iter().any(|a| same(a, n)))
+        .map(|(n, _)| n.to_string())
+        .collect();
+    if !existing.is_empty() && !if_not_exists {
+        return Err(cannot_user("CREATE USER", &existing));
+    }
+    for (name, auth) in list {
+        crate::users::check_names(&name.user, &name.host).map_err(|e| user_error(&e))?;
+        if accounts.iter().any(|a| same(a, name)) {
+            warnings.push(note(3163, format!("Authorization ID {name} already exists.")));
+            continue;
+        }
+        accounts.push(Account {
+            user: name.user.clone(),
+            host: name.host.to_ascii_lowercase(),
+            auth: auth.clone(),
+            privileges: Privileges::NONE,
+            grants: Vec::new(),
+        });
+    }
+    Ok(())
+}
+
+/// The privileges a GRANT/REVOKE hands out at `level`: `ALL` means what the level can hold;
+/// a privilege the level cannot hold is 1221 (database: mysqld's `ER_WRONG_USAGE` "DB GRANT
+/// and GLOBAL PRIVILEGES") or 1144 (table: `ER_ILLEGAL_GRANT_FOR_TABLE`), as
+/// `sql/auth/sql_authorization.cc` answers.
+fn level_privileges(level: &Level, privileges: Privileges) -> Result<Privileges> {
+    let allowed = match level {
+        Level::Global => return Ok(privileges),
+        Level::Database(_) => Privileges::DB_LEVEL,
+        Level::Table(..) => Privileges::TABLE_LEVEL,
+    };
+    let privileges = if privileges.contains(Privileges::ALL) {
+        privileges.difference(Privileges::ALL).union(allowed.difference(Privileges::GRANT_OPTION))
+    } else {
+        privileges
+    };
+    if allowed.contains(privileges) {
+        return Ok(privileges);
+    }
+    Err(match level {
+        Level::Database(_) => SqlError::Other {
+            code: 1221,
+            sqlstate: "HY000",
+            message: "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES".into(),
+        },
+        _ => SqlError::Other {
+            code: 1144,
+            sqlstate: "42000",
+            message: "Illegal GRANT/REVOKE command; please consult the manual to see which \
+                      privileges can be used"
+                .into(),
+        },
+    })
+}
+
+/// The privilege list of a `GRANT ... ON level` line: `ALL PRIVILEGES` when it holds all the
+/// level can hold, else the names (`USAGE` when empty).
+fn level_names(level: &Level, privileges: Privileges) -> String {
+    let all = match level {
+        Level::Global => Privileges::ALL,
+        Level::Database(_) => Privileges::DB_LEVEL.difference(Privileges::GRANT_OPTION),
+        Level::Table(..) => Privileges::TABLE_LEVEL.difference(Privileges::GRANT_OPTION),
+    };
+    if privileges.contains(all) {
+        let mut names = vec!["ALL PRIVILEGES"];
+        names.extend(privileges.difference(all).names().into_iter().filter(|n| *n != "USAGE"));
+        return names.join(", ");
+    }
+    privileges.names().join(", ")
+}
+
+/// The privilege list of a logged REVOKE (GRANT OPTION named like the others).
+fn revoke_names(level: &Level, privileges: Privileges) -> String {
+    let rest = privileges.difference(Privileges::GRANT_OPTION);
+    let mut text = if rest.is_empty() { String::new() } else { level_names(level, rest) };
+    if privileges.contains(Privileges::GRANT_OPTION) {
+        if !text.is_empty() {
+            text.push_str(", ");
+        }
+        text.push_str("GRANT OPTION");
+    }
+    if text.is_empty() {
+        text.push_str("USAGE");
+    }
+    text
 }
 
 /// 1396 ER_CANNOT_USER naming every account the operation failed for.

@@ -351,6 +351,12 @@ pub enum Stmt {
     /// `SET [SESSION|GLOBAL] TRANSACTION ...`: accepted; the engine has one isolation level.
     SetTransaction,
     Show(Show),
+    /// `SHOW {DATABASES | TABLES | COLUMNS | VARIABLES | STATUS} ... WHERE expr`: the SHOW's
+    /// rows filtered by `filter` over its column names (MySQL's semantics).
+    ShowWhere {
+        show: Show,
+        filter: Expr,
+    },
     Admin(AdminCommand),
     /// CREATE/ALTER/DROP USER, GRANT, REVOKE, SHOW GRANTS.
     Account(super::accounts::AccountStmt),
@@ -359,6 +365,8 @@ pub enum Stmt {
         tables: Vec<TableRef>,
         quick: bool,
     },
+    /// `SHUTDOWN`: a clean shutdown of the server, as SIGTERM.
+    Shutdown,
     /// Statements accepted and answered OK without effect (`DO`, `LOCK TABLES`, ...).
     Noop,
 }

@@ -20,7 +20,7 @@ use sqlparser::tokenizer::{Location, Token};
 
 use engine::{Column, ColumnType, Decimal, Value};
 
-use super::accounts::{AccountStmt, Identified, Plugin, UserName, UserSpec};
+use super::accounts::{AccountStmt, GrantTarget, Identified, Plugin, Secret, UserName, UserSpec};
 use super::admin::AdminCommand;
 use super::ast::*;
 use super::error::{Result, SqlError};
@@ -284,19 +284,53 @@ impl Front<'_> {
     fn like(&mut self) -> Result<Option<String>> {
         if self.word("LIKE") {
             Ok(Some(self.string()?))
-        } else if self.peek_word("WHERE") {
-            Err(unsupported("SHOW ... WHERE"))
         } else {
+            // A WHERE is taken by `statement` after the SHOW.
             Ok(None)
         }
     }
 
     fn statement(&mut self) -> Result<Stmt> {
         if self.word("SHOW") {
-            return self.show();
+            let show = self.show()?;
+            if self.word("WHERE") {
+                // MySQL's `opt_wild_or_where`: only the SHOWs that take LIKE take WHERE.
+                let Stmt::Show(
+                    show @ (Show::Databases { like: None }
+                    | Show::Tables { like: None, .. }
+                    | Show::Columns { like: None, .. }
+                    | Show::Variables { like: None, .. }
+                    | Show::Status { like: None, .. }),
+                ) = show
+                else {
+                    self.back(1);
+                    return Err(self.error_here());
+                };
+                let filter = self.expr_value()?;
+                return Ok(Stmt::ShowWhere { show, filter });
+            }
+            return Ok(show);
+        }
+        if self.words(&["SET", "PASSWORD"]) {
+            let user = if self.word("FOR") { Some(self.user_spec()?) } else { None };
+            if !self.parser.consume_token(&Token::Eq) {
+                return Err(self.error_here());
+            }
+            let password = self.string()?;
+            if !self.at_end() {
+                return Err(unsupported("SET PASSWORD options"));
+            }
+            return Ok(Stmt::Account(AccountStmt::SetPassword { user, password }));
         }
         if self.word("SET") {
             return self.set();
+        }
+        if self.peek_word("SHUTDOWN") {
+            self.parser.next_token();
+            if !self.at_end() {
+                return Err(self.error_here());
+            }
+            return Ok(Stmt::Shutdown);
         }
         if self.word("USE") {
             return Ok(Stmt::Use(self.ident()?));
@@ -452,10 +486,25 @@ impl Front<'_> {
             let users = self.user_list()?;
             return Ok(Some(AccountStmt::DropUser { if_exists, users }));
         }
+        if self.words(&["RENAME", "USER"]) {
+            let mut pairs = Vec::new();
+            loop {
+                let from = self.user_spec()?;
+                self.expect_word("TO")?;
+                let UserSpec::Named(to) = self.user_spec()? else {
+                    return Err(self.error_here());
+                };
+                pairs.push((from, to));
+                if !self.parser.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            return Ok(Some(AccountStmt::RenameUser(pairs)));
+        }
         if self.word("GRANT") {
             let mut privileges = self.privilege_list()?;
             self.expect_word("ON")?;
-            self.grant_target()?;
+            let target = self.grant_target()?;
             self.expect_word("TO")?;
             let users = self.user_list()?;
             if self.words(&["WITH", "GRANT", "OPTION"]) {
@@ -464,20 +513,22 @@ impl Front<'_> {
             if !self.at_end() {
                 return Err(unsupported("GRANT options other than WITH GRANT OPTION"));
             }
-            return Ok(Some(AccountStmt::Grant { privileges, users }));
+            return Ok(Some(AccountStmt::Grant { privileges, target, users }));
         }
         if self.word("REVOKE") {
             self.words(&["IF", "EXISTS"]);
             let privileges = self.privilege_list()?;
             // `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM ...` has no ON clause.
-            if self.word("ON") {
-                self.grant_target()?;
-            } else if !privileges.contains(Privileges::ALL.union(Privileges::GRANT_OPTION)) {
+            let target = if self.word("ON") {
+                Some(self.grant_target()?)
+            } else if privileges.contains(Privileges::ALL.union(Privileges::GRANT_OPTION)) {
+                None
+            } else {
                 return Err(self.error_here());
-            }
+            };
             self.expect_word("FROM")?;
             let users = self.user_list()?;
-            return Ok(Some(AccountStmt::Revoke { privileges, users }));
+            return Ok(Some(AccountStmt::Revoke { privileges, target, users }));
         }
         Ok(None)
     }
@@ -549,19 +600,20 @@ impl Front<'_> {
                 }
             });
         }
-        let password = if self.word("BY") {
+        let secret = if self.word("BY") {
             if self.peek_word("RANDOM") {
                 return Err(unsupported("IDENTIFIED BY RANDOM PASSWORD"));
             }
-            self.string()?
-        } else if self.peek_word("AS") {
-            return Err(unsupported("IDENTIFIED ... AS 'hash'"));
+            Secret::Password(self.string()?)
+        } else if plugin.is_some() && self.word("AS") {
+            // The stored hash, as the binary log carries account statements.
+            Secret::Hash(self.string()?)
         } else if plugin.is_some() {
-            String::new()
+            Secret::Password(String::new())
         } else {
             return Err(self.error_here());
         };
-        Ok(Some(Identified { plugin, password }))
+        Ok(Some(Identified { plugin, secret }))
     }
 
     /// The rest of CREATE/ALTER USER: the account options binlogd has nothing to keep for.
@@ -602,17 +654,31 @@ impl Front<'_> {
         }
     }
 
-    /// `*.*`: binlogd keeps global privileges only.
-    fn grant_target(&mut self) -> Result<()> {
-        let mut target = String::new();
-        while !self.at_end() && !self.peek_word("TO") && !self.peek_word("FROM") {
-            target.push_str(&self.parser.next_token().token.to_string());
+    /// `[TABLE] {*.* | db.* | * | db.tbl | tbl}` (MySQL's `grant_ident`).
+    fn grant_target(&mut self) -> Result<GrantTarget> {
+        self.word("TABLE");
+        let mut parts: Vec<Option<String>> = Vec::new();
+        loop {
+            match self.parser.next_token().token {
+                Token::Mul => parts.push(None),
+                Token::Word(w) => parts.push(Some(w.value)),
+                _ => {
+                    self.parser.prev_token();
+                    return Err(self.error_here());
+                }
+            }
+            if parts.len() == 2 || !self.parser.consume_token(&Token::Period) {
+                break;
+            }
         }
-        if target == "*.*" {
-            Ok(())
-        } else {
-            Err(unsupported(format!("privileges ON {target} (binlogd grants ON *.* only)")))
-        }
+        Ok(match parts.as_slice() {
+            [None, None] => GrantTarget::Global,
+            [None] => GrantTarget::Database(None),
+            [Some(db), None] => GrantTarget::Database(Some(db.clone())),
+            [Some(t)] => GrantTarget::Table(None, t.clone()),
+            [Some(db), Some(t)] => GrantTarget::Table(Some(db.clone()), t.clone()),
+            _ => return Err(self.error_here()),
+        })
     }
 
     /// CREATE/DROP DATABASE|SCHEMA (MySQL's options, which sqlparser does not know).

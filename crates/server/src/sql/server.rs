@@ -130,6 +130,8 @@ pub struct Server {
     /// The accounts (`users.json`), when the server authenticates clients.
     accounts: std::sync::OnceLock<Arc<crate::users::Users>>,
     statement_hook: std::sync::OnceLock<Arc<dyn StatementHook>>,
+    /// What the SHUTDOWN statement calls (the serve wiring's clean shutdown).
+    shutdown: std::sync::OnceLock<Box<dyn Fn() + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -149,6 +151,9 @@ impl Server {
         let vars = Variables::new(overrides)?;
         let mut databases = BTreeMap::new();
         for t in engine.tables() {
+            if crate::users::is_internal_table(&t.name) {
+                continue;
+            }
             let db = match t.name.split_once('.') {
                 Some((db, _)) => db,
                 None => t.name.as_str(),
@@ -166,6 +171,7 @@ impl Server {
             started: Instant::now(),
             accounts: std::sync::OnceLock::new(),
             statement_hook: std::sync::OnceLock::new(),
+            shutdown: std::sync::OnceLock::new(),
         }))
     }
 
@@ -186,6 +192,22 @@ impl Server {
 
     pub(crate) fn statement_hook(&self) -> Option<&Arc<dyn StatementHook>> {
         self.statement_hook.get()
+    }
+
+    /// Sets what the SHUTDOWN statement starts (without one, SHUTDOWN is refused).
+    pub fn on_shutdown(&self, start: Box<dyn Fn() + Send + Sync>) {
+        let _ = self.shutdown.set(start);
+    }
+
+    /// SHUTDOWN: starts the clean shutdown; false if nothing can shut this server down.
+    pub(crate) fn request_shutdown(&self) -> bool {
+        match self.shutdown.get() {
+            Some(start) => {
+                start();
+                true
+            }
+            None => false,
+        }
     }
 
     /// A global variable's value (None for an unknown name).

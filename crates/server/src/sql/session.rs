@@ -434,8 +434,10 @@ impl Session {
             }
             Stmt::SetTransaction | Stmt::Noop => Ok(Output::ok(0)),
             Stmt::Show(s) => self.show(s),
+            Stmt::ShowWhere { show, filter } => self.show_where(show, filter),
             Stmt::Admin(cmd) => self.admin(cmd),
             Stmt::Checksum { tables, quick } => self.checksum_table(tables, *quick),
+            Stmt::Shutdown => self.shutdown(),
             Stmt::Account(a) => {
                 // Account statements commit an open transaction, as mysqld's implicit commit.
                 self.commit_open()?;

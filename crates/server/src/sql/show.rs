@@ -108,6 +108,30 @@ impl Session {
         self.server.database(&db).ok_or(SqlError::UnknownDatabase(db))
     }
 
+    /// `SHOW ... WHERE filter`: the SHOW's rows for which `filter`, with the result's column
+    /// names as its columns, is true (mysqld runs these SHOWs as a SELECT over an
+    /// information_schema view with that WHERE).
+    pub(crate) fn show_where(&mut self, s: &Show, filter: &super::ast::Expr) -> Result<Output> {
+        let Output::Rows { columns, rows } = self.show(s)? else {
+            return Err(SqlError::NotSupported(
+                "SHOW ... WHERE of a statement without rows".into(),
+            ));
+        };
+        let schema = TableSchema::new(
+            "show.result",
+            columns.iter().map(|c| engine::Column::new(&c.name, ColumnType::Text)).collect(),
+            vec![],
+        );
+        let bound = self.binder(Some(&schema), &[], "where clause").bind(filter)?;
+        let mut kept = Vec::with_capacity(rows.len());
+        for row in rows {
+            if super::eval::truth(&super::eval::eval(&bound, &row, &[])?) == Some(true) {
+                kept.push(row);
+            }
+        }
+        Ok(Output::Rows { columns, rows: kept })
+    }
+
     pub(crate) fn show(&mut self, s: &Show) -> Result<Output> {
         let server = self.server.clone();
         Ok(match s {
@@ -121,6 +145,9 @@ impl Session {
                     .databases()
                     .into_iter()
                     .filter(|d| matches_like(pat, d))
+                    // mysqld lists only the databases the account holds a privilege in,
+                    // unless it has SHOW DATABASES (`sql_show.cc`, `find_files`).
+                    .filter(|d| self.may_see_database(d))
                     .map(|d| vec![text(d)])
                     .collect();
                 rows(&[&name], r)
