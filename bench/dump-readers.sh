@@ -72,7 +72,7 @@ cpu() {
     echo "$d $((all - d))"
 }
 echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, $(nproc) cores"
-printf '| readers | TPS | server CPU s, dump threads | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | slowest reader bytes short | load avg at start |\n|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+printf '| readers | TPS | server CPU s, dump threads | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | slowest reader bytes short | reader processes CPU s | load avg at start |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
 base=
 for n in "${counts[@]}"; do
     pids=()
@@ -81,11 +81,22 @@ for n in "${counts[@]}"; do
     read -r file pos < <(mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -N \
         -e 'SHOW MASTER STATUS' | cut -f1,2)
     for r in $(seq "$n"); do
-        python3 "$here/bench/dump_reader.py" "$port" $((100 + r)) "$file" "$pos" \
-            >"$raw/$n-$r.out" 2>"$raw/$n-$r.err" &
+        python3 "$here/bench/dump_reader.py" "$port" $((100 + r)) "$file" "$pos" 0 \
+            "$raw/$n-$r.ready" >"$raw/$n-$r.out" 2>"$raw/$n-$r.err" &
         pids+=($!)
     done
-    sleep 1 # the readers connect
+    # The readers start (Python and PyMySQL take ~0.2 s of CPU each) and ask for their dumps
+    # before the load begins; then they only receive.
+    for _ in $(seq 300); do
+        [ "$(ls "$raw" | grep -c "^$n-.*\.ready$")" -ge "$n" ] && break
+        sleep 0.1
+    done
+    sleep 1
+    rcpu0=0
+    for p in "${pids[@]}"; do
+        t=$(awk '{print $14 + $15}' /proc/"$p"/stat 2>/dev/null) || t=0
+        rcpu0=$((rcpu0 + t))
+    done
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     read -r d0 o0 < <(cpu)
     if [ -n "${PERF:-}" ] && [ "$n" = "${counts[-1]}" ]; then
@@ -95,6 +106,13 @@ for n in "${counts[@]}"; do
     read -r trx tps < <(sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" run |
         awk '/transactions:/ {gsub(/\(/, "", $3); print $2, $3}')
     read -r d1 o1 < <(cpu)
+    # The reader processes' CPU during the load (client side: their share of the 2 cores is not the
+    # server's cost, but on one machine it is taken from the commits too).
+    rcpu=$((-rcpu0))
+    for p in "${pids[@]}"; do
+        t=$(awk '{print $14 + $15}' /proc/"$p"/stat 2>/dev/null) || t=0
+        rcpu=$((rcpu + t))
+    done
     sleep 1 # the readers drain what was synced last
     read -r _ endpos < <(mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -N \
         -e 'SHOW MASTER STATUS' | cut -f1,2)
@@ -119,7 +137,7 @@ for n in "${counts[@]}"; do
     [ "$n" -eq 0 ] && base=$per
     each=-
     [ "$n" -gt 0 ] && [ -n "$base" ] && each=$(printf '%.2f' "$(echo "($per - $base) / $n" | bc -l)")
-    printf '| %d | %s | %.2f | %.2f | %.1f | %s | %d | %s | %s |\n' "$n" "$tps" \
+    printf '| %d | %s | %.2f | %.2f | %.1f | %s | %d | %s | %.2f | %s |\n' "$n" "$tps" \
         "$(echo "($d1 - $d0) / $clk" | bc -l)" "$(echo "($o1 - $o0) / $clk" | bc -l)" "$per" \
-        "$each" $((endpos - pos)) "$short" "$load"
+        "$each" $((endpos - pos)) "$short" "$(echo "$rcpu / $clk" | bc -l)" "$load"
 done

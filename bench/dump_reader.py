@@ -7,7 +7,7 @@ the server's dump threads. With NONBLOCK=1 (BINLOG_DUMP_NON_BLOCK) the server se
 there and an EOF: the script's reference for what a caught-up reader must have received.
 (mariadb-binlog --read-from-remote-server refuses servers whose version starts with 8.)
 
-Usage: dump_reader.py PORT SERVER_ID FILE POS [NONBLOCK]
+Usage: dump_reader.py PORT SERVER_ID FILE POS [NONBLOCK [READY_FILE]]
 """
 import signal
 import struct
@@ -33,6 +33,8 @@ with conn.cursor() as cur:
 # server-id u32, file name (MySQL's protocol documentation, COM_BINLOG_DUMP).
 payload = bytes([0x12]) + struct.pack("<IHI", pos, 1 if non_block else 0, server_id) + fname.encode()
 conn._sock.sendall(struct.pack("<I", len(payload))[:3] + b"\x00" + payload)
+if len(sys.argv) > 6:
+    open(sys.argv[6], "w").close()  # READY_FILE: the dump was asked for
 buf = bytearray(1 << 20)
 while True:
     n = conn._sock.recv_into(buf)

@@ -37,6 +37,11 @@
 //! [`BATCH_BYTES`]); the task writes them and flushes when the channel is empty. While
 //! waiting, the task also reads the socket, so a client that closes ends its dump at once; the
 //! thread notices the closed channel within [`POLL`]. [`Source::shutdown`] stops every dump.
+//!
+//! Once a blocking dump reaches the synced end, its thread hands the dump's state to the
+//! connection's task ([`Handover`]) and ends; the task then sends the segments the shared
+//! tail ([`super::tail`]) reads once for all caught-up dumps, and goes back to a thread if it
+//! falls out of the tail's ring.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -5,9 +5,9 @@
 //! events from the page cache, checked their CRC, copied each into its own packet and handed
 //! the batch to its connection's task: ~4.5 µs of server CPU per transaction per reader on a
 //! 2-core machine (bench/RESULTS.md, "Dump threads vs commit rate"), so 32 readers cost more
-//! than the commits. MySQL 8.0.26+ has the same problem and answers it with a per-sender
-//! shared read buffer (WL#11285, `Binlog_sender` / `Binlog_read_buffer`); MariaDB reads per
-//! dump thread. Here the whole sharing is done once:
+//! than the commits. mysqld's `Binlog_sender` (`sql/rpl_binlog_sender.cc`) also reads the file
+//! with its own reader and buffer per dump thread, as MariaDB's dump threads do. Here the
+//! reading is done once for all the dumps that are caught up:
 //!
 //! - One thread (`binlog-tail`) follows the synced end with a [`BinlogReader`] (so the bytes
 //!   are durable and their frames and CRCs are checked once), waits [`COALESCE`] after a
