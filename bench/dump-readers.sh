@@ -15,6 +15,9 @@
 #
 # Usage: bench/dump-readers.sh [seconds] [sysbench threads] [reader counts...]
 #        (defaults: 10 16 0 8 32). BIN: a binlogd binary (default: build target/release).
+#        RATE=N: a fixed commit rate (sysbench --rate=N) so every point does the same work
+#        and the server's CPU per transaction compares directly (with a free-running load,
+#        fewer commits/s also means smaller groups and more CPU per commit).
 #        PERF=DIR: record a call-graph profile of the server (perf record -g, 5 s) during the
 #        last point into DIR/perf.data.
 # Everything listens on 127.0.0.1; every run is bounded by [seconds].
@@ -71,7 +74,7 @@ cpu() {
     all=$(awk '{print $14 + $15}' /proc/"$server"/stat)
     echo "$d $((all - d))"
 }
-echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, $(nproc) cores"
+echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, rate ${RATE:-free}, $(nproc) cores"
 printf '| readers | TPS | server CPU s, dump threads | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | slowest reader bytes short | reader processes CPU s | load avg at start |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
 base=
 for n in "${counts[@]}"; do
@@ -103,7 +106,8 @@ for n in "${counts[@]}"; do
         mkdir -p "$PERF"
         (sleep 2; perf record -q -g -p "$server" -o "$PERF/perf.data" -- sleep 5 >/dev/null 2>&1) &
     fi
-    read -r trx tps < <(sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" run |
+    read -r trx tps < <(sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" \
+        ${RATE:+--rate="$RATE"} run |
         awk '/transactions:/ {gsub(/\(/, "", $3); print $2, $3}')
     read -r d1 o1 < <(cpu)
     # The reader processes' CPU during the load (client side: their share of the 2 cores is not the

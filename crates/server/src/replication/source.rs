@@ -396,12 +396,20 @@ impl Source {
                         }
                         Err(Stop::Gone) => return Ok(None),
                     }
-                    out.flush().await?;
+                    // More segments may be ready (a task that was not scheduled for a while):
+                    // they go out in the same write.
+                    out.flush_if_full().await?;
                     continue;
                 }
-                Located::NotYet => {}
-                Located::Gone => return Ok(Some(h)),
-                Located::Ended => return Ok(None),
+                Located::NotYet => out.flush().await?,
+                Located::Gone => {
+                    out.flush().await?;
+                    return Ok(Some(h));
+                }
+                Located::Ended => {
+                    out.flush().await?;
+                    return Ok(None);
+                }
             }
             let wait = if period.is_zero() {
                 POLL
