@@ -6,10 +6,20 @@
 # (bench/dump_reader.py: COM_BINLOG_DUMP, then it only receives bytes — the cheapest client
 # there is, so the server's side is what is measured). For each reader
 # count it prints the commit rate and how the server's CPU time split between the dump threads
-# (named binlog-dump-N) and everything else, from /proc/PID/task/*/stat.
+# (named binlog-dump-N) and everything else, from /proc/PID/task/*/stat, the server's CPU per
+# transaction, and what each extra reader costs per transaction (against the 0-reader point).
+# It also checks that the readers kept up: after the load it lets them drain for a second,
+# then a non-blocking dump from the same start position (dump_reader.py NONBLOCK) receives
+# everything there is; "bytes short" is how far the slowest reader was from that at the end
+# (the reference's EOF packet excluded), with the binlog bytes the point wrote.
 #
 # Usage: bench/dump-readers.sh [seconds] [sysbench threads] [reader counts...]
 #        (defaults: 10 16 0 8 32). BIN: a binlogd binary (default: build target/release).
+#        RATE=N: a fixed commit rate (sysbench --rate=N) so every point does the same work
+#        and the server's CPU per transaction compares directly (with a free-running load,
+#        fewer commits/s also means smaller groups and more CPU per commit).
+#        PERF=DIR: record a call-graph profile of the server (perf record -g, 5 s) during the
+#        last point into DIR/perf.data.
 # Everything listens on 127.0.0.1; every run is bounded by [seconds].
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,18 +62,21 @@ sb=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=r
     --mysql-db=sbtest --tables=4 --table-size=10000 --report-interval=0 --rand-type=uniform)
 sysbench oltp_update_non_index "${sb[@]}" prepare >/dev/null
 clk=$(getconf CLK_TCK)
-# CPU ticks (utime+stime) of the server's threads: "dump other".
+# CPU ticks (utime+stime): the dump threads' (live ones, named binlog-dump*) and the rest of
+# the process (its total, which keeps the ticks of threads that exited, minus the dump threads).
 cpu() {
-    local d=0 o=0 f name t
+    local d=0 all f name t
     for f in /proc/"$server"/task/*; do
         name=$(cat "$f/comm" 2>/dev/null) || continue
         t=$(awk '{print $14 + $15}' "$f/stat" 2>/dev/null) || continue
-        case $name in binlog-dump*) d=$((d + t)) ;; *) o=$((o + t)) ;; esac
+        case $name in binlog-dump*) d=$((d + t)) ;; esac
     done
-    echo "$d $o"
+    all=$(awk '{print $14 + $15}' /proc/"$server"/stat)
+    echo "$d $((all - d))"
 }
-echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, $(nproc) cores"
-printf '| readers | TPS | server CPU s, dump threads | server CPU s, the rest | load avg at start |\n|---:|---:|---:|---:|---|\n'
+echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, rate ${RATE:-free}, $(nproc) cores"
+printf '| readers | TPS | server CPU s, dump threads | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | slowest reader bytes short | reader processes CPU s | load avg at start |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+base=
 for n in "${counts[@]}"; do
     pids=()
     # Readers start at the current end, as replicas that are caught up: the point measures
@@ -71,20 +84,64 @@ for n in "${counts[@]}"; do
     read -r file pos < <(mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -N \
         -e 'SHOW MASTER STATUS' | cut -f1,2)
     for r in $(seq "$n"); do
-        python3 "$here/bench/dump_reader.py" "$port" $((100 + r)) "$file" "$pos" >/dev/null \
-            2>"$raw/$n-$r.err" &
+        python3 "$here/bench/dump_reader.py" "$port" $((100 + r)) "$file" "$pos" 0 \
+            "$raw/$n-$r.ready" >"$raw/$n-$r.out" 2>"$raw/$n-$r.err" &
         pids+=($!)
     done
-    sleep 1 # the readers connect
+    # The readers start (Python and PyMySQL take ~0.2 s of CPU each) and ask for their dumps
+    # before the load begins; then they only receive.
+    for _ in $(seq 300); do
+        [ "$(ls "$raw" | grep -c "^$n-.*\.ready$")" -ge "$n" ] && break
+        sleep 0.1
+    done
+    sleep 1
+    rcpu0=0
+    for p in "${pids[@]}"; do
+        t=$(awk '{print $14 + $15}' /proc/"$p"/stat 2>/dev/null) || t=0
+        rcpu0=$((rcpu0 + t))
+    done
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     read -r d0 o0 < <(cpu)
-    tps=$(sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" run |
-        awk '/transactions:/ {gsub(/\(/, "", $3); print $3}')
+    if [ -n "${PERF:-}" ] && [ "$n" = "${counts[-1]}" ]; then
+        mkdir -p "$PERF"
+        (sleep 2; perf record -q -g -p "$server" -o "$PERF/perf.data" -- sleep 5 >/dev/null 2>&1) &
+    fi
+    read -r trx tps < <(sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" \
+        ${RATE:+--rate="$RATE"} run |
+        awk '/transactions:/ {gsub(/\(/, "", $3); print $2, $3}')
     read -r d1 o1 < <(cpu)
+    # The reader processes' CPU during the load (client side: their share of the 2 cores is not the
+    # server's cost, but on one machine it is taken from the commits too).
+    rcpu=$((-rcpu0))
+    for p in "${pids[@]}"; do
+        t=$(awk '{print $14 + $15}' /proc/"$p"/stat 2>/dev/null) || t=0
+        rcpu=$((rcpu + t))
+    done
+    sleep 1 # the readers drain what was synced last
+    read -r _ endpos < <(mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -N \
+        -e 'SHOW MASTER STATUS' | cut -f1,2)
+    ref=$(python3 "$here/bench/dump_reader.py" "$port" 99 "$file" "$pos" 1)
     alive=0
     for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
     [ "$alive" -eq "$n" ] || { echo "only $alive of $n readers still running:" >&2; cat "$raw"/*.err >&2; exit 1; }
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-    printf '| %d | %s | %.2f | %.2f | %s |\n' "$n" "$tps" "$(echo "($d1 - $d0) / $clk" | bc -l)" \
-        "$(echo "($o1 - $o0) / $clk" | bc -l)" "$load"
+    short=-
+    for r in $(seq "$n"); do
+        p=${pids[$((r - 1))]}
+        kill "$p" 2>/dev/null || true
+        wait "$p" 2>/dev/null || true
+        got=$(cat "$raw/$n-$r.out" 2>/dev/null)
+        [ -n "$got" ] || got=0
+        # The reference ends with an EOF packet a blocking reader never gets (PyMySQL does not
+        # ask for CLIENT_DEPRECATE_EOF: 4-byte header + 0xFE, warnings, status).
+        s=$((ref - 9 - got))
+        { [ "$short" = - ] || [ "$s" -gt "$short" ]; } && short=$s
+    done
+    cpus=$(echo "($d1 - $d0 + $o1 - $o0) / $clk" | bc -l)
+    per=$(echo "$cpus * 1000000 / $trx" | bc -l)
+    [ "$n" -eq 0 ] && base=$per
+    each=-
+    [ "$n" -gt 0 ] && [ -n "$base" ] && each=$(printf '%.2f' "$(echo "($per - $base) / $n" | bc -l)")
+    printf '| %d | %s | %.2f | %.2f | %.1f | %s | %d | %s | %.2f | %s |\n' "$n" "$tps" \
+        "$(echo "($d1 - $d0) / $clk" | bc -l)" "$(echo "($o1 - $o0) / $clk" | bc -l)" "$per" \
+        "$each" $((endpos - pos)) "$short" "$(echo "$rcpu / $clk" | bc -l)" "$load"
 done

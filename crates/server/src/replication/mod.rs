@@ -7,11 +7,15 @@
 //!   non-blocking dumps) and MySQL's 1236 errors. Each dump reads the binlog on its own thread
 //!   (the tailing reader blocks on a condition variable) and hands packets to the connection's
 //!   task through a bounded channel, so a waiting dump never holds a runtime worker.
+//! - [`tail`]: dumps that reached the synced end leave their thread and send, from their
+//!   connection's task, the segments one shared reader publishes (each newly synced range
+//!   read once into a reference-counted buffer); a dump that falls behind reads the file again.
 //! - [`Replicas`]: the registered replicas `SHOW REPLICAS` lists.
 //!
 //! `docs/replication.md` states the decisions (what is sent, checksums, errors) with the MySQL
 //! sources they follow.
 
 pub mod source;
+mod tail;
 
 pub use source::{DumpVariables, Peer, Replicas, Source};

@@ -37,6 +37,11 @@
 //! [`BATCH_BYTES`]); the task writes them and flushes when the channel is empty. While
 //! waiting, the task also reads the socket, so a client that closes ends its dump at once; the
 //! thread notices the closed channel within [`POLL`]. [`Source::shutdown`] stops every dump.
+//!
+//! Once a blocking dump reaches the synced end, its thread hands the dump's state to the
+//! connection's task ([`Handover`]) and ends; the task then sends the segments the shared
+//! tail ([`super::tail`]) reads once for all caught-up dumps, and goes back to a thread if it
+//! falls out of the tail's ring.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -48,7 +53,7 @@ use binlog::event::{
     decode_event, flags, EventBody, EventHeader, EventType, FormatContext, HeartbeatEvent,
     RotateEvent, TYPE_OFFSET,
 };
-use binlog::files::{BinlogFiles, BinlogReader, Next};
+use binlog::files::{BinlogFiles, BinlogPosition, BinlogReader, Next};
 use binlog::gtid::{Gtid, GtidSet, Sid};
 use commit::Coordinator;
 use mysql_common::constants::CapabilityFlags;
@@ -57,6 +62,7 @@ use mysql_common::packets::{BinlogDumpFlags, ComBinlogDump, ComBinlogDumpGtid, C
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 
+use super::tail::{Located, Segment, Tail, COALESCE};
 use crate::protocol::{self, PacketWriter, ReplicationCommand, SqlError};
 use crate::sql::admin::ReplicaInfo;
 use crate::users::{Privileges, Users};
@@ -72,7 +78,7 @@ const BATCH_BYTES: usize = 256 * 1024;
 /// Batches in flight between a dump thread and its connection (bounds a slow client's memory).
 const CHANNEL_BATCHES: usize = 8;
 /// How long a dump thread that was woken by a new group waits for more before sending.
-const DUMP_COALESCE: Duration = Duration::from_millis(2);
+const DUMP_COALESCE: Duration = COALESCE;
 /// How often a waiting dump thread checks whether its client or the server went away.
 const POLL: Duration = Duration::from_millis(500);
 /// `created` in a FORMAT_DESCRIPTION: after the header, binlog version (2) and server
@@ -162,6 +168,11 @@ pub struct Source {
     server_id: u32,
     server_sid: Sid,
     stopping: Arc<AtomicBool>,
+    /// The shared reader caught-up dumps follow.
+    tail: Arc<Tail>,
+    /// Whether caught-up dumps join [`Tail`] (`BINLOGD_DUMP_SHARE=0` keeps every dump on its
+    /// own thread, for comparisons).
+    share: bool,
 }
 
 impl Source {
@@ -173,14 +184,17 @@ impl Source {
         server_id: u32,
         server_sid: Sid,
     ) -> Source {
+        let stopping = Arc::new(AtomicBool::new(false));
         Source {
+            tail: Tail::new(coordinator.binlog_files(), stopping.clone()),
+            share: std::env::var("BINLOGD_DUMP_SHARE").map_or(true, |v| v.trim() != "0"),
             coordinator,
             users,
             replicas,
             binlog_dir,
             server_id,
             server_sid,
-            stopping: Arc::new(AtomicBool::new(false)),
+            stopping,
         }
     }
 
@@ -251,7 +265,9 @@ impl Source {
         }
     }
 
-    /// Runs one dump until it ends; always ends the connection.
+    /// Runs one dump until it ends; always ends the connection. The dump alternates between
+    /// its own thread reading the files (from the start, and whenever it is behind the shared
+    /// tail) and the connection's task sending the tail's segments (once caught up).
     async fn stream(
         &self,
         request: DumpRequest,
@@ -259,6 +275,32 @@ impl Source {
         vars: DumpVariables,
         out: &mut PacketWriter<'_>,
     ) -> protocol::Result<()> {
+        log::info!(
+            "start binlog dump for connection {} (replica server_id {}, {})",
+            peer.connection_id,
+            request.server_id,
+            request.describe()
+        );
+        let mut resume = None;
+        while let Some(caught_up) = self.follow_files(&request, &vars, resume, peer, out).await? {
+            resume = self.follow_tail(&request, &vars, caught_up, peer, out).await?;
+            if resume.is_none() {
+                break;
+            }
+        }
+        Err(protocol::Error::Closed)
+    }
+
+    /// Runs a dump thread (from the request's start, or from where `resume` left) until the
+    /// dump ends (`None`) or catches up with the synced end and hands over.
+    async fn follow_files(
+        &self,
+        request: &DumpRequest,
+        vars: &DumpVariables,
+        resume: Option<Box<Handover>>,
+        peer: &Peer,
+        out: &mut PacketWriter<'_>,
+    ) -> protocol::Result<Option<Box<Handover>>> {
         let (tx, mut rx) = mpsc::channel::<Chunk>(CHANNEL_BATCHES);
         let dump = Dump {
             files: self.coordinator.binlog_files(),
@@ -267,18 +309,13 @@ impl Source {
             server_id: self.server_id,
             server_sid: self.server_sid,
             stopping: self.stopping.clone(),
-            request,
-            vars,
+            request: request.clone(),
+            vars: vars.clone(),
+            tail: self.share.then(|| self.tail.clone()),
         };
-        log::info!(
-            "start binlog dump for connection {} (replica server_id {}, {})",
-            peer.connection_id,
-            dump.request.server_id,
-            dump.request.describe()
-        );
         std::thread::Builder::new()
             .name(format!("binlog-dump-{}", peer.connection_id))
-            .spawn(move || dump_thread(dump, tx))
+            .spawn(move || dump_thread(dump, resume, tx))
             .map_err(protocol::Error::Io)?;
         loop {
             tokio::select! {
@@ -293,10 +330,14 @@ impl Source {
                             out.flush_if_full().await?;
                         }
                     }
+                    Some(Chunk::CaughtUp(handover)) => {
+                        out.flush().await?;
+                        return Ok(Some(handover));
+                    }
                     Some(Chunk::Eof) => {
                         write_eof(out, peer.capabilities);
                         out.flush().await?;
-                        break;
+                        return Ok(None);
                     }
                     Some(Chunk::Error(message)) => {
                         log::info!(
@@ -305,17 +346,178 @@ impl Source {
                         );
                         out.write_err(&SqlError::new(ER_FATAL_READING_BINLOG, "HY000", message));
                         out.flush().await?;
-                        break;
+                        return Ok(None);
                     }
                     // The thread stopped without a last word: the server is shutting down.
-                    None => break,
+                    None => return Ok(None),
                 },
                 // A client never speaks during a dump (no semi-sync here): data or a closed
                 // socket both end it. Dropping `rx` tells the thread.
-                _ = out.read_packet() => break,
+                _ = out.read_packet() => return Ok(None),
             }
         }
-        Err(protocol::Error::Closed)
+    }
+
+    /// Sends the shared tail's segments from the handover's position until the dump ends
+    /// (`None`) or falls out of the ring (the position to resume reading the files from).
+    async fn follow_tail(
+        &self,
+        request: &DumpRequest,
+        vars: &DumpVariables,
+        mut h: Box<Handover>,
+        peer: &Peer,
+        out: &mut PacketWriter<'_>,
+    ) -> protocol::Result<Option<Box<Handover>>> {
+        let mut sub = self.tail.subscribe();
+        let period = Duration::from_nanos(vars.heartbeat_period_ns);
+        let exclude = request.gtids.as_ref();
+        loop {
+            if self.stopping.load(Ordering::Acquire) {
+                return Ok(None);
+            }
+            // Seen before looking, so a segment published after the look wakes the wait.
+            sub.changed.borrow_and_update();
+            match self.tail.locate(&h.pos) {
+                Located::Found(segment, index) => {
+                    match send_segment(self.server_id, &mut h, exclude, &segment, index, out) {
+                        Ok(()) => {}
+                        Err(Stop::Fatal(message)) => {
+                            log::info!(
+                                "binlog dump for connection {} ended: {message}",
+                                peer.connection_id
+                            );
+                            out.write_err(&SqlError::new(
+                                ER_FATAL_READING_BINLOG,
+                                "HY000",
+                                message,
+                            ));
+                            out.flush().await?;
+                            return Ok(None);
+                        }
+                        Err(Stop::Gone) => return Ok(None),
+                    }
+                    // More segments may be ready (a task that was not scheduled for a while):
+                    // they go out in the same write.
+                    out.flush_if_full().await?;
+                    continue;
+                }
+                Located::NotYet => out.flush().await?,
+                Located::Gone => {
+                    out.flush().await?;
+                    return Ok(Some(h));
+                }
+                Located::Ended => {
+                    out.flush().await?;
+                    return Ok(None);
+                }
+            }
+            let wait = if period.is_zero() {
+                POLL
+            } else {
+                period.saturating_sub(h.last_sent.elapsed()).min(POLL)
+            };
+            let timed_out = tokio::select! {
+                changed = tokio::time::timeout(wait, sub.changed.changed()) => changed.is_err(),
+                // As in `follow_files`: the client spoke or closed.
+                _ = out.read_packet() => return Ok(None),
+            };
+            if timed_out && !period.is_zero() && h.last_sent.elapsed() >= period {
+                let beat = heartbeat(self.server_id, &h.pos.file, h.pos.pos, h.stream.checksum);
+                Direct(out).event(&beat)?;
+                h.last_sent = Instant::now();
+                out.flush().await?;
+            }
+        }
+    }
+}
+
+/// Where a caught-up dump stands when it moves between its thread and the shared tail.
+struct Handover {
+    /// The next event's place.
+    pos: BinlogPosition,
+    stream: Stream,
+    /// When the last packet went out (heartbeats).
+    last_sent: Instant,
+}
+
+/// Sends a tail segment from event `index`: as is (packet framing only) when no event needs
+/// per-dump work, else event by event as the file path does.
+fn send_segment(
+    server_id: u32,
+    h: &mut Handover,
+    exclude: Option<&GtidSet>,
+    segment: &Segment,
+    index: usize,
+    out: &mut PacketWriter<'_>,
+) -> Result<(), Stop> {
+    let first_pos = segment.event(index).0;
+    let plain = segment.file == h.stream.file
+        && first_pos != HEADER_SIZE
+        && h.stream.skipped_end.is_none()
+        && match exclude {
+            None => true,
+            // A GTID event first resets `skipping`, as `handle_event` would.
+            Some(set) => {
+                !segment.has_any_of(set)
+                    && (!h.stream.skipping
+                        || segment.bytes.get(segment.offsets[index] as usize + TYPE_OFFSET)
+                            == Some(&EventType::GTID.0))
+            }
+        };
+    let mut sink = Direct(out);
+    if plain {
+        let bytes = &segment.bytes[..];
+        for (i, &from) in segment.offsets.iter().enumerate().skip(index) {
+            let to = segment.offsets.get(i + 1).map_or(bytes.len(), |&o| o as usize);
+            sink.event(&bytes[from as usize..to])?;
+        }
+        if exclude.is_some() {
+            h.stream.skipping = false;
+        }
+    } else {
+        for i in index..segment.offsets.len() {
+            let (pos, bytes) = segment.event(i);
+            handle_event(server_id, &mut sink, &mut h.stream, exclude, &segment.file, pos, &bytes)?;
+        }
+    }
+    h.pos = BinlogPosition { file: segment.file.clone(), pos: segment.end() };
+    // Caught up with what the tail published: a skipped run is announced now, as the file
+    // path does when it reaches the synced end.
+    announce_skipped(&mut sink, &mut h.stream, server_id)?;
+    h.last_sent = Instant::now();
+    Ok(())
+}
+
+/// Where dump packets go: a batch for the connection's task (the thread), or straight into
+/// the connection's buffer (the task).
+trait Sink {
+    /// Queues `0x00` + `event`.
+    fn event(&mut self, event: &[u8]) -> Result<(), Stop>;
+    /// Whether the client and the server are still there.
+    fn check(&self) -> Result<(), Stop>;
+}
+
+/// The connection's own buffer, from its task.
+struct Direct<'w, 'a>(&'w mut PacketWriter<'a>);
+
+impl Sink for Direct<'_, '_> {
+    fn event(&mut self, event: &[u8]) -> Result<(), Stop> {
+        self.0.write_with(|packet| {
+            packet.reserve(event.len() + 1);
+            packet.push(0x00);
+            packet.extend_from_slice(event);
+        });
+        Ok(())
+    }
+
+    fn check(&self) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
+impl From<Stop> for protocol::Error {
+    fn from(_: Stop) -> protocol::Error {
+        protocol::Error::Closed
     }
 }
 
@@ -327,6 +529,8 @@ enum Chunk {
     Eof,
     /// The dump failed: ERR 1236 with this message.
     Error(String),
+    /// The dump reached the synced end and its thread ended: the task follows the tail.
+    CaughtUp(Box<Handover>),
 }
 
 /// A parsed COM_BINLOG_DUMP or COM_BINLOG_DUMP_GTID.
@@ -409,6 +613,8 @@ struct Dump {
     stopping: Arc<AtomicBool>,
     request: DumpRequest,
     vars: DumpVariables,
+    /// The tail to hand over to once caught up (none: the thread follows to the end).
+    tail: Option<Arc<Tail>>,
 }
 
 /// How a dump ended early.
@@ -435,7 +641,7 @@ enum ClientChecksum {
     Other,
 }
 
-fn dump_thread(dump: Dump, tx: mpsc::Sender<Chunk>) {
+fn dump_thread(dump: Dump, resume: Option<Box<Handover>>, tx: mpsc::Sender<Chunk>) {
     let mut sender = Sender {
         tx,
         batch: Vec::new(),
@@ -443,8 +649,9 @@ fn dump_thread(dump: Dump, tx: mpsc::Sender<Chunk>) {
         last_sent: Instant::now(),
         stopping: dump.stopping.clone(),
     };
-    let last = match run_dump(&dump, &mut sender) {
-        Ok(()) => Chunk::Eof,
+    let last = match run_dump(&dump, resume, &mut sender) {
+        Ok(Some(handover)) => Chunk::CaughtUp(handover),
+        Ok(None) => Chunk::Eof,
         Err(Stop::Fatal(message)) => Chunk::Error(message),
         Err(Stop::Gone) => return,
     };
@@ -462,7 +669,7 @@ struct Sender {
     stopping: Arc<AtomicBool>,
 }
 
-impl Sender {
+impl Sink for Sender {
     /// Queues `0x00` + `event`; sends the batch once it is large.
     fn event(&mut self, event: &[u8]) -> Result<(), Stop> {
         let mut packet = Vec::with_capacity(event.len() + 1);
@@ -477,6 +684,15 @@ impl Sender {
         Ok(())
     }
 
+    fn check(&self) -> Result<(), Stop> {
+        if self.tx.is_closed() || self.stopping.load(Ordering::Acquire) {
+            return Err(Stop::Gone);
+        }
+        Ok(())
+    }
+}
+
+impl Sender {
     fn flush(&mut self) -> Result<(), Stop> {
         if self.batch.is_empty() {
             return self.check();
@@ -484,14 +700,6 @@ impl Sender {
         let batch = std::mem::take(&mut self.batch);
         self.batch_bytes = 0;
         self.tx.blocking_send(Chunk::Packets(batch)).map_err(|_| Stop::Gone)
-    }
-
-    /// Whether the client and the server are still there.
-    fn check(&self) -> Result<(), Stop> {
-        if self.tx.is_closed() || self.stopping.load(Ordering::Acquire) {
-            return Err(Stop::Gone);
-        }
-        Ok(())
     }
 }
 
@@ -507,7 +715,26 @@ struct Stream {
     skipped_end: Option<u64>,
 }
 
-fn run_dump(dump: &Dump, sender: &mut Sender) -> Result<(), Stop> {
+/// Runs a dump thread: `Ok(None)` at the end of a non-blocking dump, `Ok(Some(..))` when a
+/// blocking dump reached the synced end and hands over to the shared tail.
+fn run_dump(
+    dump: &Dump,
+    resume: Option<Box<Handover>>,
+    sender: &mut Sender,
+) -> Result<Option<Box<Handover>>, Stop> {
+    let (reader, stream) = match resume {
+        Some(h) => {
+            sender.last_sent = h.last_sent;
+            (open_reader(&dump.files, &h.pos.file, h.pos.pos)?, h.stream)
+        }
+        None => start_dump(dump, sender)?,
+    };
+    follow(dump, sender, reader, stream)
+}
+
+/// The start of a dump: the fake ROTATE, the FORMAT_DESCRIPTION, and a reader at the
+/// requested position.
+fn start_dump(dump: &Dump, sender: &mut Sender) -> Result<(BinlogReader, Stream), Stop> {
     let request = &dump.request;
     let client = client_checksum(dump.vars.checksum.as_deref());
     let (file, pos, first_gtid) = start_point(dump)?;
@@ -559,7 +786,15 @@ fn run_dump(dump: &Dump, sender: &mut Sender) -> Result<(), Stop> {
         // The first read after a jump shows whether `pos` is an event boundary: an event read
         // there has a valid size, next position and CRC only if it starts one.
         match reader.next(Some(Duration::ZERO)) {
-            Ok(Next::Event(ev)) => handle_event(dump, sender, &mut stream, exclude, ev)?,
+            Ok(Next::Event(ev)) => handle_event(
+                dump.server_id,
+                sender,
+                &mut stream,
+                exclude,
+                &ev.file,
+                ev.pos,
+                &ev.bytes,
+            )?,
             Ok(_) => {}
             Err(binlog::files::Error::Corrupt { .. }) => {
                 return Err(format!(
@@ -572,24 +807,41 @@ fn run_dump(dump: &Dump, sender: &mut Sender) -> Result<(), Stop> {
             Err(e) => return Err(read_error(&e, &file, pos).into()),
         }
     }
+    Ok((reader, stream))
+}
 
+/// Sends the files' events up to the synced end, then waits for more (a blocking dump hands
+/// over to the shared tail instead, when there is one).
+fn follow(
+    dump: &Dump,
+    sender: &mut Sender,
+    mut reader: BinlogReader,
+    mut stream: Stream,
+) -> Result<Option<Box<Handover>>, Stop> {
+    let request = &dump.request;
+    let exclude = request.gtids.as_ref();
     let non_block = request.non_block || request.server_id == 0;
     let period = Duration::from_nanos(dump.vars.heartbeat_period_ns);
+    let server_id = dump.server_id;
     loop {
         match reader.next(Some(Duration::ZERO)) {
             Ok(Next::Event(ev)) => {
-                handle_event(dump, sender, &mut stream, exclude, ev)?;
+                handle_event(server_id, sender, &mut stream, exclude, &ev.file, ev.pos, &ev.bytes)?;
                 continue;
             }
-            Ok(Next::Ended) => return end_of_log(sender, &mut stream, &reader, dump, non_block),
+            Ok(Next::Ended) => return end_of_log(sender, &mut stream, server_id, non_block),
             Ok(Next::TimedOut) => {}
             Err(e) => return Err(read_error(&e, &stream.file, reader.position().pos).into()),
         }
         // Caught up with the synced end: send what is batched, then wait.
-        announce_skipped(sender, &mut stream, dump.server_id)?;
+        announce_skipped(sender, &mut stream, server_id)?;
         sender.flush()?;
         if non_block {
-            return Ok(());
+            return Ok(None);
+        }
+        if dump.tail.as_ref().is_some_and(|t| t.usable()) {
+            let last_sent = sender.last_sent;
+            return Ok(Some(Box::new(Handover { pos: reader.position(), stream, last_sent })));
         }
         loop {
             let wait = if period.is_zero() {
@@ -599,7 +851,15 @@ fn run_dump(dump: &Dump, sender: &mut Sender) -> Result<(), Stop> {
             };
             match reader.next(Some(wait)) {
                 Ok(Next::Event(ev)) => {
-                    handle_event(dump, sender, &mut stream, exclude, ev)?;
+                    handle_event(
+                        server_id,
+                        sender,
+                        &mut stream,
+                        exclude,
+                        &ev.file,
+                        ev.pos,
+                        &ev.bytes,
+                    )?;
                     // Let a few more groups become durable before draining and sending: every
                     // group wakes every dump thread, and with many dumps the wake-ups, packet
                     // batches and socket writes per group cost more CPU than the commits
@@ -607,19 +867,12 @@ fn run_dump(dump: &Dump, sender: &mut Sender) -> Result<(), Stop> {
                     std::thread::sleep(DUMP_COALESCE);
                     break;
                 }
-                Ok(Next::Ended) => {
-                    return end_of_log(sender, &mut stream, &reader, dump, non_block)
-                }
+                Ok(Next::Ended) => return end_of_log(sender, &mut stream, server_id, non_block),
                 Ok(Next::TimedOut) => {
                     sender.check()?;
                     if !period.is_zero() && sender.last_sent.elapsed() >= period {
                         let pos = reader.position();
-                        sender.event(&heartbeat(
-                            dump.server_id,
-                            &pos.file,
-                            pos.pos,
-                            stream.checksum,
-                        ))?;
+                        sender.event(&heartbeat(server_id, &pos.file, pos.pos, stream.checksum))?;
                         sender.flush()?;
                     }
                 }
@@ -634,44 +887,45 @@ fn run_dump(dump: &Dump, sender: &mut Sender) -> Result<(), Stop> {
 fn end_of_log(
     sender: &mut Sender,
     stream: &mut Stream,
-    _reader: &BinlogReader,
-    dump: &Dump,
+    server_id: u32,
     non_block: bool,
-) -> Result<(), Stop> {
-    announce_skipped(sender, stream, dump.server_id)?;
+) -> Result<Option<Box<Handover>>, Stop> {
+    announce_skipped(sender, stream, server_id)?;
     sender.flush()?;
     if non_block {
-        Ok(())
+        Ok(None)
     } else {
         Err(Stop::Gone)
     }
 }
 
-fn announce_skipped(sender: &mut Sender, stream: &mut Stream, server_id: u32) -> Result<(), Stop> {
+fn announce_skipped(sink: &mut impl Sink, stream: &mut Stream, server_id: u32) -> Result<(), Stop> {
     if let Some(end) = stream.skipped_end.take() {
-        sender.event(&heartbeat(server_id, &stream.file, end, stream.checksum))?;
+        sink.event(&heartbeat(server_id, &stream.file, end, stream.checksum))?;
     }
     Ok(())
 }
 
-/// Sends (or skips) one event read from the file set.
+/// Sends (or skips) one event: from the files (a dump thread) or a tail segment (a task).
 fn handle_event(
-    dump: &Dump,
-    sender: &mut Sender,
+    server_id: u32,
+    sender: &mut impl Sink,
     stream: &mut Stream,
     exclude: Option<&GtidSet>,
-    ev: binlog::files::BinlogEvent,
+    file: &str,
+    pos: u64,
+    bytes: &[u8],
 ) -> Result<(), Stop> {
-    let event_type = ev.bytes.get(TYPE_OFFSET).copied().unwrap_or(0);
-    if ev.file != stream.file {
+    let event_type = bytes.get(TYPE_OFFSET).copied().unwrap_or(0);
+    if file != stream.file {
         // Rotated into the next file: announce it as mysqld does, then its header follows.
-        announce_skipped(sender, stream, dump.server_id)?;
-        stream.file = ev.file.clone();
+        announce_skipped(sender, stream, server_id)?;
+        stream.file = file.to_string();
         stream.skipping = false;
-        sender.event(&fake_rotate(dump.server_id, &ev.file, HEADER_SIZE, stream.checksum))?;
+        sender.event(&fake_rotate(server_id, file, HEADER_SIZE, stream.checksum))?;
     }
     if event_type == EventType::FORMAT_DESCRIPTION.0 {
-        let (bytes, checksum) = prepare_fde(&ev.bytes, false)
+        let (bytes, checksum) = prepare_fde(bytes, false)
             .map_err(|e| Stop::Fatal(format!("bogus data in log event: {e}")))?;
         stream.checksum = checksum;
         stream.skipping = false;
@@ -679,14 +933,7 @@ fn handle_event(
     }
     if let Some(exclude) = exclude {
         if event_type == EventType::GTID.0 {
-            let ctx = FormatContext {
-                checksum: if stream.checksum {
-                    binlog::event::ChecksumAlg::Crc32
-                } else {
-                    binlog::event::ChecksumAlg::None
-                },
-            };
-            let gtid = match decode_event(&ev.bytes, &ctx, ev.pos) {
+            let gtid = match decode_event(bytes, &checksum_ctx(stream.checksum), pos) {
                 Ok(event) => match event.body {
                     EventBody::Gtid(g) => Some(g.gtid()),
                     _ => None,
@@ -698,12 +945,12 @@ fn handle_event(
             stream.skipping = false;
         }
         if stream.skipping {
-            stream.skipped_end = Some(ev.pos + ev.bytes.len() as u64);
+            stream.skipped_end = Some(pos + bytes.len() as u64);
             return sender.check();
         }
     }
-    announce_skipped(sender, stream, dump.server_id)?;
-    sender.event(&ev.bytes)
+    announce_skipped(sender, stream, server_id)?;
+    sender.event(bytes)
 }
 
 /// Events that belong to a transaction's group (skipped with it).

@@ -1,0 +1,394 @@
+//! The shared tail of the binlog: the newly synced bytes read once for every dump that is
+//! caught up.
+//!
+//! Without it, each dump thread woke for every group (or every [`COALESCE`]), read the new
+//! events from the page cache, checked their CRC, copied each into its own packet and handed
+//! the batch to its connection's task: ~4.5 µs of server CPU per transaction per reader on a
+//! 2-core machine (bench/RESULTS.md, "Dump threads vs commit rate"), so 32 readers cost more
+//! than the commits. mysqld's `Binlog_sender` (`sql/rpl_binlog_sender.cc`) also reads the file
+//! with its own reader and buffer per dump thread, as MariaDB's dump threads do. Here the
+//! reading is done once for all the dumps that are caught up:
+//!
+//! - One thread (`binlog-tail`) follows the synced end with a [`BinlogReader`] (so the bytes
+//!   are durable and their frames and CRCs are checked once), waits [`COALESCE`] after a
+//!   wake-up for more groups, and publishes what it read as an immutable [`Segment`]: one
+//!   `Bytes` buffer (reference-counted: every reader sends slices of the same memory), the
+//!   event offsets inside it and the GTIDs of its transactions (parsed once, for GTID dumps).
+//!   A segment never spans two files and always starts and ends at a synced end (a group
+//!   boundary).
+//! - Segments form a contiguous ring (at most [`RING_BYTES`]); a `watch` channel wakes the
+//!   subscribed connection tasks once per segment.
+//! - A caught-up dump runs in its connection's task (no thread): for each new segment it
+//!   frames the events as packets (a 4-byte header and the `0x00` OK byte each; packet
+//!   sequence numbers are per connection, so the framing cannot be shared) and writes them
+//!   with one socket write. Segments that need per-event work (a new file's fake ROTATE and
+//!   FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code
+//!   as the file path, reading from the segment instead of the file.
+//! - A dump that is behind (or falls out of the ring) reads the files on its own thread, as
+//!   before, and joins the tail once it reaches the synced end.
+//!
+//! The thread starts with the first subscriber and stops when none was left for [`IDLE`].
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use binlog::event::{decode_event, EventBody, EventType, FormatContext, TYPE_OFFSET};
+use binlog::files::{BinlogFiles, BinlogPosition, BinlogReader, Next};
+use binlog::gtid::{Gtid, GtidSet};
+use bytes::{Bytes, BytesMut};
+use parking_lot::Mutex;
+use tokio::sync::watch;
+
+/// How long the tail waits, once woken by a new synced end, for more groups before it
+/// publishes: every segment wakes every caught-up dump, so this bounds the wake-ups and socket
+/// writes per reader to one per [`COALESCE`]; replication is at most this much later.
+pub(crate) const COALESCE: Duration = Duration::from_millis(2);
+/// The most bytes the ring keeps; a dump further behind reads the file itself.
+const RING_BYTES: usize = 16 << 20;
+/// The tail thread stops after this long without subscribers.
+const IDLE: Duration = Duration::from_secs(1);
+/// How often the tail thread checks for shutdown and subscribers while the binlog is idle.
+const POLL: Duration = Duration::from_millis(200);
+/// The magic at the start of every binlog file: the first event is at 4.
+const HEADER_SIZE: u64 = 4;
+
+/// Synced events of one file, read once and shared by every caught-up dump.
+#[derive(Debug)]
+pub(crate) struct Segment {
+    /// The file and its sequence number (the suffix of its name).
+    pub file: String,
+    pub seq: u64,
+    /// The offset in the file of `bytes[0]`.
+    pub start: u64,
+    /// Whole events, as in the file.
+    pub bytes: Bytes,
+    /// Where each event starts in `bytes`.
+    pub offsets: Vec<u32>,
+    /// The GTIDs of the transactions in the segment.
+    pub gtids: Vec<Gtid>,
+}
+
+impl Segment {
+    /// The offset in the file just past the segment.
+    pub fn end(&self) -> u64 {
+        self.start + self.bytes.len() as u64
+    }
+
+    /// Event `i`: its offset in the file and its bytes.
+    pub fn event(&self, i: usize) -> (u64, Bytes) {
+        let from = self.offsets[i] as usize;
+        let to = self.offsets.get(i + 1).map_or(self.bytes.len(), |&o| o as usize);
+        (self.start + from as u64, self.bytes.slice(from..to))
+    }
+
+    /// Whether a transaction of the segment is one `exclude` has.
+    pub fn has_any_of(&self, exclude: &GtidSet) -> bool {
+        self.gtids.iter().any(|g| exclude.contains(g))
+    }
+}
+
+/// Where a dump at a position stands against the ring.
+pub(crate) enum Located {
+    /// The segment holding the next event, and that event's index in it.
+    Found(Arc<Segment>, usize),
+    /// The tail has not read that far yet: wait for the next segment.
+    NotYet,
+    /// The position is older than the ring (or the tail failed): read the file.
+    Gone,
+    /// The binlog closed (server shutdown): a blocking dump ends.
+    Ended,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    ring: VecDeque<Arc<Segment>>,
+    ring_bytes: usize,
+    /// Connection tasks following the tail.
+    subscribers: usize,
+    running: bool,
+    /// The writer closed: nothing more will come.
+    ended: bool,
+    /// Reading failed (the dumps' own readers will report why).
+    failed: bool,
+}
+
+/// The shared tail (see the module doc).
+pub(crate) struct Tail {
+    files: BinlogFiles,
+    stopping: Arc<AtomicBool>,
+    state: Mutex<State>,
+    /// Bumped after every published segment and state change.
+    version: watch::Sender<u64>,
+}
+
+/// A subscription: keeps the tail thread running while it lives.
+pub(crate) struct Subscription {
+    tail: Arc<Tail>,
+    pub changed: watch::Receiver<u64>,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.tail.state.lock().subscribers -= 1;
+    }
+}
+
+impl Tail {
+    pub fn new(files: BinlogFiles, stopping: Arc<AtomicBool>) -> Arc<Tail> {
+        Arc::new(Tail {
+            files,
+            stopping,
+            state: Mutex::new(State::default()),
+            version: watch::channel(0).0,
+        })
+    }
+
+    /// Subscribes a dump task, starting the tail thread at the current synced end if it is
+    /// not running.
+    pub fn subscribe(self: &Arc<Tail>) -> Subscription {
+        let changed = self.version.subscribe();
+        let mut st = self.state.lock();
+        st.subscribers += 1;
+        if !st.running && !st.ended && !st.failed {
+            match self.start() {
+                Ok(()) => st.running = true,
+                Err(e) => {
+                    log::warn!("binlog tail not started: {e}");
+                    st.failed = true;
+                }
+            }
+        }
+        drop(st);
+        Subscription { tail: self.clone(), changed }
+    }
+
+    fn start(self: &Arc<Tail>) -> Result<(), String> {
+        let end = self.files.synced_end();
+        let ctx = file_context(&self.files, &end.file)?;
+        let reader = self.files.reader_at(&end.file, end.pos).map_err(|e| e.to_string())?;
+        let tail = self.clone();
+        std::thread::Builder::new()
+            .name("binlog-tail".to_string())
+            .spawn(move || tail.run(reader, ctx))
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Whether dumps should join the tail (it has not failed and the binlog is open).
+    pub fn usable(&self) -> bool {
+        let st = self.state.lock();
+        !st.failed && !st.ended
+    }
+
+    /// Finds the segment holding the event at `pos` (an event boundary a dump reached).
+    pub fn locate(&self, pos: &BinlogPosition) -> Located {
+        let seq = file_seq(&pos.file);
+        let key = (seq, pos.pos);
+        let st = self.state.lock();
+        // The oldest segment ending past `pos`; caught-up dumps want one of the newest.
+        let mut found = None;
+        for (i, s) in st.ring.iter().enumerate().rev() {
+            if (s.seq, s.end()) > key {
+                found = Some(i);
+            } else {
+                break;
+            }
+        }
+        let Some(i) = found else {
+            return if st.failed || (!st.running && !st.ended) {
+                Located::Gone
+            } else if st.ended && !st.running {
+                Located::Ended
+            } else {
+                Located::NotYet
+            };
+        };
+        let s = &st.ring[i];
+        if s.seq == seq && s.start <= pos.pos {
+            return match s.offsets.binary_search(&((pos.pos - s.start) as u32)) {
+                Ok(idx) => Located::Found(s.clone(), idx),
+                Err(_) => Located::Gone,
+            };
+        }
+        // The first segment of the next file, right after the end of `pos`'s file.
+        let follows = i > 0 && {
+            let prev = &st.ring[i - 1];
+            prev.seq == seq && prev.end() == pos.pos
+        };
+        if s.seq > seq && s.start == HEADER_SIZE && follows {
+            return Located::Found(s.clone(), 0);
+        }
+        Located::Gone
+    }
+
+    fn publish(&self, segment: Segment) {
+        let mut st = self.state.lock();
+        st.ring_bytes += segment.bytes.len();
+        st.ring.push_back(Arc::new(segment));
+        while st.ring_bytes > RING_BYTES && st.ring.len() > 1 {
+            let old = st.ring.pop_front().expect("more than one segment");
+            st.ring_bytes -= old.bytes.len();
+        }
+        drop(st);
+        self.version.send_modify(|v| *v += 1);
+    }
+
+    /// Marks the thread stopped (`ended`: the writer closed; `failed`: a read failed).
+    fn stop(&self, ended: bool, failed: bool) {
+        stopped(&mut self.state.lock(), ended, failed);
+        self.version.send_modify(|v| *v += 1);
+    }
+
+    fn run(self: Arc<Tail>, mut reader: BinlogReader, mut ctx: FormatContext) {
+        let mut building: Option<Builder> = None;
+        let mut idle_since: Option<Instant> = None;
+        let mut wait = false;
+        loop {
+            let next = reader.next(Some(if wait { POLL } else { Duration::ZERO }));
+            match next {
+                Ok(Next::Event(ev)) => {
+                    if building.as_ref().is_some_and(|b| b.file != ev.file) {
+                        self.publish(building.take().expect("checked").finish());
+                    }
+                    let b = building.get_or_insert_with(|| Builder::new(&ev.file, ev.pos));
+                    let event_type = ev.bytes.get(TYPE_OFFSET).copied().unwrap_or(0);
+                    if event_type == EventType::FORMAT_DESCRIPTION.0 {
+                        match fde_context(&ev.bytes) {
+                            Ok(c) => ctx = c,
+                            Err(e) => {
+                                log::warn!("binlog tail stopped: {e}");
+                                return self.stop(false, true);
+                            }
+                        }
+                    } else if event_type == EventType::GTID.0 {
+                        match decode_event(&ev.bytes, &ctx, ev.pos).map(|e| e.body) {
+                            Ok(EventBody::Gtid(g)) => b.gtids.push(g.gtid()),
+                            Ok(_) => {}
+                            Err(e) => {
+                                log::warn!("binlog tail stopped: {e}");
+                                return self.stop(false, true);
+                            }
+                        }
+                    }
+                    b.push(&ev.bytes);
+                    if wait {
+                        // Woken by a new synced end: let a few more groups come (see COALESCE).
+                        std::thread::sleep(COALESCE);
+                        wait = false;
+                    }
+                }
+                Ok(Next::TimedOut) => {
+                    if let Some(b) = building.take() {
+                        self.publish(b.finish());
+                    }
+                    if self.stopping.load(Ordering::Acquire) {
+                        return self.stop(true, false);
+                    }
+                    let subscribers = self.state.lock().subscribers;
+                    if subscribers == 0 {
+                        let since = *idle_since.get_or_insert_with(Instant::now);
+                        if since.elapsed() >= IDLE {
+                            // Under the lock: a subscriber arriving now sees `running` false
+                            // and starts a new thread.
+                            let mut st = self.state.lock();
+                            if st.subscribers == 0 {
+                                stopped(&mut st, false, false);
+                                drop(st);
+                                self.version.send_modify(|v| *v += 1);
+                                return;
+                            }
+                        }
+                    } else {
+                        idle_since = None;
+                    }
+                    wait = true;
+                }
+                Ok(Next::Ended) => {
+                    if let Some(b) = building.take() {
+                        self.publish(b.finish());
+                    }
+                    return self.stop(true, false);
+                }
+                Err(e) => {
+                    log::warn!("binlog tail stopped: {e}");
+                    return self.stop(false, true);
+                }
+            }
+        }
+    }
+}
+
+fn stopped(st: &mut State, ended: bool, failed: bool) {
+    st.running = false;
+    st.ended |= ended;
+    st.failed |= failed;
+    // A later thread starts at a later synced end: the ring must stay contiguous.
+    st.ring.clear();
+    st.ring_bytes = 0;
+}
+
+/// A segment being read.
+struct Builder {
+    file: String,
+    start: u64,
+    bytes: BytesMut,
+    offsets: Vec<u32>,
+    gtids: Vec<Gtid>,
+}
+
+impl Builder {
+    fn new(file: &str, start: u64) -> Builder {
+        Builder {
+            file: file.to_string(),
+            start,
+            bytes: BytesMut::with_capacity(64 * 1024),
+            offsets: Vec::new(),
+            gtids: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, event: &[u8]) {
+        self.offsets.push(self.bytes.len() as u32);
+        self.bytes.extend_from_slice(event);
+    }
+
+    fn finish(self) -> Segment {
+        Segment {
+            seq: file_seq(&self.file),
+            file: self.file,
+            start: self.start,
+            bytes: self.bytes.freeze(),
+            offsets: self.offsets,
+            gtids: self.gtids,
+        }
+    }
+}
+
+/// The sequence number in a binlog file name (`binlog.000012` → 12).
+pub(crate) fn file_seq(name: &str) -> u64 {
+    name.rsplit('.').next().and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// How the events after a FORMAT_DESCRIPTION are framed.
+fn fde_context(bytes: &[u8]) -> Result<FormatContext, String> {
+    let event =
+        decode_event(bytes, &FormatContext::default(), HEADER_SIZE).map_err(|e| e.to_string())?;
+    match event.body {
+        EventBody::FormatDescription(f) => {
+            FormatContext::from_fde(&f, HEADER_SIZE).map_err(|e| e.to_string())
+        }
+        _ => Err("not a FORMAT_DESCRIPTION".to_string()),
+    }
+}
+
+/// The framing of a file's events, from its FORMAT_DESCRIPTION.
+fn file_context(files: &BinlogFiles, name: &str) -> Result<FormatContext, String> {
+    let mut reader = files.reader_at(name, HEADER_SIZE).map_err(|e| e.to_string())?;
+    match reader.next(Some(Duration::ZERO)) {
+        Ok(Next::Event(ev)) => fde_context(&ev.bytes),
+        Ok(_) => Err(format!("no FORMAT_DESCRIPTION in {name}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
