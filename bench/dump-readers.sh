@@ -75,7 +75,7 @@ cpu() {
     echo "$d $((all - d))"
 }
 echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, rate ${RATE:-free}, $(nproc) cores"
-printf '| readers | TPS | server CPU s, dump threads | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | slowest reader bytes short | reader processes CPU s | load avg at start |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+printf '| readers | TPS | p95 ms | server CPU s, dump threads | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | slowest reader bytes short | reader processes CPU s | load avg at start |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
 base=
 for n in "${counts[@]}"; do
     pids=()
@@ -106,9 +106,10 @@ for n in "${counts[@]}"; do
         mkdir -p "$PERF"
         (sleep 2; perf record -q -g -p "$server" -o "$PERF/perf.data" -- sleep 5 >/dev/null 2>&1) &
     fi
-    read -r trx tps < <(sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" \
+    read -r trx tps p95 < <(sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" \
         ${RATE:+--rate="$RATE"} run |
-        awk '/transactions:/ {gsub(/\(/, "", $3); print $2, $3}')
+        awk '/transactions:/ {gsub(/\(/, "", $3); t = $2; r = $3} /95th percentile:/ {p = $3}
+             END {print t, r, p}')
     read -r d1 o1 < <(cpu)
     # The reader processes' CPU during the load (client side: their share of the 2 cores is not the
     # server's cost, but on one machine it is taken from the commits too).
@@ -141,7 +142,7 @@ for n in "${counts[@]}"; do
     [ "$n" -eq 0 ] && base=$per
     each=-
     [ "$n" -gt 0 ] && [ -n "$base" ] && each=$(printf '%.2f' "$(echo "($per - $base) / $n" | bc -l)")
-    printf '| %d | %s | %.2f | %.2f | %.1f | %s | %d | %s | %.2f | %s |\n' "$n" "$tps" \
+    printf '| %d | %s | %s | %.2f | %.2f | %.1f | %s | %d | %s | %.2f | %s |\n' "$n" "$tps" "$p95" \
         "$(echo "($d1 - $d0) / $clk" | bc -l)" "$(echo "($o1 - $o0) / $clk" | bc -l)" "$per" \
         "$each" $((endpos - pos)) "$short" "$(echo "$rcpu / $clk" | bc -l)" "$load"
 done
