@@ -8,19 +8,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, OptsBuilder, Row};
+use mysql_async::{Conn, Row};
 
-use support::sql::{exec, gtid_executed, query, text};
-
-async fn conn_as(port: u16, user: &str, password: &str) -> Conn {
-    let opts = OptsBuilder::default()
-        .ip_or_hostname("127.0.0.1")
-        .tcp_port(port)
-        .user(Some(user))
-        .pass(Some(password))
-        .prefer_socket(false);
-    Conn::new(opts).await.unwrap_or_else(|e| panic!("connect as {user}: {e}"))
-}
+use support::sql::{conn_as, exec, gtid_executed, query, text};
 
 /// The error (code, SQLSTATE, message) `sql` gets on `c`.
 async fn error(c: &mut Conn, sql: &str) -> (u16, String, String) {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, OptsBuilder};
+use mysql_async::Conn;
 use parking_lot::Mutex;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -215,13 +215,7 @@ async fn caught_up_readers_share_the_tail_and_receive_the_files_bytes_across_a_r
     let server = support::start(&datadir, &["--initialize-insecure"]);
     let port = server.port;
     let pid = server.child.id();
-    let opts = OptsBuilder::default()
-        .ip_or_hostname("127.0.0.1")
-        .tcp_port(port)
-        .user(Some("root"))
-        .pass(Some(""))
-        .prefer_socket(false);
-    let mut conn = Conn::new(opts.clone()).await.expect("connect");
+    let mut conn = support::sql::conn(port).await;
     conn.query_drop("CREATE DATABASE d").await.expect("ddl");
     conn.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(40))").await.expect("ddl");
     for i in 0..20 {
@@ -239,7 +233,7 @@ async fn caught_up_readers_share_the_tail_and_receive_the_files_bytes_across_a_r
     wait_on_tail(pid).await;
 
     // Commits from two connections while the readers follow the tail, a rotation among them.
-    let mut other = Conn::new(opts).await.expect("connect");
+    let mut other = support::sql::conn(port).await;
     for round in 0..3 {
         let (a, b) = tokio::join!(
             async {

@@ -10,10 +10,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, OptsBuilder, Row};
+use mysql_async::Row;
 
 mod support;
-use support::sql::{conn, exec, first_row, gtid_executed, query};
+use support::sql::{conn, conn_as, exec, first_row, gtid_executed, query};
 use support::Node;
 
 fn start(datadir: &Path, server_id: u32) -> Node {
@@ -210,16 +210,6 @@ async fn primary_replicas_chain_crash_and_status() {
     exec(r1.port, "STOP REPLICA").await;
     exec(r1.port, "RESET REPLICA ALL").await;
     assert!(status(r1.port, "SHOW REPLICA STATUS").await.is_empty());
-}
-
-async fn conn_as(port: u16, user: &str, password: &str) -> Conn {
-    let opts = OptsBuilder::default()
-        .ip_or_hostname("127.0.0.1")
-        .tcp_port(port)
-        .user(Some(user))
-        .pass(Some(password))
-        .prefer_socket(false);
-    Conn::new(opts).await.unwrap_or_else(|e| panic!("connect as {user}: {e}"))
 }
 
 /// The replica statements check privileges as mysqld does: CHANGE REPLICATION SOURCE and

@@ -6,13 +6,18 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Row, Value};
 
 pub async fn conn(port: u16) -> Conn {
+    conn_as(port, "root", "").await
+}
+
+/// A connection as `user` with `password` (over TCP, never the socket).
+pub async fn conn_as(port: u16, user: &str, password: &str) -> Conn {
     let opts = OptsBuilder::default()
         .ip_or_hostname("127.0.0.1")
         .tcp_port(port)
-        .user(Some("root"))
-        .pass(Some(""))
+        .user(Some(user))
+        .pass(Some(password))
         .prefer_socket(false);
-    Conn::new(opts).await.unwrap_or_else(|e| panic!("connect to {port}: {e}"))
+    Conn::new(opts).await.unwrap_or_else(|e| panic!("connect to {port} as {user}: {e}"))
 }
 
 /// A value as the mariadb CLI would print it (NULL as `NULL`).
