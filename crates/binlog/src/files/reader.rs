@@ -126,7 +126,19 @@ impl BinlogFiles {
         self.reader_at_seq(seq, pos.max(MAGIC.len() as u64))
     }
 
-    fn reader_at_seq(&self, seq: u64, pos: u64) -> Result<BinlogReader> {
+    /// Holds file `name` against PURGE without reading it, as a reader on it would: for a dump
+    /// that sends the file's bytes from memory (the shared tail) and may have to come back to
+    /// the file. mysqld's PURGE likewise stops at a file a dump thread is on
+    /// (`MYSQL_BIN_LOG::purge_logs`, `log_in_use`).
+    pub fn pin(&self, name: &str) -> Result<FilePin> {
+        let seq = names::parse_seq(&self.shared.basename, name)
+            .ok_or_else(|| Error::UnknownFile { name: name.to_string() })?;
+        self.enter(seq)?;
+        Ok(FilePin { shared: self.shared.clone(), seq })
+    }
+
+    /// Counts one more reader on `seq`, if the index still lists it.
+    fn enter(&self, seq: u64) -> Result<()> {
         let mut st = self.shared.lock();
         if !st.files.contains(&seq) {
             let name = self.shared.name(seq);
@@ -137,7 +149,11 @@ impl BinlogFiles {
             });
         }
         *st.readers.entry(seq).or_default() += 1;
-        drop(st);
+        Ok(())
+    }
+
+    fn reader_at_seq(&self, seq: u64, pos: u64) -> Result<BinlogReader> {
+        self.enter(seq)?;
         Ok(BinlogReader {
             shared: self.shared.clone(),
             seq,
@@ -303,6 +319,35 @@ impl BinlogReader {
         self.closed_len = None;
         self.known_end = None;
         Ok(())
+    }
+}
+
+/// A file held against PURGE ([`BinlogFiles::pin`]) until dropped.
+#[derive(Debug)]
+pub struct FilePin {
+    shared: Arc<Shared>,
+    seq: u64,
+}
+
+impl FilePin {
+    /// Holds file `name` instead (a later file, once the holder moved on to it). On error
+    /// (the file is not in the index) the pin keeps its old file.
+    pub fn follow(&mut self, name: &str) -> Result<()> {
+        let seq = names::parse_seq(&self.shared.basename, name)
+            .ok_or_else(|| Error::UnknownFile { name: name.to_string() })?;
+        if seq == self.seq {
+            return Ok(());
+        }
+        BinlogFiles { shared: self.shared.clone() }.enter(seq)?;
+        leave(&mut self.shared.lock().readers, self.seq);
+        self.seq = seq;
+        Ok(())
+    }
+}
+
+impl Drop for FilePin {
+    fn drop(&mut self) {
+        leave(&mut self.shared.lock().readers, self.seq);
     }
 }
 

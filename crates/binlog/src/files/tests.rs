@@ -288,6 +288,29 @@ fn purge_stops_at_a_file_being_read() {
     assert_eq!(out.purged, ["binlog.000002", "binlog.000003"]);
 }
 
+#[test]
+fn purge_stops_at_a_pinned_file_and_the_pin_follows() {
+    let (dir, vfs) = real();
+    let mut w = BinlogWriter::open(vfs.clone(), small_opts(dir.path())).expect("open");
+    for n in 1..=4 {
+        append_trx(&mut w, n);
+        w.rotate().expect("rotate");
+    }
+    let mut pin = w.files().pin("binlog.000002").expect("pin");
+    let out = w.purge_to("binlog.000005").expect("purge");
+    assert_eq!(out.purged, ["binlog.000001"]);
+    assert_eq!(out.stopped_at_in_use.as_deref(), Some("binlog.000002"));
+    assert!(matches!(w.files().pin("binlog.000001"), Err(Error::Purged { .. })));
+    assert!(matches!(pin.follow("binlog.000009"), Err(Error::UnknownFile { .. })));
+    pin.follow("binlog.000004").expect("follow");
+    let out = w.purge_to("binlog.000005").expect("purge");
+    assert_eq!(out.purged, ["binlog.000002", "binlog.000003"]);
+    assert_eq!(out.stopped_at_in_use.as_deref(), Some("binlog.000004"));
+    drop(pin);
+    let out = w.purge_to("binlog.000005").expect("purge");
+    assert_eq!(out.purged, ["binlog.000004"]);
+}
+
 fn fallocate_works(dir: &Path) -> bool {
     let f = RealVfs::shared().open(&dir.join("probe"), OpenMode::CreateNew).expect("probe");
     let ok = f.allocate(8192).expect("allocate") == Allocation::Allocated;

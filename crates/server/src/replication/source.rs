@@ -53,7 +53,7 @@ use binlog::event::{
     decode_event, flags, EventBody, EventHeader, EventType, FormatContext, HeartbeatEvent,
     RotateEvent, TYPE_OFFSET,
 };
-use binlog::files::{BinlogFiles, BinlogPosition, BinlogReader, Next};
+use binlog::files::{BinlogFiles, BinlogPosition, BinlogReader, FilePin, Next};
 use binlog::gtid::{Gtid, GtidSet, Sid};
 use commit::Coordinator;
 use mysql_common::constants::CapabilityFlags;
@@ -380,7 +380,13 @@ impl Source {
             match self.tail.locate(&h.pos) {
                 Located::Found(segment, index) => {
                     match send_segment(self.server_id, &mut h, exclude, &segment, index, out) {
-                        Ok(()) => {}
+                        Ok(()) => {
+                            // A segment of the next file: hold that one instead. It cannot
+                            // have been purged: the tail's own reader is on it or later.
+                            if let Err(e) = h.pin.follow(&h.pos.file) {
+                                log::warn!("binlog dump could not pin {}: {e}", h.pos.file);
+                            }
+                        }
                         Err(Stop::Fatal(message)) => {
                             log::info!(
                                 "binlog dump for connection {} ended: {message}",
@@ -435,6 +441,10 @@ impl Source {
 struct Handover {
     /// The next event's place.
     pos: BinlogPosition,
+    /// `pos.file` held against PURGE while the dump sends it from the shared tail (a reader
+    /// on the file holds it while the thread reads), so a dump that falls out of the ring can
+    /// always go back to the file, as PURGE stops at a file a dump is on.
+    pin: FilePin,
     stream: Stream,
     /// When the last packet went out (heartbeats).
     last_sent: Instant,
@@ -841,7 +851,12 @@ fn follow(
         }
         if dump.tail.as_ref().is_some_and(|t| t.usable()) {
             let last_sent = sender.last_sent;
-            return Ok(Some(Box::new(Handover { pos: reader.position(), stream, last_sent })));
+            // Pinned before the reader (which holds the file too) is dropped.
+            let pos = reader.position();
+            match dump.files.pin(&pos.file) {
+                Ok(pin) => return Ok(Some(Box::new(Handover { pos, pin, stream, last_sent }))),
+                Err(e) => log::warn!("binlog dump stays on its thread: {e}"),
+            }
         }
         loop {
             let wait = if period.is_zero() {
