@@ -168,6 +168,16 @@ impl Output {
         Output::Ok { affected_rows, last_insert_id: 0, info: String::new(), warnings: 0 }
     }
 
+    /// An UPDATE's OK: `changed` affected rows and mysqld's info line.
+    pub(crate) fn updated(matched: u64, changed: u64) -> Output {
+        Output::Ok {
+            affected_rows: changed,
+            last_insert_id: 0,
+            info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
+            warnings: 0,
+        }
+    }
+
     /// The rows of a result set (empty for OK).
     pub fn rows(&self) -> &[Vec<Value>] {
         match self {

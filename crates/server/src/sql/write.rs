@@ -343,12 +343,7 @@ impl Session {
                 changed += 1;
             }
         }
-        Ok(Output::Ok {
-            affected_rows: changed,
-            last_insert_id: 0,
-            info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
-            warnings: 0,
-        })
+        Ok(Output::updated(matched, changed))
     }
 
     pub(crate) fn delete(&mut self, d: &Delete, params: &[Value]) -> Result<Output> {
@@ -478,12 +473,7 @@ impl Session {
                 changed = 1;
             }
         }
-        Ok(Some(Output::Ok {
-            affected_rows: changed,
-            last_insert_id: 0,
-            info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
-            warnings: 0,
-        }))
+        Ok(Some(Output::updated(matched, changed)))
     }
 }
 
