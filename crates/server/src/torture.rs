@@ -49,7 +49,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -335,11 +335,8 @@ impl Campaign<'_> {
             if fresh {
                 // The previous data directory was checked at this cycle's start: start over.
                 if cycle > 1 {
-                    let (mut server, recovery_ms) = self.start(cycle, &datadir, false)?;
-                    totals.recovery_ms.push(recovery_ms);
-                    let checked = self.verify_all(
+                    let (server, recovery_ms, checked) = self.recover_and_verify(
                         cycle,
-                        &mut server,
                         &datadir,
                         &mut ledger,
                         &mut totals,
@@ -360,28 +357,27 @@ impl Campaign<'_> {
                 let _ = std::fs::remove_dir_all(&datadir);
                 ledger = Ledger::default();
             }
-            let (mut server, recovery_ms) = self.start(cycle, &datadir, fresh)?;
             let mut line = format!("cycle {cycle:>4}: ");
-            if fresh {
+            let mut server = if fresh {
+                let (server, _) = self.start(cycle, &datadir, true)?;
                 self.create_table(cycle, server.port)?;
                 let _ = write!(line, "new datadir, ");
                 if args.replica {
                     replica = Some(self.new_replica(cycle, generation)?);
                     let _ = write!(line, "new replica, ");
                 }
+                server
             } else {
-                totals.recovery_ms.push(recovery_ms);
-                let _ = write!(line, "recovered in {recovery_ms:.0} ms, ");
-                let checked = self.verify_all(
+                let (server, recovery_ms, checked) = self.recover_and_verify(
                     cycle,
-                    &mut server,
                     &datadir,
                     &mut ledger,
                     &mut totals,
                     replica.as_ref(),
                 )?;
-                let _ = write!(line, "{checked} ");
-            }
+                let _ = write!(line, "recovered in {recovery_ms:.0} ms, {checked} ");
+                server
+            };
             if last {
                 if let Some(node) = replica.take() {
                     self.stop_clean(cycle, node.server)?;
@@ -485,6 +481,23 @@ impl Campaign<'_> {
             totals.recovery_ms.len()
         );
         Ok(())
+    }
+
+    /// Restarts the primary on an existing data directory (crash recovery), records the
+    /// recovery time and runs [`Self::verify_all`]; returns the server, the recovery time in ms
+    /// and the checks' summary.
+    fn recover_and_verify(
+        &self,
+        cycle: u32,
+        datadir: &Path,
+        ledger: &mut Ledger,
+        totals: &mut Totals,
+        replica: Option<&ReplicaNode>,
+    ) -> Result<(Server, f64, String), TortureError> {
+        let (mut server, recovery_ms) = self.start(cycle, datadir, false)?;
+        totals.recovery_ms.push(recovery_ms);
+        let checked = self.verify_all(cycle, &mut server, datadir, ledger, totals, replica)?;
+        Ok((server, recovery_ms, checked))
     }
 
     /// The checks after a restart of the primary: its own (`verify`), then the replica's
@@ -784,13 +797,14 @@ impl Campaign<'_> {
         replica_kill: Option<(&mut ReplicaNode, Duration)>,
     ) -> Result<BTreeMap<i64, ClientLog>, TortureError> {
         let stop = Arc::new(AtomicBool::new(false));
+        let refusals = Arc::new(AtomicU64::new(0));
         let port = server.port;
         let first_client = i64::from(cycle) * i64::from(self.args.clients);
         let handles: Vec<_> = (0..i64::from(self.args.clients))
             .map(|i| {
-                let stop = stop.clone();
+                let (stop, refusals) = (stop.clone(), refusals.clone());
                 let client = first_client + i;
-                self.runtime.spawn(client_load(port, client, stop))
+                self.runtime.spawn(client_load(port, client, stop, refusals))
             })
             .collect();
         let begun = Instant::now();
@@ -805,6 +819,15 @@ impl Campaign<'_> {
             node.server = self.start_replica(cycle, &node.datadir, &mut node.starts, false)?;
         }
         std::thread::sleep(kill_after.saturating_sub(begun.elapsed()));
+        if self.args.expect_refusals {
+            // A fault injected after the Nth fdatasync (`strace ... when=N+`) may not have
+            // struck yet when the machine is slow (fewer, larger groups): keep the load on
+            // until a commit has been refused, for at most ten times the planned time.
+            let cap = kill_after * 10;
+            while refusals.load(Ordering::Relaxed) == 0 && begun.elapsed() < cap {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         server.kill9();
         stop.store(true, Ordering::Release);
         if self.args.fill_disk {
@@ -914,7 +937,12 @@ impl Campaign<'_> {
 }
 
 /// Inserts rows one commit at a time until told to stop or the connection fails.
-async fn client_load(port: u16, client: i64, stop: Arc<AtomicBool>) -> ClientLog {
+async fn client_load(
+    port: u16,
+    client: i64,
+    stop: Arc<AtomicBool>,
+    refusals: Arc<AtomicU64>,
+) -> ClientLog {
     let mut log = ClientLog::default();
     let mut conn = match Conn::new(Campaign::opts(port, Some(DB))).await {
         Ok(conn) => conn,
@@ -937,6 +965,7 @@ async fn client_load(port: u16, client: i64, stop: Arc<AtomicBool>) -> ClientLog
             }
             Err(mysql_async::Error::Server(e)) => {
                 log.refused += 1;
+                refusals.fetch_add(1, Ordering::Relaxed);
                 if log.first_refusal.is_none() {
                     log.first_refusal = Some((e.code, e.message.clone()));
                 }

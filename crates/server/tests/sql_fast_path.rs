@@ -6,48 +6,21 @@
 //! cache encodes, so the binlog events are the same bytes. `sql::write`'s unit tests check
 //! which shape takes which path.
 
+#[path = "support/recording.rs"]
+mod recording;
+
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use binlogd::sql::{
-    CommitInfo, EngineCommitter, GtidNext, Hooks, Server, Session, SqlError, TxnChanges,
-    TxnCommitter,
-};
-use engine::{Engine, EngineConfig, Txn, Value};
-
-/// A committer that records every transaction's row changes, then commits in the engine.
-struct Recording {
-    engine: EngineCommitter,
-    commits: Mutex<Vec<TxnChanges>>,
-}
-
-impl TxnCommitter for Recording {
-    fn commit(
-        &self,
-        txn: Txn,
-        changes: TxnChanges,
-        gtid: GtidNext,
-    ) -> Result<CommitInfo, SqlError> {
-        self.commits.lock().expect("lock").push(changes.clone());
-        self.engine.commit(txn, changes, gtid)
-    }
-    fn commit_ddl(
-        &self,
-        txn: Txn,
-        db: Option<&str>,
-        query: &str,
-        gtid: GtidNext,
-    ) -> Result<CommitInfo, SqlError> {
-        self.engine.commit_ddl(txn, db, query, gtid)
-    }
-}
+use binlogd::sql::{Hooks, Server, Session};
+use engine::{Engine, EngineConfig, Value};
+use recording::Recording;
 
 fn server() -> (Arc<Server>, Arc<Recording>) {
     let vfs = vfs::SimVfs::new().shared();
     let cfg = EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() };
     let e: Engine = Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0;
-    let rec =
-        Arc::new(Recording { engine: EngineCommitter::new(e.clone()), commits: Mutex::default() });
+    let rec = Recording::new(&e);
     let hooks = Hooks { committer: rec.clone(), ..Hooks::without_binlog(&e) };
     (Server::open(e, hooks, &[]).expect("server opens"), rec)
 }
@@ -151,7 +124,7 @@ fn point_writes_match_the_general_path() {
         v
     };
     assert_eq!(dump(&mut fast), dump(&mut general));
-    let commits = |r: &Recording| r.commits.lock().expect("lock").clone();
+    let commits = |r: &Recording| r.changes();
     let (f, g) = (commits(&fast_rec), commits(&gen_rec));
     assert_eq!(f, g, "the same row changes reach the committer (and so the binlog)");
     // The setup's two inserts, then the changing statements of the cases and the transaction.

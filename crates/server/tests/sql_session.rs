@@ -2,15 +2,18 @@
 //! temporary directory for restarts): DDL, DML, transactions, errors with MySQL codes, SHOW
 //! shapes, sysbench's and mysqlslap's statements, and the binlog seams.
 
+#[path = "support/recording.rs"]
+mod recording;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use binlogd::sql::admin::{BinlogEventInfo, BinlogFileInfo, MasterStatus};
 use binlogd::sql::{
-    AdminCommand, BinlogAdmin, ChangeKind, CommitInfo, EngineCommitter, GtidNext, Hooks, Output,
-    Server, Session, SqlError, TxnChanges, TxnCommitter,
+    AdminCommand, BinlogAdmin, ChangeKind, GtidNext, Hooks, Output, Server, Session, SqlError,
 };
-use engine::{DateTime, Engine, EngineConfig, Txn, Value};
+use engine::{DateTime, Engine, EngineConfig, Value};
+use recording::Recording;
 
 fn engine() -> Engine {
     let vfs = vfs::SimVfs::new().shared();
@@ -488,41 +491,10 @@ fn mysqlslap_statements() {
     q(&mut s, "DROP SCHEMA IF EXISTS `mysqlslap`");
 }
 
-/// A committer that records what the session hands over, committing in the engine.
-#[derive(Default)]
-struct Recording {
-    engine: Option<EngineCommitter>,
-    commits: Mutex<Vec<(TxnChanges, GtidNext)>>,
-    ddl: Mutex<Vec<(Option<String>, String)>>,
-}
-
-impl TxnCommitter for Recording {
-    fn commit(
-        &self,
-        txn: Txn,
-        changes: TxnChanges,
-        gtid: GtidNext,
-    ) -> Result<CommitInfo, SqlError> {
-        self.commits.lock().expect("lock").push((changes.clone(), gtid));
-        self.engine.as_ref().expect("engine").commit(txn, changes, gtid)
-    }
-    fn commit_ddl(
-        &self,
-        txn: Txn,
-        db: Option<&str>,
-        query: &str,
-        gtid: GtidNext,
-    ) -> Result<CommitInfo, SqlError> {
-        self.ddl.lock().expect("lock").push((db.map(str::to_string), query.to_string()));
-        self.engine.as_ref().expect("engine").commit_ddl(txn, db, query, gtid)
-    }
-}
-
 #[test]
 fn committer_receives_row_images_and_ddl_text() {
     let e = engine();
-    let rec =
-        Arc::new(Recording { engine: Some(EngineCommitter::new(e.clone())), ..Default::default() });
+    let rec = Recording::new(&e);
     let hooks = Hooks { committer: rec.clone(), ..Hooks::without_binlog(&e) };
     let srv = Server::open(e, hooks, &[]).expect("server");
     let mut s = srv.session("root", "localhost");
