@@ -76,7 +76,7 @@ use crate::engine_api::{engine_error, Engine};
 use crate::error::{Error, Result};
 use crate::gtid_state::{GtidNext, GtidState, OwnedGtid};
 use crate::payload::{self, PayloadTxn};
-use crate::stats::{CommitStats, Stage, Stats};
+use crate::stats::{CommitStats, CyclePart, Stage, Stats};
 use crate::writeset::{DependencyTracker, TxnWrites, WriteSet};
 
 /// The server version the GTID events name (`immediate_server_version`).
@@ -177,6 +177,9 @@ struct MemberState<E: Engine> {
 /// A transaction in the pipeline: a session's place in the stage queues.
 struct Member<E: Engine> {
     start: Instant,
+    /// When the COMMIT leader woke it (ns since `Inner::epoch`; 0: not yet), for the
+    /// wake-up part of the cycle statistics.
+    signaled_ns: AtomicU64,
     st: Mutex<MemberState<E>>,
     done: Condvar,
 }
@@ -202,6 +205,8 @@ struct FlushState {
     rotate_due: bool,
     /// WRITESET dependency tracking (per file, like the clock).
     deps: DependencyTracker,
+    /// When the previous FLUSH group ended (the leader about to release the flush lock).
+    last_end: Option<Instant>,
 }
 
 struct SyncState {
@@ -250,6 +255,8 @@ struct Inner<E: Engine> {
     progress: Mutex<Progress>,
     settled_cv: Condvar,
     stats: Stats,
+    /// The origin of `Member::signaled_ns`.
+    epoch: Instant,
     bg_stop: Mutex<bool>,
     bg_cv: Condvar,
     bg_thread: Mutex<Option<JoinHandle<()>>>,
@@ -379,6 +386,7 @@ impl<E: Engine> Coordinator<E> {
                 offset: 0,
                 rotate_due: false,
                 deps: DependencyTracker::default(),
+                last_end: None,
             }),
             sync_lock: Mutex::new(SyncState { groups_unsynced: 0 }),
             commit_lock: Mutex::new(()),
@@ -390,6 +398,7 @@ impl<E: Engine> Coordinator<E> {
             progress: Mutex::new(Progress::default()),
             settled_cv: Condvar::new(),
             stats: Stats::new(),
+            epoch: Instant::now(),
             bg_stop: Mutex::new(false),
             bg_cv: Condvar::new(),
             bg_thread: Mutex::new(None),
@@ -862,6 +871,7 @@ impl<E: Engine> Inner<E> {
         };
         Ok(Prepared::Member(Arc::new(Member {
             start: Instant::now(),
+            signaled_ns: AtomicU64::new(0),
             st: Mutex::new(MemberState {
                 txn,
                 work,
@@ -917,7 +927,11 @@ impl<E: Engine> Inner<E> {
             }
         }
         self.stats.waited(Stage::Flush, t.elapsed());
+        if let Some(prev) = fs.last_end {
+            self.stats.cycle(CyclePart::Gap, prev.elapsed());
+        }
         let group = self.flush_stage(&mut fs, group);
+        fs.last_end = Some(Instant::now());
         if group.is_empty() {
             return;
         }
@@ -932,7 +946,10 @@ impl<E: Engine> Inner<E> {
         let group = self.take(&self.sync_q);
         self.stats.waited(Stage::Sync, t.elapsed());
         self.stats.group(Stage::Sync, group.len());
-        if let Err(e) = self.sync_stage(&mut ss) {
+        let t = Instant::now();
+        let synced = self.sync_stage(&mut ss);
+        self.stats.cycle(CyclePart::Sync, t.elapsed());
+        if let Err(e) = synced {
             let cause = self.poison_with(e);
             self.fail(&group, &cause);
             return;
@@ -947,9 +964,11 @@ impl<E: Engine> Inner<E> {
             let c = self.commit_lock.lock();
             let group = self.take(&self.commit_q);
             self.stats.waited(Stage::Commit, t.elapsed());
+            let t = Instant::now();
             let wakers = self.commit_stage(&group);
+            self.stats.cycle(CyclePart::Commit, t.elapsed());
             drop(c);
-            signal_done(&group, wakers);
+            signal_done(&group, wakers, self.epoch);
         } else {
             drop(ss);
             for m in group {
@@ -977,10 +996,14 @@ impl<E: Engine> Inner<E> {
     fn wait_done(&self, m: &Arc<Member<E>>) -> Result<CommitInfo> {
         let t = Instant::now();
         let mut st = m.st.lock();
+        let mut slept = false;
         loop {
             match std::mem::replace(&mut st.outcome, Outcome::Pending) {
                 Outcome::Done(r) => {
                     self.stats.waited(Stage::Commit, t.elapsed());
+                    if slept {
+                        self.record_wake(m);
+                    }
                     return r;
                 }
                 Outcome::SelfCommit => {
@@ -989,8 +1012,21 @@ impl<E: Engine> Inner<E> {
                     self.stats.record_latencies(&[m.start.elapsed()]);
                     return r;
                 }
-                Outcome::Pending => m.done.wait(&mut st),
+                Outcome::Pending => {
+                    slept = true;
+                    m.done.wait(&mut st)
+                }
             }
+        }
+    }
+
+    /// Adds the time from the COMMIT leader's wake-up call for `m` to now (the member's
+    /// session running again) to the cycle statistics.
+    fn record_wake(&self, m: &Member<E>) {
+        let signaled = m.signaled_ns.load(Ordering::Relaxed);
+        if signaled > 0 {
+            let now = self.epoch.elapsed().as_nanos() as u64;
+            self.stats.cycle(CyclePart::Wake, Duration::from_nanos(now.saturating_sub(signaled)));
         }
     }
 
@@ -999,7 +1035,10 @@ impl<E: Engine> Inner<E> {
     fn poll_done(&self, m: &Arc<Member<E>>, waker: &Waker) -> Poll<Result<CommitInfo>> {
         let mut st = m.st.lock();
         match std::mem::replace(&mut st.outcome, Outcome::Pending) {
-            Outcome::Done(r) => Poll::Ready(r),
+            Outcome::Done(r) => {
+                self.record_wake(m);
+                Poll::Ready(r)
+            }
             Outcome::SelfCommit => {
                 // binlog_order_commits=OFF: the engine commit is buffered work, no wait.
                 let r = self.finish_member(&mut st);
@@ -1094,6 +1133,7 @@ impl<E: Engine> Inner<E> {
 
     fn flush_group(&self, fs: &mut FlushState, group: &[Arc<Member<E>>]) -> Result<()> {
         let cfg = &self.config;
+        let t = Instant::now();
         let need_payload = cfg.binlog_in_redo() || cfg.sync_binlog() != 1;
         let (seq, start_pos, file) =
             self.with_writer(|w| Ok((w.active_seq(), w.write_pos(), w.active_file())))?;
@@ -1165,8 +1205,10 @@ impl<E: Engine> Inner<E> {
             self.gtids.unassign(&gtids);
             e
         };
-        if need_payload {
-            let record = payload::encode(seq, start_pos, &txns, &bytes);
+        let record = need_payload.then(|| payload::encode(seq, start_pos, &txns, &bytes));
+        self.stats.cycle(CyclePart::Encode, t.elapsed());
+        let t = Instant::now();
+        if let Some(record) = record {
             {
                 let mut p = self.pending.lock();
                 let lsn = self.engine.next_lsn();
@@ -1184,7 +1226,10 @@ impl<E: Engine> Inner<E> {
             _ => Ok(()),
         }
         .map_err(|e| undo(engine_error::<E>(e)))?;
+        self.stats.cycle(CyclePart::RedoFlush, t.elapsed());
+        let t = Instant::now();
         let appended = self.with_writer(|w| Ok(w.append(&bytes, &gtids)?)).map_err(undo)?;
+        self.stats.cycle(CyclePart::BinlogWrite, t.elapsed());
         fs.rotate_due = appended.rotation_due;
         for m in group {
             m.st.lock().written = true;
@@ -1362,8 +1407,9 @@ fn complete<E: Engine>(m: &Member<E>, st: &mut MemberState<E>, outcome: Outcome)
 /// member, outside every stage lock and outside the members' own mutexes (a waiter checks its
 /// outcome under its mutex before it sleeps, and the outcome was stored under that mutex, so
 /// no wake-up is lost), so a woken follower does not block again on a mutex the leader holds.
-fn signal_done<E: Engine>(group: &[Arc<Member<E>>], wakers: Vec<Option<Waker>>) {
+fn signal_done<E: Engine>(group: &[Arc<Member<E>>], wakers: Vec<Option<Waker>>, epoch: Instant) {
     for (m, w) in group.iter().zip(wakers) {
+        m.signaled_ns.store((epoch.elapsed().as_nanos() as u64).max(1), Ordering::Relaxed);
         m.done.notify_one();
         if let Some(w) = w {
             w.wake();

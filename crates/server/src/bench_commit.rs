@@ -124,6 +124,48 @@ struct Point {
     avg_group: f64,
     binlog_fsyncs_per_commit: f64,
     redo_fsyncs_per_commit: f64,
+    cycle: Cycle,
+}
+
+/// Mean µs per FLUSH group of each part of the group cycle (per SYNC / COMMIT group led for
+/// those stages, per woken follower for `wake`), over the timed window.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cycle {
+    /// Wall time per FLUSH group: the elapsed window over the groups flushed in it.
+    per_group: f64,
+    gap: f64,
+    encode: f64,
+    redo_flush: f64,
+    binlog_write: f64,
+    sync: f64,
+    commit: f64,
+    wake: f64,
+}
+
+impl Cycle {
+    fn between(a: &CommitStats, b: &CommitStats, elapsed_s: f64) -> Cycle {
+        let per = |ns_a: u64, ns_b: u64, n_a: u64, n_b: u64| {
+            let n = n_b.saturating_sub(n_a);
+            if n == 0 {
+                0.0
+            } else {
+                ns_b.saturating_sub(ns_a) as f64 / n as f64 / 1000.0
+            }
+        };
+        let groups = (a.cycle_groups, b.cycle_groups);
+        let g = |x: u64, y: u64| per(x, y, groups.0, groups.1);
+        Cycle {
+            per_group: elapsed_s * 1e6
+                / b.cycle_groups.saturating_sub(a.cycle_groups).max(1) as f64,
+            gap: g(a.cycle_gap_ns, b.cycle_gap_ns),
+            encode: g(a.cycle_encode_ns, b.cycle_encode_ns),
+            redo_flush: g(a.cycle_redo_flush_ns, b.cycle_redo_flush_ns),
+            binlog_write: g(a.cycle_binlog_write_ns, b.cycle_binlog_write_ns),
+            sync: per(a.cycle_sync_ns, b.cycle_sync_ns, a.cycle_syncs, b.cycle_syncs),
+            commit: per(a.cycle_commit_ns, b.cycle_commit_ns, a.cycle_commits, b.cycle_commits),
+            wake: per(a.cycle_wake_ns, b.cycle_wake_ns, a.cycle_wakes, b.cycle_wakes),
+        }
+    }
 }
 
 pub fn run(args: &CommitArgs) -> Result<(), BenchError> {
@@ -175,8 +217,33 @@ pub fn run(args: &CommitArgs) -> Result<(), BenchError> {
             points.push(p);
         }
     }
+    print_cycles(&points);
     print_targets(&points);
     Ok(())
+}
+
+fn print_cycles(points: &[Point]) {
+    println!();
+    println!("Group cycle, mean µs: wall time per FLUSH group; its parts (hand-over gap between FLUSH leaders, encoding, redo write+fdatasync, binlog write) per FLUSH group; SYNC and COMMIT stage per group led; wake-up call to follower running, per follower.");
+    println!();
+    println!("| configuration | threads | µs/group | gap | encode | redo flush | binlog write | sync stage | commit stage | wake |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for p in points {
+        let c = &p.cycle;
+        println!(
+            "| {} | {} | {:.0} | {:.0} | {:.1} | {:.0} | {:.1} | {:.0} | {:.1} | {:.0} |",
+            p.setup.label(),
+            p.threads,
+            c.per_group,
+            c.gap,
+            c.encode,
+            c.redo_flush,
+            c.binlog_write,
+            c.sync,
+            c.commit,
+            c.wake
+        );
+    }
 }
 
 fn print_targets(points: &[Point]) {
@@ -333,6 +400,7 @@ fn measure(
             / commits as f64,
         redo_fsyncs_per_commit: after.redo_fsyncs.saturating_sub(before.redo_fsyncs) as f64
             / commits as f64,
+        cycle: Cycle::between(&before, &after, elapsed),
     })
 }
 
