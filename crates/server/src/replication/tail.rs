@@ -18,7 +18,8 @@
 //!   starts and ends at a synced end (a group boundary).
 //! - Every segment costs every caught-up dump one wake-up of its task and one socket write,
 //!   and on loopback the write also runs the receiving side's TCP processing and wakes the
-//!   reader (`perf`: ~17% of the server's CPU in `sendto` with 32 readers at 400 segments/s).
+//!   reader (`perf`: ~18% of the server's samples in `sendto` with 32 readers, a segment every
+//!   2 ms).
 //!   That cost is per write, not per byte, so the window grows with the number of
 //!   subscribers: the caught-up dumps together make at most about [`SENDS_PER_SEC`] writes a
 //!   second, and no dump waits more than [`MAX_COALESCE`] for a durable transaction.
@@ -52,9 +53,10 @@ use tokio::sync::watch;
 /// it publishes: every segment wakes every caught-up dump, so this bounds the wake-ups and
 /// socket writes per reader to one per [`COALESCE`]; replication is at most this much later.
 pub(crate) const COALESCE: Duration = Duration::from_millis(2);
-/// The socket writes per second all caught-up dumps together should not exceed: at ~25 µs of
-/// server CPU per loopback write (sender and receiver side, see the module doc) 4 000 writes
-/// cost a tenth of a core whatever the number of readers.
+/// The socket writes per second all caught-up dumps together should not exceed. A write costs
+/// the server ~20 µs all told (the task's wake-up, framing, `sendto` with the loopback's
+/// receive side: 2.4 µs per transaction per reader at ~3 400 TPS with up to ~450 segments/s,
+/// bench/RESULTS.md), so 4 000 writes take under a tenth of a core however many readers.
 const SENDS_PER_SEC: u32 = 4_000;
 /// The longest the tail waits for more groups, however many dumps follow it.
 const MAX_COALESCE: Duration = Duration::from_millis(10);
