@@ -3,21 +3,26 @@
 #
 # One `binlogd serve` (durable: sync_binlog=1, flush at commit=1) takes a sysbench
 # oltp_update_non_index load while 0, 8 and 32 binlog readers follow it from *other processes*
-# (bench/dump_reader.py: COM_BINLOG_DUMP, then it only receives bytes — the cheapest client
-# there is, so the server's side is what is measured). For each reader
+# (bench/dump_reader.c, built here with cc: COM_BINLOG_DUMP, then one recv() per wake-up and a
+# running hash of the bytes — a client as cheap as a real one can be, so the server's side is
+# what is measured; `mariadb-binlog --read-from-remote-server` refuses a server whose version
+# starts with 8). For each reader
 # count it prints the commit rate and how the server's CPU time split between the dump threads
 # (named binlog-dump-N) and everything else, from /proc/PID/task/*/stat, the server's CPU per
 # transaction, and what each extra reader costs per transaction (against the 0-reader point).
-# It also checks that the readers kept up: after the load it lets them drain for a second,
-# then a non-blocking dump from the same start position (dump_reader.py NONBLOCK) receives
-# everything there is; "bytes short" is how far the slowest reader was from that at the end
-# (the reference's EOF packet excluded), with the binlog bytes the point wrote.
+# It also checks that every reader received every byte: after the load it lets them drain for
+# a second, then a non-blocking dump from the same start position (dump_reader NONBLOCK=1)
+# receives everything there is; each reader's byte count and hash must equal the reference's
+# (its EOF packet excluded): "readers exact" counts those that do, "bytes short" is how far the
+# slowest reader was behind, with the binlog bytes the point wrote.
 #
 # Usage: bench/dump-readers.sh [seconds] [sysbench threads] [reader counts...]
 #        (defaults: 10 16 0 8 32). BIN: a binlogd binary (default: build target/release).
 #        RATE=N: a fixed commit rate (sysbench --rate=N) so every point does the same work
 #        and the server's CPU per transaction compares directly (with a free-running load,
 #        fewer commits/s also means smaller groups and more CPU per commit).
+#        READER_CPUS=LIST: run the readers under `taskset -c LIST` (e.g. 1), so that their
+#        CPU is bounded to those cores; the server's CPU is reported separately either way.
 #        PERF=DIR: record a call-graph profile of the server (perf record -g, 5 s) during the
 #        last point into DIR/perf.data.
 # Everything listens on 127.0.0.1; every run is bounded by [seconds].
@@ -31,6 +36,7 @@ counts=("$@")
 need=()
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v mariadb >/dev/null 2>&1 || need+=(mariadb-client)
+command -v cc >/dev/null 2>&1 || need+=(gcc)
 if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
@@ -50,6 +56,9 @@ cleanup() {
     rm -rf "$work" "$raw"
 }
 trap cleanup EXIT
+cc -O2 -o "$work/dump_reader" "$here/bench/dump_reader.c"
+pin=()
+[ -n "${READER_CPUS:-}" ] && pin=(taskset -c "$READER_CPUS")
 "$bin" serve --datadir="$work/data" --port="$port" --initialize-insecure --sync-binlog=1 \
     --innodb-flush-log-at-trx-commit=1 --max-connections=1000 >"$work/log" 2>&1 &
 server=$!
@@ -62,20 +71,21 @@ sb=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=r
     --mysql-db=sbtest --tables=4 --table-size=10000 --report-interval=0 --rand-type=uniform)
 sysbench oltp_update_non_index "${sb[@]}" prepare >/dev/null
 clk=$(getconf CLK_TCK)
-# CPU ticks (utime+stime): the dump threads' (live ones, named binlog-dump*) and the rest of
-# the process (its total, which keeps the ticks of threads that exited, minus the dump threads).
+# CPU ticks (utime+stime): the dump threads' and the shared tail's (live ones, named
+# binlog-dump* and binlog-tail) and the rest of the process (its total, which keeps the ticks
+# of threads that exited, minus those).
 cpu() {
     local d=0 all f name t
     for f in /proc/"$server"/task/*; do
         name=$(cat "$f/comm" 2>/dev/null) || continue
         t=$(awk '{print $14 + $15}' "$f/stat" 2>/dev/null) || continue
-        case $name in binlog-dump*) d=$((d + t)) ;; esac
+        case $name in binlog-dump* | binlog-tail) d=$((d + t)) ;; esac
     done
     all=$(awk '{print $14 + $15}' /proc/"$server"/stat)
     echo "$d $((all - d))"
 }
-echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, rate ${RATE:-free}, $(nproc) cores"
-printf '| readers | TPS | p95 ms | server CPU s, dump threads | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | slowest reader bytes short | reader processes CPU s | load avg at start |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, rate ${RATE:-free}, readers on cpus ${READER_CPUS:-any}, $(nproc) cores"
+printf '| readers | TPS | p95 ms | server CPU s, dump threads + tail | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | readers exact | slowest reader bytes short | reader processes CPU s | load avg at start |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
 base=
 for n in "${counts[@]}"; do
     pids=()
@@ -84,12 +94,11 @@ for n in "${counts[@]}"; do
     read -r file pos < <(mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -N \
         -e 'SHOW MASTER STATUS' | cut -f1,2)
     for r in $(seq "$n"); do
-        python3 "$here/bench/dump_reader.py" "$port" $((100 + r)) "$file" "$pos" 0 \
+        "${pin[@]}" "$work/dump_reader" "$port" $((100 + r)) "$file" "$pos" 0 \
             "$raw/$n-$r.ready" >"$raw/$n-$r.out" 2>"$raw/$n-$r.err" &
         pids+=($!)
     done
-    # The readers start (Python and PyMySQL take ~0.2 s of CPU each) and ask for their dumps
-    # before the load begins; then they only receive.
+    # The readers start and ask for their dumps before the load begins; then they only receive.
     for _ in $(seq 300); do
         [ "$(ls "$raw" | grep -c "^$n-.*\.ready$")" -ge "$n" ] && break
         sleep 0.1
@@ -121,20 +130,20 @@ for n in "${counts[@]}"; do
     sleep 1 # the readers drain what was synced last
     read -r _ endpos < <(mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -N \
         -e 'SHOW MASTER STATUS' | cut -f1,2)
-    ref=$(python3 "$here/bench/dump_reader.py" "$port" 99 "$file" "$pos" 1)
+    read -r ref refhash < <("$work/dump_reader" "$port" 99 "$file" "$pos" 1)
     alive=0
     for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
     [ "$alive" -eq "$n" ] || { echo "only $alive of $n readers still running:" >&2; cat "$raw"/*.err >&2; exit 1; }
     short=-
+    exact=0
     for r in $(seq "$n"); do
         p=${pids[$((r - 1))]}
         kill "$p" 2>/dev/null || true
         wait "$p" 2>/dev/null || true
-        got=$(cat "$raw/$n-$r.out" 2>/dev/null)
+        read -r got hash <"$raw/$n-$r.out" || got=0
         [ -n "$got" ] || got=0
-        # The reference ends with an EOF packet a blocking reader never gets (PyMySQL does not
-        # ask for CLIENT_DEPRECATE_EOF: 4-byte header + 0xFE, warnings, status).
-        s=$((ref - 9 - got))
+        [ "$got" = "$ref" ] && [ "$hash" = "$refhash" ] && exact=$((exact + 1))
+        s=$((ref - got))
         { [ "$short" = - ] || [ "$s" -gt "$short" ]; } && short=$s
     done
     cpus=$(echo "($d1 - $d0 + $o1 - $o0) / $clk" | bc -l)
@@ -142,7 +151,7 @@ for n in "${counts[@]}"; do
     [ "$n" -eq 0 ] && base=$per
     each=-
     [ "$n" -gt 0 ] && [ -n "$base" ] && each=$(printf '%.2f' "$(echo "($per - $base) / $n" | bc -l)")
-    printf '| %d | %s | %s | %.2f | %.2f | %.1f | %s | %d | %s | %.2f | %s |\n' "$n" "$tps" "$p95" \
+    printf '| %d | %s | %s | %.2f | %.2f | %.1f | %s | %d | %d/%d | %s | %.2f | %s |\n' "$n" "$tps" "$p95" \
         "$(echo "($d1 - $d0) / $clk" | bc -l)" "$(echo "($o1 - $o0) / $clk" | bc -l)" "$per" \
-        "$each" $((endpos - pos)) "$short" "$(echo "$rcpu / $clk" | bc -l)" "$load"
+        "$each" $((endpos - pos)) "$exact" "$n" "$short" "$(echo "$rcpu / $clk" | bc -l)" "$load"
 done

@@ -460,7 +460,7 @@ fn send_segment(
     index: usize,
     out: &mut PacketWriter<'_>,
 ) -> Result<(), Stop> {
-    let first_pos = segment.event(index).0;
+    let first_pos = segment.start + u64::from(segment.offsets[index]);
     let plain = segment.file == h.stream.file
         && first_pos != HEADER_SIZE
         && h.stream.skipped_end.is_none()
@@ -469,17 +469,14 @@ fn send_segment(
             // A GTID event first resets `skipping`, as `handle_event` would.
             Some(set) => {
                 !segment.has_any_of(set)
-                    && (!h.stream.skipping
-                        || segment.bytes.get(segment.offsets[index] as usize + TYPE_OFFSET)
-                            == Some(&EventType::GTID.0))
+                    && (!h.stream.skipping || segment.event_type(index) == EventType::GTID.0)
             }
         };
-    let mut sink = Direct(out);
     if plain {
-        let bytes = &segment.bytes[..];
-        for (i, &from) in segment.offsets.iter().enumerate().skip(index) {
-            let to = segment.offsets.get(i + 1).map_or(bytes.len(), |&o| o as usize);
-            sink.event(&bytes[from as usize..to])?;
+        // The segment holds each packet's payload whole (`0x00` + event): framing is one
+        // copy into the connection's buffer behind a 4-byte header.
+        for i in index..segment.offsets.len() {
+            out.write_packet(&segment.bytes[segment.packet_range(i)]);
         }
         if exclude.is_some() {
             h.stream.skipping = false;
@@ -487,13 +484,25 @@ fn send_segment(
     } else {
         for i in index..segment.offsets.len() {
             let (pos, bytes) = segment.event(i);
-            handle_event(server_id, &mut sink, &mut h.stream, exclude, &segment.file, pos, &bytes)?;
+            handle_event(
+                server_id,
+                &mut Direct(out),
+                &mut h.stream,
+                exclude,
+                &segment.file,
+                pos,
+                &bytes,
+            )?;
         }
     }
-    h.pos = BinlogPosition { file: segment.file.clone(), pos: segment.end() };
+    // No allocation per segment while the dump stays in one file.
+    if h.pos.file != segment.file {
+        h.pos.file.clone_from(&segment.file);
+    }
+    h.pos.pos = segment.end();
     // Caught up with what the tail published: a skipped run is announced now, as the file
     // path does when it reaches the synced end.
-    announce_skipped(&mut sink, &mut h.stream, server_id)?;
+    announce_skipped(&mut Direct(out), &mut h.stream, server_id)?;
     h.last_sent = Instant::now();
     Ok(())
 }

@@ -10,18 +10,26 @@
 //! reading is done once for all the dumps that are caught up:
 //!
 //! - One thread (`binlog-tail`) follows the synced end with a [`BinlogReader`] (so the bytes
-//!   are durable and their frames and CRCs are checked once), waits [`COALESCE`] after a
-//!   wake-up for more groups, and publishes what it read as an immutable [`Segment`]: one
-//!   `Bytes` buffer (reference-counted: every reader sends slices of the same memory), the
-//!   event offsets inside it and the GTIDs of its transactions (parsed once, for GTID dumps).
-//!   A segment never spans two files and always starts and ends at a synced end (a group
-//!   boundary).
+//!   are durable and their frames and CRCs are checked once), waits [`coalesce_window`] after
+//!   a wake-up for more groups, and publishes what it read as an immutable [`Segment`]: one
+//!   `Bytes` buffer (reference-counted: every reader sends slices of the same memory) holding
+//!   each event behind its packet's `0x00` OK byte, the event offsets and the GTIDs of its
+//!   transactions (parsed once, for GTID dumps). A segment never spans two files and always
+//!   starts and ends at a synced end (a group boundary).
+//! - Every segment costs every caught-up dump one wake-up of its task and one socket write,
+//!   and on loopback the write also runs the receiving side's TCP processing and wakes the
+//!   reader (`perf`: ~18% of the server's samples in `sendto` with 32 readers, a segment every
+//!   2 ms).
+//!   That cost is per write, not per byte, so the window grows with the number of
+//!   subscribers: the caught-up dumps together make at most about [`SENDS_PER_SEC`] writes a
+//!   second, and no dump waits more than [`MAX_COALESCE`] for a durable transaction.
 //! - Segments form a contiguous ring (at most [`RING_BYTES`]); a `watch` channel wakes the
 //!   subscribed connection tasks once per segment.
-//! - A caught-up dump runs in its connection's task (no thread): for each new segment it
-//!   frames the events as packets (a 4-byte header and the `0x00` OK byte each; packet
-//!   sequence numbers are per connection, so the framing cannot be shared) and writes them
-//!   with one socket write. Segments that need per-event work (a new file's fake ROTATE and
+//! - A caught-up dump runs in its connection's task (no thread): woken, it frames every
+//!   segment published since its last write as packets (a 4-byte header each, copied once
+//!   into the connection's buffer with the `0x00` and event that follow it; packet sequence
+//!   numbers are per connection, so the headers cannot be shared) and writes them with one
+//!   socket write. Segments that need per-event work (a new file's fake ROTATE and
 //!   FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code
 //!   as the file path, reading from the segment instead of the file.
 //! - A dump that is behind (or falls out of the ring) reads the files on its own thread, as
@@ -41,10 +49,17 @@ use bytes::{Bytes, BytesMut};
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
-/// How long the tail waits, once woken by a new synced end, for more groups before it
-/// publishes: every segment wakes every caught-up dump, so this bounds the wake-ups and socket
-/// writes per reader to one per [`COALESCE`]; replication is at most this much later.
+/// How long the tail waits at least, once woken by a new synced end, for more groups before
+/// it publishes: every segment wakes every caught-up dump, so this bounds the wake-ups and
+/// socket writes per reader to one per [`COALESCE`]; replication is at most this much later.
 pub(crate) const COALESCE: Duration = Duration::from_millis(2);
+/// The socket writes per second all caught-up dumps together should not exceed. A write costs
+/// the server ~20 µs all told (the task's wake-up, framing, `sendto` with the loopback's
+/// receive side: 2.4 µs per transaction per reader at ~3 400 TPS with up to ~450 segments/s,
+/// bench/RESULTS.md), so 4 000 writes take under a tenth of a core however many readers.
+const SENDS_PER_SEC: u32 = 4_000;
+/// The longest the tail waits for more groups, however many dumps follow it.
+const MAX_COALESCE: Duration = Duration::from_millis(10);
 /// The most bytes the ring keeps; a dump further behind reads the file itself.
 const RING_BYTES: usize = 16 << 20;
 /// The tail thread stops after this long without subscribers.
@@ -60,11 +75,12 @@ pub(crate) struct Segment {
     /// The file and its sequence number (the suffix of its name).
     pub file: String,
     pub seq: u64,
-    /// The offset in the file of `bytes[0]`.
+    /// The offset in the file of the first event.
     pub start: u64,
-    /// Whole events, as in the file.
+    // Format: per event: 0x00 (the packet's OK byte) | the event as in the file
+    /// The packets' payloads: each event behind its `0x00`, so a packet is one slice.
     pub bytes: Bytes,
-    /// Where each event starts in `bytes`.
+    /// Where each event starts in the file, relative to `start`.
     pub offsets: Vec<u32>,
     /// The GTIDs of the transactions in the segment.
     pub gtids: Vec<Gtid>,
@@ -73,14 +89,26 @@ pub(crate) struct Segment {
 impl Segment {
     /// The offset in the file just past the segment.
     pub fn end(&self) -> u64 {
-        self.start + self.bytes.len() as u64
+        self.start + (self.bytes.len() - self.offsets.len()) as u64
+    }
+
+    /// Event `i`'s packet payload (`0x00` + the event) in `bytes`: every event before it
+    /// has one byte more than in the file.
+    pub fn packet_range(&self, i: usize) -> std::ops::Range<usize> {
+        let from = self.offsets[i] as usize + i;
+        let to = self.offsets.get(i + 1).map_or(self.bytes.len(), |&o| o as usize + i + 1);
+        from..to
     }
 
     /// Event `i`: its offset in the file and its bytes.
     pub fn event(&self, i: usize) -> (u64, Bytes) {
-        let from = self.offsets[i] as usize;
-        let to = self.offsets.get(i + 1).map_or(self.bytes.len(), |&o| o as usize);
-        (self.start + from as u64, self.bytes.slice(from..to))
+        let range = self.packet_range(i);
+        (self.start + u64::from(self.offsets[i]), self.bytes.slice(range.start + 1..range.end))
+    }
+
+    /// Event `i`'s type code.
+    pub fn event_type(&self, i: usize) -> u8 {
+        self.bytes.get(self.packet_range(i).start + 1 + TYPE_OFFSET).copied().unwrap_or(0)
     }
 
     /// Whether a transaction of the segment is one `exclude` has.
@@ -274,8 +302,8 @@ impl Tail {
                     }
                     b.push(&ev.bytes);
                     if wait {
-                        // Woken by a new synced end: let a few more groups come (see COALESCE).
-                        std::thread::sleep(COALESCE);
+                        // Woken by a new synced end: let more groups come (see the module doc).
+                        std::thread::sleep(coalesce_window(self.state.lock().subscribers));
                         wait = false;
                     }
                 }
@@ -350,7 +378,9 @@ impl Builder {
     }
 
     fn push(&mut self, event: &[u8]) {
-        self.offsets.push(self.bytes.len() as u32);
+        self.offsets.push((self.bytes.len() - self.offsets.len()) as u32);
+        self.bytes.reserve(event.len() + 1);
+        self.bytes.extend_from_slice(&[0x00]);
         self.bytes.extend_from_slice(event);
     }
 
@@ -364,6 +394,16 @@ impl Builder {
             gtids: self.gtids,
         }
     }
+}
+
+/// How long the tail lets groups gather before publishing, with `subscribers` dumps on it:
+/// [`COALESCE`] for a few, longer for many, so that they make about [`SENDS_PER_SEC`] socket
+/// writes a second together, at most [`MAX_COALESCE`].
+pub(crate) fn coalesce_window(subscribers: usize) -> Duration {
+    let subscribers = u32::try_from(subscribers).unwrap_or(u32::MAX);
+    (Duration::from_secs(1) / SENDS_PER_SEC)
+        .saturating_mul(subscribers)
+        .clamp(COALESCE, MAX_COALESCE)
 }
 
 /// The sequence number in a binlog file name (`binlog.000012` → 12).
@@ -390,5 +430,39 @@ fn file_context(files: &BinlogFiles, name: &str) -> Result<FormatContext, String
         Ok(Next::Event(ev)) => fde_context(&ev.bytes),
         Ok(_) => Err(format!("no FORMAT_DESCRIPTION in {name}")),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_keep_file_offsets_and_packet_payloads_apart() {
+        let mut b = Builder::new("binlog.000003", 120);
+        let events: [&[u8]; 3] = [&[1; 30], &[2; 19], &[3; 45]];
+        for e in events {
+            b.push(e);
+        }
+        let s = b.finish();
+        assert_eq!((s.seq, s.start, s.end()), (3, 120, 120 + 30 + 19 + 45));
+        assert_eq!(s.offsets, [0, 30, 49]);
+        for (i, e) in events.iter().enumerate() {
+            let packet = &s.bytes[s.packet_range(i)];
+            assert_eq!((packet[0], &packet[1..]), (0x00, *e));
+            let (pos, bytes) = s.event(i);
+            assert_eq!((pos, &bytes[..]), (120 + u64::from(s.offsets[i]), *e));
+        }
+        assert_eq!(s.event_type(1), 2);
+    }
+
+    #[test]
+    fn the_window_grows_with_subscribers_within_its_bounds() {
+        assert_eq!(coalesce_window(0), COALESCE);
+        assert_eq!(coalesce_window(8), COALESCE);
+        assert_eq!(coalesce_window(16), Duration::from_millis(4));
+        assert_eq!(coalesce_window(32), Duration::from_millis(8));
+        assert_eq!(coalesce_window(1_000), MAX_COALESCE);
+        assert_eq!(coalesce_window(usize::MAX), MAX_COALESCE);
     }
 }
