@@ -213,6 +213,10 @@ impl BinlogCache {
                 None => self.map_table(&self.db, schema)?,
             };
             if !self.mapped.contains(&schema.id) {
+                // Room for the TABLE_MAP and a rows event of one change (a transaction's
+                // usual size) at once, instead of growing the buffer event by event.
+                let row_bytes = [before, after].into_iter().flatten().map(row_size).sum::<usize>();
+                self.bytes.reserve(map.event.len() + ROWS_EVENT_OVERHEAD + row_bytes);
                 // The shared encoding with this event's timestamp; log_pos (= its size at
                 // offset 0) and the checksum as encoding it here would give.
                 let start = self.bytes.len();
@@ -223,7 +227,11 @@ impl BinlogCache {
                 patch_log_pos(event, size, self.ctx.checksum);
                 self.mapped.push(schema.id);
             }
-            let event = RowsEvent::new(kind, &map.map, 0);
+            let mut event = RowsEvent::new(kind, &map.map, 0);
+            event.rows_data.reserve(
+                [before, after].into_iter().flatten().map(row_size).sum::<usize>()
+                    + ROWS_EVENT_OVERHEAD,
+            );
             self.pending = Some(Pending { table: schema.id, kind, event, map });
         }
         for image in [before, after].into_iter().flatten() {
@@ -317,6 +325,21 @@ fn column_type(ty: ColumnType) -> (BinType, u16, bool, bool) {
         ColumnType::Text => (BinType::BLOB, 2, false, true),
         ColumnType::DateTime => (BinType::DATETIME2, 6, false, false),
     }
+}
+
+/// Room for a rows event's header, post-header, column bitmaps, null bitmaps and checksum
+/// beyond its row images (a few dozen bytes; more only for very wide tables).
+const ROWS_EVENT_OVERHEAD: usize = 64;
+
+/// An estimate of a row image's size in a rows event (a capacity hint, never a limit): 8
+/// bytes per fixed-size value, the bytes and a 2-byte length per string.
+fn row_size(row: &Row) -> usize {
+    row.iter()
+        .map(|v| match v {
+            Value::Bytes(b) => b.len() + 2,
+            _ => 8,
+        })
+        .sum()
 }
 
 fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {

@@ -625,6 +625,19 @@ impl Engine {
         self.inner.catalog.read().names.get(&name.to_ascii_lowercase()).copied()
     }
 
+    /// The id and definition of the table named `name` (case-insensitive), read together
+    /// (one catalog lock; no copy of a name already in lower case).
+    pub fn table_named(&self, name: &str) -> Option<(TableId, Arc<TableSchema>)> {
+        let catalog = self.inner.catalog.read();
+        let id = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            catalog.names.get(&name.to_ascii_lowercase())
+        } else {
+            catalog.names.get(name)
+        }
+        .copied()?;
+        catalog.tables.get(&id).map(|t| (id, t.schema.clone()))
+    }
+
     pub fn schema(&self, id: TableId) -> Option<Arc<TableSchema>> {
         self.inner.catalog.read().tables.get(&id).map(|t| t.schema.clone())
     }

@@ -183,8 +183,12 @@ impl TableSchema {
     }
 
     /// Checks and converts each value to its column's canonical form (integers to Int or
-    /// UInt by signedness, decimals to the column's scale).
-    pub(crate) fn normalize_row(&self, row: &mut Row) -> Result<()> {
+    /// UInt by signedness, decimals to the column's scale), as [`crate::Engine::insert`] and
+    /// [`crate::Engine::update`] store rows. Idempotent: a row it accepted is stored exactly
+    /// as it left it, so a caller that normalizes first knows the stored image without reading
+    /// it back, and still has the row to quote in an error. On error the refused value is left
+    /// as given.
+    pub fn normalize_row(&self, row: &mut Row) -> Result<()> {
         if row.len() != self.columns.len() {
             return Err(Error::ColumnCount { expected: self.columns.len(), got: row.len() });
         }

@@ -398,6 +398,23 @@ fn values_are_checked_and_normalized() {
     r[2] = Value::Bytes(b"abc".to_vec());
     assert_eq!(code(r), 1406);
     assert_eq!(code(vec![Value::Int(2)]), 1136);
+    // Normalizing is idempotent and gives what update stores: the SQL layer normalizes first
+    // and logs that row as the after image without reading it back.
+    let schema = e.schema(v).expect("schema");
+    let mut given = good(1);
+    given[1] = Value::Decimal(Decimal::parse("2.5").expect("ok"));
+    given[0] = Value::UInt(1);
+    schema.normalize_row(&mut given).expect("valid");
+    let once = given.clone();
+    schema.normalize_row(&mut given).expect("still valid");
+    assert_eq!(given, once);
+    assert!(e.update(&mut w, v, &e.key(&[Value::Int(1)]), given).expect("update"));
+    assert_eq!(e.get(&w, v, &e.key(&[Value::Int(1)])).expect("get"), Some(once));
+    // A refused value is left as given (the SQL layer quotes it in its message).
+    let mut bad = good(3);
+    bad[3] = Value::Bytes(b"x".to_vec());
+    assert_eq!(schema.normalize_row(&mut bad).expect_err("1366").mysql_code(), 1366);
+    assert_eq!(bad[3], Value::Bytes(b"x".to_vec()));
     e.commit(w).expect("commit");
 }
 

@@ -85,8 +85,7 @@ impl Session {
             return Err(missing());
         }
         let engine = &self.server.engine;
-        let id = engine.table_id(&format!("{db}.{}", t.name)).ok_or_else(missing)?;
-        let schema = engine.schema(id).ok_or_else(missing)?;
+        let (id, schema) = engine.table_named(&format!("{db}.{}", t.name)).ok_or_else(missing)?;
         Ok((id, schema, db))
     }
 }

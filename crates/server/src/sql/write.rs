@@ -70,11 +70,17 @@ impl Session {
             engine.key(&t.schema.primary_key.iter().map(|&p| row[p].clone()).collect::<Vec<_>>())
         };
         let open = self.txn_mut()?;
-        let proposed = row.clone();
-        engine
+        // Normalized here, the row is the image the engine stores (normalizing is idempotent),
+        // so it needs no read-back, and a refused value is quoted from it without a copy.
+        let mut row = row;
+        t.schema
+            .normalize_row(&mut row)
+            .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &row, c)))?;
+        let stored = row.clone();
+        let found = engine
             .update(&mut open.txn, t.id, key, row)
-            .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &proposed, c)))?;
-        let after = self.image(t, &new_key)?;
+            .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &stored, c)))?;
+        let after = found.then_some(stored);
         self.record(
             RowChange {
                 table: t.schema.clone(),
@@ -464,7 +470,20 @@ impl Session {
         let (mut matched, mut changed) = (0u64, 0u64);
         if let Some((key, old)) = self.lock_point(t, &point)? {
             matched = 1;
-            let mut new = old.clone();
+            // The old image, less the assigned columns' values (copying them would be wasted).
+            let mut new: Row = old
+                .iter()
+                .enumerate()
+                .map(
+                    |(i, v)| {
+                        if sets.iter().any(|&(p, _)| p == i) {
+                            Value::Null
+                        } else {
+                            v.clone()
+                        }
+                    },
+                )
+                .collect();
             for &(p, v) in &sets {
                 new[p] = to_column(v.clone(), &t.schema.columns[p], 1)?;
             }
