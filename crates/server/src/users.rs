@@ -857,19 +857,26 @@ fn ipv4_range_matches(address: &str, mask: &str, client: &str) -> bool {
     u32::from(client) & mask == u32::from(address) & mask
 }
 
-/// Smaller is more specific: a database name without wildcards, then patterns by the length
-/// of their literal prefix (mysqld's `get_sort` for `acl_dbs`).
-fn db_pattern_rank(pattern: &str) -> (u8, std::cmp::Reverse<usize>) {
+/// Smaller is more specific, as mysqld's `get_sort` orders `acl_dbs` (larger first there): a
+/// name without wildcards first, then by the position just past the last wildcard before the
+/// first `%` (a longer literal part is more specific).
+fn db_pattern_rank(pattern: &str) -> std::cmp::Reverse<usize> {
     let bytes = pattern.as_bytes();
+    let mut wild_pos = 0;
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'\\' => i += 2,
-            b'%' | b'_' => return (1, std::cmp::Reverse(i)),
-            _ => i += 1,
+            b'\\' => i += 1,
+            b'_' => wild_pos = i + 1,
+            b'%' => {
+                wild_pos = i + 1;
+                break;
+            }
+            _ => {}
         }
+        i += 1;
     }
-    (0, std::cmp::Reverse(0))
+    std::cmp::Reverse(if wild_pos == 0 { usize::MAX } else { wild_pos })
 }
 
 /// A database grant's name against a database: SQL LIKE with `\` escaping the next byte,
@@ -1251,8 +1258,11 @@ mod tests {
             privileges: Privileges::NONE,
             grants: vec![
                 grant("app%", Privileges::SELECT),
-                grant("app_x%", Privileges::INSERT),
-                grant("app_main", Privileges::DELETE),
+                grant(r"app\_x%", Privileges::INSERT),
+                grant(r"app\_main", Privileges::DELETE),
+                // `_` is a wildcard: this matches "appXmain" too, and is less specific than
+                // the escaped name.
+                grant("app_main", Privileges::UPDATE),
                 Grant { db: "t%".into(), table: Some("t1".into()), privileges: Privileges::UPDATE },
             ],
         };
@@ -1260,6 +1270,8 @@ mod tests {
         assert_eq!(account.granted_on("app_main", None), Privileges::DELETE);
         assert_eq!(account.granted_on("app_xy", None), Privileges::INSERT);
         assert_eq!(account.granted_on("apple", None), Privileges::SELECT);
+        assert!(account.grants[3].db_matches("appxmain"), "`_` is a wildcard");
+        assert!(!account.grants[2].db_matches("appxmain"), "`\\_` is not");
         assert_eq!(account.granted_on("other", None), Privileges::NONE);
         // A table grant's database is literal.
         assert_eq!(account.granted_on("tx", Some("t1")), Privileges::NONE);
