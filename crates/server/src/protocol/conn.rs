@@ -341,7 +341,7 @@ async fn authenticate<B: Backend>(
             let Some(hash) = hash else {
                 return Ok(false);
             };
-            // PBKDF2 takes milliseconds by design: keep it off the threads that run
+            // Password hashing takes milliseconds by design: keep it off the threads that run
             // connections.
             let verified = {
                 let hash = hash.clone();
