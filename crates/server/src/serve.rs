@@ -591,6 +591,10 @@ impl Session for SqlConnection {
         Ok(())
     }
 
+    fn check_global_privilege(&self, privilege: &str) -> protocol::Result<()> {
+        self.session.need_global_privilege(privilege).map_err(|e| to_protocol_error(&e).into())
+    }
+
     async fn replication(
         &mut self,
         command: ReplicationCommand,

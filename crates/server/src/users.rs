@@ -275,13 +275,40 @@ impl Grant {
     }
 }
 
+impl Grant {
+    /// True if this grant's database name admits database `db`. For a database-level grant the
+    /// name is a pattern, as in mysqld (`acl_get` compares with `wild_case_compare`): `%` any
+    /// run, `_` one character, `\` makes the next character literal (`db\_1` is only `db_1`).
+    /// A table-level grant names its database literally (mysqld's `tables_priv`).
+    pub fn db_matches(&self, db: &str) -> bool {
+        if self.table.is_some() {
+            return self.db.eq_ignore_ascii_case(db);
+        }
+        db_like(self.db.as_bytes(), db.as_bytes())
+    }
+}
+
 impl Account {
     /// Every privilege the account holds on `db` (all its tables) or, with `table`, on that
     /// table: the global ones, the database's and the table's together (mysqld ORs the levels).
     pub fn privileges_on(&self, db: &str, table: Option<&str>) -> Privileges {
-        let mut have = self.privileges;
-        for g in &self.grants {
-            if g.is_on(db, None) || table.is_some_and(|t| g.is_on(db, Some(t))) {
+        self.privileges.union(self.granted_on(db, table))
+    }
+
+    /// The privileges the account's database grant and (with `table`) table grant give on
+    /// `db`, without the global ones. Of several database grants whose pattern admits `db`,
+    /// the most specific counts, as mysqld takes the first match in its sorted `acl_dbs`
+    /// (`sql/auth/sql_auth_cache.cc`, `acl_get`): an exact name first, then patterns with the
+    /// longer literal prefix.
+    pub fn granted_on(&self, db: &str, table: Option<&str>) -> Privileges {
+        let mut have = self
+            .grants
+            .iter()
+            .filter(|g| g.table.is_none() && g.db_matches(db))
+            .min_by_key(|g| db_pattern_rank(&g.db))
+            .map_or(Privileges::NONE, |g| g.privileges);
+        if let Some(t) = table {
+            if let Some(g) = self.grants.iter().find(|g| g.is_on(db, Some(t))) {
                 have = have.union(g.privileges);
             }
         }
@@ -291,7 +318,7 @@ impl Account {
     /// True if the account holds any privilege on `db` or a table in it (what `USE db` asks,
     /// as mysqld's `check_db_access` / `acl_get` with table grants counted).
     pub fn any_privilege_in(&self, db: &str) -> bool {
-        !self.privileges.is_empty() || self.grants.iter().any(|g| g.db.eq_ignore_ascii_case(db))
+        !self.privileges.is_empty() || self.grants.iter().any(|g| g.db_matches(db))
     }
 
     /// Adds `privileges` to the account's grant on `db` (`table`), made if missing.
@@ -830,6 +857,85 @@ fn ipv4_range_matches(address: &str, mask: &str, client: &str) -> bool {
     u32::from(client) & mask == u32::from(address) & mask
 }
 
+/// Smaller is more specific, as mysqld's `get_sort` orders `acl_dbs` (larger first there): a
+/// name without wildcards first, then by the position just past the last wildcard before the
+/// first `%` (a longer literal part is more specific).
+fn db_pattern_rank(pattern: &str) -> std::cmp::Reverse<usize> {
+    let bytes = pattern.as_bytes();
+    let mut wild_pos = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'_' => wild_pos = i + 1,
+            b'%' => {
+                wild_pos = i + 1;
+                break;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    std::cmp::Reverse(if wild_pos == 0 { usize::MAX } else { wild_pos })
+}
+
+/// A database grant's name against a database: SQL LIKE with `\` escaping the next byte,
+/// ASCII case-insensitive (binlogd's database names are).
+fn db_like(pattern: &[u8], text: &[u8]) -> bool {
+    #[derive(Clone, Copy)]
+    enum Item {
+        Any,
+        One,
+        Byte(u8),
+    }
+    let mut items = Vec::with_capacity(pattern.len());
+    let mut i = 0;
+    while i < pattern.len() {
+        items.push(match pattern[i] {
+            b'\\' if i + 1 < pattern.len() => {
+                i += 1;
+                Item::Byte(pattern[i])
+            }
+            b'%' => Item::Any,
+            b'_' => Item::One,
+            b => Item::Byte(b),
+        });
+        i += 1;
+    }
+    // As `like`: backtrack to the last `%` only, never exponential.
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match items.get(p) {
+            Some(Item::Any) => {
+                star = Some((p, t));
+                p += 1;
+                continue;
+            }
+            Some(Item::One) => {
+                p += 1;
+                t += 1;
+                continue;
+            }
+            Some(Item::Byte(b)) if b.eq_ignore_ascii_case(&text[t]) => {
+                p += 1;
+                t += 1;
+                continue;
+            }
+            _ => {}
+        }
+        match star {
+            Some((sp, st)) => {
+                p = sp + 1;
+                t = st + 1;
+                star = Some((sp, st + 1));
+            }
+            None => return false,
+        }
+    }
+    items[p..].iter().all(|i| matches!(i, Item::Any))
+}
+
 /// SQL LIKE without escapes: `%` any run, `_` one byte, ASCII case-insensitive.
 fn like(pattern: &[u8], text: &[u8]) -> bool {
     // Iterative matching with backtracking to the last `%`: linear in practice, never
@@ -1128,6 +1234,50 @@ mod tests {
         assert!(!like(b"%%%%b", b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
         assert!(like(b"%", b""));
         assert!(!like(b"_", b""));
+    }
+
+    #[test]
+    fn database_grant_patterns() {
+        assert!(db_like(b"db%", b"db1"));
+        assert!(db_like(b"db%", b"DB"));
+        assert!(!db_like(b"db%", b"xdb"));
+        assert!(db_like(b"db_1", b"dbx1"));
+        assert!(!db_like(br"db\_1", b"dbx1"), "an escaped _ is literal");
+        assert!(db_like(br"db\_1", b"db_1"));
+        assert!(db_like(br"a\%", b"a%"));
+        assert!(!db_like(br"a\%", b"ab"));
+        assert!(db_like(b"shop", b"SHOP"));
+        assert!(!db_like(b"shop", b"shops"));
+        assert!(db_like(b"%%%%a", b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+
+        let grant = |db: &str, p| Grant { db: db.into(), table: None, privileges: p };
+        let account = Account {
+            user: "u".into(),
+            host: "%".into(),
+            auth: UserAuth::native(""),
+            privileges: Privileges::NONE,
+            grants: vec![
+                grant("app%", Privileges::SELECT),
+                grant(r"app\_x%", Privileges::INSERT),
+                grant(r"app\_main", Privileges::DELETE),
+                // `_` is a wildcard: this matches "appXmain" too, and is less specific than
+                // the escaped name.
+                grant("app_main", Privileges::UPDATE),
+                Grant { db: "t%".into(), table: Some("t1".into()), privileges: Privileges::UPDATE },
+            ],
+        };
+        // The most specific matching database grant counts, not their union (mysqld).
+        assert_eq!(account.granted_on("app_main", None), Privileges::DELETE);
+        assert_eq!(account.granted_on("app_xy", None), Privileges::INSERT);
+        assert_eq!(account.granted_on("apple", None), Privileges::SELECT);
+        assert!(account.grants[3].db_matches("appxmain"), "`_` is a wildcard");
+        assert!(!account.grants[2].db_matches("appxmain"), "`\\_` is not");
+        assert_eq!(account.granted_on("other", None), Privileges::NONE);
+        // A table grant's database is literal.
+        assert_eq!(account.granted_on("tx", Some("t1")), Privileges::NONE);
+        assert_eq!(account.granted_on("t%", Some("t1")), Privileges::UPDATE);
+        assert!(account.any_privilege_in("APPLE"));
+        assert!(!account.any_privilege_in("zz"));
     }
 
     #[test]

@@ -37,7 +37,7 @@ use subtle::ConstantTimeEq;
 /// Length of the nonce sent in the handshake and in an auth switch.
 pub const SCRAMBLE_LEN: usize = 20;
 
-/// PBKDF2 iterations for new `caching_sha2_password` hashes: the same count as mysqld's default
+/// SHA-256-crypt iterations for new `caching_sha2_password` hashes: mysqld's default
 /// `caching_sha2_password_digest_rounds` (5000).
 pub const DEFAULT_SHA2_ROUNDS: u32 = 5000;
 
@@ -83,32 +83,91 @@ impl AuthPlugin {
     }
 }
 
-/// A `caching_sha2_password` password as stored: PBKDF2-HMAC-SHA256 of the password.
+/// A `caching_sha2_password` password as stored.
 ///
-/// Text form: `$binlogd-pbkdf2-sha256$<rounds>$<salt hex>$<digest hex>`. This is binlogd's own
-/// form, not mysqld's `$A$005$` SHA-crypt string; only binlogd reads it.
+/// New passwords are stored as mysqld 8 stores them (its `authentication_string`, made by
+/// `sql/auth/sha2_password_common.cc`, `SHA256_digest` / `Caching_sha2_password::serialize_*`,
+/// with `my_crypt_genhash` of `sql/auth/crypt_genhash_impl.cc`):
+///
+/// Format: `$A$` | iterations / 1000 as 3 upper-case hex digits (`005`) | `$` | salt (20 bytes,
+/// 7-bit, never NUL or `$`: mysqld's `generate_user_salt`) | digest (43 characters, SHA-crypt's
+/// base64 of the 32-byte SHA-256-crypt result, Drepper's algorithm with a 20-byte salt).
+///
+/// So `CREATE USER ... IDENTIFIED WITH caching_sha2_password AS '<hash from mysqld>'` logs in
+/// with mysqld's password, and the hashes binlogd writes to the binary log are ones a MySQL
+/// replica accepts.
+///
+/// Older binlogd versions stored `$binlogd-pbkdf2-sha256$<rounds>$<salt hex>$<digest hex>`
+/// (PBKDF2-HMAC-SHA256). Such hashes still load and verify, and are kept as they are: a hash
+/// cannot be converted without the password, so an account moves to mysqld's form at its next
+/// password change (ALTER USER / SET PASSWORD always hash anew in mysqld's form).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Sha2Hash {
-    rounds: u32,
-    salt: [u8; 20],
-    digest: [u8; 32],
+    form: Sha2Form,
 }
 
-impl Sha2Hash {
-    const PREFIX: &'static str = "$binlogd-pbkdf2-sha256$";
+#[derive(Clone, PartialEq, Eq)]
+enum Sha2Form {
+    /// mysqld's form; `text` is the whole `authentication_string`.
+    Mysql { rounds: u32, salt: Vec<u8>, digest: [u8; SHA_CRYPT_DIGEST_LEN], text: String },
+    /// binlogd's former PBKDF2 form.
+    Pbkdf2 { rounds: u32, salt: [u8; 20], digest: [u8; 32] },
+}
 
-    /// Hashes `password` with a fresh salt and `rounds` iterations.
+/// Length of the base64 digest of SHA-256-crypt.
+const SHA_CRYPT_DIGEST_LEN: usize = 43;
+/// mysqld's salt length for caching_sha2_password (`CRYPT_SALT_LENGTH`).
+const MYSQL_SALT_LEN: usize = 20;
+/// mysqld stores the iteration count divided by this (`ITERATION_MULTIPLIER`).
+const ITERATION_MULTIPLIER: u32 = 1000;
+/// Three hex digits: mysqld's largest count (`MAX_ITERATIONS`, 0xFFF * 1000).
+const MAX_ITERATIONS_STORED: u32 = 0xFFF;
+
+impl Sha2Hash {
+    const PBKDF2_PREFIX: &'static str = "$binlogd-pbkdf2-sha256$";
+
+    /// Hashes `password` in mysqld's form with a fresh salt and `rounds` SHA-256-crypt
+    /// iterations, rounded up to a multiple of 1000 (the stored form counts thousands; at
+    /// least 1000).
     pub fn new(password: &[u8], rounds: u32) -> Self {
-        let mut salt = [0u8; 20];
-        rand::rng().fill_bytes(&mut salt);
-        let rounds = rounds.max(1);
-        Self { rounds, salt, digest: pbkdf2_sha256(password, &salt, rounds) }
+        let thousands = rounds.div_ceil(ITERATION_MULTIPLIER).clamp(1, MAX_ITERATIONS_STORED);
+        let salt = generate_scramble().to_vec();
+        Self::mysql(password, salt, thousands * ITERATION_MULTIPLIER)
+    }
+
+    fn mysql(password: &[u8], salt: Vec<u8>, rounds: u32) -> Self {
+        let digest = sha256_crypt(password, &salt, rounds);
+        let mut text = format!("$A${:03X}$", rounds / ITERATION_MULTIPLIER).into_bytes();
+        text.extend_from_slice(&salt);
+        text.extend_from_slice(&digest);
+        let text = String::from_utf8(text).expect("7-bit salt and base64 digest are ASCII");
+        Self { form: Sha2Form::Mysql { rounds, salt, digest, text } }
     }
 
     /// True if `password` is the hashed password (constant-time comparison).
     pub fn verify(&self, password: &[u8]) -> bool {
-        let digest = pbkdf2_sha256(password, &self.salt, self.rounds);
-        digest.ct_eq(&self.digest).into()
+        match &self.form {
+            Sha2Form::Mysql { rounds, salt, digest, .. } => {
+                sha256_crypt(password, salt, *rounds).ct_eq(digest).into()
+            }
+            Sha2Form::Pbkdf2 { rounds, salt, digest } => {
+                pbkdf2_sha256(password, salt, *rounds).ct_eq(digest).into()
+            }
+        }
+    }
+
+    /// True for binlogd's former PBKDF2 form (module docs of [`Sha2Hash`]).
+    pub fn is_legacy(&self) -> bool {
+        matches!(self.form, Sha2Form::Pbkdf2 { .. })
+    }
+
+    /// What identifies this credential in the [`AuthCache`]: a new salt or password is a new
+    /// key.
+    fn cache_key(&self) -> [u8; 32] {
+        match &self.form {
+            Sha2Form::Mysql { text, .. } => Sha256::digest(text.as_bytes()).into(),
+            Sha2Form::Pbkdf2 { digest, .. } => *digest,
+        }
     }
 }
 
@@ -118,23 +177,132 @@ fn pbkdf2_sha256(password: &[u8], salt: &[u8], rounds: u32) -> [u8; 32] {
     out
 }
 
+/// SHA-256-crypt (Ulrich Drepper's "Unix crypt using SHA-256 and SHA-512", the algorithm of
+/// glibc's `$5$` and mysqld's `my_crypt_genhash`), returning the 43-character digest. Written
+/// here rather than taken from a crate: the `sha-crypt` / `pwhash` crates cap the salt at 16
+/// bytes as the `$5$` format does, and mysqld uses its whole 20-byte salt.
+fn sha256_crypt(password: &[u8], salt: &[u8], rounds: u32) -> [u8; SHA_CRYPT_DIGEST_LEN] {
+    let len = password.len();
+    // Digest B: password, salt, password.
+    let b: [u8; 32] = Sha256::new()
+        .chain_update(password)
+        .chain_update(salt)
+        .chain_update(password)
+        .finalize()
+        .into();
+    // Digest A: password, salt, B repeated over the password's length, then one B or password
+    // per bit of the length.
+    let mut a = Sha256::new().chain_update(password).chain_update(salt);
+    let mut left = len;
+    while left > 32 {
+        a.update(b);
+        left -= 32;
+    }
+    a.update(&b[..left]);
+    let mut bits = len;
+    while bits > 0 {
+        if bits & 1 == 1 {
+            a.update(b);
+        } else {
+            a.update(password);
+        }
+        bits >>= 1;
+    }
+    let a: [u8; 32] = a.finalize().into();
+    // P: digest of the password repeated len times, stretched to len bytes.
+    let mut dp = Sha256::new();
+    for _ in 0..len {
+        dp.update(password);
+    }
+    let dp: [u8; 32] = dp.finalize().into();
+    let p: Vec<u8> = dp.iter().copied().cycle().take(len).collect();
+    // S: digest of the salt repeated 16 + A[0] times, stretched to the salt's length.
+    let mut ds = Sha256::new();
+    for _ in 0..16 + usize::from(a[0]) {
+        ds.update(salt);
+    }
+    let ds: [u8; 32] = ds.finalize().into();
+    let s: Vec<u8> = ds.iter().copied().cycle().take(salt.len()).collect();
+    let mut c = a;
+    for i in 0..rounds {
+        let mut h = Sha256::new();
+        if i % 2 == 1 {
+            h.update(&p);
+        } else {
+            h.update(c);
+        }
+        if i % 3 != 0 {
+            h.update(&s);
+        }
+        if i % 7 != 0 {
+            h.update(&p);
+        }
+        if i % 2 == 1 {
+            h.update(c);
+        } else {
+            h.update(&p);
+        }
+        c = h.finalize().into();
+    }
+    // Format: crypt's base64 (`./0-9A-Za-z`, least significant 6 bits first) of the bytes in
+    // this order, 3 at a time (4 characters each), then bytes 31 and 30 (3 characters).
+    const B64: &[u8; 64] = b"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    const ORDER: [(usize, usize, usize); 10] = [
+        (0, 10, 20),
+        (21, 1, 11),
+        (12, 22, 2),
+        (3, 13, 23),
+        (24, 4, 14),
+        (15, 25, 5),
+        (6, 16, 26),
+        (27, 7, 17),
+        (18, 28, 8),
+        (9, 19, 29),
+    ];
+    let mut out = [0u8; SHA_CRYPT_DIGEST_LEN];
+    let mut at = 0;
+    let mut put = |w: u32, n: usize| {
+        let mut w = w;
+        for _ in 0..n {
+            out[at] = B64[(w & 0x3f) as usize];
+            at += 1;
+            w >>= 6;
+        }
+    };
+    for (x, y, z) in ORDER {
+        put(u32::from(c[x]) << 16 | u32::from(c[y]) << 8 | u32::from(c[z]), 4);
+    }
+    put(u32::from(c[31]) << 8 | u32::from(c[30]), 3);
+    out
+}
+
 impl fmt::Debug for Sha2Hash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The digest is a secret-derived value: keep it out of logs.
-        f.debug_struct("Sha2Hash").field("rounds", &self.rounds).finish_non_exhaustive()
+        let (form, rounds) = match &self.form {
+            Sha2Form::Mysql { rounds, .. } => ("mysql", rounds),
+            Sha2Form::Pbkdf2 { rounds, .. } => ("binlogd-pbkdf2", rounds),
+        };
+        f.debug_struct("Sha2Hash")
+            .field("form", &form)
+            .field("rounds", rounds)
+            .finish_non_exhaustive()
     }
 }
 
 impl fmt::Display for Sha2Hash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}${}${}",
-            Self::PREFIX,
-            self.rounds,
-            hex::encode(self.salt),
-            hex::encode(self.digest)
-        )
+        match &self.form {
+            Sha2Form::Mysql { text, .. } => f.write_str(text),
+            Sha2Form::Pbkdf2 { rounds, salt, digest } => write!(
+                f,
+                "{}{}${}${}",
+                Self::PBKDF2_PREFIX,
+                rounds,
+                hex::encode(salt),
+                hex::encode(digest)
+            ),
+        }
     }
 }
 
@@ -147,7 +315,41 @@ impl FromStr for Sha2Hash {
     type Err = InvalidHash;
 
     fn from_str(s: &str) -> Result<Self, InvalidHash> {
-        let rest = s.strip_prefix(Self::PREFIX).ok_or(InvalidHash)?;
+        if let Some(rest) = s.strip_prefix(Self::PBKDF2_PREFIX) {
+            return Self::parse_pbkdf2(rest);
+        }
+        // mysqld's form, checked as its `Caching_sha2_password::deserialize` does: `$A$`,
+        // three hex digits, `$`, then exactly 20 bytes of salt and 43 of digest.
+        let bytes = s.as_bytes();
+        let rest = bytes.strip_prefix(b"$A$").ok_or(InvalidHash)?;
+        if rest.len() != 3 + 1 + MYSQL_SALT_LEN + SHA_CRYPT_DIGEST_LEN || rest[3] != b'$' {
+            return Err(InvalidHash);
+        }
+        let count = std::str::from_utf8(&rest[..3]).map_err(|_| InvalidHash)?;
+        let thousands = u32::from_str_radix(count, 16).map_err(|_| InvalidHash)?;
+        let salt = &rest[4..4 + MYSQL_SALT_LEN];
+        let digest: [u8; SHA_CRYPT_DIGEST_LEN] =
+            rest[4 + MYSQL_SALT_LEN..].try_into().map_err(|_| InvalidHash)?;
+        // mysqld's crypt reads the salt up to a `$` or NUL: such a salt cannot be its own.
+        if thousands == 0 || salt.iter().any(|&b| b == 0 || b == b'$') {
+            return Err(InvalidHash);
+        }
+        if !digest.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'.' || *b == b'/') {
+            return Err(InvalidHash);
+        }
+        Ok(Self {
+            form: Sha2Form::Mysql {
+                rounds: thousands * ITERATION_MULTIPLIER,
+                salt: salt.to_vec(),
+                digest,
+                text: s.to_string(),
+            },
+        })
+    }
+}
+
+impl Sha2Hash {
+    fn parse_pbkdf2(rest: &str) -> Result<Self, InvalidHash> {
         let mut parts = rest.split('$');
         let rounds: u32 = parts.next().and_then(|r| r.parse().ok()).ok_or(InvalidHash)?;
         let mut salt = [0u8; 20];
@@ -159,7 +361,7 @@ impl FromStr for Sha2Hash {
         if parts.next().is_some() || rounds == 0 {
             return Err(InvalidHash);
         }
-        Ok(Self { rounds, salt, digest })
+        Ok(Self { form: Sha2Form::Pbkdf2 { rounds, salt, digest } })
     }
 }
 
@@ -207,7 +409,7 @@ impl UserAuth {
         Self::caching_sha2_with_rounds(password, DEFAULT_SHA2_ROUNDS)
     }
 
-    /// As [`UserAuth::caching_sha2`] with a chosen PBKDF2 iteration count.
+    /// As [`UserAuth::caching_sha2`] with a chosen iteration count (rounded up to thousands).
     pub fn caching_sha2_with_rounds(password: &str, rounds: u32) -> Self {
         let password = if password.is_empty() {
             StoredPassword::Empty
@@ -300,12 +502,12 @@ pub struct AuthCache {
 impl AuthCache {
     /// The cached fast hash for this stored password, if it authenticated fully before.
     pub fn get(&self, stored: &Sha2Hash) -> Option<[u8; 32]> {
-        self.lock().get(&stored.digest).copied()
+        self.lock().get(&stored.cache_key()).copied()
     }
 
     /// Remembers a full authentication's fast hash.
     pub fn insert(&self, stored: &Sha2Hash, fast_hash: [u8; 32]) {
-        self.lock().insert(stored.digest, fast_hash);
+        self.lock().insert(stored.cache_key(), fast_hash);
     }
 
     /// Forgets everything (FLUSH PRIVILEGES).
@@ -363,13 +565,74 @@ mod tests {
     fn sha2_hash_text_form_round_trips() {
         let h = Sha2Hash::new(b"pw", 10);
         let text = h.to_string();
+        assert!(text.starts_with("$A$001$"), "mysqld's form, rounds rounded up to 1000");
+        assert_eq!(text.len(), 70);
         let back: Sha2Hash = text.parse().expect("own text form parses");
         assert_eq!(back, h);
         assert!(back.verify(b"pw"));
         assert!(!back.verify(b"pw2"));
-        assert!("$binlogd-pbkdf2-sha256$0$00$00".parse::<Sha2Hash>().is_err());
+        assert!(!back.is_legacy());
         assert!("garbage".parse::<Sha2Hash>().is_err());
-        assert!(!format!("{h:?}").contains(&hex::encode(h.digest)));
+        assert!("$A$000$".parse::<Sha2Hash>().is_err());
+        let digest = &text[27..];
+        assert!(format!("$A$005${}{digest}", "x".repeat(19)).parse::<Sha2Hash>().is_err());
+        assert!(format!("$A$005${}${digest}", "x".repeat(19)).parse::<Sha2Hash>().is_err());
+        assert!(!format!("{h:?}").contains(digest));
+    }
+
+    /// Hashes made by MySQL 8 itself, with their passwords, from published sources (no value
+    /// here was computed with this code).
+    #[test]
+    fn sha2_hash_matches_mysql_vectors() {
+        // MySQL 8.0 Reference Manual, "SHOW CREATE USER Statement" (print_identified_with_as_hex):
+        // CREATE USER 'u1'@'localhost' IDENTIFIED BY 'secret' gives this authentication_string.
+        let manual = hex::decode(
+            "244124303035240C7745603626313D613C4C10633E0A104B1E14135A544A7871567245614F487234\
+             4643546336546F624F6C7861326932752F45622F4F473273597557627139",
+        )
+        .expect("hex");
+        let text = String::from_utf8(manual).expect("7-bit salt");
+        let hash: Sha2Hash = text.parse().expect("mysqld's hash parses");
+        assert!(hash.verify(b"secret"));
+        assert!(!hash.verify(b"Secret"));
+        assert_eq!(hash.to_string(), text, "kept byte for byte");
+
+        // hashcat's example for mode 7401 "MySQL $A$ (sha256crypt)" (password "hashcat"),
+        // written `$mysql$A$005*<salt hex>*<digest hex>`; this salt is not 7-bit, so it is
+        // checked on the algorithm directly.
+        let salt = hex::decode("F9CC98CE08892924F50A213B6BC571A2C11778C5").expect("hex");
+        let digest = hex::decode(
+            "625479393559393965414D45316477456B484F41316E64484742577A2E3162785353526B7554584647562F",
+        )
+        .expect("hex");
+        assert_eq!(sha256_crypt(b"hashcat", &salt, 5000).to_vec(), digest);
+
+        // A cross-checked mode 7401 vector with the password "password".
+        let salt = hex::decode("06437A150142644D74187A6A2F0D7971094F2575").expect("hex");
+        let digest = hex::decode(
+            "48667A67485366745A304F6A487A73704250663465337A7530325157687A51364A384D737554424939702E",
+        )
+        .expect("hex");
+        let mut text = b"$A$005$".to_vec();
+        text.extend_from_slice(&salt);
+        text.extend_from_slice(&digest);
+        let hash: Sha2Hash = String::from_utf8(text).expect("ascii").parse().expect("parses");
+        assert!(hash.verify(b"password"));
+        assert!(!hash.verify(b"passwore"));
+    }
+
+    #[test]
+    fn legacy_pbkdf2_hashes_still_verify() {
+        // The form binlogd stored before it used mysqld's: PBKDF2-HMAC-SHA256, 1 round, salt of
+        // 20 zero bytes, password "pw". The digest is RFC 8018 PBKDF2 from the `pbkdf2` crate.
+        let digest = pbkdf2_sha256(b"pw", &[0u8; 20], 1);
+        let text = format!("$binlogd-pbkdf2-sha256$1${}${}", "00".repeat(20), hex::encode(digest));
+        let hash: Sha2Hash = text.parse().expect("legacy form parses");
+        assert!(hash.is_legacy());
+        assert!(hash.verify(b"pw"));
+        assert!(!hash.verify(b"px"));
+        assert_eq!(hash.to_string(), text);
+        assert!("$binlogd-pbkdf2-sha256$0$00$00".parse::<Sha2Hash>().is_err());
     }
 
     #[test]

@@ -18,6 +18,8 @@
 //! answered with ERR and the loop goes on; a fatal error sends ERR when the client can still read
 //! it and closes.
 
+mod legacy;
+
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -339,7 +341,7 @@ async fn authenticate<B: Backend>(
             let Some(hash) = hash else {
                 return Ok(false);
             };
-            // PBKDF2 takes milliseconds by design: keep it off the threads that run
+            // Password hashing takes milliseconds by design: keep it off the threads that run
             // connections.
             let verified = {
                 let hash = hash.clone();
@@ -586,6 +588,14 @@ impl<B: Backend> Connection<B> {
                 };
                 let mut out = PacketWriter::new(&mut self.io);
                 self.session.replication(which, packet, &mut out).await?;
+            }
+            legacy::REFRESH
+            | legacy::SHUTDOWN
+            | legacy::PROCESS_INFO
+            | legacy::PROCESS_KILL
+            | legacy::DEBUG => {
+                stats.command(cmd);
+                self.legacy_command(cmd, body).await?;
             }
             _ => {
                 stats.unknown_command();

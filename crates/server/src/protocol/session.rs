@@ -114,6 +114,14 @@ pub trait Session: Send + 'static {
     /// Prepared statements are closed one by one through [`Session::close_statement`] first.
     fn reset(&mut self) -> impl Future<Output = Result<()>> + Send;
 
+    /// 1227 unless the session's account holds the global privilege named `privilege`
+    /// (mysqld's `check_global_access`), for the commands the protocol answers itself
+    /// (COM_REFRESH, COM_SHUTDOWN, COM_DEBUG). The default allows everything.
+    fn check_global_privilege(&self, privilege: &str) -> Result<()> {
+        let _ = privilege;
+        Ok(())
+    }
+
     /// COM_REGISTER_SLAVE, COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID: `packet` is the whole command
     /// packet (command byte first). The handler writes its answer with `out` for as long as it
     /// needs (a dump streams `0x00 <event>` packets until it ends with EOF or ERR), flushing as

@@ -25,6 +25,10 @@
 //! - GRANT and REVOKE need GRANT OPTION and every privilege they hand out (mysqld answers a
 //!   global GRANT without them with 1045; binlogd says which privilege is missing with 1227).
 //!
+//! A database grant's name is a pattern as in mysqld: `%` and `_` are wildcards unless escaped
+//! (`` GRANT ... ON `db\_1`.* `` is only `db_1`); of several matching database grants the
+//! most specific counts (`users::Account::granted_on`).
+//!
 //! Database (`ON db.*`) and table (`ON db.tbl`) grants are ORed with the global privileges,
 //! as mysqld's `check_access` / `check_grant` do; they are read from the accounts at each check.
 //!
@@ -238,15 +242,12 @@ impl Session {
 
     /// The session's global privileges with the account's grants on `db` (and `table`).
     fn privileges_on(&self, db: &str, table: Option<&str>) -> Privileges {
-        let mut have = self.privileges();
-        if let Some(account) = self.stored_account() {
-            for g in &account.grants {
-                if g.is_on(db, None) || table.is_some_and(|t| g.is_on(db, Some(t))) {
-                    have = have.union(g.privileges);
-                }
-            }
+        let have = self.privileges();
+        match self.stored_account() {
+            // Database grants match by pattern (`db%`, `db\_1`), see `Account::granted_on`.
+            Some(account) => have.union(account.granted_on(db, table)),
+            None => have,
         }
-        have
     }
 
     /// 1142 unless the account holds `wanted` on the table (globally, on its database or on
@@ -308,6 +309,14 @@ impl Session {
             return Ok(());
         }
         Err(specific_denied(names))
+    }
+
+    /// 1227 unless the session holds the global privilege `name` (mysqld's
+    /// `check_global_access`), for the protocol's own administrative commands.
+    pub fn need_global_privilege(&self, name: &str) -> Result<()> {
+        let wanted = Privileges::from_name(name)
+            .ok_or_else(|| SqlError::NotSupported(format!("the {name} privilege")))?;
+        self.need_any(&[wanted], name)
     }
 
     /// The privilege check every statement passes before it runs.

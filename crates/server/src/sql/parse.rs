@@ -170,6 +170,12 @@ fn unsupported(what: impl Into<String>) -> SqlError {
     SqlError::NotSupported(what.into())
 }
 
+/// 1235 for role statements: binlogd keeps no roles (CREATE/DROP ROLE, GRANT/REVOKE of a
+/// role, SET [DEFAULT] ROLE).
+fn roles_unsupported() -> SqlError {
+    unsupported("roles (CREATE ROLE, DROP ROLE, GRANT/REVOKE of a role, SET ROLE)")
+}
+
 struct Front<'a> {
     sql: &'a str,
     parser: Parser<'static>,
@@ -322,6 +328,9 @@ impl Front<'_> {
             }
             return Ok(Stmt::Account(AccountStmt::SetPassword { user, password }));
         }
+        if self.words(&["SET", "ROLE"]) || self.words(&["SET", "DEFAULT", "ROLE"]) {
+            return Err(roles_unsupported());
+        }
         if self.word("SET") {
             return self.set();
         }
@@ -453,6 +462,9 @@ impl Front<'_> {
 
     /// CREATE/ALTER/DROP USER, GRANT, REVOKE; None when the text is none of them.
     fn account_statement(&mut self) -> Result<Option<AccountStmt>> {
+        if self.words(&["CREATE", "ROLE"]) || self.words(&["DROP", "ROLE"]) {
+            return Err(roles_unsupported());
+        }
         if self.words(&["CREATE", "USER"]) {
             let if_not_exists = self.words(&["IF", "NOT", "EXISTS"]);
             let mut users = Vec::new();
@@ -502,6 +514,10 @@ impl Front<'_> {
             return Ok(Some(AccountStmt::RenameUser(pairs)));
         }
         if self.word("GRANT") {
+            // `GRANT role [, role] TO user`: no ON before TO.
+            if self.before_on().is_some_and(|(end, _)| end == "TO") {
+                return Err(roles_unsupported());
+            }
             let mut privileges = self.privilege_list()?;
             self.expect_word("ON")?;
             let target = self.grant_target()?;
@@ -517,6 +533,14 @@ impl Front<'_> {
         }
         if self.word("REVOKE") {
             self.words(&["IF", "EXISTS"]);
+            // `REVOKE role [, role] FROM user`: no ON before FROM, and not the one statement
+            // without ON, `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM`.
+            if let Some((end, words)) = self.before_on() {
+                let all = ["ALL", "PRIVILEGES", "GRANT", "OPTION"];
+                if end == "FROM" && !words.iter().all(|w| all.contains(&w.as_str())) {
+                    return Err(roles_unsupported());
+                }
+            }
             let privileges = self.privilege_list()?;
             // `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM ...` has no ON clause.
             let target = if self.word("ON") {
@@ -531,6 +555,28 @@ impl Front<'_> {
             return Ok(Some(AccountStmt::Revoke { privileges, target, users }));
         }
         Ok(None)
+    }
+
+    /// Looks ahead (consuming nothing) for the first unquoted `ON`, `TO` or `FROM`: None if it
+    /// is `ON` or there is none, else that word (upper case) and the words before it.
+    fn before_on(&self) -> Option<(String, Vec<String>)> {
+        let mut words = Vec::new();
+        let mut n = 0;
+        loop {
+            n += 1;
+            match self.parser.peek_nth_token(n - 1).token {
+                Token::EOF => return None,
+                Token::Word(w) if w.quote_style.is_none() => {
+                    let upper = w.value.to_ascii_uppercase();
+                    match upper.as_str() {
+                        "ON" => return None,
+                        "TO" | "FROM" => return Some((upper, words)),
+                        _ => words.push(upper),
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// `'user'[@'host']` (any quoting; host `%` when omitted) or `CURRENT_USER[()]`.
