@@ -187,7 +187,15 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
             () = server.serve(listener) => {}
             _ = tokio::signal::ctrl_c() => log::info!("received SIGINT, shutting down"),
             _ = terminate.recv() => log::info!("received SIGTERM, shutting down"),
-            () = shutdown.notified() => log::info!("SHUTDOWN statement, shutting down"),
+            () = shutdown.notified() => {
+                log::info!("SHUTDOWN statement, shutting down");
+                // mysqld answers the client that asked before it stops (`my_eof(thd)` /
+                // `my_ok(thd)`, then `kill_mysql()`, sql/sql_parse.cc). Here that answer is
+                // written by the asking connection's task right after the statement returns;
+                // the runtime's shutdown below would drop the task first (mariadb-admin saw
+                // "unexpected eof" under load). New connections are no longer accepted.
+                tokio::time::sleep(SHUTDOWN_ANSWER_GRACE).await;
+            }
         }
         if let Some(source) = &source {
             source.shutdown();
@@ -515,6 +523,10 @@ impl SqlConnection {
         tokio::task::block_in_place(|| blocking(&mut self.session))
     }
 }
+
+/// How long a SHUTDOWN waits, no longer accepting connections, so the connection that asked
+/// gets its answer before the runtime and its connections are dropped.
+const SHUTDOWN_ANSWER_GRACE: Duration = Duration::from_millis(500);
 
 /// SQL sessions (connections past authentication) open in the process.
 static OPEN_SESSIONS: AtomicUsize = AtomicUsize::new(0);

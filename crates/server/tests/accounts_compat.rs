@@ -6,11 +6,11 @@
 
 mod support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, OptsBuilder, Row};
+use mysql_async::{Conn, Row};
 
 use support::sql::{conn, conn_as, exec, query, text};
 
@@ -20,19 +20,8 @@ fn insecure(dir: &std::path::Path) -> support::Running {
 
 /// `mariadb-admin ARGS` over TCP to 127.0.0.1:`port` as `user`.
 fn admin(port: u16, user: &str, password: &str, args: &[&str]) -> Output {
-    let mut command = Command::new("mariadb-admin");
-    command.args([
-        "--no-defaults",
-        "--protocol=TCP",
-        "-h127.0.0.1",
-        &format!("-P{port}"),
-        &format!("-u{user}"),
-        "--connect-timeout=10",
-    ]);
-    if !password.is_empty() {
-        command.arg(format!("-p{password}"));
-    }
-    command
+    support::client("mariadb-admin", port, user, password)
+        .arg("--connect-timeout=10")
         .args(args)
         .output()
         .expect("run mariadb-admin (scripts/test.sh installs mariadb-client)")
@@ -73,13 +62,7 @@ async fn rows(c: &mut Conn, sql: &str) -> Vec<Vec<String>> {
 /// True if `user` / `password` can log in (caching_sha2_password full authentication over
 /// the RSA key exchange, as a client without TLS does).
 async fn logs_in(port: u16, user: &str, password: &str) -> bool {
-    let opts = OptsBuilder::default()
-        .ip_or_hostname("127.0.0.1")
-        .tcp_port(port)
-        .user(Some(user))
-        .pass(Some(password))
-        .prefer_socket(false);
-    match Conn::new(opts).await {
+    match Conn::new(support::sql::opts(port, user, password)).await {
         Ok(c) => {
             let _ = c.disconnect().await;
             true

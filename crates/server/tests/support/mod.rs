@@ -161,24 +161,32 @@ pub fn stop_with(mut running: Running, signal: &str, clean: bool) -> String {
     std::fs::read_to_string(&running.log).expect("log")
 }
 
-/// `mariadb --batch --skip-column-names` over TCP to 127.0.0.1:`port`, with `extra` options
-/// (e.g. `--ssl`), running `sql`.
-pub fn mariadb(port: u16, user: &str, password: &str, extra: &[&str], sql: &str) -> Output {
-    let mut command = Command::new("mariadb");
+/// A MariaDB client `program` (`mariadb`, `mariadb-admin`, ...) set to reach 127.0.0.1:`port`
+/// over TCP as `user` (with `password` unless it is empty), reading no option files.
+pub fn client(program: &str, port: u16, user: &str, password: &str) -> Command {
+    let mut command = Command::new(program);
     command.args([
         "--no-defaults",
         "--protocol=TCP",
         "-h127.0.0.1",
         &format!("-P{port}"),
         &format!("-u{user}"),
-        "--batch",
-        "--skip-column-names",
     ]);
     if !password.is_empty() {
         command.arg(format!("-p{password}"));
     }
-    command.args(extra).args(["-e", sql]);
-    command.output().expect("run mariadb (scripts/test.sh installs mariadb-client)")
+    command
+}
+
+/// `mariadb --batch --skip-column-names` over TCP to 127.0.0.1:`port`, with `extra` options
+/// (e.g. `--ssl`), running `sql`.
+pub fn mariadb(port: u16, user: &str, password: &str, extra: &[&str], sql: &str) -> Output {
+    client("mariadb", port, user, password)
+        .args(["--batch", "--skip-column-names"])
+        .args(extra)
+        .args(["-e", sql])
+        .output()
+        .expect("run mariadb (scripts/test.sh installs mariadb-client)")
 }
 
 /// The output of a `mariadb` run that must succeed.

@@ -9,15 +9,21 @@ pub async fn conn(port: u16) -> Conn {
     conn_as(port, "root", "").await
 }
 
-/// A connection as `user` with `password` (over TCP, never the socket).
-pub async fn conn_as(port: u16, user: &str, password: &str) -> Conn {
-    let opts = OptsBuilder::default()
+/// Options to reach 127.0.0.1:`port` as `user` with `password` (over TCP, never the socket).
+pub fn opts(port: u16, user: &str, password: &str) -> OptsBuilder {
+    OptsBuilder::default()
         .ip_or_hostname("127.0.0.1")
         .tcp_port(port)
         .user(Some(user))
         .pass(Some(password))
-        .prefer_socket(false);
-    Conn::new(opts).await.unwrap_or_else(|e| panic!("connect to {port} as {user}: {e}"))
+        .prefer_socket(false)
+}
+
+/// A connection as `user` with `password` (over TCP, never the socket).
+pub async fn conn_as(port: u16, user: &str, password: &str) -> Conn {
+    Conn::new(opts(port, user, password))
+        .await
+        .unwrap_or_else(|e| panic!("connect to {port} as {user}: {e}"))
 }
 
 /// A value as the mariadb CLI would print it (NULL as `NULL`).
