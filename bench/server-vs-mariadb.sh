@@ -8,13 +8,15 @@
 #   binlogd-inredo  durable: the same plus binlog_in_redo=ON (one fsync per group)
 #   mariadb         durable: ../shared/anchors/mariadb.sh (sync_binlog=1, flush=1)
 #   mariadb-nd      non-durable: the same with SYNC_BINLOG=0 FLUSH=2
-# binlogd is reached over TCP 127.0.0.1; MariaDB over its Unix socket (the anchor script's way;
-# its root account authenticates by socket), which favours MariaDB slightly.
+# Both servers are reached over their Unix sockets (MariaDB's is the anchor script's way; its
+# root account authenticates by socket). TRANSPORT=tcp reaches binlogd over TCP 127.0.0.1
+# instead (before 2026-11-22 18:00 UTC binlogd had no Unix socket and was always measured so).
 #
 # Usage: bench/server-vs-mariadb.sh [seconds] [threads...]   (defaults: 10, 1 16 64 256 1024)
 # Env: SERVERS="binlogd binlogd-inredo mariadb mariadb-nd" (subset/order), BINLOGD_OPTS (extra
 # options for both binlogd servers), BIN (a binlogd binary to use instead of building
-# target/release/binlogd), PORT_BASE (ports PORT_BASE+1.. are used; default 33161).
+# target/release/binlogd), PORT_BASE (ports PORT_BASE+1.. are used; default 33161), TRANSPORT
+# (socket or tcp, for binlogd; default socket).
 # Prints one line per server and thread count, then a table.
 set -euo pipefail
 
@@ -66,7 +68,11 @@ for s in $servers; do
         done
         mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" -uroot \
             -e "CREATE DATABASE sbtest"
-        conn[$s]="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$port --mysql-user=root --mysql-db=sbtest"
+        if [ "${TRANSPORT:-socket}" = tcp ]; then
+            conn[$s]="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$port --mysql-user=root --mysql-db=sbtest"
+        else
+            conn[$s]="--db-driver=mysql --mysql-socket=$work/$s/mysql.sock --mysql-user=root --mysql-db=sbtest"
+        fi
         # shellcheck disable=SC2086
         sysbench oltp_update_non_index ${conn[$s]} "${sb[@]}" prepare >/dev/null
         ;;

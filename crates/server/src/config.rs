@@ -514,6 +514,15 @@ pub static VARIABLES: &[Variable] = &[
         help: "this server's UUID, generated once and kept in datadir/auto.cnf",
     },
     Variable {
+        name: "socket",
+        ty: VarType::Text,
+        default: "mysql.sock",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "Unix socket file to listen on too; relative to datadir; empty: none",
+    },
+    Variable {
         name: "sync_binlog",
         ty: VarType::Integer { min: 0, max: U32_MAX },
         default: "1",
@@ -565,6 +574,9 @@ pub struct Config {
     pub admin_port: u16,
     /// `bind_address`.
     pub bind_address: String,
+    /// `socket`: the Unix socket file clients on this host may connect to, as given (relative
+    /// to `datadir`; empty: no socket). [`Config::socket_path`] resolves it.
+    pub socket: String,
     /// `datadir`.
     pub datadir: PathBuf,
     /// `log_bin`: the binlog basename (file names are `<basename>.000001`, ...), `None` when the
@@ -634,6 +646,7 @@ impl Default for Config {
             port: 3306,
             admin_port: 0,
             bind_address: "127.0.0.1".to_string(),
+            socket: "mysql.sock".to_string(),
             datadir: PathBuf::from("./data"),
             log_bin: Some(DEFAULT_LOG_BIN.to_string()),
             max_binlog_size: GIB,
@@ -756,6 +769,7 @@ impl Config {
             "port" => self.port.to_string(),
             "admin_port" => self.admin_port.to_string(),
             "bind_address" => self.bind_address.clone(),
+            "socket" => self.socket_path().map(|p| p.display().to_string()).unwrap_or_default(),
             "datadir" => self.datadir.display().to_string(),
             "log_bin" => on_off(self.log_bin.is_some()),
             "log_bin_basename" => self.log_bin_basename()?.display().to_string(),
@@ -800,6 +814,15 @@ impl Config {
             "log_error_verbosity" => self.log_error_verbosity.to_string(),
             _ => return None,
         })
+    }
+
+    /// The Unix socket file: `socket` resolved against `datadir`, or `None` when it is empty.
+    pub fn socket_path(&self) -> Option<PathBuf> {
+        if self.socket.is_empty() {
+            return None;
+        }
+        let path = PathBuf::from(&self.socket);
+        Some(if path.is_relative() { self.datadir.join(path) } else { path })
     }
 
     /// The binlog files' path prefix: `log_bin` resolved against `datadir`, or `None` when the
@@ -913,6 +936,7 @@ impl Config {
             ("port", Int(n)) => self.port = u16::try_from(n).ok()?,
             ("admin_port", Int(n)) => self.admin_port = u16::try_from(n).ok()?,
             ("bind_address", Text(t)) => self.bind_address = t,
+            ("socket", Text(t)) => self.socket = t,
             ("datadir", Text(t)) => self.datadir = PathBuf::from(t),
             ("max_binlog_size", Int(n)) => self.max_binlog_size = n,
             ("sync_binlog", Int(n)) => self.sync_binlog = u32::try_from(n).ok()?,

@@ -169,6 +169,29 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
             .await
             .map_err(|source| ServeError::Bind { address: address.clone(), source })?;
         let local = listener.local_addr().map_err(ServeError::Runtime)?;
+        let unix = match config.socket_path() {
+            // sockaddr_un's sun_path holds 108 bytes with the NUL. A data directory deep
+            // enough to push the default socket past that should still start (over TCP); a
+            // socket path given absolutely is refused below, as mysqld refuses it.
+            Some(path)
+                if path.as_os_str().len() >= SUN_PATH_MAX
+                    && std::path::Path::new(&config.socket).is_relative() =>
+            {
+                log::warn!(
+                    "the socket path {} is too long (the limit is {} bytes): no Unix socket",
+                    path.display(),
+                    SUN_PATH_MAX - 1
+                );
+                None
+            }
+            Some(path) => match bind_unix(&path) {
+                Ok(l) => Some((l, path)),
+                Err(source) => {
+                    return Err(ServeError::Bind { address: path.display().to_string(), source })
+                }
+            },
+            None => None,
+        };
         if config.admin_port != 0 {
             let address = format!("127.0.0.1:{}", config.admin_port);
             let admin = tokio::net::TcpListener::bind(&address)
@@ -182,9 +205,18 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
                 .map_err(ServeError::Runtime)?;
-        log::info!("ready for connections. Bind-address: '{}' port: {}", local.ip(), local.port());
+        log::info!(
+            "ready for connections. Bind-address: '{}' port: {} socket: '{}'",
+            local.ip(),
+            local.port(),
+            unix.as_ref().map(|(_, p)| p.display().to_string()).unwrap_or_default()
+        );
+        let (unix, socket_file) = match unix {
+            Some((l, p)) => (Some(l), Some(SocketFile(p))),
+            None => (None, None),
+        };
         tokio::select! {
-            () = server.serve(listener) => {}
+            () = server.serve_all(listener, unix) => {}
             _ = tokio::signal::ctrl_c() => log::info!("received SIGINT, shutting down"),
             _ = terminate.recv() => log::info!("received SIGTERM, shutting down"),
             () = shutdown.notified() => {
@@ -200,6 +232,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         if let Some(source) = &source {
             source.shutdown();
         }
+        drop(socket_file);
         Ok::<(), ServeError>(())
     });
     // Connections still open are dropped with the runtime; their open transactions were never
@@ -686,6 +719,45 @@ fn to_engine_value(v: &Value) -> engine::Value {
                 format!("{sign}{hours:02}:{minutes:02}:{seconds:02}.{micros:06}").into_bytes(),
             )
         }
+    }
+}
+
+/// The size of `sockaddr_un.sun_path` on Linux, NUL included.
+const SUN_PATH_MAX: usize = 108;
+
+/// Binds the Unix socket file (`socket`), world-writable as mysqld makes it, so every local
+/// user's client can connect (accounts still decide who gets in). A socket file left by a
+/// server that is gone is replaced; one a live server answers on is refused, as mysqld
+/// refuses to start ("Another process ... is using unix socket file"); a file that is not a
+/// socket is never removed.
+fn bind_unix(path: &std::path::Path) -> std::io::Result<tokio::net::UnixListener> {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.file_type().is_socket() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "the file exists and is not a socket",
+            ));
+        }
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AddrInUse,
+                "another server is using the socket file",
+            ));
+        }
+        std::fs::remove_file(path)?;
+    }
+    let listener = tokio::net::UnixListener::bind(path)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o777))?;
+    Ok(listener)
+}
+
+/// The bound socket file: removed when the server stops listening.
+struct SocketFile(std::path::PathBuf);
+
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
 }
 

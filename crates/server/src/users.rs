@@ -834,7 +834,9 @@ pub fn host_matches(pattern: &str, client: &str) -> bool {
         return true;
     }
     if pattern.eq_ignore_ascii_case("localhost") {
-        return client == "127.0.0.1" || client == "::1";
+        // `localhost` itself is what a Unix socket connection's host is (mysqld's
+        // `LOCAL_HOST`), as for mysqld.
+        return client == "127.0.0.1" || client == "::1" || client == "localhost";
     }
     if let Some((address, mask)) = pattern.split_once('/') {
         return ipv4_range_matches(address, mask, client);

@@ -47,6 +47,11 @@ fn registry_defaults_match_the_config_and_parse_back() {
             continue;
         }
         let shown = config.value(var.name).unwrap_or_else(|| panic!("{} has no field", var.name));
+        if var.name == "socket" {
+            // Shown resolved against datadir: @@socket names the file itself.
+            assert_eq!(shown, config.datadir.join(var.default).display().to_string());
+            continue;
+        }
         assert_eq!(shown, var.default, "{}", var.name);
         if var.name == "log_error" {
             continue; // "stderr" is how no file is shown, not a value to set.

@@ -28,7 +28,6 @@ use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use mysql_common::io::ParseBuf;
 use mysql_common::packets::{AuthSwitchRequest, HandshakePacket, HandshakeResponse};
 use mysql_common::proto::MySerialize;
-use tokio::net::TcpStream;
 
 use super::auth::{
     generate_scramble, sha2_fast_hash, unxor_rsa_password, verify_native, verify_sha2_fast,
@@ -36,7 +35,7 @@ use super::auth::{
 };
 use super::error::{Error, Result, SqlError};
 use super::keys::ServerKeys;
-use super::packet::{PacketStream, PacketWriter};
+use super::packet::{PacketStream, PacketWriter, Plain};
 use super::results::{write_column_block, write_eof, write_ok, OkResult, ResultWriter};
 use super::session::{Backend, ConnectionInfo, ReplicationCommand, Session};
 use super::stats::{command, Stats};
@@ -104,17 +103,57 @@ impl<B: Backend> Drop for Slot<B> {
 
 /// Answers a connection over `max_connections` with ER_CON_COUNT_ERROR in place of the
 /// handshake, as mysqld does, and closes it.
-pub(crate) async fn refuse(socket: TcpStream, shared: &Shared<impl Backend>) {
+pub(crate) async fn refuse(socket: impl Into<Plain>, shared: &Shared<impl Backend>) {
     let mut io =
         PacketStream::new(socket, shared.limits.max_allowed_packet(), shared.stats.clone());
     io.write_err(&SqlError::too_many_connections());
     io.close().await;
 }
 
+/// Where a connection comes from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Origin {
+    /// A TCP client at this address.
+    Tcp(SocketAddr),
+    /// A client on this host, over the Unix socket.
+    Unix,
+}
+
+impl Origin {
+    /// The client's host as account host matching sees it: its IP address (IPv4-mapped IPv6
+    /// as IPv4), or `localhost` over the Unix socket, as mysqld names such clients.
+    fn host(&self) -> String {
+        match self {
+            Origin::Tcp(peer) => host_of(*peer).to_string(),
+            Origin::Unix => "localhost".to_string(),
+        }
+    }
+
+    /// The client's IP address; a Unix socket client has none, and is given the loopback
+    /// address (it is on this host).
+    fn ip(&self) -> IpAddr {
+        match self {
+            Origin::Tcp(peer) => host_of(*peer),
+            Origin::Unix => IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+        }
+    }
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Tcp(peer) => write!(f, "{peer}"),
+            Origin::Unix => f.write_str("the Unix socket"),
+        }
+    }
+}
+
 /// Serves one connection until it ends.
-pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: TcpStream, peer: SocketAddr) {
+pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: Plain, peer: Origin) {
     let shared = &slot.0;
-    let _ = socket.set_nodelay(true);
+    if let Plain::Tcp(tcp) = &socket {
+        let _ = tcp.set_nodelay(true);
+    }
     let mut io =
         PacketStream::new(socket, shared.limits.max_allowed_packet(), shared.stats.clone());
     let connecting = connect(shared, &mut io, peer);
@@ -171,7 +210,7 @@ fn host_of(peer: SocketAddr) -> IpAddr {
 async fn connect<B: Backend>(
     shared: &Shared<B>,
     io: &mut PacketStream,
-    peer: SocketAddr,
+    peer: Origin,
 ) -> Result<(B::Session, ConnectionInfo)> {
     let connection_id = shared.next_connection_id.fetch_add(1, Ordering::Relaxed);
     let scramble = generate_scramble();
@@ -223,7 +262,7 @@ async fn connect<B: Backend>(
     }
 
     let user = String::from_utf8_lossy(response.user()).into_owned();
-    let host = host_of(peer).to_string();
+    let host = peer.host();
     let database = response
         .db_name()
         .filter(|db| {
@@ -269,7 +308,7 @@ async fn connect<B: Backend>(
         connection_id,
         user,
         host,
-        peer: host_of(peer),
+        peer: peer.ip(),
         database: database.clone(),
         capabilities,
         collation: response.collation(),
@@ -360,14 +399,14 @@ async fn authenticate<B: Backend>(
 }
 
 /// Gets the cleartext password for `caching_sha2_password` full authentication: sent as is
-/// over TLS, otherwise RSA-encrypted (after handing out the public key if asked for).
+/// over TLS or the Unix socket (mysqld's secure transports), otherwise RSA-encrypted (after handing out the public key if asked for).
 async fn full_authentication<B: Backend>(
     shared: &Shared<B>,
     io: &mut PacketStream,
     scramble: &[u8; SCRAMBLE_LEN],
 ) -> Result<Option<Vec<u8>>> {
     let packet = io.read_packet().await?;
-    if io.is_tls() {
+    if io.is_secure() {
         // Format: password NUL
         let password = packet.strip_suffix(&[0]).unwrap_or(&packet);
         return Ok(Some(password.to_vec()));

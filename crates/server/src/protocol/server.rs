@@ -5,11 +5,12 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, UnixListener, UnixStream};
 
 use super::auth::AuthCache;
-use super::conn::{self, Shared, Slot};
+use super::conn::{self, Origin, Shared, Slot};
 use super::keys::ServerKeys;
+use super::packet::Plain;
 use super::session::Backend;
 use super::stats::Stats;
 
@@ -125,8 +126,18 @@ impl<B: Backend> Server<B> {
     /// descriptors, a connection reset before accept) are logged and retried after a pause, as
     /// they pass.
     pub async fn serve(&self, listener: TcpListener) {
+        self.serve_all(listener, None).await
+    }
+
+    /// [`Server::serve`] on a TCP listener and, if given, a Unix socket listener (mysqld's
+    /// `socket`), whose clients are `localhost`.
+    pub async fn serve_all(&self, listener: TcpListener, unix: Option<UnixListener>) {
         loop {
-            let (socket, peer) = match listener.accept().await {
+            let accepted = tokio::select! {
+                r = listener.accept() => r.map(|(s, peer)| (Plain::Tcp(s), Origin::Tcp(peer))),
+                r = accept_unix(unix.as_ref()) => r.map(|s| (Plain::Unix(s), Origin::Unix)),
+            };
+            let (socket, peer) = match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
                     log::warn!("accept failed: {e}");
@@ -147,5 +158,13 @@ impl<B: Backend> Server<B> {
             }
             tokio::spawn(conn::run(slot, socket, peer));
         }
+    }
+}
+
+/// The next connection on the Unix socket listener; never ready without one.
+async fn accept_unix(unix: Option<&UnixListener>) -> std::io::Result<UnixStream> {
+    match unix {
+        Some(l) => l.accept().await.map(|(s, _)| s),
+        None => std::future::pending().await,
     }
 }
