@@ -142,11 +142,23 @@ struct State {
     failed: bool,
 }
 
+/// A caught-up dump whose socket the tail thread writes itself (see the module doc).
+pub(crate) trait Follower: Send + Sync {
+    /// Sends what was published since the follower's last send, on the tail thread right
+    /// after a publish (or the thread's stop). `false`: the follower went back to its task
+    /// (or was taken back) and leaves the list.
+    fn send(&self, tail: &Tail) -> bool;
+    /// Whether the follower is (still or again) attached.
+    fn attached(&self) -> bool;
+}
+
 /// The shared tail (see the module doc).
 pub(crate) struct Tail {
     files: BinlogFiles,
     stopping: Arc<AtomicBool>,
     state: Mutex<State>,
+    /// Dumps the tail thread sends to (taken after `state` when both are held).
+    followers: Mutex<Vec<Arc<dyn Follower>>>,
     /// Bumped after every published segment and state change.
     version: watch::Sender<u64>,
 }
@@ -169,6 +181,7 @@ impl Tail {
             files,
             stopping,
             state: Mutex::new(State::default()),
+            followers: Mutex::new(Vec::new()),
             version: watch::channel(0).0,
         })
     }
@@ -212,46 +225,87 @@ impl Tail {
 
     /// Finds the segment holding the event at `pos` (an event boundary a dump reached).
     pub fn locate(&self, pos: &BinlogPosition) -> Located {
-        let seq = file_seq(&pos.file);
-        let key = (seq, pos.pos);
+        locate_in(&self.state.lock(), pos)
+    }
+
+    /// Hands a dump caught up at `pos` to the tail thread, which then sends it every segment
+    /// right after publishing it. Refused (`false`) unless the tail is running and has
+    /// published nothing past `pos`: checked under the lock `publish` takes, so no segment
+    /// can fall between the dump's last send and its first from the thread.
+    pub fn attach(&self, pos: &BinlogPosition, follower: Arc<dyn Follower>) -> bool {
         let st = self.state.lock();
-        // The oldest segment ending past `pos`; caught-up dumps want one of the newest.
-        let mut found = None;
-        for (i, s) in st.ring.iter().enumerate().rev() {
-            if (s.seq, s.end()) > key {
-                found = Some(i);
-            } else {
-                break;
-            }
+        if !st.running || !matches!(locate_in(&st, pos), Located::NotYet) {
+            return false;
         }
-        let Some(i) = found else {
-            return if st.failed || (!st.running && !st.ended) {
-                Located::Gone
-            } else if st.ended && !st.running {
-                Located::Ended
-            } else {
-                Located::NotYet
-            };
-        };
-        let s = &st.ring[i];
-        if s.seq == seq && s.start <= pos.pos {
-            return match s.offsets.binary_search(&((pos.pos - s.start) as u32)) {
-                Ok(idx) => Located::Found(s.clone(), idx),
-                Err(_) => Located::Gone,
-            };
+        let mut followers = self.followers.lock();
+        // Taken back and attached again before the thread dropped it from the list.
+        if !followers.iter().any(|f| Arc::ptr_eq(f, &follower)) {
+            followers.push(follower);
         }
-        // The first segment of the next file, right after the end of `pos`'s file.
-        let follows = i > 0 && {
-            let prev = &st.ring[i - 1];
-            prev.seq == seq && prev.end() == pos.pos
-        };
-        if s.seq > seq && s.start == HEADER_SIZE && follows {
-            return Located::Found(s.clone(), 0);
+        true
+    }
+
+    /// Lets every follower send what was just published; drops those that went back.
+    fn send_followers(&self) {
+        let list = self.followers.lock().clone();
+        if list.is_empty() {
+            return;
         }
-        Located::Gone
+        if list.iter().map(|f| f.send(self)).fold(true, |all, kept| all & kept) {
+            return;
+        }
+        // Under the list's lock: a follower attached again in the meantime stays.
+        self.followers.lock().retain(|f| f.attached());
     }
 
     fn publish(&self, segment: Segment) {
+        self.publish_only(segment);
+        self.send_followers();
+    }
+}
+
+/// [`Tail::locate`] under the lock.
+fn locate_in(st: &State, pos: &BinlogPosition) -> Located {
+    let seq = file_seq(&pos.file);
+    let key = (seq, pos.pos);
+    // The oldest segment ending past `pos`; caught-up dumps want one of the newest.
+    let mut found = None;
+    for (i, s) in st.ring.iter().enumerate().rev() {
+        if (s.seq, s.end()) > key {
+            found = Some(i);
+        } else {
+            break;
+        }
+    }
+    let Some(i) = found else {
+        return if st.failed || (!st.running && !st.ended) {
+            Located::Gone
+        } else if st.ended && !st.running {
+            Located::Ended
+        } else {
+            Located::NotYet
+        };
+    };
+    let s = &st.ring[i];
+    if s.seq == seq && s.start <= pos.pos {
+        return match s.offsets.binary_search(&((pos.pos - s.start) as u32)) {
+            Ok(idx) => Located::Found(s.clone(), idx),
+            Err(_) => Located::Gone,
+        };
+    }
+    // The first segment of the next file, right after the end of `pos`'s file.
+    let follows = i > 0 && {
+        let prev = &st.ring[i - 1];
+        prev.seq == seq && prev.end() == pos.pos
+    };
+    if s.seq > seq && s.start == HEADER_SIZE && follows {
+        return Located::Found(s.clone(), 0);
+    }
+    Located::Gone
+}
+
+impl Tail {
+    fn publish_only(&self, segment: Segment) {
         let mut st = self.state.lock();
         st.ring_bytes += segment.bytes.len();
         st.ring.push_back(Arc::new(segment));
@@ -267,6 +321,8 @@ impl Tail {
     fn stop(&self, ended: bool, failed: bool) {
         stopped(&mut self.state.lock(), ended, failed);
         self.version.send_modify(|v| *v += 1);
+        // The followers find the ring gone (or ended) and go back to their tasks.
+        self.send_followers();
     }
 
     fn run(self: Arc<Tail>, mut reader: BinlogReader, mut ctx: FormatContext) {
