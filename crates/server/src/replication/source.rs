@@ -382,6 +382,7 @@ impl Source {
             exclude: request.gtids.clone(),
             state: Mutex::new(AttachedState::default()),
             back: Notify::new(),
+            logged: AtomicBool::new(false),
         });
         loop {
             if self.stopping.load(Ordering::Acquire) {
@@ -490,6 +491,12 @@ impl Source {
         if !self.tail.attach(&pos, attached.clone()) {
             return Ok(Some(attached.take_back(out).0));
         }
+        if !attached.logged.swap(true, Ordering::Relaxed) {
+            log::info!(
+                "binlog dump for connection {} is sent by the binlog-tail thread",
+                peer.connection_id
+            );
+        }
         enum Woken {
             Back,
             Client,
@@ -572,6 +579,8 @@ struct Attached {
     state: Mutex<AttachedState>,
     /// Wakes the task when the dump comes back.
     back: Notify,
+    /// Whether the first attach was logged.
+    logged: AtomicBool,
 }
 
 /// An attached dump's state, shared by the tail thread and the connection's task.

@@ -16,22 +16,32 @@
 //!   each event behind its packet's `0x00` OK byte, the event offsets and the GTIDs of its
 //!   transactions (parsed once, for GTID dumps). A segment never spans two files and always
 //!   starts and ends at a synced end (a group boundary).
-//! - Every segment costs every caught-up dump one wake-up of its task and one socket write,
-//!   and on loopback the write also runs the receiving side's TCP processing and wakes the
-//!   reader (`perf`: ~18% of the server's samples in `sendto` with 32 readers, a segment every
-//!   2 ms).
+//! - Every segment costs every caught-up dump one socket write, and on loopback the write also
+//!   runs the receiving side's TCP processing and wakes the reader (`perf`: ~18% of the
+//!   server's samples in `sendto` with 32 readers, a segment every 2 ms).
 //!   That cost is per write, not per byte, so the window grows with the number of
 //!   subscribers: the caught-up dumps together make at most about [`SENDS_PER_SEC`] writes a
 //!   second, and no dump waits more than [`MAX_COALESCE`] for a durable transaction.
-//! - Segments form a contiguous ring (at most [`RING_BYTES`]); a `watch` channel wakes the
-//!   subscribed connection tasks once per segment.
-//! - A caught-up dump runs in its connection's task (no thread): woken, it frames every
-//!   segment published since its last write as packets (a 4-byte header each, copied once
-//!   into the connection's buffer with the `0x00` and event that follow it; packet sequence
-//!   numbers are per connection, so the headers cannot be shared) and writes them with one
-//!   socket write. Segments that need per-event work (a new file's fake ROTATE and
-//!   FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code
-//!   as the file path, reading from the segment instead of the file.
+//! - Segments form a contiguous ring (at most [`RING_BYTES`]).
+//! - The tail thread writes the caught-up dumps' sockets itself, right after publishing
+//!   ([`Follower`], implemented by `source::Attached`): a dump whose task finds nothing more to
+//!   send [`Tail::attach`]es with a second handle on its connection's socket (a `dup` of the
+//!   fd; plain TCP only), its position and its packet sequence number. For each follower the
+//!   thread frames every segment published since its last send as packets (a 4-byte header
+//!   each, copied once into the dump's buffer with the `0x00` and event that follow it; the
+//!   sequence numbers are per connection, so the headers cannot be shared) and writes them
+//!   with one non-blocking write. Segments that need per-event work (a new file's fake ROTATE
+//!   and FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code
+//!   as the file path, reading from the segment instead of the file. The connection's task
+//!   meanwhile only waits (for the client, a heartbeat's time, shutdown, or the dump coming
+//!   back): no task on the sessions' tokio workers is woken per segment.
+//! - The dump goes back to its task, which writes the rest with its own (waiting) write and
+//!   attaches again once caught up, when the socket is full (a slow client never blocks the
+//!   thread or the other dumps), when the ring no longer holds its place or the tail stops, to
+//!   send a heartbeat, and on an error (ERR 1236) or a failed write. Over TLS, or with
+//!   `BINLOGD_DUMP_SENDER=0`, the task sends the segments itself, woken by a `watch` channel
+//!   once per segment.
+//! - `BINLOGD_TAIL_NICE=N` runs the thread at that nice level (for measurements).
 //! - A dump that is behind (or falls out of the ring) reads the files on its own thread, as
 //!   before, and joins the tail once it reaches the synced end.
 //!
@@ -210,9 +220,19 @@ impl Tail {
         let ctx = file_context(&self.files, &end.file)?;
         let reader = self.files.reader_at(&end.file, end.pos).map_err(|e| e.to_string())?;
         let tail = self.clone();
+        let nice = std::env::var("BINLOGD_TAIL_NICE").ok().and_then(|v| v.trim().parse().ok());
         std::thread::Builder::new()
             .name("binlog-tail".to_string())
-            .spawn(move || tail.run(reader, ctx))
+            .spawn(move || {
+                if let Some(nice) = nice {
+                    // Linux: a thread id names that thread alone.
+                    let tid = rustix::thread::gettid();
+                    if let Err(e) = rustix::process::setpriority_process(Some(tid), nice) {
+                        log::warn!("binlog tail: nice {nice} not set: {e}");
+                    }
+                }
+                tail.run(reader, ctx)
+            })
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
