@@ -39,9 +39,13 @@
 //! thread notices the closed channel within [`POLL`]. [`Source::shutdown`] stops every dump.
 //!
 //! Once a blocking dump reaches the synced end, its thread hands the dump's state to the
-//! connection's task ([`Handover`]) and ends; the task then sends the segments the shared
-//! tail ([`super::tail`]) reads once for all caught-up dumps, and goes back to a thread if it
-//! falls out of the tail's ring.
+//! connection's task ([`Handover`]) and ends; the segments the shared tail ([`super::tail`])
+//! reads once for all caught-up dumps are then written to the socket by the tail thread
+//! itself ([`Attached`]: a `dup` of the socket, non-blocking writes), while the task waits for
+//! the client, heartbeats and shutdown; the dump comes back to the task when its socket is
+//! full, for a heartbeat, on an error, or when it must locate itself in the ring again. Over
+//! TLS (or with `BINLOGD_DUMP_SENDER=0`) the task sends the segments itself. A dump that falls
+//! out of the tail's ring goes back to a thread reading the files.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -525,7 +529,15 @@ impl Source {
                     return Ok(None);
                 }
                 Woken::Timer => {
-                    if !period.is_zero() && since.is_some_and(|s| s + wait >= period) {
+                    // Due unless the tail thread sent something meanwhile.
+                    let due = !period.is_zero()
+                        && attached
+                            .state
+                            .lock()
+                            .h
+                            .as_ref()
+                            .is_some_and(|h| h.last_sent.elapsed() >= period);
+                    if due {
                         break attached.take_back(out);
                     }
                 }

@@ -34,14 +34,18 @@
 //!   and FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code
 //!   as the file path, reading from the segment instead of the file. The connection's task
 //!   meanwhile only waits (for the client, a heartbeat's time, shutdown, or the dump coming
-//!   back): no task on the sessions' tokio workers is woken per segment.
+//!   back): no task on the sessions' tokio workers is woken per segment. With 32 caught-up
+//!   readers on the 2-core machine, commits kept 0.76 of their 0-reader rate (median of 14
+//!   runs) against 0.51–0.59 when each dump's task wrote (bench/RESULTS.md).
 //! - The dump goes back to its task, which writes the rest with its own (waiting) write and
 //!   attaches again once caught up, when the socket is full (a slow client never blocks the
 //!   thread or the other dumps), when the ring no longer holds its place or the tail stops, to
 //!   send a heartbeat, and on an error (ERR 1236) or a failed write. Over TLS, or with
 //!   `BINLOGD_DUMP_SENDER=0`, the task sends the segments itself, woken by a `watch` channel
 //!   once per segment.
-//! - `BINLOGD_TAIL_NICE=N` runs the thread at that nice level (for measurements).
+//! - `BINLOGD_TAIL_NICE=N` runs the thread at that nice level, for measurements only: it did
+//!   not help free-running readers and lengthened the replication delay's tail under load
+//!   (bench/RESULTS.md, "the tail thread writes the caught-up dumps' sockets").
 //! - A dump that is behind (or falls out of the ring) reads the files on its own thread, as
 //!   before, and joins the tail once it reaches the synced end.
 //!
@@ -60,13 +64,15 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 
 /// How long the tail waits at least, once woken by a new synced end, for more groups before
-/// it publishes: every segment wakes every caught-up dump, so this bounds the wake-ups and
-/// socket writes per reader to one per [`COALESCE`]; replication is at most this much later.
+/// it publishes: every segment costs every caught-up dump a socket write (and its reader a
+/// wake-up), so this bounds the writes per reader to one per [`COALESCE`]; replication is at
+/// most this much later.
 pub(crate) const COALESCE: Duration = Duration::from_millis(2);
-/// The socket writes per second all caught-up dumps together should not exceed. A write costs
-/// the server ~20 µs all told (the task's wake-up, framing, `sendto` with the loopback's
-/// receive side: 2.4 µs per transaction per reader at ~3 400 TPS with up to ~450 segments/s,
-/// bench/RESULTS.md), so 4 000 writes take under a tenth of a core however many readers.
+/// The socket writes per second all caught-up dumps together should not exceed. A write cost
+/// the server ~20 µs all told when each dump's task made it (the task's wake-up, framing,
+/// `sendto` with the loopback's receive side: 2.4 µs per transaction per reader at ~3 400 TPS
+/// with up to ~450 segments/s, bench/RESULTS.md), so 4 000 writes take under a tenth of a core
+/// however many readers; from the tail thread the wake-ups are gone.
 const SENDS_PER_SEC: u32 = 4_000;
 /// The longest the tail waits for more groups, however many dumps follow it.
 const MAX_COALESCE: Duration = Duration::from_millis(10);
@@ -278,54 +284,9 @@ impl Tail {
         self.followers.lock().retain(|f| f.attached());
     }
 
+    /// Adds a segment to the ring, wakes the dumps' tasks that follow the tail themselves and
+    /// sends to the attached ones.
     fn publish(&self, segment: Segment) {
-        self.publish_only(segment);
-        self.send_followers();
-    }
-}
-
-/// [`Tail::locate`] under the lock.
-fn locate_in(st: &State, pos: &BinlogPosition) -> Located {
-    let seq = file_seq(&pos.file);
-    let key = (seq, pos.pos);
-    // The oldest segment ending past `pos`; caught-up dumps want one of the newest.
-    let mut found = None;
-    for (i, s) in st.ring.iter().enumerate().rev() {
-        if (s.seq, s.end()) > key {
-            found = Some(i);
-        } else {
-            break;
-        }
-    }
-    let Some(i) = found else {
-        return if st.failed || (!st.running && !st.ended) {
-            Located::Gone
-        } else if st.ended && !st.running {
-            Located::Ended
-        } else {
-            Located::NotYet
-        };
-    };
-    let s = &st.ring[i];
-    if s.seq == seq && s.start <= pos.pos {
-        return match s.offsets.binary_search(&((pos.pos - s.start) as u32)) {
-            Ok(idx) => Located::Found(s.clone(), idx),
-            Err(_) => Located::Gone,
-        };
-    }
-    // The first segment of the next file, right after the end of `pos`'s file.
-    let follows = i > 0 && {
-        let prev = &st.ring[i - 1];
-        prev.seq == seq && prev.end() == pos.pos
-    };
-    if s.seq > seq && s.start == HEADER_SIZE && follows {
-        return Located::Found(s.clone(), 0);
-    }
-    Located::Gone
-}
-
-impl Tail {
-    fn publish_only(&self, segment: Segment) {
         let mut st = self.state.lock();
         st.ring_bytes += segment.bytes.len();
         st.ring.push_back(Arc::new(segment));
@@ -335,6 +296,7 @@ impl Tail {
         }
         drop(st);
         self.version.send_modify(|v| *v += 1);
+        self.send_followers();
     }
 
     /// Marks the thread stopped (`ended`: the writer closed; `failed`: a read failed).
@@ -422,6 +384,46 @@ impl Tail {
             }
         }
     }
+}
+
+/// [`Tail::locate`] under the lock.
+fn locate_in(st: &State, pos: &BinlogPosition) -> Located {
+    let seq = file_seq(&pos.file);
+    let key = (seq, pos.pos);
+    // The oldest segment ending past `pos`; caught-up dumps want one of the newest.
+    let mut found = None;
+    for (i, s) in st.ring.iter().enumerate().rev() {
+        if (s.seq, s.end()) > key {
+            found = Some(i);
+        } else {
+            break;
+        }
+    }
+    let Some(i) = found else {
+        return if st.failed || (!st.running && !st.ended) {
+            Located::Gone
+        } else if st.ended && !st.running {
+            Located::Ended
+        } else {
+            Located::NotYet
+        };
+    };
+    let s = &st.ring[i];
+    if s.seq == seq && s.start <= pos.pos {
+        return match s.offsets.binary_search(&((pos.pos - s.start) as u32)) {
+            Ok(idx) => Located::Found(s.clone(), idx),
+            Err(_) => Located::Gone,
+        };
+    }
+    // The first segment of the next file, right after the end of `pos`'s file.
+    let follows = i > 0 && {
+        let prev = &st.ring[i - 1];
+        prev.seq == seq && prev.end() == pos.pos
+    };
+    if s.seq > seq && s.start == HEADER_SIZE && follows {
+        return Located::Found(s.clone(), 0);
+    }
+    Located::Gone
 }
 
 fn stopped(st: &mut State, ended: bool, failed: bool) {
