@@ -3,7 +3,9 @@
 //! for byte, the same stream — the files' events as stored, each file announced by a fake
 //! ROTATE and its FORMAT_DESCRIPTION — across a rotation that happens while they follow, with
 //! consecutive packet sequence numbers. The test also checks from /proc that the readers did
-//! leave their dump threads for the tail, so the shared path is what it exercised.
+//! leave their dump threads for the tail, so the shared path is what it exercised. The other
+//! tests cover the tail thread writing the caught-up dumps itself: a stalled reader (its socket
+//! fills, the dump goes back to its task) and a GTID dump skipping a transaction it has.
 
 mod support;
 
@@ -378,9 +380,10 @@ async fn a_stalled_reader_fills_its_socket_without_holding_back_the_tail_or_the_
     let events = steady.lock().events.clone();
     assert!(stalled.lock().events == events, "both readers receive the same bytes");
     check_against_files(&datadir.join("binlog"), &events, &["binlog.000001"]);
+    wait_sent_by_tail(&server.log, 2).await;
     let log = std::fs::read_to_string(&server.log).expect("error log");
     let sent = log.matches("is sent by the binlog-tail thread").count();
-    assert_eq!(sent, 2, "both dumps were written by the tail thread:\n{log}");
+    assert_eq!(sent, 2, "each dump went to the tail thread once:\n{log}");
 
     support::stop(server, "-TERM");
     for t in tasks {
@@ -389,4 +392,74 @@ async fn a_stalled_reader_fills_its_socket_without_holding_back_the_tail_or_the_
             .expect("a reader's stream ends at shutdown")
             .expect("reader task");
     }
+}
+
+/// Waits until the error log says `dumps` dumps went to the tail thread.
+async fn wait_sent_by_tail(log: &Path, dumps: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.matches("is sent by the binlog-tail thread").count() >= dumps {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no dump went to the tail thread:\n{text}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A GTID dump sent by the tail thread goes through the per-event path for a segment holding
+/// a transaction the replica has: that one is skipped (a foreign GTID committed with
+/// `gtid_next`, which the replica's set holds), the others arrive in order, and the packet
+/// sequence stays unbroken for the stock client (mysql_async's binlog stream checks it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gtid_dump_sent_by_the_tail_thread_skips_what_the_replica_has() {
+    use futures_util::StreamExt;
+    use mysql_async::binlog::events::EventData;
+    use mysql_async::BinlogStreamRequest;
+
+    const FOREIGN: &str = "c0ffee00-0000-4000-8000-00000000000f";
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let datadir = tmp.path().join("data");
+    let server = support::start(&datadir, &["--initialize-insecure", "--log-error-verbosity=3"]);
+    let port = server.port;
+    let mut conn = support::sql::conn(port).await;
+    conn.query_drop("CREATE DATABASE d").await.expect("ddl");
+    conn.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY)").await.expect("ddl");
+    let uuid: String =
+        conn.query_first("SELECT @@server_uuid").await.expect("query").expect("a row");
+
+    // The replica has the two DDLs and FOREIGN:5-9.
+    let set: Vec<mysql_async::Sid<'static>> = [format!("{uuid}:1-2"), format!("{FOREIGN}:5-9")]
+        .iter()
+        .map(|s| s.parse().expect("sid"))
+        .collect();
+    let mut stream = support::sql::conn(port)
+        .await
+        .get_binlog_stream(BinlogStreamRequest::new(401).with_gtid().with_gtid_set(set))
+        .await
+        .expect("dump");
+    wait_sent_by_tail(&server.log, 1).await;
+
+    conn.query_drop("INSERT INTO d.t VALUES (1)").await.expect("insert");
+    conn.query_drop(format!("SET gtid_next = '{FOREIGN}:7'")).await.expect("gtid_next");
+    conn.query_drop("INSERT INTO d.t VALUES (2)").await.expect("insert");
+    conn.query_drop("SET gtid_next = 'AUTOMATIC'").await.expect("gtid_next");
+    conn.query_drop("INSERT INTO d.t VALUES (3)").await.expect("insert");
+
+    let mut gtids = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while gtids.len() < 2 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let event = tokio::time::timeout(left, stream.next()).await.expect("events within 10 s");
+        let event = event.expect("open").expect("event");
+        if let Some(EventData::GtidEvent(g)) = event.read_data().expect("decodes") {
+            gtids.push(format!("{}:{}", binlog::gtid::Sid(g.sid()), g.gno()));
+        }
+    }
+    assert_eq!(gtids, [format!("{uuid}:3"), format!("{uuid}:4")]);
+    // Still on the tail thread: the skip did not end the dump or move it off.
+    let log = std::fs::read_to_string(&server.log).expect("error log");
+    assert_eq!(log.matches("is sent by the binlog-tail thread").count(), 1, "{log}");
+    drop(stream);
+    support::stop(server, "-TERM");
 }
