@@ -495,6 +495,9 @@ impl Source {
         if !self.tail.attach(&pos, attached.clone()) {
             return Ok(Some(attached.take_back(out).0));
         }
+        // Should this future be dropped (its connection's task cancelled), the tail thread
+        // must stop writing and let go of the socket, or the connection would stay open.
+        let _detach = Detach(attached);
         if !attached.logged.swap(true, Ordering::Relaxed) {
             log::info!(
                 "binlog dump for connection {} is sent by the binlog-tail thread",
@@ -610,6 +613,15 @@ struct AttachedState {
     /// Bytes written (the connection's Bytes_sent).
     written: u64,
     back: Back,
+}
+
+/// Detaches a dump when dropped (see [`Source::attached`]).
+struct Detach<'a>(&'a Attached);
+
+impl Drop for Detach<'_> {
+    fn drop(&mut self) {
+        self.0.state.lock().socket = None;
+    }
 }
 
 impl Attached {
