@@ -15,6 +15,11 @@
 # receives everything there is; each reader's byte count and hash must equal the reference's
 # (its EOF packet excluded): "readers exact" counts those that do, "bytes short" is how far the
 # slowest reader was behind, with the binlog bytes the point wrote.
+# Replication delay: readers 1, 9, 17, 25 (one in 8, so that the others stay as cheap as they
+# were) note, for each GTID event they receive, its arrival time minus
+# the event's immediate_commit_timestamp (taken by the server as the group's flush stage encodes
+# it, before the binlog write and fdatasync; see dump_reader.c); the last column gives the
+# percentiles over those readers' transactions (ms): how late a reader sees a commit.
 #
 # Usage: bench/dump-readers.sh [seconds] [sysbench threads] [reader counts...]
 #        (defaults: 10 16 0 8 32). BIN: a binlogd binary (default: build target/release).
@@ -85,7 +90,7 @@ cpu() {
     echo "$d $((all - d))"
 }
 echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, rate ${RATE:-free}, readers on cpus ${READER_CPUS:-any}, $(nproc) cores"
-printf '| readers | TPS | p95 ms | server CPU s, dump threads + tail | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | readers exact | slowest reader bytes short | reader processes CPU s | load avg at start |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+printf '| readers | TPS | p95 ms | server CPU s, dump threads + tail | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | readers exact | slowest reader bytes short | reader processes CPU s | load avg at start | commit→reader ms p50/p95/p99/max |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n'
 base=
 for n in "${counts[@]}"; do
     pids=()
@@ -94,8 +99,10 @@ for n in "${counts[@]}"; do
     read -r file pos < <(mariadb --no-defaults --skip-ssl -h127.0.0.1 -P"$port" -uroot -N \
         -e 'SHOW MASTER STATUS' | cut -f1,2)
     for r in $(seq "$n"); do
+        delays=()
+        [ $((r % 8)) -eq 1 ] && delays=("$raw/$n-$r.delays")
         "${pin[@]}" "$work/dump_reader" "$port" $((100 + r)) "$file" "$pos" 0 \
-            "$raw/$n-$r.ready" >"$raw/$n-$r.out" 2>"$raw/$n-$r.err" &
+            "$raw/$n-$r.ready" "${delays[@]}" >"$raw/$n-$r.out" 2>"$raw/$n-$r.err" &
         pids+=($!)
     done
     # The readers start and ask for their dumps before the load begins; then they only receive.
@@ -146,12 +153,21 @@ for n in "${counts[@]}"; do
         s=$((ref - got))
         { [ "$short" = - ] || [ "$s" -gt "$short" ]; } && short=$s
     done
+    delay=-
+    if [ "$n" -gt 0 ]; then
+        delay=$(cat "$raw/$n"-*.delays | sort -n | awk '{d[NR] = $1}
+            END {if (NR == 0) {print "none"; exit}
+                 split("0.50 0.95 0.99", f, " ")
+                 for (i = 1; i <= 3; i++) {k = int(f[i] * NR); if (k < 1) k = 1; printf "%.1f/", d[k] / 1000}
+                 printf "%.1f (%d)\n", d[NR] / 1000, NR}')
+    fi
     cpus=$(echo "($d1 - $d0 + $o1 - $o0) / $clk" | bc -l)
     per=$(echo "$cpus * 1000000 / $trx" | bc -l)
     [ "$n" -eq 0 ] && base=$per
     each=-
     [ "$n" -gt 0 ] && [ -n "$base" ] && each=$(printf '%.2f' "$(echo "($per - $base) / $n" | bc -l)")
-    printf '| %d | %s | %s | %.2f | %.2f | %.1f | %s | %d | %d/%d | %s | %.2f | %s |\n' "$n" "$tps" "$p95" \
+    printf '| %d | %s | %s | %.2f | %.2f | %.1f | %s | %d | %d/%d | %s | %.2f | %s | %s |\n' "$n" "$tps" "$p95" \
         "$(echo "($d1 - $d0) / $clk" | bc -l)" "$(echo "($o1 - $o0) / $clk" | bc -l)" "$per" \
-        "$each" $((endpos - pos)) "$exact" "$n" "$short" "$(echo "$rcpu / $clk" | bc -l)" "$load"
+        "$each" $((endpos - pos)) "$exact" "$n" "$short" "$(echo "$rcpu / $clk" | bc -l)" "$load" \
+        "$delay"
 done

@@ -15,7 +15,17 @@
  * mysql_native_password and caching_sha2_password); `SET @master_binlog_checksum =
  * @@global.binlog_checksum`; then COM_BINLOG_DUMP (file, position, flags, server id).
  *
- * Usage: dump_reader PORT SERVER_ID FILE POS NONBLOCK [READY_FILE]
+ * Replication delay (blocking readers given DELAYS_FILE): the reader also walks the packet
+ * headers (no copy: it skips each payload after its first bytes) and, for every GTID event,
+ * takes the time it received it (CLOCK_REALTIME, once per recv()) minus the event's
+ * `immediate_commit_timestamp` (µs since the epoch, taken by the server when the group's
+ * flush stage encodes it, before the binlog write and fdatasync): how late the reader saw the
+ * commit, write and sync included. At exit the delays (µs) are written to DELAYS_FILE, one a
+ * line. GTID event body (MySQL 8.0, `Gtid_event`): flags u8 | sid[16] | gno u64 | lt_type u8 |
+ * last_committed u64 | sequence_number u64 | immediate_commit_timestamp 7 bytes (bit 55: an
+ * original timestamp follows): at payload offset 1 (the OK byte) + 19 (the header) + 42.
+ *
+ * Usage: dump_reader PORT SERVER_ID FILE POS NONBLOCK [READY_FILE [DELAYS_FILE]]
  *   NONBLOCK=0: a blocking dump; receives until SIGTERM or until the server closes, then
  *               prints "BYTES HASH".
  *   NONBLOCK=1: BINLOG_DUMP_NON_BLOCK, the reference: receives everything up to the server's
@@ -33,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t stop;
@@ -149,6 +160,64 @@ static uint64_t hash_final(struct hash *h) {
     return x;
 }
 
+/* Where a GTID event's immediate_commit_timestamp is in its packet payload. */
+#define GTID_EVENT 33
+#define TS_AT (1 + 19 + 42)
+#define HEAD (TS_AT + 7)
+
+/* Packet walker for the delays: the header being read, then the payload's first HEAD bytes. */
+struct walk {
+    uint8_t hdr[4];
+    size_t hdr_have;
+    size_t left; /* payload bytes still to come (0 and hdr_have < 4: in a header) */
+    uint8_t head[HEAD];
+    size_t head_have;
+    uint32_t *delays;
+    size_t count, cap;
+};
+
+static void walk_packet_head(struct walk *w, int64_t now_us) {
+    if (w->head_have < HEAD || w->head[0] != 0x00 || w->head[1 + 4] != GTID_EVENT) return;
+    uint64_t ts = 0;
+    for (int i = 6; i >= 0; i--) ts = (ts << 8) | w->head[TS_AT + i];
+    ts &= (1ULL << 55) - 1;
+    int64_t d = now_us - (int64_t)ts;
+    if (d < 0) d = 0;
+    if (w->count == w->cap) {
+        w->cap = w->cap ? w->cap * 2 : 1 << 16;
+        w->delays = realloc(w->delays, w->cap * sizeof *w->delays);
+        if (!w->delays) die("out of memory");
+    }
+    w->delays[w->count++] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
+static void walk(struct walk *w, const uint8_t *p, size_t n, int64_t now_us) {
+    while (n > 0) {
+        if (w->left == 0) {
+            size_t take = 4 - w->hdr_have < n ? 4 - w->hdr_have : n;
+            memcpy(w->hdr + w->hdr_have, p, take);
+            w->hdr_have += take;
+            p += take;
+            n -= take;
+            if (w->hdr_have < 4) return;
+            w->hdr_have = 0;
+            w->left = w->hdr[0] | (w->hdr[1] << 8) | ((size_t)w->hdr[2] << 16);
+            w->head_have = 0;
+            if (w->left == 0) continue;
+        }
+        size_t take = w->left < n ? w->left : n;
+        if (w->head_have < HEAD) {
+            size_t h = HEAD - w->head_have < take ? HEAD - w->head_have : take;
+            memcpy(w->head + w->head_have, p, h);
+            w->head_have += h;
+            if (w->head_have == HEAD) walk_packet_head(w, now_us);
+        }
+        w->left -= take;
+        p += take;
+        n -= take;
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 6) die("usage: dump_reader PORT SERVER_ID FILE POS NONBLOCK [READY_FILE]");
     int port = atoi(argv[1]);
@@ -219,6 +288,9 @@ int main(int argc, char **argv) {
         FILE *ready = fopen(argv[6], "w");
         if (ready) fclose(ready);
     }
+    const char *delays_file = argc > 7 && !non_block ? argv[7] : NULL;
+    struct walk w;
+    memset(&w, 0, sizeof w);
 
     struct hash h;
     hash_init(&h);
@@ -236,10 +308,22 @@ int main(int argc, char **argv) {
         ssize_t r = recv(fd, at, non_block ? cap - kept : cap, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
-        if (non_block)
+        if (non_block) {
             kept += (size_t)r;
-        else
+        } else {
             hash_update(&h, at, (size_t)r);
+            if (delays_file) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                walk(&w, at, (size_t)r, (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+            }
+        }
+    }
+    if (delays_file) {
+        FILE *f = fopen(delays_file, "w");
+        if (!f) die("cannot write the delays file");
+        for (size_t i = 0; i < w.count; i++) fprintf(f, "%u\n", w.delays[i]);
+        fclose(f);
     }
     if (non_block) {
         /* Walk the packet headers; the last packet is the EOF. */

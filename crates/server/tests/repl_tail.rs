@@ -3,7 +3,9 @@
 //! for byte, the same stream — the files' events as stored, each file announced by a fake
 //! ROTATE and its FORMAT_DESCRIPTION — across a rotation that happens while they follow, with
 //! consecutive packet sequence numbers. The test also checks from /proc that the readers did
-//! leave their dump threads for the tail, so the shared path is what it exercised.
+//! leave their dump threads for the tail, so the shared path is what it exercised. The other
+//! tests cover the tail thread writing the caught-up dumps itself: a stalled reader (its socket
+//! fills, the dump goes back to its task) and a GTID dump skipping a transaction it has.
 
 mod support;
 
@@ -44,9 +46,14 @@ impl Raw {
         self.socket.write_all(payload).await.expect("write payload");
     }
 
-    /// Logs in as root (empty password) without TLS.
-    async fn login(port: u16) -> Raw {
-        let socket = TcpStream::connect(("127.0.0.1", port)).await.expect("connect");
+    /// Logs in as root (empty password) without TLS; `recv_buffer`: a fixed socket receive
+    /// buffer (no autotuning), so that a client that stops reading fills the server's socket.
+    async fn login(port: u16, recv_buffer: Option<u32>) -> Raw {
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        if let Some(size) = recv_buffer {
+            socket.set_recv_buffer_size(size).expect("SO_RCVBUF");
+        }
+        let socket = socket.connect(([127, 0, 0, 1], port).into()).await.expect("connect");
         let mut raw = Raw { socket };
         raw.read().await.expect("greeting");
         // HandshakeResponse41: CLIENT_LONG_PASSWORD | CLIENT_PROTOCOL_41 |
@@ -92,10 +99,24 @@ struct Received {
     file: String,
     pos: u64,
     error: Option<String>,
+    /// The client's port.
+    port: u16,
 }
 
 async fn follow(port: u16, server_id: u32, received: Arc<Mutex<Received>>) {
-    let mut raw = Raw::login(port).await;
+    follow_gated(port, server_id, received, None, None).await;
+}
+
+/// [`follow`], with a fixed receive buffer, reading only while `open` says so.
+async fn follow_gated(
+    port: u16,
+    server_id: u32,
+    received: Arc<Mutex<Received>>,
+    recv_buffer: Option<u32>,
+    mut open: Option<tokio::sync::watch::Receiver<bool>>,
+) {
+    let mut raw = Raw::login(port, recv_buffer).await;
+    received.lock().port = raw.socket.local_addr().expect("local address").port();
     raw.query("SET @master_binlog_checksum = 'CRC32'").await;
     // COM_BINLOG_DUMP: pos u32, flags u16 (0: blocking), server id u32, file name.
     let mut dump = vec![0x12];
@@ -105,7 +126,13 @@ async fn follow(port: u16, server_id: u32, received: Arc<Mutex<Received>>) {
     dump.extend_from_slice(b"binlog.000001");
     raw.write(0, &dump).await;
     let mut expect_seq = 1u8;
-    while let Some((seq, packet)) = raw.read().await {
+    loop {
+        if let Some(open) = open.as_mut() {
+            if open.wait_for(|&o| o).await.is_err() {
+                return;
+            }
+        }
+        let Some((seq, packet)) = raw.read().await else { break };
         let mut r = received.lock();
         if seq != expect_seq || packet.first() != Some(&0x00) || packet.len() < 20 {
             r.error = Some(format!("packet {seq} (expected {expect_seq}): {packet:?}"));
@@ -276,4 +303,163 @@ async fn caught_up_readers_share_the_tail_and_receive_the_files_bytes_across_a_r
             .expect("a reader's stream ends at shutdown")
             .expect("reader task");
     }
+}
+
+/// The bytes the server's socket to the client on `client_port` holds unacknowledged
+/// (/proc/net/tcp's tx_queue).
+fn server_send_queue(server_port: u16, client_port: u16) -> u64 {
+    let table = std::fs::read_to_string("/proc/net/tcp").expect("/proc/net/tcp");
+    // Format: sl local_address(hex ip:port) rem_address st tx_queue:rx_queue ...
+    for line in table.lines().skip(1) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let port = |a: &str| a.rsplit(':').next().and_then(|p| u16::from_str_radix(p, 16).ok());
+        if f.len() > 4 && port(f[1]) == Some(server_port) && port(f[2]) == Some(client_port) {
+            let tx = f[4].split(':').next().expect("tx_queue");
+            return u64::from_str_radix(tx, 16).expect("hex");
+        }
+    }
+    panic!("no socket {server_port} -> {client_port} in /proc/net/tcp");
+}
+
+/// Commits `rows` rows of `size` bytes, one transaction each.
+async fn commit_big_rows(conn: &mut Conn, first: usize, rows: usize, size: usize) {
+    for i in first..first + rows {
+        let v = char::from(b'a' + (i % 26) as u8).to_string().repeat(size);
+        conn.query_drop(format!("INSERT INTO d.big VALUES ({i}, '{v}')")).await.expect("insert");
+    }
+}
+
+/// Caught-up dumps are written by the tail thread itself (see tail.rs): a reader that stops
+/// reading fills its socket, the tail thread hands that dump back to its connection's task
+/// (which waits for the socket) and goes on sending to the others, which keep up; once the
+/// stalled reader reads again it receives every byte, sequence numbers unbroken, as the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_reader_fills_its_socket_without_holding_back_the_tail_or_the_others() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let datadir = tmp.path().join("data");
+    let server = support::start(&datadir, &["--initialize-insecure", "--log-error-verbosity=3"]);
+    let port = server.port;
+    let pid = server.child.id();
+    let mut conn = support::sql::conn(port).await;
+    conn.query_drop("CREATE DATABASE d").await.expect("ddl");
+    conn.query_drop("CREATE TABLE d.big (id INT PRIMARY KEY, v LONGTEXT)").await.expect("ddl");
+    commit_big_rows(&mut conn, 0, 2, 1000).await;
+
+    let (open_tx, open_rx) = tokio::sync::watch::channel(true);
+    let steady = Arc::new(Mutex::new(Received::default()));
+    let stalled = Arc::new(Mutex::new(Received::default()));
+    let tasks = [
+        tokio::spawn(follow(port, 601, steady.clone())),
+        tokio::spawn(follow_gated(port, 602, stalled.clone(), Some(8192), Some(open_rx))),
+    ];
+    let both = [steady.clone(), stalled.clone()];
+    wait_caught_up(&mut conn, &both).await;
+    wait_on_tail(pid).await;
+
+    // ~10 MiB while the stalled reader reads nothing: more than its socket's send buffer
+    // (tcp_wmem's maximum, 4 MiB by default) and its fixed receive buffer hold, less than the
+    // tail's ring (16 MiB), so it stays on the tail.
+    open_tx.send(false).expect("gate");
+    let before = stalled.lock().pos;
+    commit_big_rows(&mut conn, 100, 180, 60_000).await;
+    wait_caught_up(&mut conn, std::slice::from_ref(&steady)).await;
+    let (_, end) = master_status(&mut conn).await;
+    let behind = stalled.lock().pos;
+    assert!(behind < end, "the stalled reader got everything ({behind} of {end})");
+    assert!(behind >= before);
+    // Its socket did fill: what the tail thread could not write went back to the task.
+    let queued = server_send_queue(port, stalled.lock().port);
+    assert!(queued >= 64 * 1024, "the server's socket to the stalled reader holds {queued} bytes");
+    // The tail thread kept publishing and sending: more commits reach the steady reader.
+    commit_big_rows(&mut conn, 1000, 5, 1000).await;
+    wait_caught_up(&mut conn, std::slice::from_ref(&steady)).await;
+
+    open_tx.send(true).expect("gate");
+    wait_caught_up(&mut conn, &both).await;
+    wait_on_tail(pid).await;
+    let events = steady.lock().events.clone();
+    assert!(stalled.lock().events == events, "both readers receive the same bytes");
+    check_against_files(&datadir.join("binlog"), &events, &["binlog.000001"]);
+    wait_sent_by_tail(&server.log, 2).await;
+    let log = std::fs::read_to_string(&server.log).expect("error log");
+    let sent = log.matches("is sent by the binlog-tail thread").count();
+    assert_eq!(sent, 2, "each dump went to the tail thread once:\n{log}");
+
+    support::stop(server, "-TERM");
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .expect("a reader's stream ends at shutdown")
+            .expect("reader task");
+    }
+}
+
+/// Waits until the error log says `dumps` dumps went to the tail thread.
+async fn wait_sent_by_tail(log: &Path, dumps: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.matches("is sent by the binlog-tail thread").count() >= dumps {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no dump went to the tail thread:\n{text}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A GTID dump sent by the tail thread goes through the per-event path for a segment holding
+/// a transaction the replica has: that one is skipped (a foreign GTID committed with
+/// `gtid_next`, which the replica's set holds), the others arrive in order, and the packet
+/// sequence stays unbroken for the stock client (mysql_async's binlog stream checks it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gtid_dump_sent_by_the_tail_thread_skips_what_the_replica_has() {
+    use futures_util::StreamExt;
+    use mysql_async::binlog::events::EventData;
+    use mysql_async::BinlogStreamRequest;
+
+    const FOREIGN: &str = "c0ffee00-0000-4000-8000-00000000000f";
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let datadir = tmp.path().join("data");
+    let server = support::start(&datadir, &["--initialize-insecure", "--log-error-verbosity=3"]);
+    let port = server.port;
+    let mut conn = support::sql::conn(port).await;
+    conn.query_drop("CREATE DATABASE d").await.expect("ddl");
+    conn.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY)").await.expect("ddl");
+    let uuid: String =
+        conn.query_first("SELECT @@server_uuid").await.expect("query").expect("a row");
+
+    // The replica has the two DDLs and FOREIGN:5-9.
+    let set: Vec<mysql_async::Sid<'static>> = [format!("{uuid}:1-2"), format!("{FOREIGN}:5-9")]
+        .iter()
+        .map(|s| s.parse().expect("sid"))
+        .collect();
+    let mut stream = support::sql::conn(port)
+        .await
+        .get_binlog_stream(BinlogStreamRequest::new(401).with_gtid().with_gtid_set(set))
+        .await
+        .expect("dump");
+    wait_sent_by_tail(&server.log, 1).await;
+
+    conn.query_drop("INSERT INTO d.t VALUES (1)").await.expect("insert");
+    conn.query_drop(format!("SET gtid_next = '{FOREIGN}:7'")).await.expect("gtid_next");
+    conn.query_drop("INSERT INTO d.t VALUES (2)").await.expect("insert");
+    conn.query_drop("SET gtid_next = 'AUTOMATIC'").await.expect("gtid_next");
+    conn.query_drop("INSERT INTO d.t VALUES (3)").await.expect("insert");
+
+    let mut gtids = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while gtids.len() < 2 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let event = tokio::time::timeout(left, stream.next()).await.expect("events within 10 s");
+        let event = event.expect("open").expect("event");
+        if let Some(EventData::GtidEvent(g)) = event.read_data().expect("decodes") {
+            gtids.push(format!("{}:{}", binlog::gtid::Sid(g.sid()), g.gno()));
+        }
+    }
+    assert_eq!(gtids, [format!("{uuid}:3"), format!("{uuid}:4")]);
+    // Still on the tail thread: the skip did not end the dump or move it off.
+    let log = std::fs::read_to_string(&server.log).expect("error log");
+    assert_eq!(log.matches("is sent by the binlog-tail thread").count(), 1, "{log}");
+    drop(stream);
+    support::stop(server, "-TERM");
 }

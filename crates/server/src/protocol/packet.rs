@@ -321,6 +321,26 @@ impl PacketStream {
         });
     }
 
+    /// A second handle on the plain TCP socket (`None` over TLS), for a replication sender
+    /// that writes a caught-up dump's packets from its own thread while the task waits
+    /// (`replication::tail`). The handle keeps the socket open: drop it before the connection.
+    pub fn clone_socket(&self) -> Option<io::Result<std::net::TcpStream>> {
+        use std::os::fd::AsFd;
+        match &self.stream {
+            Stream::Tcp(s) => Some(s.as_fd().try_clone_to_owned().map(std::net::TcpStream::from)),
+            _ => None,
+        }
+    }
+
+    /// Takes back the stream from such a sender: `framed` (whole packets it framed with the
+    /// sequence ids up to `seq` and could not write) is buffered, and the `written` bytes it
+    /// sent are counted.
+    pub fn resume_framed(&mut self, framed: &[u8], seq: u8, written: u64) {
+        self.write_buf.extend_from_slice(framed);
+        self.seq = seq;
+        self.stats.add_bytes_sent(written);
+    }
+
     /// Bytes buffered and not yet written.
     pub fn buffered(&self) -> usize {
         self.write_buf.len()
@@ -426,5 +446,20 @@ impl<'a> PacketWriter<'a> {
     /// Restarts sequence ids at 0.
     pub fn reset_seq(&mut self) {
         self.stream.reset_seq();
+    }
+
+    /// The sequence id the next packet will carry.
+    pub fn seq(&self) -> u8 {
+        self.stream.seq()
+    }
+
+    /// See [`PacketStream::clone_socket`].
+    pub fn clone_socket(&self) -> Option<io::Result<std::net::TcpStream>> {
+        self.stream.clone_socket()
+    }
+
+    /// See [`PacketStream::resume_framed`].
+    pub fn resume_framed(&mut self, framed: &[u8], seq: u8, written: u64) {
+        self.stream.resume_framed(framed, seq, written);
     }
 }

@@ -39,9 +39,13 @@
 //! thread notices the closed channel within [`POLL`]. [`Source::shutdown`] stops every dump.
 //!
 //! Once a blocking dump reaches the synced end, its thread hands the dump's state to the
-//! connection's task ([`Handover`]) and ends; the task then sends the segments the shared
-//! tail ([`super::tail`]) reads once for all caught-up dumps, and goes back to a thread if it
-//! falls out of the tail's ring.
+//! connection's task ([`Handover`]) and ends; the segments the shared tail ([`super::tail`])
+//! reads once for all caught-up dumps are then written to the socket by the tail thread
+//! itself ([`Attached`]: a `dup` of the socket, non-blocking writes), while the task waits for
+//! the client, heartbeats and shutdown; the dump comes back to the task when its socket is
+//! full, for a heartbeat, on an error, or when it must locate itself in the ring again. Over
+//! TLS (or with `BINLOGD_DUMP_SENDER=0`) the task sends the segments itself. A dump that falls
+//! out of the tail's ring goes back to a thread reading the files.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -55,14 +59,16 @@ use binlog::event::{
 };
 use binlog::files::{BinlogFiles, BinlogPosition, BinlogReader, FilePin, Next};
 use binlog::gtid::{Gtid, GtidSet, Sid};
+use bytes::BytesMut;
 use commit::Coordinator;
 use mysql_common::constants::CapabilityFlags;
 use mysql_common::io::ParseBuf;
 use mysql_common::packets::{BinlogDumpFlags, ComBinlogDump, ComBinlogDumpGtid, ComRegisterSlave};
+use mysql_common::proto::codec::packet_to_chunks;
 use parking_lot::Mutex;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 
-use super::tail::{Located, Segment, Tail, COALESCE};
+use super::tail::{Follower, Located, Segment, Tail, COALESCE};
 use crate::protocol::{self, PacketWriter, ReplicationCommand, SqlError};
 use crate::sql::admin::ReplicaInfo;
 use crate::users::{Privileges, Users};
@@ -173,6 +179,9 @@ pub struct Source {
     /// Whether caught-up dumps join [`Tail`] (`BINLOGD_DUMP_SHARE=0` keeps every dump on its
     /// own thread, for comparisons).
     share: bool,
+    /// Whether the tail thread writes caught-up dumps' sockets itself
+    /// (`BINLOGD_DUMP_SENDER=0`: each dump's task does, for comparisons).
+    sender: bool,
 }
 
 impl Source {
@@ -188,6 +197,7 @@ impl Source {
         Source {
             tail: Tail::new(coordinator.binlog_files(), stopping.clone()),
             share: std::env::var("BINLOGD_DUMP_SHARE").map_or(true, |v| v.trim() != "0"),
+            sender: std::env::var("BINLOGD_DUMP_SENDER").map_or(true, |v| v.trim() != "0"),
             coordinator,
             users,
             replicas,
@@ -371,6 +381,13 @@ impl Source {
         let mut sub = self.tail.subscribe();
         let period = Duration::from_nanos(vars.heartbeat_period_ns);
         let exclude = request.gtids.as_ref();
+        let attached = Arc::new(Attached {
+            server_id: self.server_id,
+            exclude: request.gtids.clone(),
+            state: Mutex::new(AttachedState::default()),
+            back: Notify::new(),
+            logged: AtomicBool::new(false),
+        });
         loop {
             if self.stopping.load(Ordering::Acquire) {
                 return Ok(None);
@@ -407,7 +424,23 @@ impl Source {
                     out.flush_if_full().await?;
                     continue;
                 }
-                Located::NotYet => out.flush().await?,
+                Located::NotYet => {
+                    out.flush().await?;
+                    // Caught up: the tail thread sends from here on, if it can have the socket.
+                    match self.sender.then(|| out.clone_socket()).flatten() {
+                        Some(Ok(socket)) => {
+                            match self.attached(&attached, socket, h, period, peer, out).await? {
+                                Some(back) => {
+                                    h = back;
+                                    continue;
+                                }
+                                None => return Ok(None),
+                            }
+                        }
+                        Some(Err(e)) => log::warn!("binlog dump sends from its task: {e}"),
+                        None => {}
+                    }
+                }
                 Located::Gone => {
                     out.flush().await?;
                     return Ok(Some(h));
@@ -437,6 +470,241 @@ impl Source {
     }
 }
 
+impl Source {
+    /// Lets the tail thread send this caught-up dump's segments on `socket` (a handle on the
+    /// connection's) until the dump comes back to its task: `Some` to go on from the task
+    /// (the socket was full, the dump must locate again, a heartbeat is due), `None` once the
+    /// dump ended.
+    async fn attached(
+        &self,
+        attached: &Arc<Attached>,
+        socket: std::net::TcpStream,
+        h: Box<Handover>,
+        period: Duration,
+        peer: &Peer,
+        out: &mut PacketWriter<'_>,
+    ) -> protocol::Result<Option<Box<Handover>>> {
+        let pos = h.pos.clone();
+        {
+            let mut st = attached.state.lock();
+            st.socket = Some(socket);
+            st.h = Some(h);
+            st.seq = out.seq();
+            st.back = Back::No;
+        }
+        if !self.tail.attach(&pos, attached.clone()) {
+            return Ok(Some(attached.take_back(out).0));
+        }
+        // Should this future be dropped (its connection's task cancelled), the tail thread
+        // must stop writing and let go of the socket, or the connection would stay open.
+        let _detach = Detach(attached);
+        if !attached.logged.swap(true, Ordering::Relaxed) {
+            log::info!(
+                "binlog dump for connection {} is sent by the binlog-tail thread",
+                peer.connection_id
+            );
+        }
+        enum Woken {
+            Back,
+            Client,
+            Timer,
+        }
+        let (mut h, back) = loop {
+            let since = attached.state.lock().h.as_ref().map(|h| h.last_sent.elapsed());
+            let wait = match since {
+                Some(since) if !period.is_zero() => period.saturating_sub(since).min(POLL),
+                _ => POLL,
+            };
+            let woken = tokio::select! {
+                _ = attached.back.notified() => Woken::Back,
+                // As in `follow_files`: the client spoke or closed.
+                _ = out.read_packet() => Woken::Client,
+                _ = tokio::time::sleep(wait) => Woken::Timer,
+            };
+            match woken {
+                Woken::Back => break attached.take_back(out),
+                Woken::Client => {
+                    attached.take_back(out);
+                    return Ok(None);
+                }
+                Woken::Timer if self.stopping.load(Ordering::Acquire) => {
+                    attached.take_back(out);
+                    return Ok(None);
+                }
+                Woken::Timer => {
+                    // Due unless the tail thread sent something meanwhile.
+                    let due = !period.is_zero()
+                        && attached
+                            .state
+                            .lock()
+                            .h
+                            .as_ref()
+                            .is_some_and(|h| h.last_sent.elapsed() >= period);
+                    if due {
+                        break attached.take_back(out);
+                    }
+                }
+            }
+        };
+        match back {
+            Back::No => {
+                // Taken back for a heartbeat (or woken by a permit left from an earlier
+                // return): sent if still due.
+                if !period.is_zero() && h.last_sent.elapsed() >= period {
+                    let beat = heartbeat(self.server_id, &h.pos.file, h.pos.pos, h.stream.checksum);
+                    Direct(out).event(&beat)?;
+                    h.last_sent = Instant::now();
+                }
+                out.flush().await?;
+                Ok(Some(h))
+            }
+            Back::Full | Back::Relocate => Ok(Some(h)),
+            Back::Closed => Ok(None),
+            Back::Fatal(message) => {
+                log::info!("binlog dump for connection {} ended: {message}", peer.connection_id);
+                out.write_err(&SqlError::new(ER_FATAL_READING_BINLOG, "HY000", message));
+                out.flush().await?;
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Why an attached dump came back to its task.
+#[derive(Default)]
+enum Back {
+    /// It did not: the task took it back (a heartbeat, the client, shutdown).
+    #[default]
+    No,
+    /// The socket was full: the rest of what was framed waits for the task's write.
+    Full,
+    /// The tail moved on without it (the ring lost its place, the tail stopped): the task
+    /// locates it again.
+    Relocate,
+    /// A write failed: the client went away.
+    Closed,
+    /// The dump failed: ERR 1236 with this message.
+    Fatal(String),
+}
+
+/// A caught-up dump the tail thread sends to ([`super::tail`]).
+struct Attached {
+    server_id: u32,
+    exclude: Option<GtidSet>,
+    state: Mutex<AttachedState>,
+    /// Wakes the task when the dump comes back.
+    back: Notify,
+    /// Whether the first attach was logged.
+    logged: AtomicBool,
+}
+
+/// An attached dump's state, shared by the tail thread and the connection's task.
+#[derive(Default)]
+struct AttachedState {
+    /// A handle on the connection's socket while the tail thread sends (`None` once back:
+    /// the handle must not keep the connection open).
+    socket: Option<std::net::TcpStream>,
+    /// The dump's place.
+    h: Option<Box<Handover>>,
+    /// The connection's next packet sequence id.
+    seq: u8,
+    /// Packets framed and not yet written.
+    pending: BytesMut,
+    /// Bytes written (the connection's Bytes_sent).
+    written: u64,
+    back: Back,
+}
+
+/// Detaches a dump when dropped (see [`Source::attached`]).
+struct Detach<'a>(&'a Attached);
+
+impl Drop for Detach<'_> {
+    fn drop(&mut self) {
+        self.0.state.lock().socket = None;
+    }
+}
+
+impl Attached {
+    /// The task takes the dump back: what the thread could not write is buffered in `out`
+    /// with the sequence ids it used.
+    fn take_back(&self, out: &mut PacketWriter<'_>) -> (Box<Handover>, Back) {
+        let mut st = self.state.lock();
+        st.socket = None;
+        out.resume_framed(&st.pending, st.seq, st.written);
+        st.pending.clear();
+        st.written = 0;
+        let h = st.h.take().expect("an attached dump has its handover");
+        (h, std::mem::take(&mut st.back))
+    }
+}
+
+impl Follower for Attached {
+    fn send(&self, tail: &Tail) -> bool {
+        use std::io::Write;
+        let mut guard = self.state.lock();
+        let st = &mut *guard;
+        let (Some(socket), Some(h)) = (st.socket.as_ref(), st.h.as_mut()) else {
+            return false;
+        };
+        let mut out = Framer { seq: &mut st.seq, buf: &mut st.pending };
+        let mut back = None;
+        while back.is_none() {
+            match tail.locate(&h.pos) {
+                Located::Found(segment, index) => {
+                    let exclude = self.exclude.as_ref();
+                    match send_segment(self.server_id, h, exclude, &segment, index, &mut out) {
+                        Ok(()) => {
+                            if let Err(e) = h.pin.follow(&h.pos.file) {
+                                log::warn!("binlog dump could not pin {}: {e}", h.pos.file);
+                            }
+                        }
+                        Err(Stop::Fatal(message)) => back = Some(Back::Fatal(message)),
+                        Err(Stop::Gone) => back = Some(Back::Closed),
+                    }
+                }
+                Located::NotYet => break,
+                Located::Gone | Located::Ended => back = Some(Back::Relocate),
+            }
+        }
+        // The socket is non-blocking (tokio's): a full one goes back to the task, which waits
+        // until it can write.
+        while !st.pending.is_empty() {
+            match (&*socket).write(&st.pending) {
+                Ok(0) => {
+                    back = Some(Back::Closed);
+                    break;
+                }
+                Ok(n) => {
+                    bytes::Buf::advance(&mut st.pending, n);
+                    st.written += n as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    back.get_or_insert(Back::Full);
+                    break;
+                }
+                Err(_) => {
+                    back = Some(Back::Closed);
+                    break;
+                }
+            }
+        }
+        match back {
+            None => true,
+            Some(back) => {
+                st.back = back;
+                st.socket = None;
+                self.back.notify_one();
+                false
+            }
+        }
+    }
+
+    fn attached(&self) -> bool {
+        self.state.lock().socket.is_some()
+    }
+}
+
 /// Where a caught-up dump stands when it moves between its thread and the shared tail.
 struct Handover {
     /// The next event's place.
@@ -458,7 +726,7 @@ fn send_segment(
     exclude: Option<&GtidSet>,
     segment: &Segment,
     index: usize,
-    out: &mut PacketWriter<'_>,
+    out: &mut impl Packets,
 ) -> Result<(), Stop> {
     let first_pos = segment.start + u64::from(segment.offsets[index]);
     let plain = segment.file == h.stream.file
@@ -476,7 +744,7 @@ fn send_segment(
         // The segment holds each packet's payload whole (`0x00` + event): framing is one
         // copy into the connection's buffer behind a 4-byte header.
         for i in index..segment.offsets.len() {
-            out.write_packet(&segment.bytes[segment.packet_range(i)]);
+            out.packet(&segment.bytes[segment.packet_range(i)]);
         }
         if exclude.is_some() {
             h.stream.skipping = false;
@@ -516,16 +784,56 @@ trait Sink {
     fn check(&self) -> Result<(), Stop>;
 }
 
-/// The connection's own buffer, from its task.
-struct Direct<'w, 'a>(&'w mut PacketWriter<'a>);
+/// Where a caught-up dump's packets are framed: the connection's buffer (its task) or an
+/// [`Attached`] dump's own buffer (the tail thread).
+trait Packets {
+    /// Buffers one packet.
+    fn packet(&mut self, payload: &[u8]);
+    /// Buffers `0x00` + `event` as one packet.
+    fn event_packet(&mut self, event: &[u8]);
+}
 
-impl Sink for Direct<'_, '_> {
-    fn event(&mut self, event: &[u8]) -> Result<(), Stop> {
-        self.0.write_with(|packet| {
+impl Packets for PacketWriter<'_> {
+    fn packet(&mut self, payload: &[u8]) {
+        self.write_packet(payload);
+    }
+
+    fn event_packet(&mut self, event: &[u8]) {
+        self.write_with(|packet| {
             packet.reserve(event.len() + 1);
             packet.push(0x00);
             packet.extend_from_slice(event);
         });
+    }
+}
+
+/// Packets framed for an [`Attached`] dump, continuing its connection's sequence ids.
+struct Framer<'b> {
+    seq: &'b mut u8,
+    buf: &'b mut BytesMut,
+}
+
+impl Packets for Framer<'_> {
+    fn packet(&mut self, payload: &[u8]) {
+        let mut payload = payload;
+        *self.seq = packet_to_chunks(*self.seq, &mut payload, self.buf);
+    }
+
+    fn event_packet(&mut self, event: &[u8]) {
+        // Only the per-event path (rotations, skipped GTIDs) comes here: one copy is fine.
+        let mut packet = Vec::with_capacity(event.len() + 1);
+        packet.push(0x00);
+        packet.extend_from_slice(event);
+        self.packet(&packet);
+    }
+}
+
+/// The connection's own buffer (its task), or an attached dump's (the tail thread).
+struct Direct<'w, P: Packets>(&'w mut P);
+
+impl<P: Packets> Sink for Direct<'_, P> {
+    fn event(&mut self, event: &[u8]) -> Result<(), Stop> {
+        self.0.event_packet(event);
         Ok(())
     }
 

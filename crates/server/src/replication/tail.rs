@@ -16,22 +16,36 @@
 //!   each event behind its packet's `0x00` OK byte, the event offsets and the GTIDs of its
 //!   transactions (parsed once, for GTID dumps). A segment never spans two files and always
 //!   starts and ends at a synced end (a group boundary).
-//! - Every segment costs every caught-up dump one wake-up of its task and one socket write,
-//!   and on loopback the write also runs the receiving side's TCP processing and wakes the
-//!   reader (`perf`: ~18% of the server's samples in `sendto` with 32 readers, a segment every
-//!   2 ms).
+//! - Every segment costs every caught-up dump one socket write, and on loopback the write also
+//!   runs the receiving side's TCP processing and wakes the reader (`perf`: ~18% of the
+//!   server's samples in `sendto` with 32 readers, a segment every 2 ms).
 //!   That cost is per write, not per byte, so the window grows with the number of
 //!   subscribers: the caught-up dumps together make at most about [`SENDS_PER_SEC`] writes a
 //!   second, and no dump waits more than [`MAX_COALESCE`] for a durable transaction.
-//! - Segments form a contiguous ring (at most [`RING_BYTES`]); a `watch` channel wakes the
-//!   subscribed connection tasks once per segment.
-//! - A caught-up dump runs in its connection's task (no thread): woken, it frames every
-//!   segment published since its last write as packets (a 4-byte header each, copied once
-//!   into the connection's buffer with the `0x00` and event that follow it; packet sequence
-//!   numbers are per connection, so the headers cannot be shared) and writes them with one
-//!   socket write. Segments that need per-event work (a new file's fake ROTATE and
-//!   FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code
-//!   as the file path, reading from the segment instead of the file.
+//! - Segments form a contiguous ring (at most [`RING_BYTES`]).
+//! - The tail thread writes the caught-up dumps' sockets itself, right after publishing
+//!   ([`Follower`], implemented by `source::Attached`): a dump whose task finds nothing more to
+//!   send [`Tail::attach`]es with a second handle on its connection's socket (a `dup` of the
+//!   fd; plain TCP only), its position and its packet sequence number. For each follower the
+//!   thread frames every segment published since its last send as packets (a 4-byte header
+//!   each, copied once into the dump's buffer with the `0x00` and event that follow it; the
+//!   sequence numbers are per connection, so the headers cannot be shared) and writes them
+//!   with one non-blocking write. Segments that need per-event work (a new file's fake ROTATE
+//!   and FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code
+//!   as the file path, reading from the segment instead of the file. The connection's task
+//!   meanwhile only waits (for the client, a heartbeat's time, shutdown, or the dump coming
+//!   back): no task on the sessions' tokio workers is woken per segment. With 32 caught-up
+//!   readers on the 2-core machine, commits kept 0.76 of their 0-reader rate (median of 14
+//!   runs) against 0.51–0.59 when each dump's task wrote (bench/RESULTS.md).
+//! - The dump goes back to its task, which writes the rest with its own (waiting) write and
+//!   attaches again once caught up, when the socket is full (a slow client never blocks the
+//!   thread or the other dumps), when the ring no longer holds its place or the tail stops, to
+//!   send a heartbeat, and on an error (ERR 1236) or a failed write. Over TLS, or with
+//!   `BINLOGD_DUMP_SENDER=0`, the task sends the segments itself, woken by a `watch` channel
+//!   once per segment.
+//! - `BINLOGD_TAIL_NICE=N` runs the thread at that nice level, for measurements only: it did
+//!   not help free-running readers and lengthened the replication delay's tail under load
+//!   (bench/RESULTS.md, "the tail thread writes the caught-up dumps' sockets").
 //! - A dump that is behind (or falls out of the ring) reads the files on its own thread, as
 //!   before, and joins the tail once it reaches the synced end.
 //!
@@ -50,13 +64,15 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 
 /// How long the tail waits at least, once woken by a new synced end, for more groups before
-/// it publishes: every segment wakes every caught-up dump, so this bounds the wake-ups and
-/// socket writes per reader to one per [`COALESCE`]; replication is at most this much later.
+/// it publishes: every segment costs every caught-up dump a socket write (and its reader a
+/// wake-up), so this bounds the writes per reader to one per [`COALESCE`]; replication is at
+/// most this much later.
 pub(crate) const COALESCE: Duration = Duration::from_millis(2);
-/// The socket writes per second all caught-up dumps together should not exceed. A write costs
-/// the server ~20 µs all told (the task's wake-up, framing, `sendto` with the loopback's
-/// receive side: 2.4 µs per transaction per reader at ~3 400 TPS with up to ~450 segments/s,
-/// bench/RESULTS.md), so 4 000 writes take under a tenth of a core however many readers.
+/// The socket writes per second all caught-up dumps together should not exceed. A write cost
+/// the server ~20 µs all told when each dump's task made it (the task's wake-up, framing,
+/// `sendto` with the loopback's receive side: 2.4 µs per transaction per reader at ~3 400 TPS
+/// with up to ~450 segments/s, bench/RESULTS.md), so 4 000 writes take under a tenth of a core
+/// however many readers; from the tail thread the wake-ups are gone.
 const SENDS_PER_SEC: u32 = 4_000;
 /// The longest the tail waits for more groups, however many dumps follow it.
 const MAX_COALESCE: Duration = Duration::from_millis(10);
@@ -142,11 +158,23 @@ struct State {
     failed: bool,
 }
 
+/// A caught-up dump whose socket the tail thread writes itself (see the module doc).
+pub(crate) trait Follower: Send + Sync {
+    /// Sends what was published since the follower's last send, on the tail thread right
+    /// after a publish (or the thread's stop). `false`: the follower went back to its task
+    /// (or was taken back) and leaves the list.
+    fn send(&self, tail: &Tail) -> bool;
+    /// Whether the follower is (still or again) attached.
+    fn attached(&self) -> bool;
+}
+
 /// The shared tail (see the module doc).
 pub(crate) struct Tail {
     files: BinlogFiles,
     stopping: Arc<AtomicBool>,
     state: Mutex<State>,
+    /// Dumps the tail thread sends to (taken after `state` when both are held).
+    followers: Mutex<Vec<Arc<dyn Follower>>>,
     /// Bumped after every published segment and state change.
     version: watch::Sender<u64>,
 }
@@ -169,6 +197,7 @@ impl Tail {
             files,
             stopping,
             state: Mutex::new(State::default()),
+            followers: Mutex::new(Vec::new()),
             version: watch::channel(0).0,
         })
     }
@@ -197,9 +226,19 @@ impl Tail {
         let ctx = file_context(&self.files, &end.file)?;
         let reader = self.files.reader_at(&end.file, end.pos).map_err(|e| e.to_string())?;
         let tail = self.clone();
+        let nice = std::env::var("BINLOGD_TAIL_NICE").ok().and_then(|v| v.trim().parse().ok());
         std::thread::Builder::new()
             .name("binlog-tail".to_string())
-            .spawn(move || tail.run(reader, ctx))
+            .spawn(move || {
+                if let Some(nice) = nice {
+                    // Linux: a thread id names that thread alone.
+                    let tid = rustix::thread::gettid();
+                    if let Err(e) = rustix::process::setpriority_process(Some(tid), nice) {
+                        log::warn!("binlog tail: nice {nice} not set: {e}");
+                    }
+                }
+                tail.run(reader, ctx)
+            })
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
@@ -212,45 +251,41 @@ impl Tail {
 
     /// Finds the segment holding the event at `pos` (an event boundary a dump reached).
     pub fn locate(&self, pos: &BinlogPosition) -> Located {
-        let seq = file_seq(&pos.file);
-        let key = (seq, pos.pos);
-        let st = self.state.lock();
-        // The oldest segment ending past `pos`; caught-up dumps want one of the newest.
-        let mut found = None;
-        for (i, s) in st.ring.iter().enumerate().rev() {
-            if (s.seq, s.end()) > key {
-                found = Some(i);
-            } else {
-                break;
-            }
-        }
-        let Some(i) = found else {
-            return if st.failed || (!st.running && !st.ended) {
-                Located::Gone
-            } else if st.ended && !st.running {
-                Located::Ended
-            } else {
-                Located::NotYet
-            };
-        };
-        let s = &st.ring[i];
-        if s.seq == seq && s.start <= pos.pos {
-            return match s.offsets.binary_search(&((pos.pos - s.start) as u32)) {
-                Ok(idx) => Located::Found(s.clone(), idx),
-                Err(_) => Located::Gone,
-            };
-        }
-        // The first segment of the next file, right after the end of `pos`'s file.
-        let follows = i > 0 && {
-            let prev = &st.ring[i - 1];
-            prev.seq == seq && prev.end() == pos.pos
-        };
-        if s.seq > seq && s.start == HEADER_SIZE && follows {
-            return Located::Found(s.clone(), 0);
-        }
-        Located::Gone
+        locate_in(&self.state.lock(), pos)
     }
 
+    /// Hands a dump caught up at `pos` to the tail thread, which then sends it every segment
+    /// right after publishing it. Refused (`false`) unless the tail is running and has
+    /// published nothing past `pos`: checked under the lock `publish` takes, so no segment
+    /// can fall between the dump's last send and its first from the thread.
+    pub fn attach(&self, pos: &BinlogPosition, follower: Arc<dyn Follower>) -> bool {
+        let st = self.state.lock();
+        if !st.running || !matches!(locate_in(&st, pos), Located::NotYet) {
+            return false;
+        }
+        let mut followers = self.followers.lock();
+        // Taken back and attached again before the thread dropped it from the list.
+        if !followers.iter().any(|f| Arc::ptr_eq(f, &follower)) {
+            followers.push(follower);
+        }
+        true
+    }
+
+    /// Lets every follower send what was just published; drops those that went back.
+    fn send_followers(&self) {
+        let list = self.followers.lock().clone();
+        if list.is_empty() {
+            return;
+        }
+        if list.iter().map(|f| f.send(self)).fold(true, |all, kept| all & kept) {
+            return;
+        }
+        // Under the list's lock: a follower attached again in the meantime stays.
+        self.followers.lock().retain(|f| f.attached());
+    }
+
+    /// Adds a segment to the ring, wakes the dumps' tasks that follow the tail themselves and
+    /// sends to the attached ones.
     fn publish(&self, segment: Segment) {
         let mut st = self.state.lock();
         st.ring_bytes += segment.bytes.len();
@@ -261,12 +296,15 @@ impl Tail {
         }
         drop(st);
         self.version.send_modify(|v| *v += 1);
+        self.send_followers();
     }
 
     /// Marks the thread stopped (`ended`: the writer closed; `failed`: a read failed).
     fn stop(&self, ended: bool, failed: bool) {
         stopped(&mut self.state.lock(), ended, failed);
         self.version.send_modify(|v| *v += 1);
+        // The followers find the ring gone (or ended) and go back to their tasks.
+        self.send_followers();
     }
 
     fn run(self: Arc<Tail>, mut reader: BinlogReader, mut ctx: FormatContext) {
@@ -346,6 +384,46 @@ impl Tail {
             }
         }
     }
+}
+
+/// [`Tail::locate`] under the lock.
+fn locate_in(st: &State, pos: &BinlogPosition) -> Located {
+    let seq = file_seq(&pos.file);
+    let key = (seq, pos.pos);
+    // The oldest segment ending past `pos`; caught-up dumps want one of the newest.
+    let mut found = None;
+    for (i, s) in st.ring.iter().enumerate().rev() {
+        if (s.seq, s.end()) > key {
+            found = Some(i);
+        } else {
+            break;
+        }
+    }
+    let Some(i) = found else {
+        return if st.failed || (!st.running && !st.ended) {
+            Located::Gone
+        } else if st.ended && !st.running {
+            Located::Ended
+        } else {
+            Located::NotYet
+        };
+    };
+    let s = &st.ring[i];
+    if s.seq == seq && s.start <= pos.pos {
+        return match s.offsets.binary_search(&((pos.pos - s.start) as u32)) {
+            Ok(idx) => Located::Found(s.clone(), idx),
+            Err(_) => Located::Gone,
+        };
+    }
+    // The first segment of the next file, right after the end of `pos`'s file.
+    let follows = i > 0 && {
+        let prev = &st.ring[i - 1];
+        prev.seq == seq && prev.end() == pos.pos
+    };
+    if s.seq > seq && s.start == HEADER_SIZE && follows {
+        return Located::Found(s.clone(), 0);
+    }
+    Located::Gone
 }
 
 fn stopped(st: &mut State, ended: bool, failed: bool) {
