@@ -302,6 +302,11 @@ impl Session {
             || self.need_database(Privileges::NONE, db).is_ok()
     }
 
+    /// True if the session holds the global privilege `p` (all of them without accounts).
+    pub(crate) fn has_global_privilege(&self, p: Privileges) -> bool {
+        self.privileges().contains(p)
+    }
+
     /// 1227 unless the account holds one of `any`; `names` is how mysqld lists them.
     fn need_any(&self, any: &[Privileges], names: &str) -> Result<()> {
         let have = self.privileges();
@@ -369,6 +374,9 @@ impl Session {
             // mysqld's `check_global_access(thd, SHUTDOWN_ACL)` (sql_parse.cc, COM_SHUTDOWN and
             // the SHUTDOWN statement).
             Stmt::Shutdown => self.need_any(&[Privileges::SHUTDOWN], "SHUTDOWN"),
+            // mysqld 8: `is_reload_request_denied` (sql_parse.cc, SQLCOM_FLUSH) wants RELOAD,
+            // or for some options a FLUSH_* dynamic privilege binlogd does not have.
+            Stmt::Flush => self.need_any(&[Privileges::RELOAD], "RELOAD"),
             Stmt::Admin(cmd) => match cmd {
                 AdminCommand::ShowBinaryLogs | AdminCommand::ShowMasterStatus => self.need_any(
                     &[Privileges::SUPER, Privileges::REPLICATION_CLIENT],

@@ -299,20 +299,39 @@ pub enum SetItem {
 /// The SHOW statements.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Show {
-    Databases { like: Option<String> },
-    Tables { db: Option<String>, full: bool, like: Option<String> },
+    Databases {
+        like: Option<String>,
+    },
+    Tables {
+        db: Option<String>,
+        full: bool,
+        like: Option<String>,
+    },
     CreateTable(TableRef),
     CreateDatabase(String),
-    Columns { table: TableRef, full: bool, like: Option<String> },
-    Variables { global: bool, like: Option<String> },
-    Status { global: bool, like: Option<String> },
+    Columns {
+        table: TableRef,
+        full: bool,
+        like: Option<String>,
+    },
+    Variables {
+        global: bool,
+        like: Option<String>,
+    },
+    Status {
+        global: bool,
+        like: Option<String>,
+    },
     Warnings,
     Errors,
     Engines,
     Index(TableRef),
     Charset,
     Collation,
-    ProcessList,
+    /// `SHOW [FULL] PROCESSLIST`.
+    ProcessList {
+        full: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -367,6 +386,14 @@ pub enum Stmt {
     },
     /// `SHUTDOWN`: a clean shutdown of the server, as SIGTERM.
     Shutdown,
+    /// `KILL [CONNECTION | QUERY] id` (`query`: only the running statement).
+    Kill {
+        query: bool,
+        id: Expr,
+    },
+    /// `FLUSH TABLES | PRIVILEGES | STATUS | ...`: nothing is cached that could be stale, so
+    /// it only checks RELOAD (FLUSH BINARY LOGS / LOGS is an [`AdminCommand`]).
+    Flush,
     /// Statements accepted and answered OK without effect (`DO`, `LOCK TABLES`, ...).
     Noop,
 }

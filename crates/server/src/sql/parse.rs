@@ -377,7 +377,15 @@ impl Front<'_> {
             while !self.at_end() {
                 self.parser.next_token();
             }
-            return Ok(Stmt::Noop);
+            return Ok(Stmt::Flush);
+        }
+        if self.word("KILL") {
+            // MySQL's `kill` rule: KILL [CONNECTION | QUERY] expr.
+            let query = self.word("QUERY");
+            if !query {
+                self.word("CONNECTION");
+            }
+            return Ok(Stmt::Kill { query, id: self.expr_value()? });
         }
         if self.word("PURGE") {
             if !(self.word("BINARY") || self.word("MASTER")) {
@@ -844,7 +852,7 @@ impl Front<'_> {
             return Ok(Stmt::Show(Show::Collation));
         }
         if self.word("PROCESSLIST") {
-            return Ok(Stmt::Show(Show::ProcessList));
+            return Ok(Stmt::Show(Show::ProcessList { full }));
         }
         Err(self.error_here())
     }
