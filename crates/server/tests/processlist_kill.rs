@@ -137,6 +137,35 @@ async fn processlist_lists_the_real_connections() {
     let info = &full.iter().find(|r| r[0] == root_id.to_string()).expect("own row")[7];
     assert_eq!(info, &long.replace("SHOW", "SHOW FULL"));
 
+    // information_schema.PROCESSLIST: the same rows, through a single-table SELECT.
+    // (ids are handed out in connection order)
+    let apps = vec![
+        vec![app_id.to_string(), "app".to_string(), "Sleep".to_string()],
+        vec![app2_id.to_string(), "app".to_string(), "Sleep".to_string()],
+    ];
+    assert_eq!(
+        rows(
+            &mut root,
+            "SELECT ID, USER, COMMAND FROM information_schema.PROCESSLIST WHERE USER = 'app' \
+             ORDER BY ID"
+        )
+        .await,
+        apps
+    );
+    assert_eq!(
+        rows(
+            &mut root,
+            "SELECT INFO FROM information_schema.processlist WHERE ID = CONNECTION_ID()"
+        )
+        .await,
+        [["SELECT INFO FROM information_schema.processlist WHERE ID = CONNECTION_ID()"]]
+    );
+    // Without PROCESS: the own user's only, and no privilege on information_schema needed.
+    assert_eq!(
+        rows(&mut app, "SELECT COUNT(*) FROM information_schema.PROCESSLIST").await,
+        [["2"]]
+    );
+
     // COM_PROCESS_INFO (mariadb-admin processlist) lists the same connections.
     let listed = admin(p, &["processlist"]);
     for id in [root_id, app_id, app2_id] {

@@ -336,6 +336,9 @@ impl Session {
         }
         match stmt {
             Stmt::Select(s) => match &s.from {
+                // information_schema is readable by every account; what a table shows
+                // depends on the privileges (PROCESSLIST: PROCESS).
+                Some(t) if self.is_processlist_table(t) => Ok(()),
                 Some(t) => self.need_table(Privileges::SELECT, "SELECT", t),
                 None => Ok(()),
             },

@@ -407,7 +407,10 @@ impl Session {
                     ],
                 ],
             ),
-            Show::ProcessList { full } => self.process_list(*full)?,
+            Show::ProcessList { full } => {
+                server.count("Com_show_processlist");
+                self.process_list(*full)?
+            }
         })
     }
 
@@ -415,7 +418,6 @@ impl Session {
     /// connection with PROCESS, otherwise those of the same user name; Info cut to 100
     /// characters without FULL (`PROCESS_LIST_WIDTH`).
     fn process_list(&self, full: bool) -> Result<Output> {
-        self.server.count("Com_show_processlist");
         let columns = vec![
             ColumnDef::bigint("Id", true),
             ColumnDef::text("User", 32),
@@ -466,6 +468,44 @@ impl Session {
             })
             .collect();
         Ok(Output::Rows { columns, rows: out })
+    }
+
+    /// `information_schema.PROCESSLIST` (MySQL 8's columns and types) when `t` names it (or
+    /// `PROCESSLIST` with information_schema as the default database): the rows of SHOW FULL
+    /// PROCESSLIST, for a single-table SELECT. Other information_schema tables: None.
+    pub(crate) fn information_schema_table(
+        &self,
+        t: &super::ast::TableRef,
+    ) -> Option<(std::sync::Arc<TableSchema>, Vec<Vec<Value>>)> {
+        if !self.is_processlist_table(t) {
+            return None;
+        }
+        let columns = vec![
+            engine::Column::new("ID", ColumnType::Integer { bytes: 8, unsigned: true }).not_null(),
+            engine::Column::new("USER", ColumnType::VarChar(32)).not_null(),
+            engine::Column::new("HOST", ColumnType::VarChar(261)).not_null(),
+            engine::Column::new("DB", ColumnType::VarChar(64)),
+            engine::Column::new("COMMAND", ColumnType::VarChar(16)).not_null(),
+            engine::Column::new("TIME", ColumnType::Integer { bytes: 4, unsigned: false })
+                .not_null(),
+            engine::Column::new("STATE", ColumnType::VarChar(64)),
+            engine::Column::new("INFO", ColumnType::Text),
+        ];
+        let schema = std::sync::Arc::new(TableSchema::new(
+            "information_schema.PROCESSLIST",
+            columns,
+            vec![],
+        ));
+        let Ok(Output::Rows { rows, .. }) = self.process_list(true) else { return None };
+        Some((schema, rows))
+    }
+
+    /// True if `t` names information_schema.PROCESSLIST.
+    pub(crate) fn is_processlist_table(&self, t: &super::ast::TableRef) -> bool {
+        t.db.as_deref()
+            .or(self.db.as_deref())
+            .is_some_and(|db| db.eq_ignore_ascii_case("information_schema"))
+            && t.name.eq_ignore_ascii_case("processlist")
     }
 
     /// `KILL [CONNECTION | QUERY] id` (mysqld's `sql_kill` / `kill_one_thread`, sql_parse.cc):
