@@ -479,11 +479,11 @@ impl<B: Backend> Connection<B> {
     fn begin_command(&mut self, packet: &[u8]) {
         let Some((&cmd, body)) = packet.split_first() else { return };
         let info = match cmd {
-            command::QUERY => std::str::from_utf8(body).ok().map(Arc::from),
+            command::QUERY | command::STMT_PREPARE => std::str::from_utf8(body).ok(),
             command::STMT_EXECUTE => ParseBuf(body)
                 .checked_eat_u32_le()
-                .and_then(|id| self.statement_texts.get(&id).cloned()),
-            command::STMT_PREPARE => std::str::from_utf8(body).ok().map(Arc::from),
+                .and_then(|id| self.statement_texts.get(&id))
+                .map(|text| &**text),
             _ => None,
         };
         self.process.begin_command(cmd, info);
