@@ -75,6 +75,97 @@ fn admin(port: u16, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A bare protocol client for the two commands no client library here sends: COM_PROCESS_INFO
+/// (0x0a) and COM_PROCESS_KILL (0x0c). Logs in as root with no password (the server runs with
+/// --initialize-insecure), without CLIENT_DEPRECATE_EOF, so result sets end with EOF packets.
+struct Raw(tokio::net::TcpStream);
+
+impl Raw {
+    async fn login(port: u16) -> Raw {
+        use mysql_common::constants::CapabilityFlags as C;
+        use mysql_common::proto::MySerialize;
+        let socket = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.expect("connect");
+        let mut raw = Raw(socket);
+        let _greeting = raw.read().await;
+        let capabilities = C::CLIENT_PROTOCOL_41
+            | C::CLIENT_SECURE_CONNECTION
+            | C::CLIENT_PLUGIN_AUTH
+            | C::CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+            | C::CLIENT_LONG_PASSWORD
+            | C::CLIENT_TRANSACTIONS;
+        let response = mysql_common::packets::HandshakeResponse::new(
+            Some(Vec::new()),
+            (8, 0, 40),
+            Some(&b"root"[..]),
+            None::<&[u8]>,
+            Some(mysql_common::packets::AuthPlugin::CachingSha2Password),
+            capabilities,
+            None,
+            1 << 24,
+        );
+        let mut bytes = Vec::new();
+        response.serialize(&mut bytes);
+        raw.write(1, &bytes).await;
+        assert_eq!(raw.read().await.first(), Some(&0x00), "OK after login");
+        raw
+    }
+
+    async fn read(&mut self) -> Vec<u8> {
+        use tokio::io::AsyncReadExt;
+        let mut header = [0u8; 4];
+        self.0.read_exact(&mut header).await.expect("packet header");
+        let mut payload =
+            vec![
+                0;
+                usize::from(header[0]) | usize::from(header[1]) << 8 | usize::from(header[2]) << 16
+            ];
+        self.0.read_exact(&mut payload).await.expect("packet payload");
+        payload
+    }
+
+    async fn write(&mut self, seq: u8, payload: &[u8]) {
+        use tokio::io::AsyncWriteExt;
+        let len = u32::try_from(payload.len()).expect("small").to_le_bytes();
+        let mut packet = vec![len[0], len[1], len[2], seq];
+        packet.extend_from_slice(payload);
+        self.0.write_all(&packet).await.expect("write");
+    }
+
+    /// COM_PROCESS_INFO: the Id (first column) of each row.
+    async fn process_info(&mut self) -> Vec<String> {
+        self.write(0, &[0x0a]).await;
+        let count = self.read().await;
+        assert_eq!(count, [8], "8 columns");
+        for _ in 0..8 {
+            self.read().await;
+        }
+        assert_eq!(self.read().await[0], 0xFE, "EOF after the columns");
+        let mut ids = Vec::new();
+        loop {
+            let row = self.read().await;
+            if row[0] == 0xFE && row.len() < 9 {
+                return ids;
+            }
+            // The first field: a length-encoded string (short).
+            let len = usize::from(row[0]);
+            ids.push(String::from_utf8(row[1..1 + len].to_vec()).expect("utf8"));
+        }
+    }
+
+    /// COM_PROCESS_KILL `id`: Ok, or the ERR packet's code.
+    async fn process_kill(&mut self, id: u64) -> Result<(), u16> {
+        let mut payload = vec![0x0c];
+        payload.extend_from_slice(&u32::try_from(id).expect("u32 id").to_le_bytes());
+        self.write(0, &payload).await;
+        let answer = self.read().await;
+        match answer[0] {
+            0x00 => Ok(()),
+            0xFF => Err(u16::from_le_bytes([answer[1], answer[2]])),
+            other => panic!("answer {other:#x} to COM_PROCESS_KILL"),
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn processlist_lists_the_real_connections() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -166,7 +257,12 @@ async fn processlist_lists_the_real_connections() {
         [["2"]]
     );
 
-    // COM_PROCESS_INFO (mariadb-admin processlist) lists the same connections.
+    // COM_PROCESS_INFO lists the same connections, and mariadb-admin processlist too.
+    let mut raw = Raw::login(p).await;
+    let listed = raw.process_info().await;
+    for id in [root_id, app_id, app2_id] {
+        assert!(listed.contains(&id.to_string()), "{id} in {listed:?}");
+    }
     let listed = admin(p, &["processlist"]);
     for id in [root_id, app_id, app2_id] {
         assert!(listed.contains(&format!("| {id} ")), "{id} in {listed}");
@@ -242,7 +338,15 @@ async fn kill_connection_closes_it_and_rolls_its_transaction_back() {
     wait_for(p, app_id, None).await;
     assert!(app.query_drop("SELECT 1").await.is_err());
 
-    // COM_PROCESS_KILL, as `mariadb-admin kill` sends it (or KILL, depending on its version).
+    // COM_PROCESS_KILL: 1094 for an unknown id, OK and the target closed otherwise.
+    let mut raw = Raw::login(p).await;
+    assert_eq!(raw.process_kill(999_999).await, Err(1094));
+    let mut victim = conn(p).await;
+    let victim_id = connection_id(&mut victim).await;
+    raw.process_kill(victim_id).await.expect("COM_PROCESS_KILL");
+    wait_for(p, victim_id, None).await;
+    assert!(victim.query_drop("SELECT 1").await.is_err());
+    // mariadb-admin kill (KILL or COM_PROCESS_KILL, depending on its version).
     let mut victim = conn(p).await;
     let victim_id = connection_id(&mut victim).await;
     admin(p, &["kill", &victim_id.to_string()]);
