@@ -299,39 +299,20 @@ pub enum SetItem {
 /// The SHOW statements.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Show {
-    Databases {
-        like: Option<String>,
-    },
-    Tables {
-        db: Option<String>,
-        full: bool,
-        like: Option<String>,
-    },
+    Databases { like: Option<String> },
+    Tables { db: Option<String>, full: bool, like: Option<String> },
     CreateTable(TableRef),
     CreateDatabase(String),
-    Columns {
-        table: TableRef,
-        full: bool,
-        like: Option<String>,
-    },
-    Variables {
-        global: bool,
-        like: Option<String>,
-    },
-    Status {
-        global: bool,
-        like: Option<String>,
-    },
+    Columns { table: TableRef, full: bool, like: Option<String> },
+    Variables { global: bool, like: Option<String> },
+    Status { global: bool, like: Option<String> },
     Warnings,
     Errors,
     Engines,
     Index(TableRef),
     Charset,
     Collation,
-    /// `SHOW [FULL] PROCESSLIST`.
-    ProcessList {
-        full: bool,
-    },
+    ProcessList { full: bool },
 }
 
 #[derive(Debug, Clone, PartialEq)]
