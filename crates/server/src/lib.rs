@@ -6,6 +6,7 @@ pub mod config;
 pub mod datadir;
 pub mod logging;
 pub mod metrics;
+pub mod processlist;
 pub mod protocol;
 pub mod replica;
 pub mod replication;

@@ -135,7 +135,9 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     };
     // An account change whose commit was cut by a crash: the engine's marker decides.
     users.recover(|table| storage.engine.table_id(table).is_some())?;
+    let processes = Arc::new(crate::processlist::ProcessList::default());
     let server_config = ServerConfig {
+        processes,
         max_connections: config.max_connections as usize,
         max_allowed_packet: config.max_allowed_packet as usize,
         connect_timeout: Duration::from_secs(config.connect_timeout),
@@ -148,6 +150,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     hooks.listener =
         Some(Arc::new(LiveVariables { next: hooks.listener.take(), limits: limits.clone() }));
     let sql = sql::Server::open(storage.engine.clone(), hooks, &sql_overrides(config, &datadir))?;
+    sql.attach_processes(server_config.processes.clone());
     if let Some(replica) = &storage.replica {
         replica.attach(&sql);
         replica.start_at_boot();
@@ -431,6 +434,7 @@ impl Backend for SqlBackend {
 
     fn open_session(&self, info: &ConnectionInfo) -> Result<SqlConnection, protocol::SqlError> {
         let mut session = self.sql.session_with_id(info.connection_id, &info.user, &info.host);
+        session.attach_process(info.process.clone());
         if let Some(db) = &info.database {
             session.use_database(db).map_err(|e| to_protocol_error(&e))?;
         }
@@ -441,7 +445,13 @@ impl Backend for SqlBackend {
             capabilities: info.capabilities,
         };
         OPEN_SESSIONS.fetch_add(1, Ordering::Relaxed);
-        Ok(SqlConnection { session, statements: HashMap::new(), source: self.source.clone(), peer })
+        Ok(SqlConnection {
+            session,
+            statements: HashMap::new(),
+            source: self.source.clone(),
+            peer,
+            process: info.process.clone(),
+        })
     }
 }
 
@@ -451,6 +461,7 @@ pub struct SqlConnection {
     statements: HashMap<u32, Arc<sql::Prepared>>,
     source: Option<Arc<Source>>,
     peer: Peer,
+    process: Arc<crate::processlist::Process>,
 }
 
 impl Drop for SqlConnection {
@@ -546,8 +557,11 @@ impl SqlConnection {
                     return Ok(output);
                 }
                 sql::Attempt::Wait(lock) => {
-                    if !await_lock(lock).await {
-                        break;
+                    // The statement was undone and holds nothing: a KILL [QUERY] ends it here.
+                    let kill = self.process.wait_killed(crate::processlist::KILL_QUERY);
+                    tokio::select! {
+                        ended = await_lock(lock) => if !ended { break },
+                        () = kill => return Err(crate::processlist::query_interrupted()),
                     }
                 }
                 sql::Attempt::Blocked => break,

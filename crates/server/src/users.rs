@@ -119,6 +119,8 @@ impl Privileges {
     pub const DROP: Privileges = Privileges(1 << 5);
     /// `RELOAD` (FLUSH).
     pub const RELOAD: Privileges = Privileges(1 << 6);
+    /// `PROCESS`: SHOW PROCESSLIST lists every user's connections.
+    pub const PROCESS: Privileges = Privileges(1 << 8);
     /// `SUPER`.
     pub const SUPER: Privileges = Privileges(1 << 14);
     /// `REPLICATION SLAVE`: may read the binlog stream (COM_BINLOG_DUMP).

@@ -287,6 +287,72 @@ async fn caching_sha2_hashes_in_mysql_form() {
     assert!(!stored.contains("binlogd-pbkdf2"), "moved to mysqld's form:\n{stored}");
 }
 
+/// `IDENTIFIED WITH ... AS 0x...` takes the hash as MySQL 8's SHOW CREATE USER prints it with
+/// print_identified_with_as_hex; binlogd's own SHOW CREATE USER prints it back that way, and
+/// its text, run as a statement, makes an account that logs in with the same password.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_create_user_round_trips_with_hex_hashes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = insecure(&dir.path().join("data"));
+    let p = server.port;
+    let mut root = conn(p).await;
+    root.query_drop(format!(
+        "CREATE USER m8@'%' IDENTIFIED WITH caching_sha2_password AS 0x{MYSQL8_SECRET_HASH}"
+    ))
+    .await
+    .expect("CREATE USER ... AS 0x");
+    assert!(logs_in(p, "m8", "secret").await, "MySQL 8's hash of 'secret', given in hex");
+    // mysql_native_password's `*` and 40 hex digits, given in hex too (SHA1(SHA1('secret'))).
+    let native = "*14E65567ABDB5135D0CFD9A70B3032C179A49EE7";
+    root.query_drop(format!(
+        "CREATE USER nat@'%' IDENTIFIED WITH mysql_native_password AS X'{}'",
+        hex::encode(native)
+    ))
+    .await
+    .expect("CREATE USER ... AS X'...'");
+    assert!(logs_in(p, "nat", "secret").await);
+
+    // SHOW CREATE USER: hex only where the hash has unprintable bytes, and only when asked.
+    let show = |rows: Vec<Vec<String>>| rows[0][0].clone();
+    let plain = show(rows(&mut root, "SHOW CREATE USER m8@'%'").await);
+    assert!(plain
+        .starts_with("CREATE USER `m8`@`%` IDENTIFIED WITH 'caching_sha2_password' AS '$A$005$"));
+    root.query_drop("SET print_identified_with_as_hex = ON").await.expect("SET");
+    let hexed = show(rows(&mut root, "SHOW CREATE USER m8@'%'").await);
+    assert_eq!(
+        hexed,
+        format!(
+            "CREATE USER `m8`@`%` IDENTIFIED WITH 'caching_sha2_password' AS 0x{MYSQL8_SECRET_HASH} \
+             REQUIRE NONE PASSWORD EXPIRE DEFAULT ACCOUNT UNLOCK PASSWORD HISTORY DEFAULT \
+             PASSWORD REUSE INTERVAL DEFAULT PASSWORD REQUIRE CURRENT DEFAULT"
+        )
+    );
+    let native_shown = show(rows(&mut root, "SHOW CREATE USER nat@'%'").await);
+    assert!(native_shown.contains(&format!("AS '{native}' REQUIRE NONE")), "{native_shown}");
+
+    // Both texts run back as statements (under another name) and log in with the password.
+    for (shown, from, to) in [(&hexed, "`m8`", "`m8copy`"), (&native_shown, "`nat`", "`natcopy`")] {
+        root.query_drop(shown.replacen(from, to, 1))
+            .await
+            .unwrap_or_else(|e| panic!("{shown}: {e}"));
+    }
+    assert!(logs_in(p, "m8copy", "secret").await);
+    assert!(logs_in(p, "natcopy", "secret").await);
+    assert!(!logs_in(p, "m8copy", "Secret").await);
+
+    // Errors as mysqld's: a hex hash of the wrong shape 1827, a missing account 1396, another
+    // account's text without SELECT 1227; the own account's is always allowed.
+    let e =
+        error(&mut root, "CREATE USER bad IDENTIFIED WITH caching_sha2_password AS 0x2441").await;
+    assert_eq!(e.0, 1827, "{e:?}");
+    let e = error(&mut root, "SHOW CREATE USER nobody@'%'").await;
+    assert_eq!(e, (1396, "Operation SHOW CREATE USER failed for 'nobody'@'%'".into()));
+    let mut nat = conn_as(p, "nat", "secret").await;
+    assert_eq!(error(&mut nat, "SHOW CREATE USER m8@'%'").await.0, 1227);
+    assert!(show(rows(&mut nat, "SHOW CREATE USER CURRENT_USER").await)
+        .starts_with("CREATE USER `nat`"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn roles_and_column_privileges_are_not_supported() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -20,6 +20,7 @@
 
 mod legacy;
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -41,6 +42,7 @@ use super::session::{Backend, ConnectionInfo, ReplicationCommand, Session};
 use super::stats::{command, Stats};
 use super::stmt::Statements;
 use super::ServerConfig;
+use crate::processlist::{Process, Registration, KILL_CONNECTION, KILL_QUERY};
 
 /// utf8mb4_general_ci: a collation every client library knows (MySQL 8's own default, 255, is
 /// unknown to older MariaDB clients).
@@ -129,6 +131,15 @@ impl Origin {
         }
     }
 
+    /// The client as SHOW PROCESSLIST's Host column shows it: `ip:port` over TCP,
+    /// `localhost` over the Unix socket, as mysqld shows them.
+    fn listed(&self) -> String {
+        match self {
+            Origin::Tcp(peer) => SocketAddr::new(host_of(*peer), peer.port()).to_string(),
+            Origin::Unix => "localhost".to_string(),
+        }
+    }
+
     /// The client's IP address; a Unix socket client has none, and is given the loopback
     /// address (it is on this host).
     fn ip(&self) -> IpAddr {
@@ -163,7 +174,7 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: Plain, peer: Origin) 
         // (without an answer: it is not reading).
         Err(_elapsed) => Err(Error::ConnectTimeout),
     };
-    let (session, info) = match connected {
+    let (session, info, registration) = match connected {
         Ok(connected) => connected,
         Err(e) => {
             shared.stats.aborted_connect();
@@ -184,6 +195,8 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: Plain, peer: Origin) 
         multi_statements: info.capabilities.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS),
         statements: Statements::default(),
         shared: shared.clone(),
+        process: info.process.clone(),
+        statement_texts: HashMap::new(),
     };
     let ended = conn.serve().await;
     shared.stats.thread_disconnected();
@@ -196,6 +209,9 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: Plain, peer: Origin) 
         }
     }
     conn.io.close().await;
+    // Unlisted only once the session (and its transaction) is gone.
+    drop(conn);
+    drop(registration);
 }
 
 /// The client's address as account host matching sees it (IPv4-mapped IPv6 as IPv4).
@@ -211,7 +227,7 @@ async fn connect<B: Backend>(
     shared: &Shared<B>,
     io: &mut PacketStream,
     peer: Origin,
-) -> Result<(B::Session, ConnectionInfo)> {
+) -> Result<(B::Session, ConnectionInfo, Registration)> {
     let connection_id = shared.next_connection_id.fetch_add(1, Ordering::Relaxed);
     let scramble = generate_scramble();
     let keys = shared.config.keys.as_deref();
@@ -304,6 +320,10 @@ async fn connect<B: Backend>(
         return Err(Error::Refused(SqlError::access_denied(&user, &host, password_used)));
     }
 
+    // Listed from here on: SHOW PROCESSLIST prints `ip:port`, as mysqld does for TCP clients
+    // (`localhost` over the Unix socket).
+    let registration =
+        shared.config.processes.register(connection_id, &user, peer.listed(), database.clone());
     let info = ConnectionInfo {
         connection_id,
         user,
@@ -317,6 +337,7 @@ async fn connect<B: Backend>(
             .connect_attributes()
             .map(|attrs| attrs.into_iter().collect())
             .unwrap_or_default(),
+        process: registration.process().clone(),
     };
     let mut session = shared.backend.open_session(&info).map_err(Error::Refused)?;
     if let Some(db) = database.as_deref() {
@@ -328,7 +349,7 @@ async fn connect<B: Backend>(
     }
     write_ok(io, &OkResult::default(), StatusFlags::SERVER_STATUS_AUTOCOMMIT, 0x00);
     io.flush().await?;
-    Ok((session, info))
+    Ok((session, info, registration))
 }
 
 /// Runs the account's plugin on the client's first answer `auth_data`; true if the password is
@@ -451,6 +472,10 @@ struct Connection<B: Backend> {
     multi_statements: bool,
     statements: Statements,
     shared: Arc<Shared<B>>,
+    /// This connection's registry entry: the command it runs, its kill flag.
+    process: Arc<Process>,
+    /// Prepared statements' texts, for the processlist's Info while one executes.
+    statement_texts: HashMap<u32, Arc<str>>,
 }
 
 impl<B: Backend> Connection<B> {
@@ -458,11 +483,19 @@ impl<B: Backend> Connection<B> {
     async fn serve(&mut self) -> Result<()> {
         loop {
             self.io.reset_seq();
-            let packet = match self.io.read_packet().await {
+            // KILL CONNECTION of an idle connection closes it without a packet, as mysqld
+            // (`THD::awake` shuts the socket down; the client's next read sees it closed).
+            let read = tokio::select! {
+                read = self.io.read_packet() => read,
+                () = self.process.wait_killed(KILL_CONNECTION) => return Ok(()),
+            };
+            let packet = match read {
                 Ok(packet) => packet,
                 Err(e) => return Err(self.fail_after_read(e).await),
             };
+            self.begin_command(&packet);
             let outcome = self.command(&packet).await;
+            self.process.end_command();
             match outcome {
                 Ok(Next::Continue) => {}
                 Ok(Next::Quit) => return Ok(()),
@@ -480,7 +513,25 @@ impl<B: Backend> Connection<B> {
                 }
             }
             self.io.flush().await?;
+            if self.process.killed() == KILL_CONNECTION {
+                // Killed while the command ran: its answer went out, the connection ends.
+                return Ok(());
+            }
         }
+    }
+
+    /// Updates the registry entry as a command starts: its name and statement text.
+    fn begin_command(&mut self, packet: &[u8]) {
+        let Some((&cmd, body)) = packet.split_first() else { return };
+        let info = match cmd {
+            command::QUERY | command::STMT_PREPARE => std::str::from_utf8(body).ok(),
+            command::STMT_EXECUTE => ParseBuf(body)
+                .checked_eat_u32_le()
+                .and_then(|id| self.statement_texts.get(&id))
+                .map(|text| &**text),
+            _ => None,
+        };
+        self.process.begin_command(cmd, info);
     }
 
     /// A read failed: tell the client why if it can still listen, and end.
@@ -560,6 +611,7 @@ impl<B: Backend> Connection<B> {
                 for id in self.statements.drain_ids() {
                     self.session.close_statement(id);
                 }
+                self.statement_texts.clear();
                 self.session.reset().await?;
                 self.status = StatusFlags::SERVER_STATUS_AUTOCOMMIT;
                 self.ok();
@@ -593,6 +645,7 @@ impl<B: Backend> Connection<B> {
                     if self.statements.remove(id) {
                         self.session.close_statement(id);
                     }
+                    self.statement_texts.remove(&id);
                 }
             }
             command::STMT_RESET => {
@@ -626,7 +679,16 @@ impl<B: Backend> Connection<B> {
                     _ => ReplicationCommand::BinlogDumpGtid,
                 };
                 let mut out = PacketWriter::new(&mut self.io);
-                self.session.replication(which, packet, &mut out).await?;
+                // Any KILL ends a dump (mysqld's dump loop stops on `thd->killed`), and with it
+                // the connection. The dump's future only awaits at points it can be dropped at
+                // (the file reader thread sees its channel closed).
+                tokio::select! {
+                    done = self.session.replication(which, packet, &mut out) => done?,
+                    () = self.process.wait_killed(KILL_QUERY) => {
+                        log::info!("binlog dump of connection {} killed", self.process.id());
+                        return Err(Error::Closed);
+                    }
+                }
             }
             legacy::REFRESH
             | legacy::SHUTDOWN
@@ -674,6 +736,7 @@ impl<B: Backend> Connection<B> {
             .into());
         };
         self.statements.insert(id, prepared.params.len());
+        self.statement_texts.insert(id, Arc::from(sql));
         // Format: 0x00 | stmt_id u32 | num_columns u16 | num_params u16 | 0x00 | warnings u16
         self.io.write_with(|buf| {
             buf.push(0x00);

@@ -186,6 +186,29 @@ impl Stream {
     }
 }
 
+/// A `dup` of a connection's socket ([`PacketStream::clone_socket`]). It shares the socket's
+/// non-blocking mode with the connection's own handle: writes never block.
+#[derive(Debug)]
+pub enum SocketHandle {
+    /// A TCP connection's.
+    Tcp(std::net::TcpStream),
+    /// A Unix socket connection's.
+    Unix(std::os::unix::net::UnixStream),
+}
+
+impl io::Write for &SocketHandle {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            SocketHandle::Tcp(s) => (&*s).write(buf),
+            SocketHandle::Unix(s) => (&*s).write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// One connection's packet layer.
 pub struct PacketStream {
     stream: Stream,
@@ -321,13 +344,22 @@ impl PacketStream {
         });
     }
 
-    /// A second handle on the plain TCP socket (`None` over TLS), for a replication sender
-    /// that writes a caught-up dump's packets from its own thread while the task waits
+    /// A second handle on the plain TCP or Unix socket (`None` over TLS), for a replication
+    /// sender that writes a caught-up dump's packets from its own thread while the task waits
     /// (`replication::tail`). The handle keeps the socket open: drop it before the connection.
-    pub fn clone_socket(&self) -> Option<io::Result<std::net::TcpStream>> {
+    pub fn clone_socket(&self) -> Option<io::Result<SocketHandle>> {
         use std::os::fd::AsFd;
         match &self.stream {
-            Stream::Tcp(s) => Some(s.as_fd().try_clone_to_owned().map(std::net::TcpStream::from)),
+            Stream::Plain(Plain::Tcp(s)) => Some(
+                s.as_fd()
+                    .try_clone_to_owned()
+                    .map(|fd| SocketHandle::Tcp(std::net::TcpStream::from(fd))),
+            ),
+            Stream::Plain(Plain::Unix(s)) => Some(
+                s.as_fd()
+                    .try_clone_to_owned()
+                    .map(|fd| SocketHandle::Unix(std::os::unix::net::UnixStream::from(fd))),
+            ),
             _ => None,
         }
     }
@@ -454,7 +486,7 @@ impl<'a> PacketWriter<'a> {
     }
 
     /// See [`PacketStream::clone_socket`].
-    pub fn clone_socket(&self) -> Option<io::Result<std::net::TcpStream>> {
+    pub fn clone_socket(&self) -> Option<io::Result<SocketHandle>> {
         self.stream.clone_socket()
     }
 

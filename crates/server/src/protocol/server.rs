@@ -29,6 +29,8 @@ pub struct ServerConfig {
     /// TLS and RSA keys; without them, no CLIENT_SSL and no `caching_sha2_password` full
     /// authentication (only the fast path and `mysql_native_password`).
     pub keys: Option<Arc<ServerKeys>>,
+    /// The connection registry (SHOW PROCESSLIST, KILL); the SQL layer reads the same one.
+    pub processes: Arc<crate::processlist::ProcessList>,
 }
 
 impl Default for ServerConfig {
@@ -40,6 +42,7 @@ impl Default for ServerConfig {
             max_allowed_packet: 64 * 1024 * 1024,
             connect_timeout: Duration::from_secs(10),
             keys: None,
+            processes: Arc::default(),
         }
     }
 }

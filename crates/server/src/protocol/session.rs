@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use mysql_common::constants::CapabilityFlags;
 use mysql_common::packets::Column;
@@ -39,6 +40,8 @@ pub struct ConnectionInfo {
     pub tls: bool,
     /// Connection attributes sent by the client (`_client_name`, `program_name`, ...).
     pub attributes: Vec<(String, String)>,
+    /// The connection's entry in the registry (`ServerConfig::processes`).
+    pub process: Arc<crate::processlist::Process>,
 }
 
 /// The shape of a prepared statement, answered to COM_STMT_PREPARE.

@@ -478,7 +478,7 @@ impl Source {
     async fn attached(
         &self,
         attached: &Arc<Attached>,
-        socket: std::net::TcpStream,
+        socket: crate::protocol::packet::SocketHandle,
         h: Box<Handover>,
         period: Duration,
         peer: &Peer,
@@ -603,7 +603,7 @@ struct Attached {
 struct AttachedState {
     /// A handle on the connection's socket while the tail thread sends (`None` once back:
     /// the handle must not keep the connection open).
-    socket: Option<std::net::TcpStream>,
+    socket: Option<crate::protocol::packet::SocketHandle>,
     /// The dump's place.
     h: Option<Box<Handover>>,
     /// The connection's next packet sequence id.

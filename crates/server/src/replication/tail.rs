@@ -26,7 +26,7 @@
 //! - The tail thread writes the caught-up dumps' sockets itself, right after publishing
 //!   ([`Follower`], implemented by `source::Attached`): a dump whose task finds nothing more to
 //!   send [`Tail::attach`]es with a second handle on its connection's socket (a `dup` of the
-//!   fd; plain TCP only), its position and its packet sequence number. For each follower the
+//!   fd; TCP or the Unix socket, not TLS), its position and its packet sequence number. For each follower the
 //!   thread frames every segment published since its last send as packets (a 4-byte header
 //!   each, copied once into the dump's buffer with the `0x00` and event that follow it; the
 //!   sequence numbers are per connection, so the headers cannot be shared) and writes them

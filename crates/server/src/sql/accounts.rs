@@ -186,6 +186,8 @@ pub enum AccountStmt {
     },
     /// `SHOW GRANTS [FOR user]`.
     ShowGrants(Option<UserSpec>),
+    /// `SHOW CREATE USER user`.
+    ShowCreateUser(UserSpec),
 }
 
 /// What the session's account is allowed, resolved when the session opens.
@@ -302,6 +304,11 @@ impl Session {
             || self.need_database(Privileges::NONE, db).is_ok()
     }
 
+    /// True if the session holds the global privilege `p` (all of them without accounts).
+    pub(crate) fn has_global_privilege(&self, p: Privileges) -> bool {
+        self.privileges().contains(p)
+    }
+
     /// 1227 unless the account holds one of `any`; `names` is how mysqld lists them.
     fn need_any(&self, any: &[Privileges], names: &str) -> Result<()> {
         let have = self.privileges();
@@ -329,6 +336,9 @@ impl Session {
         }
         match stmt {
             Stmt::Select(s) => match &s.from {
+                // information_schema is readable by every account; what a table shows
+                // depends on the privileges (PROCESSLIST: PROCESS).
+                Some(t) if self.is_processlist_table(t) => Ok(()),
                 Some(t) => self.need_table(Privileges::SELECT, "SELECT", t),
                 None => Ok(()),
             },
@@ -369,6 +379,9 @@ impl Session {
             // mysqld's `check_global_access(thd, SHUTDOWN_ACL)` (sql_parse.cc, COM_SHUTDOWN and
             // the SHUTDOWN statement).
             Stmt::Shutdown => self.need_any(&[Privileges::SHUTDOWN], "SHUTDOWN"),
+            // mysqld 8: `is_reload_request_denied` (sql_parse.cc, SQLCOM_FLUSH) wants RELOAD,
+            // or for some options a FLUSH_* dynamic privilege binlogd does not have.
+            Stmt::Flush => self.need_any(&[Privileges::RELOAD], "RELOAD"),
             Stmt::Admin(cmd) => match cmd {
                 AdminCommand::ShowBinaryLogs | AdminCommand::ShowMasterStatus => self.need_any(
                     &[Privileges::SUPER, Privileges::REPLICATION_CLIENT],
@@ -481,6 +494,12 @@ impl Session {
                 self.need_any(&[Privileges::SELECT], "SELECT")
             }
             AccountStmt::ShowGrants(_) => Ok(()),
+            // mysqld: SELECT on the mysql schema, except for the current user (1227 here, as
+            // for SHOW GRANTS: binlogd has no mysql schema to name in a 1142).
+            AccountStmt::ShowCreateUser(u) if !self.is_self(u) => {
+                self.need_any(&[Privileges::SELECT], "SELECT")
+            }
+            AccountStmt::ShowCreateUser(_) => Ok(()),
         }
     }
 
@@ -518,6 +537,10 @@ impl Session {
         if let AccountStmt::ShowGrants(spec) = stmt {
             server.count("Com_show_grants");
             return self.show_grants(&users, spec.as_ref());
+        }
+        if let AccountStmt::ShowCreateUser(spec) = stmt {
+            server.count("Com_show_create_user");
+            return self.show_create_user(&users, spec);
         }
         let plan = self.plan(stmt)?;
         server.count(plan.counter);
@@ -798,7 +821,54 @@ impl Session {
                     Ok(())
                 })
             }
-            AccountStmt::ShowGrants(_) => unreachable!("SHOW GRANTS changes nothing"),
+            AccountStmt::ShowGrants(_) | AccountStmt::ShowCreateUser(_) => {
+                unreachable!("SHOW GRANTS / SHOW CREATE USER change nothing")
+            }
+        })
+    }
+
+    /// `SHOW CREATE USER user`, as mysqld 8 prints it (`sql/auth/sql_user.cc`,
+    /// `mysql_show_create_user`): user and host as identifiers, the plugin, the stored hash,
+    /// then the account options at their defaults (binlogd keeps none). With
+    /// `print_identified_with_as_hex` ON, a hash with a byte outside printable ASCII (a
+    /// caching_sha2_password salt may have any 7-bit byte) is printed as `0x` and hex digits
+    /// (mysqld's `print_identified_with_as_hex`); the parser takes both forms back.
+    fn show_create_user(&self, users: &crate::users::Users, spec: &UserSpec) -> Result<Output> {
+        let name = self.resolve(spec);
+        let Some(account) = users.get(&name.user, &name.host) else {
+            // ER_CANNOT_USER, as mysqld answers SHOW CREATE USER for a missing account.
+            return Err(SqlError::Other {
+                code: 1396,
+                sqlstate: "HY000",
+                message: format!("Operation SHOW CREATE USER failed for {}", quote_user(&name)),
+            });
+        };
+        let hash = crate::users::auth_string(&account.auth);
+        let as_hex = self
+            .sysvar(super::ast::VarScope::Session, "print_identified_with_as_hex")
+            .is_ok_and(|v| super::eval::truth(&v) == Some(true));
+        let hash = if as_hex && hash.bytes().any(|b| !(b' '..=b'~').contains(&b)) {
+            let mut hex = String::with_capacity(2 + 2 * hash.len());
+            hex.push_str("0x");
+            for b in hash.bytes() {
+                hex.push_str(&format!("{b:02X}"));
+            }
+            hex
+        } else {
+            quote_string(&hash)
+        };
+        let text = format!(
+            "CREATE USER {}@{} IDENTIFIED WITH {} AS {hash} REQUIRE NONE PASSWORD EXPIRE \
+             DEFAULT ACCOUNT UNLOCK PASSWORD HISTORY DEFAULT PASSWORD REUSE INTERVAL DEFAULT \
+             PASSWORD REQUIRE CURRENT DEFAULT",
+            quote_ident(&account.user),
+            quote_ident(&account.host),
+            quote_string(account.auth.plugin.name()),
+        );
+        let label = format!("CREATE USER for {}@{}", account.user, account.host);
+        Ok(Output::Rows {
+            columns: vec![ColumnDef::text(&label, 1024)],
+            rows: vec![vec![Value::Bytes(text.into_bytes())]],
         })
     }
 

@@ -312,7 +312,7 @@ pub enum Show {
     Index(TableRef),
     Charset,
     Collation,
-    ProcessList,
+    ProcessList { full: bool },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -367,6 +367,14 @@ pub enum Stmt {
     },
     /// `SHUTDOWN`: a clean shutdown of the server, as SIGTERM.
     Shutdown,
+    /// `KILL [CONNECTION | QUERY] id` (`query`: only the running statement).
+    Kill {
+        query: bool,
+        id: Expr,
+    },
+    /// `FLUSH TABLES | PRIVILEGES | STATUS | ...`: nothing is cached that could be stale, so
+    /// it only checks RELOAD (FLUSH BINARY LOGS / LOGS is an [`AdminCommand`]).
+    Flush,
     /// Statements accepted and answered OK without effect (`DO`, `LOCK TABLES`, ...).
     Noop,
 }

@@ -532,6 +532,8 @@ pub(crate) fn count_value(sess: &Session, e: &Expr, params: &[Value]) -> Result<
 
 struct SelectPlan {
     table: Option<(TableId, Arc<TableSchema>)>,
+    /// A table the server makes up instead (information_schema.PROCESSLIST): its rows.
+    made_up: Option<(Arc<TableSchema>, Vec<Row>)>,
     items: Vec<Expr>,
     columns: Vec<ColumnDef>,
     filter: Option<Expr>,
@@ -544,12 +546,20 @@ struct SelectPlan {
 
 impl Session {
     fn plan_select(&self, s: &Select, params: Option<&[Value]>) -> Result<SelectPlan> {
-        let table = match &s.from {
-            Some(t) => Some(self.resolve_table(t)?),
-            None => None,
+        let made_up = s.from.as_ref().and_then(|t| self.information_schema_table(t));
+        let table = match (&s.from, &made_up) {
+            (Some(t), None) => Some(self.resolve_table(t)?),
+            _ => None,
         };
-        let schema = table.as_ref().map(|(_, s, _)| s.as_ref());
-        let db = table.as_ref().map(|(_, _, d)| d.clone()).unwrap_or_default();
+        let schema = table
+            .as_ref()
+            .map(|(_, s, _)| s.as_ref())
+            .or_else(|| made_up.as_ref().map(|(s, _)| s.as_ref()));
+        let db = match (&table, &made_up) {
+            (Some((_, _, d)), _) => d.clone(),
+            (None, Some(_)) => "information_schema".to_string(),
+            (None, None) => String::new(),
+        };
         let tlabel =
             s.alias.clone().or_else(|| s.from.as_ref().map(|t| t.name.clone())).unwrap_or_default();
         let mut b = self.binder(schema, &[], "field list").with_alias(s.alias.as_ref());
@@ -635,6 +645,7 @@ impl Session {
         let grouped = !aggs.is_empty() || !group_by.is_empty();
         Ok(SelectPlan {
             table: table.map(|(id, s, _)| (id, s)),
+            made_up,
             items,
             columns,
             filter,
@@ -652,11 +663,22 @@ impl Session {
     }
 
     pub(crate) fn select(&mut self, s: &Select, params: &[Value]) -> Result<Output> {
-        let plan = self.plan_select(s, Some(params))?;
+        let mut plan = self.plan_select(s, Some(params))?;
         let limit = s.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
         let offset =
             s.offset.as_ref().map(|o| count_value(self, o, params)).transpose()?.unwrap_or(0);
         let mut source: Vec<Row> = match &plan.table {
+            None if plan.made_up.is_some() => {
+                let made_up =
+                    plan.made_up.as_mut().map(|(_, rows)| std::mem::take(rows)).unwrap_or_default();
+                let mut out = Vec::with_capacity(made_up.len());
+                for r in made_up {
+                    if matches(plan.filter.as_ref(), &r)? {
+                        out.push(r);
+                    }
+                }
+                out
+            }
             None => {
                 if matches(plan.filter.as_ref(), &[])? {
                     vec![Vec::new()]
@@ -698,7 +720,12 @@ impl Session {
                 out
             }
         };
-        let width = plan.table.as_ref().map_or(0, |(_, s)| s.columns.len());
+        let width = plan
+            .table
+            .as_ref()
+            .map(|(_, s)| s.columns.len())
+            .or_else(|| plan.made_up.as_ref().map(|(s, _)| s.columns.len()))
+            .unwrap_or(0);
         // (output row, sort keys)
         let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
         if plan.grouped {

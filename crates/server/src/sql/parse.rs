@@ -377,7 +377,15 @@ impl Front<'_> {
             while !self.at_end() {
                 self.parser.next_token();
             }
-            return Ok(Stmt::Noop);
+            return Ok(Stmt::Flush);
+        }
+        if self.word("KILL") {
+            // MySQL's `kill` rule: KILL [CONNECTION | QUERY] expr.
+            let query = self.word("QUERY");
+            if !query {
+                self.word("CONNECTION");
+            }
+            return Ok(Stmt::Kill { query, id: self.expr_value()? });
         }
         if self.word("PURGE") {
             if !(self.word("BINARY") || self.word("MASTER")) {
@@ -652,8 +660,21 @@ impl Front<'_> {
             }
             Secret::Password(self.string()?)
         } else if plugin.is_some() && self.word("AS") {
-            // The stored hash, as the binary log carries account statements.
-            Secret::Hash(self.string()?)
+            // The stored hash, as the binary log carries account statements; or as SHOW
+            // CREATE USER prints it with `print_identified_with_as_hex` (`0x...`, or X'...').
+            match self.parser.peek_token().token {
+                Token::HexStringLiteral(h) => {
+                    self.parser.next_token();
+                    let text = hex(&h).and_then(|b| String::from_utf8(b).ok());
+                    // ER_PASSWORD_FORMAT, as for any hash not of the plugin's form.
+                    Secret::Hash(text.ok_or(SqlError::Other {
+                        code: 1827,
+                        sqlstate: "HY000",
+                        message: "The password hash doesn't have the expected format.".into(),
+                    })?)
+                }
+                _ => Secret::Hash(self.string()?),
+            }
         } else if plugin.is_some() {
             Secret::Password(String::new())
         } else {
@@ -665,7 +686,15 @@ impl Front<'_> {
     /// The rest of CREATE/ALTER USER: the account options binlogd has nothing to keep for.
     fn account_options_end(&mut self, what: &str) -> Result<()> {
         self.words(&["REQUIRE", "NONE"]);
-        while self.words(&["ACCOUNT", "UNLOCK"]) || self.words(&["PASSWORD", "EXPIRE", "NEVER"]) {}
+        // The defaults, which SHOW CREATE USER prints (mysqld 8's option tail), and the
+        // options binlogd has nothing to keep for.
+        while self.words(&["ACCOUNT", "UNLOCK"])
+            || self.words(&["PASSWORD", "EXPIRE", "NEVER"])
+            || self.words(&["PASSWORD", "EXPIRE", "DEFAULT"])
+            || self.words(&["PASSWORD", "HISTORY", "DEFAULT"])
+            || self.words(&["PASSWORD", "REUSE", "INTERVAL", "DEFAULT"])
+            || self.words(&["PASSWORD", "REQUIRE", "CURRENT", "DEFAULT"])
+        {}
         if self.at_end() {
             Ok(())
         } else {
@@ -774,6 +803,10 @@ impl Front<'_> {
             if self.word("TABLE") {
                 return Ok(Stmt::Show(Show::CreateTable(self.table_name()?)));
             }
+            if self.word("USER") {
+                let user = self.user_spec()?;
+                return Ok(Stmt::Account(AccountStmt::ShowCreateUser(user)));
+            }
             if self.word("DATABASE") || self.word("SCHEMA") {
                 self.words(&["IF", "NOT", "EXISTS"]);
                 return Ok(Stmt::Show(Show::CreateDatabase(self.ident()?)));
@@ -844,7 +877,7 @@ impl Front<'_> {
             return Ok(Stmt::Show(Show::Collation));
         }
         if self.word("PROCESSLIST") {
-            return Ok(Stmt::Show(Show::ProcessList));
+            return Ok(Stmt::Show(Show::ProcessList { full }));
         }
         Err(self.error_here())
     }

@@ -129,6 +129,8 @@ pub struct Server {
     started: Instant,
     /// The accounts (`users.json`), when the server authenticates clients.
     accounts: std::sync::OnceLock<Arc<crate::users::Users>>,
+    /// The connection registry (SHOW PROCESSLIST, KILL), when a protocol server is attached.
+    processes: std::sync::OnceLock<Arc<crate::processlist::ProcessList>>,
     statement_hook: std::sync::OnceLock<Arc<dyn StatementHook>>,
     /// What the SHUTDOWN statement calls (the serve wiring's clean shutdown).
     shutdown: std::sync::OnceLock<Box<dyn Fn() + Send + Sync>>,
@@ -170,6 +172,7 @@ impl Server {
             counters: COUNTERS.iter().map(|_| AtomicU64::new(0)).collect(),
             started: Instant::now(),
             accounts: std::sync::OnceLock::new(),
+            processes: std::sync::OnceLock::new(),
             statement_hook: std::sync::OnceLock::new(),
             shutdown: std::sync::OnceLock::new(),
         }))
@@ -183,6 +186,16 @@ impl Server {
 
     pub(crate) fn accounts(&self) -> Option<&Arc<crate::users::Users>> {
         self.accounts.get()
+    }
+
+    /// Attaches the connection registry the protocol server fills: SHOW PROCESSLIST lists its
+    /// connections and KILL reaches them. Without it a session sees only itself.
+    pub fn attach_processes(&self, processes: Arc<crate::processlist::ProcessList>) {
+        let _ = self.processes.set(processes);
+    }
+
+    pub(crate) fn processes(&self) -> Option<&Arc<crate::processlist::ProcessList>> {
+        self.processes.get()
     }
 
     /// Installs the statement hook (only the first call counts).

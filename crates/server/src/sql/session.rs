@@ -104,6 +104,8 @@ pub struct Session {
     recount: bool,
     /// The authenticated account and its privileges (None: no accounts attached, all allowed).
     pub(crate) account: Option<super::accounts::SessionAccount>,
+    /// The connection's registry entry (the protocol server's sessions have one).
+    pub(crate) process: Option<Arc<crate::processlist::Process>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -148,11 +150,19 @@ impl Session {
             deferred: None,
             recount: false,
             account,
+            process: None,
         }
     }
 
     pub fn connection_id(&self) -> u32 {
         self.connection_id
+    }
+
+    /// Ties the session to its connection's registry entry (kept up to date with the default
+    /// database; the target of its own KILL).
+    pub fn attach_process(&mut self, process: Arc<crate::processlist::Process>) {
+        process.set_db(self.db.as_deref());
+        self.process = Some(process);
     }
 
     /// The current database.
@@ -356,6 +366,9 @@ impl Session {
         let name = self.server.database(db).ok_or_else(|| SqlError::UnknownDatabase(db.into()))?;
         self.db = Some(name);
         self.count("Com_change_db");
+        if let Some(p) = &self.process {
+            p.set_db(self.db.as_deref());
+        }
         Ok(())
     }
 
@@ -364,8 +377,10 @@ impl Session {
         self.rollback_open();
         let fresh = Session::new(self.server.clone(), self.connection_id, &self.user, &self.host);
         let db = self.db.take();
+        let process = self.process.take();
         *self = fresh;
         self.db = db;
+        self.process = process;
     }
 
     fn begin_statement(&mut self) {
@@ -432,7 +447,8 @@ impl Session {
                 }
                 Ok(Output::ok(0))
             }
-            Stmt::SetTransaction | Stmt::Noop => Ok(Output::ok(0)),
+            Stmt::SetTransaction | Stmt::Noop | Stmt::Flush => Ok(Output::ok(0)),
+            Stmt::Kill { query, id } => self.kill(*query, id, params),
             Stmt::Show(s) => self.show(s),
             Stmt::ShowWhere { show, filter } => self.show_where(show, filter),
             Stmt::Admin(cmd) => self.admin(cmd),

@@ -10,6 +10,7 @@ use super::eval::like;
 use super::output::{ColumnDef, Output};
 use super::session::Session;
 use super::vars::{show_text, Scope, VARIABLES};
+use crate::processlist::{ProcessRow, KILL_CONNECTION, KILL_QUERY};
 
 fn text(s: impl Into<String>) -> Value {
     Value::Bytes(s.into().into_bytes())
@@ -406,20 +407,153 @@ impl Session {
                     ],
                 ],
             ),
-            Show::ProcessList => rows(
-                &["Id", "User", "Host", "db", "Command", "Time", "State", "Info"],
-                vec![vec![
-                    text(self.connection_id.to_string()),
-                    text(&self.user),
-                    text(&self.host),
-                    self.db.clone().map_or(Value::Null, text),
-                    text("Query"),
-                    text("0"),
-                    text("init"),
-                    text("SHOW PROCESSLIST"),
-                ]],
-            ),
+            Show::ProcessList { full } => {
+                server.count("Com_show_processlist");
+                self.process_list(*full)?
+            }
         })
+    }
+
+    /// `SHOW [FULL] PROCESSLIST` (mysqld's `mysqld_list_processes`, sql_show.cc): every
+    /// connection with PROCESS, otherwise those of the same user name; Info cut to 100
+    /// characters without FULL (`PROCESS_LIST_WIDTH`).
+    fn process_list(&self, full: bool) -> Result<Output> {
+        let columns = vec![
+            ColumnDef::bigint("Id", true),
+            ColumnDef::text("User", 32),
+            ColumnDef::text("Host", 261),
+            ColumnDef::text("db", 64),
+            ColumnDef::text("Command", 16),
+            ColumnDef::bigint("Time", false),
+            ColumnDef::text("State", 30),
+            ColumnDef::text("Info", if full { 65535 } else { 100 }),
+        ];
+        let all = self.has_global_privilege(crate::users::Privileges::PROCESS);
+        let listed: Vec<ProcessRow> = match self.server.processes() {
+            Some(list) => list
+                .snapshot()
+                .iter()
+                .filter(|p| all || p.user() == self.user)
+                .map(|p| p.row())
+                .collect(),
+            // The SQL layer without a protocol server: this session alone.
+            None => vec![ProcessRow {
+                id: self.connection_id,
+                user: self.user.clone(),
+                host: self.host.clone(),
+                db: self.db.clone(),
+                command: "Query",
+                time: 0,
+                state: "executing",
+                info: None,
+            }],
+        };
+        let out = listed
+            .into_iter()
+            .map(|p| {
+                let info = p.info.map(|i| match i.char_indices().nth(100) {
+                    Some((cut, _)) if !full => text(&i[..cut]),
+                    _ => text(&*i),
+                });
+                vec![
+                    Value::UInt(u64::from(p.id)),
+                    text(p.user),
+                    text(p.host),
+                    p.db.map_or(Value::Null, text),
+                    text(p.command),
+                    Value::Int(i64::try_from(p.time).unwrap_or(i64::MAX)),
+                    text(p.state),
+                    info.unwrap_or(Value::Null),
+                ]
+            })
+            .collect();
+        Ok(Output::Rows { columns, rows: out })
+    }
+
+    /// `information_schema.PROCESSLIST` (MySQL 8's columns and types) when `t` names it (or
+    /// `PROCESSLIST` with information_schema as the default database): the rows of SHOW FULL
+    /// PROCESSLIST, for a single-table SELECT. Other information_schema tables: None.
+    pub(crate) fn information_schema_table(
+        &self,
+        t: &super::ast::TableRef,
+    ) -> Option<(std::sync::Arc<TableSchema>, Vec<Vec<Value>>)> {
+        if !self.is_processlist_table(t) {
+            return None;
+        }
+        let columns = vec![
+            engine::Column::new("ID", ColumnType::Integer { bytes: 8, unsigned: true }).not_null(),
+            engine::Column::new("USER", ColumnType::VarChar(32)).not_null(),
+            engine::Column::new("HOST", ColumnType::VarChar(261)).not_null(),
+            engine::Column::new("DB", ColumnType::VarChar(64)),
+            engine::Column::new("COMMAND", ColumnType::VarChar(16)).not_null(),
+            engine::Column::new("TIME", ColumnType::Integer { bytes: 4, unsigned: false })
+                .not_null(),
+            engine::Column::new("STATE", ColumnType::VarChar(64)),
+            engine::Column::new("INFO", ColumnType::Text),
+        ];
+        let schema = std::sync::Arc::new(TableSchema::new(
+            "information_schema.PROCESSLIST",
+            columns,
+            vec![],
+        ));
+        let Ok(Output::Rows { rows, .. }) = self.process_list(true) else { return None };
+        Some((schema, rows))
+    }
+
+    /// True if `t` names information_schema.PROCESSLIST.
+    pub(crate) fn is_processlist_table(&self, t: &super::ast::TableRef) -> bool {
+        t.db.as_deref()
+            .or(self.db.as_deref())
+            .is_some_and(|db| db.eq_ignore_ascii_case("information_schema"))
+            && t.name.eq_ignore_ascii_case("processlist")
+    }
+
+    /// `KILL [CONNECTION | QUERY] id` (mysqld's `sql_kill` / `kill_one_thread`, sql_parse.cc):
+    /// 1094 for an id no connection has, 1095 for another user's connection without SUPER
+    /// (mysqld also accepts CONNECTION_ADMIN, a dynamic privilege binlogd does not model).
+    /// Killing the session's own connection answers 1317 (mysqld: `send_kill_message`).
+    pub(crate) fn kill(
+        &mut self,
+        query: bool,
+        id: &super::ast::Expr,
+        params: &[Value],
+    ) -> Result<Output> {
+        self.server.count("Com_kill");
+        let id = match self.const_value(id, params)? {
+            Value::Int(i) => u64::try_from(i).unwrap_or(0),
+            Value::UInt(u) => u,
+            // mysqld reads the expression with `val_int()`: a string's leading digits.
+            Value::Bytes(b) => {
+                let digits: Vec<u8> = b.iter().copied().take_while(u8::is_ascii_digit).collect();
+                std::str::from_utf8(&digits).ok().and_then(|d| d.parse().ok()).unwrap_or(0)
+            }
+            _ => 0,
+        };
+        let unknown = || SqlError::Other {
+            code: 1094,
+            sqlstate: "HY000",
+            message: format!("Unknown thread id: {id}"),
+        };
+        let target = match self.server.processes() {
+            Some(list) => u32::try_from(id).ok().and_then(|id| list.get(id)).ok_or_else(unknown)?,
+            None if id == u64::from(self.connection_id) => {
+                return Err(crate::processlist::query_interrupted())
+            }
+            None => return Err(unknown()),
+        };
+        if target.user() != self.user && !self.has_global_privilege(crate::users::Privileges::SUPER)
+        {
+            return Err(SqlError::Other {
+                code: 1095,
+                sqlstate: "HY000",
+                message: format!("You are not owner of thread {id}"),
+            });
+        }
+        target.kill(if query { KILL_QUERY } else { KILL_CONNECTION });
+        if target.id() == self.connection_id {
+            return Err(crate::processlist::query_interrupted());
+        }
+        Ok(Output::ok(0))
     }
 
     pub(crate) fn admin(&mut self, cmd: &AdminCommand) -> Result<Output> {

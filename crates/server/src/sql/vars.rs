@@ -137,6 +137,8 @@ pub static VARIABLES: &[VarDef] = &[
     var("sql_notes", Both, ON_OFF, "ON"),
     var("sql_warnings", Both, ON_OFF, "OFF"),
     var("sql_log_bin", Session, ON_OFF, "ON"),
+    // SHOW CREATE USER prints a hash with unprintable bytes as 0x... (mysqld 8.0.17).
+    var("print_identified_with_as_hex", Both, ON_OFF, "OFF"),
     var("sql_require_primary_key", Both, ON_OFF, "OFF"),
     var("foreign_key_checks", Both, ON_OFF, "ON"),
     var("unique_checks", Both, ON_OFF, "ON"),
