@@ -79,6 +79,8 @@ use crate::payload::{self, PayloadTxn};
 use crate::stats::{CommitStats, CyclePart, Stage, Stats};
 use crate::writeset::{DependencyTracker, TxnWrites, WriteSet};
 
+mod leaders;
+
 /// The server version the GTID events name (`immediate_server_version`).
 const SERVER_VERSION: u32 = 80040;
 /// Without payloads the retain LSN only needs to follow the log loosely; setting it takes
@@ -260,6 +262,8 @@ struct Inner<E: Engine> {
     bg_stop: Mutex<bool>,
     bg_cv: Condvar,
     bg_thread: Mutex<Option<JoinHandle<()>>>,
+    /// The FLUSH and SYNC lane threads for leaders handed off by async sessions.
+    leaders: leaders::Leaders,
 }
 
 /// The commit coordinator; clones share one.
@@ -402,6 +406,7 @@ impl<E: Engine> Coordinator<E> {
             bg_stop: Mutex::new(false),
             bg_cv: Condvar::new(),
             bg_thread: Mutex::new(None),
+            leaders: leaders::Leaders::new(),
         });
         let interval_ms = config.binlog_in_redo_sync_interval_ms();
         if interval_ms > 0 {
@@ -616,6 +621,7 @@ impl<E: Engine> Coordinator<E> {
     /// order, so a clean binlog never names a transaction the engine could lose.
     pub fn shutdown(&self) -> Result<()> {
         let inner = &self.inner;
+        leaders::stop(inner);
         stop_background(inner);
         let _fs = inner.flush_lock.lock();
         inner.wait_settled();
@@ -912,6 +918,14 @@ impl<E: Engine> Inner<E> {
     /// The work of a session that found the FLUSH queue empty: leads the FLUSH stage for the
     /// whole queue, then the next stages as far as it leads them. `t`: when it enrolled.
     fn lead(&self, t: Instant) {
+        if self.lead_flush(t) {
+            self.lead_sync();
+        }
+    }
+
+    /// The FLUSH stage of [`Self::lead`]; true when the group it wrote found the SYNC queue
+    /// empty, so the caller must lead SYNC ([`Self::lead_sync`]) for it.
+    fn lead_flush(&self, t: Instant) -> bool {
         let mut fs = self.flush_lock.lock();
         let mut group = self.take(&self.flush_q);
         let max_wait_us = self.config.binlog_max_flush_queue_time_us();
@@ -933,13 +947,16 @@ impl<E: Engine> Inner<E> {
         let group = self.flush_stage(&mut fs, group);
         fs.last_end = Some(Instant::now());
         if group.is_empty() {
-            return;
+            return false;
         }
         let leader = self.enroll(&self.sync_q, group);
         drop(fs);
-        if !leader {
-            return;
-        }
+        leader
+    }
+
+    /// The SYNC stage and then the COMMIT stage as far as this thread leads them, for the
+    /// groups in the SYNC queue.
+    fn lead_sync(&self) {
         let t = Instant::now();
         let mut ss = self.sync_lock.lock();
         self.sync_delay();
@@ -1512,6 +1529,23 @@ impl<E: Engine> PendingCommit<E> {
             PendingState::Ready(r) => Poll::Ready(r.take().unwrap_or(Err(Error::ShutDown))),
             PendingState::Serial(_) | PendingState::Leader(..) => Poll::Ready(Err(Error::ShutDown)),
         }
+    }
+
+    /// Leaves the leader's work to the pipeline's FLUSH thread instead of running it here (see
+    /// the `leaders` module): afterwards the outcome arrives through [`Self::poll`] as a
+    /// follower's does. False when there is nothing to hand off (not a leader) or the
+    /// pipeline's threads are stopped; then [`Self::needs_thread`] still tells whether
+    /// [`Self::run`] is needed.
+    pub fn hand_off(&mut self) -> bool {
+        let PendingState::Leader(_, t) = &self.state else { return false };
+        if !leaders::hand_off(&self.inner, *t) {
+            return false;
+        }
+        let state = std::mem::replace(&mut self.state, PendingState::Ready(None));
+        if let PendingState::Leader(m, _) = state {
+            self.state = PendingState::Queued(m);
+        }
+        true
     }
 
     /// Blocks until the outcome is known (runs the leader's work first if needed).

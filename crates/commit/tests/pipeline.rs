@@ -231,14 +231,33 @@ impl std::task::Wake for Unpark {
 /// condvar). Every acknowledged commit survives a crash, and followers were woken.
 #[test]
 fn deferred_commits_wake_their_tasks() {
+    deferred_commits(false, false);
+}
+
+/// [`deferred_commits_wake_their_tasks`] with every FLUSH leader handed off to the pipeline's
+/// own threads ([`commit::PendingCommit::hand_off`]), in classic 2PC (a SYNC thread of its own)
+/// and with the binlog in the redo: nothing acknowledged is lost, and a clean shutdown right
+/// after lets the threads finish.
+#[test]
+fn handed_off_leaders_commit_in_both_modes() {
+    for in_redo in [false, true] {
+        deferred_commits(true, in_redo);
+    }
+}
+
+fn deferred_commits(hand_off: bool, in_redo: bool) {
     let disk = SimVfs::new();
-    let c = open_with(&disk, Arc::new(base_config()));
+    let config = base_config();
+    config.set_binlog_in_redo(in_redo);
+    let c = open_with(&disk, Arc::new(config));
     setup(&c);
+    let handed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let acked = Arc::new(Mutex::new(Vec::new()));
     let followers = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     std::thread::scope(|s| {
         for th in 0..16i64 {
-            let (c, acked, followers) = (&c, acked.clone(), followers.clone());
+            let (c, acked, followers, handed) =
+                (&c, acked.clone(), followers.clone(), handed.clone());
             s.spawn(move || {
                 let waker = std::task::Waker::from(Arc::new(Unpark(std::thread::current())));
                 let mut cx = std::task::Context::from_waker(&waker);
@@ -253,7 +272,10 @@ fn deferred_commits_wake_their_tasks() {
                     let mut cache = c.new_cache("test");
                     cache.insert(&schema, &row).expect("log");
                     let mut pending = c.commit_deferred(txn, cache);
-                    if pending.needs_thread() {
+                    if hand_off && pending.hand_off() {
+                        handed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        assert!(!pending.needs_thread(), "a handed-off leader needs no thread");
+                    } else if pending.needs_thread() {
                         pending.run();
                     } else {
                         followers.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -274,11 +296,16 @@ fn deferred_commits_wake_their_tasks() {
     let acked = acked.lock().expect("lock").clone();
     assert_eq!(acked.len(), 16 * 30);
     assert!(followers.load(std::sync::atomic::Ordering::Relaxed) > 0, "some commits followed");
+    assert_eq!(handed.load(std::sync::atomic::Ordering::Relaxed) > 0, hand_off, "hand-offs");
     c.sync_binlog_now().expect("sync");
     check_invariant(&c, &acked, "live");
     check_clock(&c);
+    if hand_off {
+        c.shutdown().expect("shutdown with the pipeline threads started");
+    }
     drop(c);
-    let (c, _) = common::open(disk.crash(CrashMode::DropUnsynced).shared(), CLASSIC);
+    let mode = Mode { in_redo, sync_binlog: 1 };
+    let (c, _) = common::open(disk.crash(CrashMode::DropUnsynced).shared(), mode);
     check_invariant(&c, &acked, "after crash");
 }
 

@@ -183,6 +183,10 @@ impl sql::DeferredCommit for Deferred {
         self.0.run();
     }
 
+    fn hand_off(&mut self) -> bool {
+        self.0.hand_off()
+    }
+
     fn poll_done(
         &mut self,
         cx: &mut std::task::Context<'_>,

@@ -514,7 +514,7 @@ impl SqlConnection {
                 // commands would wait unread and could not join the next group (with "no other
                 // statement running" as the test, 16 connections fell to 181 TPS, below 1).
                 pending.run();
-            } else {
+            } else if !pending.hand_off() {
                 tokio::task::block_in_place(|| pending.run());
             }
         }

@@ -133,6 +133,11 @@ pub trait TxnCommitter: Send + Sync {
 pub trait DeferredCommit: Send + Sync {
     fn needs_thread(&self) -> bool;
     fn run(&mut self);
+    /// Leaves the blocking work [`Self::run`] would do to the committer's own threads; true
+    /// if it did (then only [`Self::poll_done`] is needed). The default: it cannot.
+    fn hand_off(&mut self) -> bool {
+        false
+    }
     fn poll_done(&mut self, cx: &mut Context<'_>) -> Poll<Result<CommitInfo>>;
 }
 
