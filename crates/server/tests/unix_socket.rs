@@ -136,3 +136,65 @@ fn socket_files_are_managed_like_mysqld() {
     assert_eq!(out.trim(), "[]");
     assert!(!datadir.join("mysql.sock").exists());
 }
+
+/// A binlog dump over the Unix socket: the stream's first part is read from the files, the
+/// rest (once the dump is caught up) written by the shared tail thread on a second handle of
+/// the Unix socket (`replication::tail`); every transaction's XID event arrives.
+#[test]
+fn a_binlog_dump_streams_over_the_socket() {
+    use futures_util::StreamExt;
+    use mysql_async::binlog::EventType;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let datadir = dir.path().join("d");
+    let server = start(&datadir, &["--initialize-insecure"]);
+    let socket = datadir.join("mysql.sock").display().to_string();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("rt");
+    rt.block_on(async {
+        let opts = |db: Option<&str>| {
+            mysql_async::OptsBuilder::default()
+                .socket(Some(socket.clone()))
+                .user(Some("root"))
+                .db_name(db)
+        };
+        let mut writer = mysql_async::Conn::new(opts(None)).await.expect("connect");
+        writer.query_drop("CREATE DATABASE s").await.expect("db");
+        writer.query_drop("CREATE TABLE s.t (id INT PRIMARY KEY)").await.expect("table");
+        for i in 0..5 {
+            writer.exec_drop("INSERT INTO s.t VALUES (?)", (i,)).await.expect("insert");
+        }
+        let reader = mysql_async::Conn::new(opts(None)).await.expect("connect the reader");
+        let mut stream = reader
+            .get_binlog_stream(mysql_async::BinlogStreamRequest::new(77))
+            .await
+            .expect("COM_BINLOG_DUMP over the socket");
+        let mut xids = 0;
+        let mut wanted = 5;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while xids < 20 {
+            if xids == wanted && wanted == 5 {
+                // Caught up with the files: the next 15 come through the tail.
+                for i in 5..20 {
+                    writer.exec_drop("INSERT INTO s.t VALUES (?)", (i,)).await.expect("insert");
+                }
+                wanted = 20;
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let event = tokio::time::timeout(left, stream.next())
+                .await
+                .unwrap_or_else(|_| panic!("only {xids} of 20 XID events arrived"))
+                .expect("stream open")
+                .expect("event");
+            if event.header().event_type() == Ok(EventType::XID_EVENT) {
+                xids += 1;
+            }
+        }
+        writer.disconnect().await.expect("disconnect");
+    });
+    let log = std::fs::read_to_string(&server.log).expect("log");
+    assert!(log.contains("is sent by the binlog-tail thread"), "the tail never sent:\n{log}");
+}

@@ -26,10 +26,10 @@
 //! - The tail thread writes the caught-up dumps' sockets itself, right after publishing
 //!   ([`Follower`], implemented by `source::Attached`): a dump whose task finds nothing more to
 //!   send [`Tail::attach`]es with a second handle on its connection's socket (a `dup` of the
-//!   fd; TCP or the Unix socket, not TLS), its position and its packet sequence number. For each follower the
-//!   thread frames every segment published since its last send as packets (a 4-byte header
-//!   each, copied once into the dump's buffer with the `0x00` and event that follow it; the
-//!   sequence numbers are per connection, so the headers cannot be shared) and writes them
+//!   fd; TCP or the Unix socket, not TLS), its position and its packet sequence number. For
+//!   each follower the thread frames every segment published since its last send as packets
+//!   (a 4-byte header each, copied once into the dump's buffer with the `0x00` and event that
+//!   follow it; the sequence numbers are per connection, so the headers cannot be shared) and writes them
 //!   with one non-blocking write. Segments that need per-event work (a new file's fake ROTATE
 //!   and FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code
 //!   as the file path, reading from the segment instead of the file. The connection's task
