@@ -18,10 +18,11 @@
 //! [`Engine::shutdown`] without a binlog); the data directory lock is released last.
 //!
 //! SQL sessions are synchronous. DML, SELECT and transaction control run on the tokio worker
-//! with lock waits refused, and hand their commit to the pipeline without waiting; what may
-//! block (a lock wait inside a transaction, DDL, a FLUSH leader's writes and fsyncs) runs under
-//! [`tokio::task::block_in_place`]: the runtime moves its other connections to another thread
-//! while one waits.
+//! with lock waits refused, and hand their commit to the pipeline without waiting; a session
+//! that becomes a FLUSH leader leaves the group's writes and fsyncs to the pipeline's own
+//! threads (`PendingCommit::hand_off`) and awaits its outcome like a follower; what else may
+//! block (a lock wait inside a transaction, DDL) runs under [`tokio::task::block_in_place`]:
+//! the runtime moves its other connections to another thread while one waits.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -495,10 +496,10 @@ impl SqlConnection {
 
 impl SqlConnection {
     /// Awaits the commit the last statement handed to the pipeline, if any: a FLUSH leader does
-    /// its group's work (redo and binlog writes, fsyncs) on this thread — inline when its
-    /// connection is the only one, otherwise under `block_in_place`, which first hands the worker's other
-    /// connections to another thread; a follower just waits to be woken. The statement's
-    /// answer goes out only after this, so nothing is acknowledged before it is durable.
+    /// its group's work (redo and binlog writes, fsyncs) on this thread when its connection is
+    /// the only one, otherwise hands it to the pipeline's FLUSH thread (`block_in_place` only
+    /// if that thread is stopped); a follower just waits to be woken. The statement's answer
+    /// goes out only after this, so nothing is acknowledged before it is durable.
     ///
     /// Why not `spawn_blocking`: that put two cross-thread wake-ups (to a pool thread and back
     /// to a worker) on the path of every leader's commit — every commit with one connection:
