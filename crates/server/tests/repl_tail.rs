@@ -296,13 +296,7 @@ async fn caught_up_readers_share_the_tail_and_receive_the_files_bytes_across_a_r
     }
     check_against_files(&binlog_dir, &first, &["binlog.000001", "binlog.000002"]);
     // Shutdown with the readers on the tail: the server exits cleanly and closes their streams.
-    support::stop(server, "-TERM");
-    for t in tasks {
-        tokio::time::timeout(Duration::from_secs(10), t)
-            .await
-            .expect("a reader's stream ends at shutdown")
-            .expect("reader task");
-    }
+    stop_and_join(server, tasks).await;
 }
 
 /// The bytes the server's socket to the client on `client_port` holds unacknowledged
@@ -385,13 +379,7 @@ async fn a_stalled_reader_fills_its_socket_without_holding_back_the_tail_or_the_
     let sent = log.matches("is sent by the binlog-tail thread").count();
     assert_eq!(sent, 2, "each dump went to the tail thread once:\n{log}");
 
-    support::stop(server, "-TERM");
-    for t in tasks {
-        tokio::time::timeout(Duration::from_secs(10), t)
-            .await
-            .expect("a reader's stream ends at shutdown")
-            .expect("reader task");
-    }
+    stop_and_join(server, tasks).await;
 }
 
 /// Waits until the error log says `dumps` dumps went to the tail thread.
@@ -462,4 +450,18 @@ async fn a_gtid_dump_sent_by_the_tail_thread_skips_what_the_replica_has() {
     assert_eq!(log.matches("is sent by the binlog-tail thread").count(), 1, "{log}");
     drop(stream);
     support::stop(server, "-TERM");
+}
+
+/// Stops the server (SIGTERM: a clean shutdown) and waits for the readers' streams to end.
+async fn stop_and_join(
+    server: support::Running,
+    tasks: impl IntoIterator<Item = tokio::task::JoinHandle<()>>,
+) {
+    support::stop(server, "-TERM");
+    for t in tasks {
+        tokio::time::timeout(Duration::from_secs(10), t)
+            .await
+            .expect("a reader's stream ends at shutdown")
+            .expect("reader task");
+    }
 }

@@ -22,6 +22,14 @@ fn over_socket(socket: &Path, user: &str, password: &str, sql: &str) -> Output {
     command.args(["-e", sql]).output().expect("run mariadb (scripts/test.sh installs it)")
 }
 
+/// Runs `binlogd serve` on `datadir` with `socket_arg` to its end (a server that cannot start).
+fn serve_to_exit(datadir: &Path, socket_arg: &str) -> Output {
+    let datadir_arg = format!("--datadir={}", datadir.display());
+    support::serve(&[&datadir_arg, "--port=0", "--initialize-insecure", socket_arg])
+        .output()
+        .expect("run binlogd")
+}
+
 #[test]
 fn local_clients_connect_through_the_socket_as_localhost() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -101,14 +109,7 @@ fn socket_files_are_managed_like_mysqld() {
     assert!(ok(over_socket(&shared, "root", "", "SELECT 1")).contains('1'));
 
     // A live server's socket is refused: the second server does not start.
-    let second = support::serve(&[
-        &format!("--datadir={}", dir.path().join("b").display()),
-        "--port=0",
-        "--initialize-insecure",
-        &shared_arg,
-    ])
-    .output()
-    .expect("run binlogd");
+    let second = serve_to_exit(&dir.path().join("b"), &shared_arg);
     assert!(!second.status.success(), "a second server took a live socket");
     let err = String::from_utf8_lossy(&second.stderr);
     assert!(err.contains("another server is using the socket file"), "{err}");
@@ -117,14 +118,7 @@ fn socket_files_are_managed_like_mysqld() {
 
     // A file that is not a socket is never removed.
     std::fs::write(&shared, b"not a socket").expect("write");
-    let third = support::serve(&[
-        &format!("--datadir={}", dir.path().join("c").display()),
-        "--port=0",
-        "--initialize-insecure",
-        &shared_arg,
-    ])
-    .output()
-    .expect("run binlogd");
+    let third = serve_to_exit(&dir.path().join("c"), &shared_arg);
     assert!(!third.status.success());
     assert_eq!(std::fs::read(&shared).expect("kept"), b"not a socket");
 
