@@ -409,6 +409,42 @@ async fn kill_query_interrupts_a_row_lock_wait() {
     assert_eq!(process(p, waiter_id).await.expect("still listed")[4], "Sleep");
 }
 
+/// A prepared statement is listed with its text while it executes (COM_STMT_EXECUTE carries
+/// only the statement id: the text is the one COM_STMT_PREPARE gave), and not after it is
+/// closed and the connection idles.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prepared_statement_is_listed_with_its_text_while_it_executes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = insecure(&dir.path().join("data"), &[]);
+    let p = server.port;
+    exec(p, "CREATE DATABASE d").await;
+    exec(p, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)").await;
+    exec(p, "INSERT INTO d.t VALUES (1, 0)").await;
+
+    let mut holder = conn(p).await;
+    holder.query_drop("BEGIN").await.expect("BEGIN");
+    holder.query_drop("UPDATE d.t SET v = 1 WHERE id = 1").await.expect("holder's UPDATE");
+    let mut waiter = conn(p).await;
+    let waiter_id = connection_id(&mut waiter).await;
+    let sql = "UPDATE d.t SET v = v + ? WHERE id = ?";
+    let waiting = tokio::spawn(async move {
+        let stmt = waiter.prep(sql).await.expect("prepare");
+        waiter.exec_drop(&stmt, (10, 1)).await.expect("the waiter's UPDATE");
+        waiter.close(stmt).await.expect("close");
+        waiter
+    });
+    // Waiting for the holder's row lock: listed as Execute, with the prepared text.
+    wait_for(p, waiter_id, Some(("Execute", sql))).await;
+    holder.query_drop("COMMIT").await.expect("COMMIT");
+    let mut waiter = tokio::time::timeout(Duration::from_secs(20), waiting)
+        .await
+        .expect("ended")
+        .expect("joined");
+    let row = process(p, waiter_id).await.expect("still listed");
+    assert_eq!((row[4].as_str(), row[7].as_str()), ("Sleep", "NULL"));
+    assert_eq!(rows(&mut waiter, "SELECT v FROM d.t WHERE id = 1").await, [["11"]]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_ends_a_binlog_dump() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -20,7 +20,6 @@
 
 mod legacy;
 
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -196,7 +195,6 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: Plain, peer: Origin) 
         statements: Statements::default(),
         shared: shared.clone(),
         process: info.process.clone(),
-        statement_texts: HashMap::new(),
     };
     let ended = conn.serve().await;
     shared.stats.thread_disconnected();
@@ -474,8 +472,6 @@ struct Connection<B: Backend> {
     shared: Arc<Shared<B>>,
     /// This connection's registry entry: the command it runs, its kill flag.
     process: Arc<Process>,
-    /// Prepared statements' texts, for the processlist's Info while one executes.
-    statement_texts: HashMap<u32, Arc<str>>,
 }
 
 impl<B: Backend> Connection<B> {
@@ -525,10 +521,9 @@ impl<B: Backend> Connection<B> {
         let Some((&cmd, body)) = packet.split_first() else { return };
         let info = match cmd {
             command::QUERY | command::STMT_PREPARE => std::str::from_utf8(body).ok(),
-            command::STMT_EXECUTE => ParseBuf(body)
-                .checked_eat_u32_le()
-                .and_then(|id| self.statement_texts.get(&id))
-                .map(|text| &**text),
+            command::STMT_EXECUTE => {
+                ParseBuf(body).checked_eat_u32_le().and_then(|id| self.statements.text(id))
+            }
             _ => None,
         };
         self.process.begin_command(cmd, info);
@@ -611,7 +606,6 @@ impl<B: Backend> Connection<B> {
                 for id in self.statements.drain_ids() {
                     self.session.close_statement(id);
                 }
-                self.statement_texts.clear();
                 self.session.reset().await?;
                 self.status = StatusFlags::SERVER_STATUS_AUTOCOMMIT;
                 self.ok();
@@ -645,7 +639,6 @@ impl<B: Backend> Connection<B> {
                     if self.statements.remove(id) {
                         self.session.close_statement(id);
                     }
-                    self.statement_texts.remove(&id);
                 }
             }
             command::STMT_RESET => {
@@ -735,8 +728,7 @@ impl<B: Backend> Connection<B> {
             )
             .into());
         };
-        self.statements.insert(id, prepared.params.len());
-        self.statement_texts.insert(id, Arc::from(sql));
+        self.statements.insert(id, prepared.params.len(), sql);
         // Format: 0x00 | stmt_id u32 | num_columns u16 | num_params u16 | 0x00 | warnings u16
         self.io.write_with(|buf| {
             buf.push(0x00);

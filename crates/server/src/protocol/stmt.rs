@@ -14,6 +14,7 @@
 //! against the packet.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use mysql_common::constants::ColumnType;
 use mysql_common::io::ParseBuf;
@@ -26,6 +27,8 @@ use super::error::{Error, Result, SqlError};
 pub struct StatementState {
     /// Placeholders in the statement.
     pub param_count: usize,
+    /// The statement's text (the processlist's Info while it executes).
+    text: Arc<str>,
     /// Types from the last execute that bound them: (type, unsigned).
     param_types: Option<Vec<(ColumnType, bool)>>,
     /// COM_STMT_SEND_LONG_DATA pieces, joined, by parameter index.
@@ -51,9 +54,15 @@ impl Statements {
         }
     }
 
-    /// Records a successfully prepared statement.
-    pub fn insert(&mut self, id: u32, param_count: usize) {
-        self.by_id.insert(id, StatementState { param_count, ..StatementState::default() });
+    /// Records a successfully prepared statement: its placeholders and its text.
+    pub fn insert(&mut self, id: u32, param_count: usize, text: &str) {
+        let text = Arc::from(text);
+        self.by_id.insert(id, StatementState { param_count, text, ..StatementState::default() });
+    }
+
+    /// The text of statement `id`, if prepared.
+    pub fn text(&self, id: u32) -> Option<&str> {
+        self.by_id.get(&id).map(|st| &*st.text)
     }
 
     /// Forgets a statement; true if it existed.
@@ -319,7 +328,7 @@ mod tests {
     fn ids_are_fresh() {
         let mut s = Statements::default();
         let a = s.allocate_id();
-        s.insert(a, 0);
+        s.insert(a, 0, "SELECT 1");
         let b = s.allocate_id();
         assert_ne!(a, b);
         assert!(s.remove(a));
