@@ -848,12 +848,7 @@ impl Session {
             .sysvar(super::ast::VarScope::Session, "print_identified_with_as_hex")
             .is_ok_and(|v| super::eval::truth(&v) == Some(true));
         let hash = if as_hex && hash.bytes().any(|b| !(b' '..=b'~').contains(&b)) {
-            let mut hex = String::with_capacity(2 + 2 * hash.len());
-            hex.push_str("0x");
-            for b in hash.bytes() {
-                hex.push_str(&format!("{b:02X}"));
-            }
-            hex
+            format!("0x{}", hex::encode_upper(&hash))
         } else {
             quote_string(&hash)
         };
