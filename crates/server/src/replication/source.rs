@@ -350,12 +350,7 @@ impl Source {
                         return Ok(None);
                     }
                     Some(Chunk::Error(message)) => {
-                        log::info!(
-                            "binlog dump for connection {} ended: {message}",
-                            peer.connection_id
-                        );
-                        out.write_err(&SqlError::new(ER_FATAL_READING_BINLOG, "HY000", message));
-                        out.flush().await?;
+                        end_fatal(out, peer, message).await?;
                         return Ok(None);
                     }
                     // The thread stopped without a last word: the server is shutting down.
@@ -397,24 +392,9 @@ impl Source {
             match self.tail.locate(&h.pos) {
                 Located::Found(segment, index) => {
                     match send_segment(self.server_id, &mut h, exclude, &segment, index, out) {
-                        Ok(()) => {
-                            // A segment of the next file: hold that one instead. It cannot
-                            // have been purged: the tail's own reader is on it or later.
-                            if let Err(e) = h.pin.follow(&h.pos.file) {
-                                log::warn!("binlog dump could not pin {}: {e}", h.pos.file);
-                            }
-                        }
+                        Ok(()) => h.pin_file(),
                         Err(Stop::Fatal(message)) => {
-                            log::info!(
-                                "binlog dump for connection {} ended: {message}",
-                                peer.connection_id
-                            );
-                            out.write_err(&SqlError::new(
-                                ER_FATAL_READING_BINLOG,
-                                "HY000",
-                                message,
-                            ));
-                            out.flush().await?;
+                            end_fatal(out, peer, message).await?;
                             return Ok(None);
                         }
                         Err(Stop::Gone) => return Ok(None),
@@ -460,10 +440,7 @@ impl Source {
                 // As in `follow_files`: the client spoke or closed.
                 _ = out.read_packet() => return Ok(None),
             };
-            if timed_out && !period.is_zero() && h.last_sent.elapsed() >= period {
-                let beat = heartbeat(self.server_id, &h.pos.file, h.pos.pos, h.stream.checksum);
-                Direct(out).event(&beat)?;
-                h.last_sent = Instant::now();
+            if timed_out && self.heartbeat_if_due(&mut h, period, out)? {
                 out.flush().await?;
             }
         }
@@ -550,24 +527,47 @@ impl Source {
             Back::No => {
                 // Taken back for a heartbeat (or woken by a permit left from an earlier
                 // return): sent if still due.
-                if !period.is_zero() && h.last_sent.elapsed() >= period {
-                    let beat = heartbeat(self.server_id, &h.pos.file, h.pos.pos, h.stream.checksum);
-                    Direct(out).event(&beat)?;
-                    h.last_sent = Instant::now();
-                }
+                self.heartbeat_if_due(&mut h, period, out)?;
                 out.flush().await?;
                 Ok(Some(h))
             }
             Back::Full | Back::Relocate => Ok(Some(h)),
             Back::Closed => Ok(None),
             Back::Fatal(message) => {
-                log::info!("binlog dump for connection {} ended: {message}", peer.connection_id);
-                out.write_err(&SqlError::new(ER_FATAL_READING_BINLOG, "HY000", message));
-                out.flush().await?;
+                end_fatal(out, peer, message).await?;
                 Ok(None)
             }
         }
     }
+}
+
+impl Source {
+    /// Sends a heartbeat if the dump sent nothing for `period` (0: never); true if it did.
+    fn heartbeat_if_due(
+        &self,
+        h: &mut Handover,
+        period: Duration,
+        out: &mut PacketWriter<'_>,
+    ) -> protocol::Result<bool> {
+        if period.is_zero() || h.last_sent.elapsed() < period {
+            return Ok(false);
+        }
+        let beat = heartbeat(self.server_id, &h.pos.file, h.pos.pos, h.stream.checksum);
+        Direct(out).event(&beat)?;
+        h.last_sent = Instant::now();
+        Ok(true)
+    }
+}
+
+/// Ends a dump with ERR 1236 carrying `message` (and logs why).
+async fn end_fatal(
+    out: &mut PacketWriter<'_>,
+    peer: &Peer,
+    message: String,
+) -> protocol::Result<()> {
+    log::info!("binlog dump for connection {} ended: {message}", peer.connection_id);
+    out.write_err(&SqlError::new(ER_FATAL_READING_BINLOG, "HY000", message));
+    out.flush().await
 }
 
 /// Why an attached dump came back to its task.
@@ -653,11 +653,7 @@ impl Follower for Attached {
                 Located::Found(segment, index) => {
                     let exclude = self.exclude.as_ref();
                     match send_segment(self.server_id, h, exclude, &segment, index, &mut out) {
-                        Ok(()) => {
-                            if let Err(e) = h.pin.follow(&h.pos.file) {
-                                log::warn!("binlog dump could not pin {}: {e}", h.pos.file);
-                            }
-                        }
+                        Ok(()) => h.pin_file(),
                         Err(Stop::Fatal(message)) => back = Some(Back::Fatal(message)),
                         Err(Stop::Gone) => back = Some(Back::Closed),
                     }
@@ -716,6 +712,16 @@ struct Handover {
     stream: Stream,
     /// When the last packet went out (heartbeats).
     last_sent: Instant,
+}
+
+impl Handover {
+    /// Holds `pos.file` against PURGE, after a segment that may have moved the dump to the
+    /// next file. That file cannot have been purged: the tail's own reader is on it or later.
+    fn pin_file(&mut self) {
+        if let Err(e) = self.pin.follow(&self.pos.file) {
+            log::warn!("binlog dump could not pin {}: {e}", self.pos.file);
+        }
+    }
 }
 
 /// Sends a tail segment from event `index`: as is (packet framing only) when no event needs
