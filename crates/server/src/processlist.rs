@@ -211,7 +211,7 @@ impl Drop for Registration {
 pub struct Process {
     id: u32,
     user: String,
-    /// `ip:port` of the client, as mysqld lists TCP clients.
+    /// `ip:port` of a TCP client, `localhost` over the Unix socket, as mysqld lists them.
     host: String,
     /// When the current command (or the idle period) started, ms after `epoch`.
     since_ms: AtomicU64,
@@ -231,7 +231,7 @@ pub struct ProcessRow {
     pub id: u32,
     /// User name.
     pub user: String,
-    /// `ip:port`.
+    /// `ip:port`, or `localhost` over the Unix socket.
     pub host: String,
     /// Default database.
     pub db: Option<String>,
@@ -390,7 +390,7 @@ mod tests {
     }
 
     /// What the registry adds to every command on the connection's task: the command's start
-    /// (statement text copied into an `Arc<str>`), the kill future polled once beside the
+    /// (statement text copied into the entry's kept buffer), the kill future polled once beside the
     /// socket read and dropped, the command's end. Run by hand (timing on a shared machine):
     /// `cargo test --release -p binlogd --lib per_command_cost -- --ignored --nocapture`.
     #[test]

@@ -418,7 +418,8 @@ async fn authenticate<B: Backend>(
 }
 
 /// Gets the cleartext password for `caching_sha2_password` full authentication: sent as is
-/// over TLS or the Unix socket (mysqld's secure transports), otherwise RSA-encrypted (after handing out the public key if asked for).
+/// over TLS or the Unix socket (mysqld's secure transports), otherwise RSA-encrypted (after
+/// handing out the public key if asked for).
 async fn full_authentication<B: Backend>(
     shared: &Shared<B>,
     io: &mut PacketStream,

@@ -1,5 +1,5 @@
-//! Packet framing: MySQL packets over a TCP, Unix socket or TLS stream, with sequence ids, splitting of
-//! payloads of 16 MiB and more, `max_allowed_packet`, and buffered writes.
+//! Packet framing: MySQL packets over a TCP, Unix socket or TLS stream, with sequence ids,
+//! splitting of payloads of 16 MiB and more, `max_allowed_packet`, and buffered writes.
 //!
 //! Format of one chunk on the wire (MySQL "Protocol::Packet"):
 //! `payload_length: u24 LE | sequence_id: u8 | payload`. A payload of `0xFFFFFF` bytes or more is
