@@ -25,18 +25,18 @@
 //! - Segments form a contiguous ring (at most [`RING_BYTES`]).
 //! - The tail thread writes the caught-up dumps' sockets itself, right after publishing
 //!   ([`Follower`], implemented by `source::Attached`): a dump whose task finds nothing more to
-//!   send [`Tail::attach`]es with a second handle on its connection's socket (a `dup` of the
-//!   fd; TCP or the Unix socket, not TLS), its position and its packet sequence number. For
-//!   each follower the thread frames every segment published since its last send as packets
-//!   (a 4-byte header each, copied once into the dump's buffer with the `0x00` and event that
-//!   follow it; the sequence numbers are per connection, so the headers cannot be shared) and
-//!   writes them with one non-blocking write. Segments that need per-event work (a new file's
-//!   fake ROTATE and FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same
-//!   per-event code as the file path, reading from the segment instead of the file. The connection's task
-//!   meanwhile only waits (for the client, a heartbeat's time, shutdown, or the dump coming
-//!   back): no task on the sessions' tokio workers is woken per segment. With 32 caught-up
-//!   readers on the 2-core machine, commits kept 0.76 of their 0-reader rate (median of 14
-//!   runs) against 0.51–0.59 when each dump's task wrote (bench/RESULTS.md).
+//!   send [`Tail::attach`]es with a second handle on its connection's socket (a `dup` of the fd;
+//!   TCP or the Unix socket, not TLS), its position and its packet sequence number. For each
+//!   follower the thread frames every segment published since its last send as packets (a 4-byte
+//!   header each, copied once into the dump's buffer with the `0x00` and event that follow it; the
+//!   sequence numbers are per connection, so the headers cannot be shared) and writes them with one
+//!   non-blocking write. Segments that need per-event work (a new file's fake ROTATE and
+//!   FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code as the
+//!   file path, reading from the segment instead of the file. The connection's task meanwhile only
+//!   waits (for the client, a heartbeat's time, shutdown, or the dump coming back): no task on the
+//!   sessions' tokio workers is woken per segment. With 32 caught-up readers on the 2-core machine,
+//!   commits kept 0.76 of their 0-reader rate (median of 14 runs) against 0.51–0.59 when each
+//!   dump's task wrote (bench/RESULTS.md).
 //! - The dump goes back to its task, which writes the rest with its own (waiting) write and
 //!   attaches again once caught up, when the socket is full (a slow client never blocks the
 //!   thread or the other dumps), when the ring no longer holds its place or the tail stops, to
