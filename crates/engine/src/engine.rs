@@ -128,6 +128,42 @@ thread_local! {
     static NO_WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// The row lock holder the last refused wait on this thread was for.
     static REFUSED: std::cell::RefCell<Option<Arc<TxnShared>>> = const { std::cell::RefCell::new(None) };
+    /// Set while this thread runs inside [`interruptible`]: what its blocking waits poll.
+    static INTERRUPT: std::cell::RefCell<Option<Interrupt>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A caller's "give up waiting" check ([`interruptible`]).
+pub type Interrupt = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// How often a blocking wait inside [`interruptible`] polls its check: the longest a KILL
+/// waits for a statement blocked on a lock to end.
+const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `f` with this thread's blocking waits (row locks, a table's DDL, the DDL gate)
+/// interruptible: they poll `check` every [`INTERRUPT_POLL`] and fail with
+/// [`Error::Interrupted`] once it is true, as mysqld's lock waits end when KILL sets the
+/// waiter's `killed` flag (`THD::awake` signals the wait's condition; here the wait polls,
+/// because the engine knows nothing of connections).
+pub fn interruptible<T>(check: Interrupt, f: impl FnOnce() -> T) -> T {
+    struct Reset(Option<Interrupt>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let old = self.0.take();
+            INTERRUPT.with(|i| *i.borrow_mut() = old);
+        }
+    }
+    let _reset = Reset(INTERRUPT.with(|i| i.borrow_mut().replace(check)));
+    f()
+}
+
+/// The moment a blocking wait with `deadline` should next wake to poll the interrupt check
+/// (the deadline itself outside [`interruptible`]), and whether the check already holds.
+fn wait_slice(deadline: Instant) -> Result<Instant> {
+    INTERRUPT.with(|i| match &*i.borrow() {
+        None => Ok(deadline),
+        Some(check) if check() => Err(Error::Interrupted),
+        Some(_) => Ok(deadline.min(Instant::now() + INTERRUPT_POLL)),
+    })
 }
 
 /// The end of a transaction that holds a row lock someone could not wait for inside
@@ -1125,7 +1161,8 @@ impl Inner {
             let mut g = t.mdl.lock();
             t.mdl_cv.notify_all();
             while t.ddl_pending.load(Ordering::SeqCst) && !t.retired.load(Ordering::SeqCst) {
-                if t.mdl_cv.wait_until(&mut g, deadline).timed_out() {
+                let until = wait_slice(deadline)?;
+                if t.mdl_cv.wait_until(&mut g, until).timed_out() && Instant::now() >= deadline {
                     return Err(Error::LockWaitTimeout);
                 }
             }
@@ -1139,12 +1176,18 @@ impl Inner {
         let mut g = t.mdl.lock();
         t.ddl_pending.store(true, Ordering::SeqCst);
         while t.users.load(Ordering::SeqCst) > 0 {
-            if t.mdl_cv.wait_until(&mut g, deadline).timed_out()
-                && t.users.load(Ordering::SeqCst) > 0
-            {
+            let waited = wait_slice(deadline).map(|until| {
+                t.mdl_cv.wait_until(&mut g, until).timed_out() && Instant::now() >= deadline
+            });
+            let failed = match waited {
+                Err(e) => Some(e),
+                Ok(true) if t.users.load(Ordering::SeqCst) > 0 => Some(Error::LockWaitTimeout),
+                Ok(_) => None,
+            };
+            if let Some(e) = failed {
                 t.ddl_pending.store(false, Ordering::SeqCst);
                 t.mdl_cv.notify_all();
-                return Err(Error::LockWaitTimeout);
+                return Err(e);
             }
         }
         drop(g);
@@ -1164,7 +1207,11 @@ impl Inner {
         let deadline = Instant::now() + self.config.lock_wait_timeout;
         let mut busy = self.ddl_gate.lock();
         while *busy {
-            if self.ddl_gate_cv.wait_until(&mut busy, deadline).timed_out() && *busy {
+            let until = wait_slice(deadline)?;
+            if self.ddl_gate_cv.wait_until(&mut busy, until).timed_out()
+                && *busy
+                && Instant::now() >= deadline
+            {
                 return Err(Error::LockWaitTimeout);
             }
         }
@@ -1358,7 +1405,11 @@ impl Inner {
                 if *done {
                     break Ok(());
                 }
-                if holder.cv.wait_until(&mut done, dl).timed_out() {
+                let until = match wait_slice(dl) {
+                    Ok(until) => until,
+                    Err(e) => break Err(e),
+                };
+                if holder.cv.wait_until(&mut done, until).timed_out() && Instant::now() >= dl {
                     break if *done { Ok(()) } else { Err(Error::LockWaitTimeout) };
                 }
             }

@@ -74,6 +74,11 @@ pub enum Error {
     /// and runs it again where it may block.
     #[error("the statement must wait for a lock")]
     WouldBlock,
+    /// A blocking wait (row lock, table DDL) was given up because the caller's interrupt check
+    /// ([`crate::interruptible`]) turned true: KILL QUERY or KILL CONNECTION. The statement
+    /// failed; the transaction is intact.
+    #[error("Query execution was interrupted")]
+    Interrupted,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -102,6 +107,7 @@ impl Error {
             Error::Io { .. } | Error::Poisoned | Error::Corrupt { .. } => 1030,
             Error::RedoPurged { .. } => 1236,
             Error::WouldBlock => 1205,
+            Error::Interrupted => 1317,
         }
     }
 

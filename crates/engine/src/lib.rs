@@ -28,8 +28,8 @@ mod table;
 mod value;
 
 pub use engine::{
-    refused_wait, without_waiting, BinlogPayload, Engine, EngineConfig, EngineStats, Inserted,
-    LockWait, Recovery, Txn,
+    interruptible, refused_wait, without_waiting, BinlogPayload, Engine, EngineConfig, EngineStats,
+    Inserted, Interrupt, LockWait, Recovery, Txn,
 };
 pub use error::{Error, Result};
 pub use redo::Lsn;

@@ -20,10 +20,10 @@
 //!   ends with 1317 (mysqld 8 turns `KILL_CONNECTION` into `KILL_QUERY` for the message) and
 //!   the connection is closed after that answer. The session's open transaction rolls back
 //!   when the session is dropped.
-//! - A statement that runs on a blocking thread (a row-lock wait past the first async wait,
-//!   DDL, a group commit's fsyncs) cannot be interrupted: the engine's blocking lock wait has
-//!   no cancel hook. The kill takes effect at the next statement boundary (the statement
-//!   finishes or times out with `innodb_lock_wait_timeout` first).
+//! - A statement in the engine's blocking waits (a row lock past the first async wait or
+//!   inside a transaction, a table's DDL) polls the kill flag every 50 ms
+//!   (`engine::interruptible`) and ends with 1317. Work that is not a wait (a running DDL, a
+//!   group commit's fsyncs) is not interrupted: the kill takes effect when the statement ends.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};

@@ -604,7 +604,18 @@ impl SqlConnection {
                 sql::Attempt::Blocked => break,
             }
         }
-        tokio::task::block_in_place(|| blocking(&mut self.session)).map(Some)
+        let interrupt = self.interrupt();
+        tokio::task::block_in_place(|| {
+            engine::interruptible(interrupt, || blocking(&mut self.session))
+        })
+        .map(Some)
+    }
+
+    /// The engine's interrupt check for this connection's blocking waits: a KILL QUERY or
+    /// KILL CONNECTION ends a statement blocked on a lock (1317).
+    fn interrupt(&self) -> engine::Interrupt {
+        let process = self.process.clone();
+        Arc::new(move || process.killed() >= crate::processlist::KILL_QUERY)
     }
 }
 
@@ -640,7 +651,10 @@ async fn await_lock(lock: engine::LockWait) -> bool {
 impl Session for SqlConnection {
     async fn query(&mut self, sql: &str, out: &mut ResultWriter<'_>) -> protocol::Result<()> {
         if out.multi_statements() && sql::parse::split_statements(sql).len() > 1 {
-            let results = tokio::task::block_in_place(|| self.session.query_multi(sql));
+            let interrupt = self.interrupt();
+            let results = tokio::task::block_in_place(|| {
+                engine::interruptible(interrupt, || self.session.query_multi(sql))
+            });
             for result in results {
                 let output = result.map_err(|e| to_protocol_error(&e))?;
                 self.write(output, out).await?;

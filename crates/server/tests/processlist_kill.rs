@@ -409,6 +409,77 @@ async fn kill_query_interrupts_a_row_lock_wait() {
     assert_eq!(process(p, waiter_id).await.expect("still listed")[4], "Sleep");
 }
 
+/// A statement inside a transaction waits for a row lock in the engine's blocking wait (it
+/// holds row locks of its own, so it cannot be undone and retried on the worker). KILL QUERY
+/// ends that wait at once with 1317 and leaves the transaction open with its earlier change;
+/// KILL CONNECTION ends a waiting connection and rolls its transaction back. The lock wait
+/// timeout is the default 50 s, so only the KILL can have ended the waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_interrupts_a_blocking_lock_wait_inside_a_transaction() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = insecure(&dir.path().join("data"), &[]);
+    let p = server.port;
+    exec(p, "CREATE DATABASE d").await;
+    exec(p, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)").await;
+    exec(p, "INSERT INTO d.t VALUES (1, 0), (2, 0), (3, 0)").await;
+
+    let mut holder = conn(p).await;
+    holder.query_drop("BEGIN").await.expect("BEGIN");
+    holder.query_drop("UPDATE d.t SET v = 1 WHERE id = 1").await.expect("holder's UPDATE");
+    let mut root = conn(p).await;
+
+    // KILL QUERY: the statement ends, the transaction lives on.
+    let mut waiter = conn(p).await;
+    let waiter_id = connection_id(&mut waiter).await;
+    waiter.query_drop("BEGIN").await.expect("BEGIN");
+    waiter.query_drop("UPDATE d.t SET v = 2 WHERE id = 2").await.expect("waiter's own row");
+    let waiting = tokio::spawn(async move {
+        let r = waiter.query_drop("UPDATE d.t SET v = v + 10 WHERE id = 1").await;
+        (r, waiter)
+    });
+    wait_for(p, waiter_id, Some(("Query", "UPDATE d.t SET v = v + 10"))).await;
+    let killed_at = Instant::now();
+    root.query_drop(format!("KILL QUERY {waiter_id}")).await.expect("KILL QUERY");
+    let (r, mut waiter) = tokio::time::timeout(Duration::from_secs(20), waiting)
+        .await
+        .expect("KILL QUERY ended the blocking wait (the lock wait timeout is 50 s)")
+        .expect("joined");
+    match r {
+        Err(mysql_async::Error::Server(e)) => {
+            assert_eq!((e.code, e.state.as_str()), (1317, "70100"), "{}", e.message)
+        }
+        other => panic!("the waiter's UPDATE: {other:?}"),
+    }
+    eprintln!("KILL QUERY ended the wait after {:?}", killed_at.elapsed());
+    let in_txn: Vec<Row> = waiter.query("SELECT v FROM d.t WHERE id = 2").await.expect("read");
+    assert_eq!(in_txn[0].get::<i64, _>(0), Some(2), "the transaction keeps its change");
+    waiter.query_drop("COMMIT").await.expect("COMMIT");
+
+    // KILL CONNECTION: the connection ends, its transaction is rolled back.
+    let mut victim = conn(p).await;
+    let victim_id = connection_id(&mut victim).await;
+    victim.query_drop("BEGIN").await.expect("BEGIN");
+    victim.query_drop("UPDATE d.t SET v = 3 WHERE id = 3").await.expect("victim's own row");
+    let waiting =
+        tokio::spawn(
+            async move { victim.query_drop("UPDATE d.t SET v = v + 10 WHERE id = 1").await },
+        );
+    wait_for(p, victim_id, Some(("Query", "UPDATE d.t SET v = v + 10"))).await;
+    root.query_drop(format!("KILL {victim_id}")).await.expect("KILL");
+    let r = tokio::time::timeout(Duration::from_secs(20), waiting)
+        .await
+        .expect("KILL ended the blocking wait")
+        .expect("joined");
+    assert!(r.is_err(), "the killed connection's statement failed: {r:?}");
+    wait_for(p, victim_id, None).await;
+
+    holder.query_drop("ROLLBACK").await.expect("ROLLBACK");
+    assert_eq!(
+        rows(&mut root, "SELECT id, v FROM d.t ORDER BY id").await,
+        [["1", "0"], ["2", "2"], ["3", "0"]]
+    );
+}
+
 /// A prepared statement is listed with its text while it executes (COM_STMT_EXECUTE carries
 /// only the statement id: the text is the one COM_STMT_PREPARE gave), and not after it is
 /// closed and the connection idles.

@@ -195,6 +195,46 @@ fn lock_wait_times_out_with_1205() {
     e.commit(b).expect("commit");
 }
 
+/// A row lock wait inside `interruptible` ends with 1317 (not the timeout's 1205) once the
+/// check turns true; the waiting transaction stays usable; the timeout still applies inside
+/// `interruptible` while the check is false.
+#[test]
+fn interruptible_waits_end_when_the_check_turns_true() {
+    let sim = SimVfs::new();
+    let mut cfg = config();
+    cfg.lock_wait_timeout = Duration::from_secs(1);
+    let (e, _) = Engine::open(sim.shared(), Path::new("/data"), cfg).expect("open");
+    let t = table(&e);
+    commit_row(&e, t, row(1, 0, "a"));
+    let mut a = e.begin();
+    e.get_for_update(&mut a, t, &pk(&e, 1)).expect("lock");
+
+    let never: crate::Interrupt = Arc::new(|| false);
+    let mut b = e.begin();
+    let err = crate::interruptible(never, || e.update(&mut b, t, &pk(&e, 1), row(1, 1, "a")))
+        .expect_err("times out");
+    assert_eq!(err.mysql_code(), 1205);
+
+    let (e2, key) = (e.clone(), pk(&e, 1));
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let check = flag.clone();
+    let waiter = thread::spawn(move || {
+        let mut c = e2.begin();
+        let check: crate::Interrupt = Arc::new(move || check.load(Ordering::SeqCst));
+        let r = crate::interruptible(check, || e2.update(&mut c, t, &key, row(1, 2, "a")));
+        (r.map(|_| ()), c)
+    });
+    thread::sleep(Duration::from_millis(100));
+    flag.store(true, Ordering::SeqCst);
+    let (r, c) = waiter.join().expect("waiter");
+    let err = r.expect_err("interrupted");
+    assert!(matches!(err, Error::Interrupted), "{err:?}");
+    assert_eq!(err.mysql_code(), 1317);
+    e.commit(a).expect("commit");
+    e.rollback(c).expect("the interrupted transaction can still end");
+    e.rollback(b).expect("rollback");
+}
+
 /// Wakes a parked thread (a minimal task context for [`LockWait::poll_end`]).
 struct Unpark(thread::Thread);
 

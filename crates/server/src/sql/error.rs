@@ -161,6 +161,7 @@ impl SqlError {
             1406 => "22001",
             1213 => "40001",
             1179 => "25000",
+            1317 => "70100",
             _ => match self {
                 SqlError::Other { sqlstate, .. } => sqlstate,
                 _ => "HY000",
