@@ -356,103 +356,96 @@ async fn kill_connection_closes_it_and_rolls_its_transaction_back() {
     assert_eq!(rows(&mut root, "SELECT 1").await, [["1"]]);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn kill_query_interrupts_a_row_lock_wait() {
+/// A server with `d.t` holding rows 1..=3 (v = 0), row 1 locked by `holder`'s open
+/// transaction, and a root connection.
+struct Locked {
+    _dir: tempfile::TempDir,
+    server: support::Running,
+    holder: Conn,
+    root: Conn,
+}
+
+async fn locked_row(extra: &[&str]) -> Locked {
     let dir = tempfile::tempdir().expect("tempdir");
-    // A short lock wait, so an attempt whose KILL QUERY came after the wait left the worker
-    // (where it cannot be interrupted) ends quickly and is tried again.
-    let server = insecure(&dir.path().join("data"), &["--innodb-lock-wait-timeout=1"]);
+    let server = insecure(&dir.path().join("data"), extra);
     let p = server.port;
     exec(p, "CREATE DATABASE d").await;
     exec(p, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)").await;
-    exec(p, "INSERT INTO d.t VALUES (1, 0)").await;
-
+    exec(p, "INSERT INTO d.t VALUES (1, 0), (2, 0), (3, 0)").await;
     let mut holder = conn(p).await;
     holder.query_drop("BEGIN").await.expect("BEGIN");
     holder.query_drop("UPDATE d.t SET v = 1 WHERE id = 1").await.expect("holder's UPDATE");
-    let mut root = conn(p).await;
+    let root = conn(p).await;
+    Locked { _dir: dir, server, holder, root }
+}
+
+/// Has connection `id` (`c`) run an UPDATE of the locked row 1, waits until the processlist
+/// shows it running, and kills it with `kill` ("KILL QUERY" or "KILL"): the UPDATE's outcome
+/// and the connection, once it ended (the lock wait timeout is far longer than 20 s).
+async fn kill_locked_update(
+    l: &mut Locked,
+    mut c: Conn,
+    id: u64,
+    kill: &str,
+) -> (Result<(), mysql_async::Error>, Conn) {
+    let waiting = tokio::spawn(async move {
+        let r = c.query_drop("UPDATE d.t SET v = v + 10 WHERE id = 1").await;
+        (r, c)
+    });
+    wait_for(l.server.port, id, Some(("Query", "UPDATE d.t SET v = v + 10"))).await;
+    l.root.query_drop(format!("{kill} {id}")).await.expect(kill);
+    tokio::time::timeout(Duration::from_secs(20), waiting)
+        .await
+        .expect("the KILL ended the lock wait")
+        .expect("joined")
+}
+
+fn server_code(r: &Result<(), mysql_async::Error>) -> (u16, String) {
+    match r {
+        Err(mysql_async::Error::Server(e)) => (e.code, e.state.clone()),
+        other => panic!("the waiter's UPDATE: {other:?}"),
+    }
+}
+
+/// An autocommit statement waiting for a row lock (on the connection's task for its first
+/// 500 ms, then in the engine's blocking wait) ends with 1317 on KILL QUERY; the connection
+/// lives on and the statement changed nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_query_interrupts_a_row_lock_wait() {
+    let mut l = locked_row(&[]).await;
+    let p = l.server.port;
     let mut waiter = conn(p).await;
     let waiter_id = connection_id(&mut waiter).await;
 
     // KILL QUERY of an idle connection does nothing to its next statement.
-    root.query_drop(format!("KILL QUERY {waiter_id}")).await.expect("KILL QUERY idle");
+    l.root.query_drop(format!("KILL QUERY {waiter_id}")).await.expect("KILL QUERY idle");
     assert_eq!(rows(&mut waiter, "SELECT 7").await, [["7"]]);
 
-    let mut outcomes = Vec::new();
-    for _ in 0..3 {
-        let waiting = tokio::spawn(async move {
-            let r = waiter.query_drop("UPDATE d.t SET v = v + 10 WHERE id = 1").await;
-            (r, waiter)
-        });
-        wait_for(p, waiter_id, Some(("Query", "UPDATE d.t SET v = v + 10"))).await;
-        root.query_drop(format!("KILL QUERY {waiter_id}")).await.expect("KILL QUERY");
-        let (r, w) = tokio::time::timeout(Duration::from_secs(20), waiting)
-            .await
-            .expect("the waiter ended")
-            .expect("joined");
-        waiter = w;
-        let code = match r {
-            Err(mysql_async::Error::Server(e)) => e.code,
-            other => panic!("the waiter's UPDATE: {other:?}"),
-        };
-        outcomes.push(code);
-        if code == 1317 {
-            break;
-        }
-        // 1205: the KILL came after the wait left the worker; the lock wait timed out.
-        assert_eq!(code, 1205, "{outcomes:?}");
-    }
-    assert_eq!(outcomes.last(), Some(&1317), "KILL QUERY never interrupted: {outcomes:?}");
-    // The connection lives on, and the interrupted statement changed nothing.
-    holder.query_drop("ROLLBACK").await.expect("ROLLBACK");
+    let (r, mut waiter) = kill_locked_update(&mut l, waiter, waiter_id, "KILL QUERY").await;
+    assert_eq!(server_code(&r), (1317, "70100".to_string()));
+    l.holder.query_drop("ROLLBACK").await.expect("ROLLBACK");
     assert_eq!(rows(&mut waiter, "SELECT v FROM d.t WHERE id = 1").await, [["0"]]);
     assert_eq!(process(p, waiter_id).await.expect("still listed")[4], "Sleep");
 }
 
 /// A statement inside a transaction waits for a row lock in the engine's blocking wait (it
 /// holds row locks of its own, so it cannot be undone and retried on the worker). KILL QUERY
-/// ends that wait at once with 1317 and leaves the transaction open with its earlier change;
-/// KILL CONNECTION ends a waiting connection and rolls its transaction back. The lock wait
-/// timeout is the default 50 s, so only the KILL can have ended the waits.
+/// ends that wait with 1317 and leaves the transaction open with its earlier change; KILL
+/// CONNECTION ends a waiting connection and rolls its transaction back. The lock wait timeout
+/// is the default 50 s, so only the KILL can have ended the waits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_interrupts_a_blocking_lock_wait_inside_a_transaction() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = insecure(&dir.path().join("data"), &[]);
-    let p = server.port;
-    exec(p, "CREATE DATABASE d").await;
-    exec(p, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)").await;
-    exec(p, "INSERT INTO d.t VALUES (1, 0), (2, 0), (3, 0)").await;
-
-    let mut holder = conn(p).await;
-    holder.query_drop("BEGIN").await.expect("BEGIN");
-    holder.query_drop("UPDATE d.t SET v = 1 WHERE id = 1").await.expect("holder's UPDATE");
-    let mut root = conn(p).await;
+    let mut l = locked_row(&[]).await;
+    let p = l.server.port;
 
     // KILL QUERY: the statement ends, the transaction lives on.
     let mut waiter = conn(p).await;
     let waiter_id = connection_id(&mut waiter).await;
     waiter.query_drop("BEGIN").await.expect("BEGIN");
     waiter.query_drop("UPDATE d.t SET v = 2 WHERE id = 2").await.expect("waiter's own row");
-    let waiting = tokio::spawn(async move {
-        let r = waiter.query_drop("UPDATE d.t SET v = v + 10 WHERE id = 1").await;
-        (r, waiter)
-    });
-    wait_for(p, waiter_id, Some(("Query", "UPDATE d.t SET v = v + 10"))).await;
-    let killed_at = Instant::now();
-    root.query_drop(format!("KILL QUERY {waiter_id}")).await.expect("KILL QUERY");
-    let (r, mut waiter) = tokio::time::timeout(Duration::from_secs(20), waiting)
-        .await
-        .expect("KILL QUERY ended the blocking wait (the lock wait timeout is 50 s)")
-        .expect("joined");
-    match r {
-        Err(mysql_async::Error::Server(e)) => {
-            assert_eq!((e.code, e.state.as_str()), (1317, "70100"), "{}", e.message)
-        }
-        other => panic!("the waiter's UPDATE: {other:?}"),
-    }
-    eprintln!("KILL QUERY ended the wait after {:?}", killed_at.elapsed());
-    let in_txn: Vec<Row> = waiter.query("SELECT v FROM d.t WHERE id = 2").await.expect("read");
-    assert_eq!(in_txn[0].get::<i64, _>(0), Some(2), "the transaction keeps its change");
+    let (r, mut waiter) = kill_locked_update(&mut l, waiter, waiter_id, "KILL QUERY").await;
+    assert_eq!(server_code(&r), (1317, "70100".to_string()));
+    assert_eq!(rows(&mut waiter, "SELECT v FROM d.t WHERE id = 2").await, [["2"]]);
     waiter.query_drop("COMMIT").await.expect("COMMIT");
 
     // KILL CONNECTION: the connection ends, its transaction is rolled back.
@@ -460,22 +453,13 @@ async fn kill_interrupts_a_blocking_lock_wait_inside_a_transaction() {
     let victim_id = connection_id(&mut victim).await;
     victim.query_drop("BEGIN").await.expect("BEGIN");
     victim.query_drop("UPDATE d.t SET v = 3 WHERE id = 3").await.expect("victim's own row");
-    let waiting =
-        tokio::spawn(
-            async move { victim.query_drop("UPDATE d.t SET v = v + 10 WHERE id = 1").await },
-        );
-    wait_for(p, victim_id, Some(("Query", "UPDATE d.t SET v = v + 10"))).await;
-    root.query_drop(format!("KILL {victim_id}")).await.expect("KILL");
-    let r = tokio::time::timeout(Duration::from_secs(20), waiting)
-        .await
-        .expect("KILL ended the blocking wait")
-        .expect("joined");
+    let (r, _) = kill_locked_update(&mut l, victim, victim_id, "KILL").await;
     assert!(r.is_err(), "the killed connection's statement failed: {r:?}");
     wait_for(p, victim_id, None).await;
 
-    holder.query_drop("ROLLBACK").await.expect("ROLLBACK");
+    l.holder.query_drop("ROLLBACK").await.expect("ROLLBACK");
     assert_eq!(
-        rows(&mut root, "SELECT id, v FROM d.t ORDER BY id").await,
+        rows(&mut l.root, "SELECT id, v FROM d.t ORDER BY id").await,
         [["1", "0"], ["2", "2"], ["3", "0"]]
     );
 }
