@@ -27,10 +27,13 @@
 //!   ([`Follower`], implemented by `source::Attached`): a dump whose task finds nothing more to
 //!   send [`Tail::attach`]es with a second handle on its connection's socket (a `dup` of the fd;
 //!   TCP or the Unix socket, not TLS), its position and its packet sequence number. For each
-//!   follower the thread frames every segment published since its last send as packets (a 4-byte
-//!   header each, copied once into the dump's buffer with the `0x00` and event that follow it; the
-//!   sequence numbers are per connection, so the headers cannot be shared) and writes them with one
-//!   non-blocking write. Segments that need per-event work (a new file's fake ROTATE and
+//!   follower the thread writes every segment published since its last send as packets with one
+//!   non-blocking `writev`. A packet header holds the connection's sequence id, so a framing is
+//!   per id, not per dump: [`Segment::framed`] frames the segment once for the first follower's
+//!   id, every follower at the same id writes those same bytes (no copy in user space), and one
+//!   at another id gets a copy with only the headers' id bytes changed. (Framing every event
+//!   into each dump's own buffer, and reading each event into a new `Vec` with its file's name
+//!   formatted, was half of this thread's CPU with 32 readers: bench/RESULTS.md, "reader-cost".) Segments that need per-event work (a new file's fake ROTATE and
 //!   FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code as the
 //!   file path, reading from the segment instead of the file. The connection's task meanwhile only
 //!   waits (for the client, a heartbeat's time, shutdown, or the dump coming back): no task on the
@@ -638,6 +641,57 @@ mod tests {
             assert_eq!((pos, &bytes[..]), (120 + u64::from(s.offsets[i]), *e));
         }
         assert_eq!(s.event_type(1), 2);
+    }
+
+    /// Frames `s`'s events one by one from `seq`, as a connection's own buffer would.
+    fn framed_one_by_one(s: &Segment, seq: u8) -> (Vec<u8>, u8) {
+        let mut buf = BytesMut::new();
+        let mut next = seq;
+        for i in 0..s.offsets.len() {
+            let mut payload = &s.bytes[s.packet_range(i)];
+            next = packet_to_chunks(next, &mut payload, &mut buf);
+        }
+        (buf.to_vec(), next)
+    }
+
+    #[test]
+    fn framings_at_other_sequence_ids_change_only_the_ids_and_are_shared() {
+        let mut b = Builder::new("binlog.000001", 1, 4);
+        for i in 0..300u32 {
+            b.push(&vec![i as u8; 19 + (i as usize % 50)]);
+        }
+        let s = b.finish();
+        // The first framing is made at 250; the others (across the wrap at 255) from it.
+        for seq in [250u8, 3, 250, 0, 255, 3] {
+            let f = s.framed(seq);
+            let (want, next) = framed_one_by_one(&s, seq);
+            assert!(f.bytes[..] == want[..], "framing at {seq}");
+            assert_eq!(f.next_seq, next);
+            assert_eq!(f.next_seq, seq.wrapping_add(300u32 as u8));
+        }
+        // Dumps at the same id share the bytes.
+        assert_eq!(s.framed(3).bytes.as_ptr(), s.framed(3).bytes.as_ptr());
+        assert_eq!(s.framed(250).bytes.as_ptr(), s.framed(250).bytes.as_ptr());
+        s.forget_framings();
+        assert!(s.framed.lock().first.is_none() && s.framed.lock().others.is_empty());
+        assert!(s.framed(7).bytes[..] == framed_one_by_one(&s, 7).0[..]);
+    }
+
+    #[test]
+    fn an_event_of_16_mib_takes_several_packets_in_every_framing() {
+        // `0x00` + the event is exactly 2^24 - 1 bytes: a full packet and an empty one.
+        let mut b = Builder::new("binlog.000001", 1, 4);
+        b.push(&[7; 40]);
+        b.push(&vec![9; 0xFF_FFFE]);
+        b.push(&[8; 30]);
+        let s = b.finish();
+        for seq in [1u8, 200] {
+            let f = s.framed(seq);
+            let (want, next) = framed_one_by_one(&s, seq);
+            assert!(f.bytes[..] == want[..], "framing at {seq}");
+            assert_eq!((f.next_seq, next), (seq.wrapping_add(4), seq.wrapping_add(4)));
+        }
+        assert_eq!(header_seq_offsets(&s.framed(1).bytes).len(), 4);
     }
 
     #[test]
