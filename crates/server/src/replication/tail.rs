@@ -373,7 +373,8 @@ impl Tail {
         self.version.send_modify(|v| *v += 1);
         self.send_followers();
         // The followers have it now (or went back to their tasks, which frame it
-        // themselves): the ring keeps only its bytes.
+        // themselves): the ring keeps only its bytes. A follower attaches only when caught
+        // up with the ring (`attach`), so a publish's sends frame only this segment.
         segment.forget_framings();
     }
 
