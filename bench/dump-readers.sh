@@ -28,6 +28,12 @@
 #        fewer commits/s also means smaller groups and more CPU per commit).
 #        READER_CPUS=LIST: run the readers under `taskset -c LIST` (e.g. 1), so that their
 #        CPU is bounded to those cores; the server's CPU is reported separately either way.
+#        READER_WRAP="CMD ARGS": run each reader under CMD (e.g. "chrt --idle 0", "nice -n 19"):
+#        a diagnostic that separates the readers' own use of the cores from the server's work.
+#        SERVER_CPUS=LIST: run the server and sysbench under `taskset -c LIST` (with
+#        READER_CPUS on the other core: a proxy for readers on another machine).
+#        THREADS=FILE: append, per point, the server's CPU (user/system ticks) and context
+#        switches (voluntary/involuntary) per thread name, and the readers' context switches.
 #        PERF=DIR: record a call-graph profile of the server (perf record -g, 5 s) during the
 #        last point into DIR/perf.data.
 # Everything listens on 127.0.0.1; every run is bounded by [seconds].
@@ -64,7 +70,11 @@ trap cleanup EXIT
 cc -O2 -o "$work/dump_reader" "$here/bench/dump_reader.c"
 pin=()
 [ -n "${READER_CPUS:-}" ] && pin=(taskset -c "$READER_CPUS")
-"$bin" serve --datadir="$work/data" --port="$port" --initialize-insecure --sync-binlog=1 \
+# shellcheck disable=SC2206 # a command and its arguments
+[ -n "${READER_WRAP:-}" ] && pin+=($READER_WRAP)
+spin=()
+[ -n "${SERVER_CPUS:-}" ] && spin=(taskset -c "$SERVER_CPUS")
+"${spin[@]}" "$bin" serve --datadir="$work/data" --port="$port" --initialize-insecure --sync-binlog=1 \
     --innodb-flush-log-at-trx-commit=1 --max-connections=1000 >"$work/log" 2>&1 &
 server=$!
 for _ in $(seq 100); do
@@ -88,6 +98,25 @@ cpu() {
     done
     all=$(awk '{print $14 + $15}' /proc/"$server"/stat)
     echo "$d $((all - d))"
+}
+# Per thread name: utime, stime (ticks), voluntary and involuntary context switches (summed
+# over the live threads of that name), one line each; then the readers' switches.
+threads() {
+    local f name
+    for f in /proc/"$server"/task/*; do
+        name=$(cat "$f/comm" 2>/dev/null) || continue
+        case $name in binlog-dump*) name=binlog-dump ;; esac
+        echo "$name $(awk '{print $14, $15}' "$f/stat" 2>/dev/null) $(awk '/^(non)?voluntary_ctxt/ {printf "%s ", $2}' "$f/status" 2>/dev/null)"
+    done | awk '{u[$1] += $2; s[$1] += $3; v[$1] += $4; n[$1] += $5} END {for (k in u) print k, u[k], s[k], v[k], n[k]}'
+    local v=0 n=0 a b
+    for p in "${pids[@]}"; do
+        read -r a b < <(awk '/^voluntary_ctxt/ {v = $2} /^nonvoluntary_ctxt/ {n = $2} END {print v + 0, n + 0}' \
+            /proc/"$p"/status 2>/dev/null) || continue
+        v=$((v + a)) n=$((n + b))
+    done
+    echo "readers 0 0 $v $n"
+    # The whole machine: idle (idle + iowait) and softirq ticks, and all context switches.
+    awk '/^cpu / {print "machine-idle", $5 + $6, $8, 0, 0} /^ctxt/ {print "machine-ctxt 0 0", $2, 0}' /proc/stat
 }
 echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, rate ${RATE:-free}, readers on cpus ${READER_CPUS:-any}, $(nproc) cores"
 printf '| readers | TPS | p95 ms | server CPU s, dump threads + tail | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | readers exact | slowest reader bytes short | reader processes CPU s | load avg at start | commit→reader ms p50/p95/p99/max |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n'
@@ -118,15 +147,17 @@ for n in "${counts[@]}"; do
     done
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     read -r d0 o0 < <(cpu)
+    [ -n "${THREADS:-}" ] && threads >"$raw/threads0"
     if [ -n "${PERF:-}" ] && [ "$n" = "${counts[-1]}" ]; then
         mkdir -p "$PERF"
         (sleep 2; perf record -q -g -p "$server" -o "$PERF/perf.data" -- sleep 5 >/dev/null 2>&1) &
     fi
-    read -r trx tps p95 < <(sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" \
+    read -r trx tps p95 < <("${spin[@]}" sysbench oltp_update_non_index "${sb[@]}" --threads="$threads" --time="$secs" \
         ${RATE:+--rate="$RATE"} run |
         awk '/transactions:/ {gsub(/\(/, "", $3); t = $2; r = $3} /95th percentile:/ {p = $3}
              END {print t, r, p}')
     read -r d1 o1 < <(cpu)
+    [ -n "${THREADS:-}" ] && threads >"$raw/threads1"
     # The reader processes' CPU during the load (client side: their share of the 2 cores is not the
     # server's cost, but on one machine it is taken from the commits too).
     rcpu=$((-rcpu0))
@@ -160,6 +191,13 @@ for n in "${counts[@]}"; do
                  split("0.50 0.95 0.99", f, " ")
                  for (i = 1; i <= 3; i++) {k = int(f[i] * NR); if (k < 1) k = 1; printf "%.1f/", d[k] / 1000}
                  printf "%.1f (%d)\n", d[NR] / 1000, NR}')
+    fi
+    if [ -n "${THREADS:-}" ]; then
+        echo "# $n readers, $trx transactions in ${secs}s: thread, user s, system s, voluntary/s, involuntary/s, CPU µs/trx" >>"$THREADS"
+        awk -v clk="$clk" -v secs="$secs" -v trx="$trx" 'NR == FNR {u[$1] = $2; s[$1] = $3; v[$1] = $4; n[$1] = $5; next}
+            {printf "%-18s %6.2f %6.2f %8.0f %8.0f %6.1f\n", $1, ($2 - u[$1]) / clk, ($3 - s[$1]) / clk,
+                ($4 - v[$1]) / secs, ($5 - n[$1]) / secs, ($2 - u[$1] + $3 - s[$1]) / clk * 1e6 / trx}' \
+            "$raw/threads0" "$raw/threads1" | sort >>"$THREADS"
     fi
     cpus=$(echo "($d1 - $d0 + $o1 - $o0) / $clk" | bc -l)
     per=$(echo "$cpus * 1000000 / $trx" | bc -l)

@@ -101,29 +101,34 @@ struct Received {
     error: Option<String>,
     /// The client's port.
     port: u16,
+    /// The sequence id the next packet must have.
+    seq: u8,
 }
 
 async fn follow(port: u16, server_id: u32, received: Arc<Mutex<Received>>) {
-    follow_gated(port, server_id, received, None, None).await;
+    follow_gated(port, server_id, received, None, None, None).await;
 }
 
-/// [`follow`], with a fixed receive buffer, reading only while `open` says so.
+/// [`follow`], with a fixed receive buffer, reading only while `open` says so, from `start`
+/// (file and position; default the first event of binlog.000001).
 async fn follow_gated(
     port: u16,
     server_id: u32,
     received: Arc<Mutex<Received>>,
     recv_buffer: Option<u32>,
     mut open: Option<tokio::sync::watch::Receiver<bool>>,
+    start: Option<(String, u32)>,
 ) {
+    let (file, pos) = start.unwrap_or_else(|| ("binlog.000001".to_string(), 4));
     let mut raw = Raw::login(port, recv_buffer).await;
     received.lock().port = raw.socket.local_addr().expect("local address").port();
     raw.query("SET @master_binlog_checksum = 'CRC32'").await;
     // COM_BINLOG_DUMP: pos u32, flags u16 (0: blocking), server id u32, file name.
     let mut dump = vec![0x12];
-    dump.extend_from_slice(&4u32.to_le_bytes());
+    dump.extend_from_slice(&pos.to_le_bytes());
     dump.extend_from_slice(&0u16.to_le_bytes());
     dump.extend_from_slice(&server_id.to_le_bytes());
-    dump.extend_from_slice(b"binlog.000001");
+    dump.extend_from_slice(file.as_bytes());
     raw.write(0, &dump).await;
     let mut expect_seq = 1u8;
     loop {
@@ -139,6 +144,7 @@ async fn follow_gated(
             return;
         }
         expect_seq = expect_seq.wrapping_add(1);
+        r.seq = expect_seq;
         let event = packet[1..].to_vec();
         let flags = u16::from_le_bytes([event[17], event[18]]);
         if event[4] == ROTATE && flags & LOG_EVENT_ARTIFICIAL_F != 0 {
@@ -344,7 +350,7 @@ async fn a_stalled_reader_fills_its_socket_without_holding_back_the_tail_or_the_
     let stalled = Arc::new(Mutex::new(Received::default()));
     let tasks = [
         tokio::spawn(follow(port, 601, steady.clone())),
-        tokio::spawn(follow_gated(port, 602, stalled.clone(), Some(8192), Some(open_rx))),
+        tokio::spawn(follow_gated(port, 602, stalled.clone(), Some(8192), Some(open_rx), None)),
     ];
     let both = [steady.clone(), stalled.clone()];
     wait_caught_up(&mut conn, &both).await;
@@ -379,6 +385,73 @@ async fn a_stalled_reader_fills_its_socket_without_holding_back_the_tail_or_the_
     let sent = log.matches("is sent by the binlog-tail thread").count();
     assert_eq!(sent, 2, "each dump went to the tail thread once:\n{log}");
 
+    stop_and_join(server, tasks).await;
+}
+
+/// Dumps at different packet sequence ids (they started at different places) are sent each
+/// segment by the tail thread from one framing, the later dump from a copy with its own ids
+/// (`Segment::framed`): both see unbroken ids through several wraps past 255, and the same
+/// events from where the later one started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dumps_at_different_sequence_ids_get_their_own_ids_from_the_tail_threads_framing() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let datadir = tmp.path().join("data");
+    let server = support::start(&datadir, &["--initialize-insecure", "--log-error-verbosity=3"]);
+    let port = server.port;
+    let pid = server.child.id();
+    let mut conn = support::sql::conn(port).await;
+    conn.query_drop("CREATE DATABASE d").await.expect("ddl");
+    conn.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)").await.expect("ddl");
+    for i in 0..10 {
+        conn.query_drop(format!("INSERT INTO d.t VALUES ({i}, 0)")).await.expect("insert");
+    }
+    let early = Arc::new(Mutex::new(Received::default()));
+    let mut tasks = vec![tokio::spawn(follow(port, 701, early.clone()))];
+    wait_caught_up(&mut conn, std::slice::from_ref(&early)).await;
+    let (file, pos) = master_status(&mut conn).await;
+    let late = Arc::new(Mutex::new(Received::default()));
+    let start = Some((file, u32::try_from(pos).expect("small file")));
+    tasks.push(tokio::spawn(follow_gated(port, 702, late.clone(), None, None, start)));
+    let both = [early.clone(), late.clone()];
+    // The late dump sees a position only once a real event reaches it.
+    conn.query_drop("INSERT INTO d.t VALUES (10, 0)").await.expect("insert");
+    wait_caught_up(&mut conn, &both).await;
+    wait_on_tail(pid).await;
+    wait_sent_by_tail(&server.log, 2).await;
+    let (a, b) = (early.lock().seq, late.lock().seq);
+    assert_ne!(a, b, "the two dumps must be at different sequence ids");
+
+    // Two connections, so that groups (and segments) hold several transactions: 5 events a
+    // transaction, over 1 000 packets.
+    let mut other = support::sql::conn(port).await;
+    let (x, y) = tokio::join!(
+        async {
+            for i in 0..120 {
+                conn.query_drop(format!("UPDATE d.t SET v = {i} WHERE id = {}", i % 5))
+                    .await
+                    .expect("update");
+            }
+        },
+        async {
+            for i in 0..120 {
+                other
+                    .query_drop(format!("UPDATE d.t SET v = {i} WHERE id = {}", 5 + i % 5))
+                    .await
+                    .expect("update");
+            }
+        }
+    );
+    let ((), ()) = (x, y);
+    wait_caught_up(&mut conn, &both).await;
+    let early_events = early.lock().events.clone();
+    let late_events = late.lock().events.clone();
+    assert!(early_events.len() > 1_000, "{} events", early_events.len());
+    // The late dump: its fake ROTATE and FORMAT_DESCRIPTION, then the early one's last events.
+    let tail = &late_events[2..];
+    assert!(early_events[early_events.len() - tail.len()..] == *tail, "the same events");
+    check_against_files(&datadir.join("binlog"), &early_events, &["binlog.000001"]);
+    let log = std::fs::read_to_string(&server.log).expect("error log");
+    assert_eq!(log.matches("is sent by the binlog-tail thread").count(), 2, "{log}");
     stop_and_join(server, tasks).await;
 }
 

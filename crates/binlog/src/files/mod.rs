@@ -39,7 +39,7 @@ use std::path::PathBuf;
 pub use error::{Damage, Error, Result};
 pub use frame::SERVER_VERSION;
 pub use names::{file_name, parse_seq};
-pub use reader::{BinlogEvent, BinlogFiles, BinlogPosition, BinlogReader, FilePin, Next};
+pub use reader::{BinlogEvent, BinlogFiles, BinlogPosition, BinlogReader, FilePin, Next, NextRef};
 pub use recover::{CutReason, RecoveryReport, Transaction};
 pub use writer::{Appended, BinlogWriter, FileInfo, PurgeOutcome, SyncTarget};
 

@@ -103,6 +103,11 @@ impl BinlogFiles {
         BinlogPosition { file: self.shared.name(st.active_seq), pos: st.synced_end }
     }
 
+    /// The name of the file with sequence number `seq` ([`NextRef`] gives files by number).
+    pub fn file_name(&self, seq: u64) -> String {
+        self.shared.name(seq)
+    }
+
     /// The names of the files in the index, oldest first.
     pub fn file_names(&self) -> Vec<String> {
         let st = self.shared.lock();
@@ -189,6 +194,24 @@ pub enum Next {
     Ended,
 }
 
+/// What [`BinlogReader::next_ref`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NextRef<'a> {
+    /// The next event: its file's sequence number, its offset there and its bytes.
+    Event { seq: u64, pos: u64, bytes: &'a [u8] },
+    /// As [`Next::TimedOut`].
+    TimedOut,
+    /// As [`Next::Ended`].
+    Ended,
+}
+
+/// What `BinlogReader::find` found: an event's offset and length.
+enum Found {
+    Event(u64, usize),
+    TimedOut,
+    Ended,
+}
+
 /// Reads whole events across the file set, following rotations; see the module doc.
 #[derive(Debug)]
 pub struct BinlogReader {
@@ -217,6 +240,32 @@ impl BinlogReader {
     /// Returns the next event, waiting for one if the reader is at the synced end of the
     /// active file: forever with `timeout: None`, else at most about `timeout`.
     pub fn next(&mut self, timeout: Option<Duration>) -> Result<Next> {
+        Ok(match self.find(timeout)? {
+            Found::Event(pos, len) => Next::Event(BinlogEvent {
+                file: self.shared.name(self.seq),
+                pos,
+                bytes: self.cursor.buffered(pos, len).to_vec(),
+            }),
+            Found::TimedOut => Next::TimedOut,
+            Found::Ended => Next::Ended,
+        })
+    }
+
+    /// [`BinlogReader::next`] without allocating: the event is borrowed from the reader's
+    /// buffer and its file given by sequence number (a reader that follows the binlog for many
+    /// consumers, such as the dump threads' shared tail, reads every event of the server).
+    pub fn next_ref(&mut self, timeout: Option<Duration>) -> Result<NextRef<'_>> {
+        Ok(match self.find(timeout)? {
+            Found::Event(pos, len) => {
+                NextRef::Event { seq: self.seq, pos, bytes: self.cursor.buffered(pos, len) }
+            }
+            Found::TimedOut => NextRef::TimedOut,
+            Found::Ended => NextRef::Ended,
+        })
+    }
+
+    /// Finds the next event (its offset and length, in the cursor's buffer); see `next`.
+    fn find(&mut self, timeout: Option<Duration>) -> Result<Found> {
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             // `Some(end)` in the active file: read only below it. `None` in a closed file.
@@ -233,14 +282,14 @@ impl BinlogReader {
                         break Some(st.synced_end);
                     }
                     if st.ended {
-                        return Ok(Next::Ended);
+                        return Ok(Found::Ended);
                     }
                     st = match deadline {
                         None => self.shared.cond.wait(st).unwrap_or_else(|e| e.into_inner()),
                         Some(d) => {
                             let now = Instant::now();
                             if now >= d {
-                                return Ok(Next::TimedOut);
+                                return Ok(Found::TimedOut);
                             }
                             self.shared
                                 .cond
@@ -258,13 +307,9 @@ impl BinlogReader {
             };
             match self.cursor.event_at(&file, limit, self.pos, self.checksum)? {
                 Step::Event(ev) => {
-                    let event = BinlogEvent {
-                        file: self.shared.name(self.seq),
-                        pos: self.pos,
-                        bytes: ev.to_vec(),
-                    };
-                    self.pos += ev.len() as u64;
-                    return Ok(Next::Event(event));
+                    let (pos, len) = (self.pos, ev.len());
+                    self.pos += len as u64;
+                    return Ok(Found::Event(pos, len));
                 }
                 Step::End => self.move_to_next_file()?,
                 Step::Damaged(damage) => return Err(self.corrupt(damage)),

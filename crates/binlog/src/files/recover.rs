@@ -71,6 +71,12 @@ impl Cursor {
         Ok(Some(&self.buf[at..at + n]))
     }
 
+    /// The `n` bytes at `pos` that the last [`Cursor::event_at`] returned (still buffered).
+    pub fn buffered(&self, pos: u64, n: usize) -> &[u8] {
+        let at = (pos - self.buf_start) as usize;
+        &self.buf[at..at + n]
+    }
+
     /// Reads and checks the event at `pos`, not looking past `limit`.
     pub fn event_at(
         &mut self,

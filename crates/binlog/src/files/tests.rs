@@ -123,6 +123,43 @@ fn first_open_creates_file_and_index() {
     assert!(!w.is_recovering());
 }
 
+/// `next_ref` reads the same events as `next` (borrowed, the file by number), across a
+/// rotation, and stops at the synced end as it does.
+#[test]
+fn next_ref_reads_what_next_reads() {
+    let (dir, vfs) = real();
+    let mut w = BinlogWriter::open(vfs.clone(), small_opts(dir.path())).expect("open");
+    for n in 1..=3 {
+        append_trx(&mut w, n);
+    }
+    w.sync().expect("sync");
+    w.rotate().expect("rotate");
+    for n in 4..=5 {
+        append_trx(&mut w, n);
+    }
+    w.sync().expect("sync");
+    append_trx(&mut w, 6);
+    let files = w.files();
+    let mut owned = files.reader_from_start().expect("reader");
+    let mut borrowed = files.reader_from_start().expect("reader");
+    let mut events = 0;
+    loop {
+        let a = owned.next(Some(Duration::ZERO)).expect("next");
+        let b = borrowed.next_ref(Some(Duration::ZERO)).expect("next_ref");
+        match (a, b) {
+            (Next::Event(a), NextRef::Event { seq, pos, bytes }) => {
+                assert_eq!((a.file, a.pos, &a.bytes[..]), (files.file_name(seq), pos, bytes));
+                events += 1;
+            }
+            (Next::TimedOut, NextRef::TimedOut) => break,
+            (a, b) => panic!("next gave {a:?}, next_ref {b:?}"),
+        }
+    }
+    // Two files' FDE and PREVIOUS_GTIDS, the first's ROTATE, 5 synced transactions of 3 events.
+    assert_eq!(events, 2 + 1 + 2 + 5 * 3);
+    assert_eq!(owned.position(), borrowed.position());
+}
+
 #[test]
 fn append_sync_and_read_back() {
     let (dir, vfs) = real();

@@ -204,6 +204,13 @@ impl io::Write for &SocketHandle {
         }
     }
 
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        match self {
+            SocketHandle::Tcp(s) => (&*s).write_vectored(bufs),
+            SocketHandle::Unix(s) => (&*s).write_vectored(bufs),
+        }
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }

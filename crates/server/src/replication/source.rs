@@ -59,7 +59,7 @@ use binlog::event::{
 };
 use binlog::files::{BinlogFiles, BinlogPosition, BinlogReader, FilePin, Next};
 use binlog::gtid::{Gtid, GtidSet, Sid};
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use commit::Coordinator;
 use mysql_common::constants::CapabilityFlags;
 use mysql_common::io::ParseBuf;
@@ -391,7 +391,8 @@ impl Source {
             sub.changed.borrow_and_update();
             match self.tail.locate(&h.pos) {
                 Located::Found(segment, index) => {
-                    match send_segment(self.server_id, &mut h, exclude, &segment, index, out) {
+                    let now = Instant::now();
+                    match send_segment(self.server_id, &mut h, exclude, &segment, index, now, out) {
                         Ok(()) => h.pin_file(),
                         Err(Stop::Fatal(message)) => {
                             end_fatal(out, peer, message).await?;
@@ -639,40 +640,77 @@ impl Attached {
 }
 
 impl Follower for Attached {
-    fn send(&self, tail: &Tail) -> bool {
+    fn send(&self, tail: &Tail, now: Instant) -> bool {
         use std::io::Write;
         let mut guard = self.state.lock();
         let st = &mut *guard;
         let (Some(socket), Some(h)) = (st.socket.as_ref(), st.h.as_mut()) else {
             return false;
         };
-        let mut out = Framer { seq: &mut st.seq, buf: &mut st.pending };
+        // What goes out, in order: what an earlier send could not write, then per segment
+        // either its framing shared with the other dumps at the same sequence id (no copy
+        // here: the socket write reads it) or, for segments that need per-event work, its
+        // packets framed into a buffer of this dump's own.
+        let mut parts: Vec<Bytes> = Vec::new();
+        if !st.pending.is_empty() {
+            parts.push(st.pending.split().freeze());
+        }
+        let exclude = self.exclude.as_ref();
         let mut back = None;
         while back.is_none() {
             match tail.locate(&h.pos) {
-                Located::Found(segment, index) => {
-                    let exclude = self.exclude.as_ref();
-                    match send_segment(self.server_id, h, exclude, &segment, index, &mut out) {
+                Located::Found(segment, 0) if plain(h, exclude, &segment, 0) => {
+                    let framed = segment.framed(st.seq);
+                    st.seq = framed.next_seq;
+                    parts.push(framed.bytes);
+                    let mut own = BytesMut::new();
+                    let mut out = Framer { seq: &mut st.seq, buf: &mut own };
+                    match segment_sent(self.server_id, h, true, exclude, &segment, now, &mut out) {
                         Ok(()) => h.pin_file(),
                         Err(Stop::Fatal(message)) => back = Some(Back::Fatal(message)),
                         Err(Stop::Gone) => back = Some(Back::Closed),
+                    }
+                    if !own.is_empty() {
+                        parts.push(own.freeze());
+                    }
+                }
+                Located::Found(segment, index) => {
+                    let mut own = BytesMut::new();
+                    let mut out = Framer { seq: &mut st.seq, buf: &mut own };
+                    match send_segment(self.server_id, h, exclude, &segment, index, now, &mut out) {
+                        Ok(()) => h.pin_file(),
+                        Err(Stop::Fatal(message)) => back = Some(Back::Fatal(message)),
+                        Err(Stop::Gone) => back = Some(Back::Closed),
+                    }
+                    if !own.is_empty() {
+                        parts.push(own.freeze());
                     }
                 }
                 Located::NotYet => break,
                 Located::Gone | Located::Ended => back = Some(Back::Relocate),
             }
         }
-        // The socket is non-blocking (tokio's): a full one goes back to the task, which waits
-        // until it can write.
-        while !st.pending.is_empty() {
-            match (&*socket).write(&st.pending) {
+        // One non-blocking `writev` for all of it (the socket is tokio's): a full socket sends
+        // the dump back to its task with the rest, which waits until it can write.
+        let mut done = 0;
+        while done < parts.len() {
+            // At most IOV_MAX (1 024 on Linux) buffers a call.
+            let slices: Vec<std::io::IoSlice<'_>> =
+                parts[done..].iter().take(1024).map(|p| std::io::IoSlice::new(p)).collect();
+            match (&*socket).write_vectored(&slices) {
                 Ok(0) => {
                     back = Some(Back::Closed);
                     break;
                 }
-                Ok(n) => {
-                    bytes::Buf::advance(&mut st.pending, n);
+                Ok(mut n) => {
                     st.written += n as u64;
+                    while done < parts.len() && n >= parts[done].len() {
+                        n -= parts[done].len();
+                        done += 1;
+                    }
+                    if n > 0 {
+                        bytes::Buf::advance(&mut parts[done], n);
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
@@ -688,6 +726,10 @@ impl Follower for Attached {
         match back {
             None => true,
             Some(back) => {
+                // The task writes what is left (whole packets with their sequence ids).
+                for part in &parts[done..] {
+                    st.pending.extend_from_slice(part);
+                }
                 st.back = back;
                 st.socket = None;
                 self.back.notify_one();
@@ -724,18 +766,11 @@ impl Handover {
     }
 }
 
-/// Sends a tail segment from event `index`: as is (packet framing only) when no event needs
-/// per-dump work, else event by event as the file path does.
-fn send_segment(
-    server_id: u32,
-    h: &mut Handover,
-    exclude: Option<&GtidSet>,
-    segment: &Segment,
-    index: usize,
-    out: &mut impl Packets,
-) -> Result<(), Stop> {
+/// Whether a tail segment can go to this dump as is from event `index` (packet framing only):
+/// no event needs per-dump work (a new file's fake ROTATE, GTIDs the replica has).
+fn plain(h: &Handover, exclude: Option<&GtidSet>, segment: &Segment, index: usize) -> bool {
     let first_pos = segment.start + u64::from(segment.offsets[index]);
-    let plain = segment.file == h.stream.file
+    segment.file == h.stream.file
         && first_pos != HEADER_SIZE
         && h.stream.skipped_end.is_none()
         && match exclude {
@@ -745,15 +780,26 @@ fn send_segment(
                 !segment.has_any_of(set)
                     && (!h.stream.skipping || segment.event_type(index) == EventType::GTID.0)
             }
-        };
-    if plain {
+        }
+}
+
+/// Sends a tail segment from event `index`: as is (packet framing only) when no event needs
+/// per-dump work, else event by event as the file path does. `now`: when (heartbeats).
+fn send_segment(
+    server_id: u32,
+    h: &mut Handover,
+    exclude: Option<&GtidSet>,
+    segment: &Segment,
+    index: usize,
+    now: Instant,
+    out: &mut impl Packets,
+) -> Result<(), Stop> {
+    let as_is = plain(h, exclude, segment, index);
+    if as_is {
         // The segment holds each packet's payload whole (`0x00` + event): framing is one
         // copy into the connection's buffer behind a 4-byte header.
         for i in index..segment.offsets.len() {
             out.packet(&segment.bytes[segment.packet_range(i)]);
-        }
-        if exclude.is_some() {
-            h.stream.skipping = false;
         }
     } else {
         for i in index..segment.offsets.len() {
@@ -769,6 +815,23 @@ fn send_segment(
             )?;
         }
     }
+    segment_sent(server_id, h, as_is, exclude, segment, now, out)
+}
+
+/// Moves the dump past a segment whose events were sent (or skipped); `plain`: sent as is.
+fn segment_sent(
+    server_id: u32,
+    h: &mut Handover,
+    plain: bool,
+    exclude: Option<&GtidSet>,
+    segment: &Segment,
+    now: Instant,
+    out: &mut impl Packets,
+) -> Result<(), Stop> {
+    if plain && exclude.is_some() {
+        // Sent as is: its GTID events reset `skipping`, as `handle_event` would.
+        h.stream.skipping = false;
+    }
     // No allocation per segment while the dump stays in one file.
     if h.pos.file != segment.file {
         h.pos.file.clone_from(&segment.file);
@@ -777,7 +840,7 @@ fn send_segment(
     // Caught up with what the tail published: a skipped run is announced now, as the file
     // path does when it reaches the synced end.
     announce_skipped(&mut Direct(out), &mut h.stream, server_id)?;
-    h.last_sent = Instant::now();
+    h.last_sent = now;
     Ok(())
 }
 

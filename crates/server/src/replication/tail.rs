@@ -27,10 +27,13 @@
 //!   ([`Follower`], implemented by `source::Attached`): a dump whose task finds nothing more to
 //!   send [`Tail::attach`]es with a second handle on its connection's socket (a `dup` of the fd;
 //!   TCP or the Unix socket, not TLS), its position and its packet sequence number. For each
-//!   follower the thread frames every segment published since its last send as packets (a 4-byte
-//!   header each, copied once into the dump's buffer with the `0x00` and event that follow it; the
-//!   sequence numbers are per connection, so the headers cannot be shared) and writes them with one
-//!   non-blocking write. Segments that need per-event work (a new file's fake ROTATE and
+//!   follower the thread writes every segment published since its last send as packets with one
+//!   non-blocking `writev`. A packet header holds the connection's sequence id, so a framing is
+//!   per id, not per dump: [`Segment::framed`] frames the segment once for the first follower's
+//!   id, every follower at the same id writes those same bytes (no copy in user space), and one
+//!   at another id gets a copy with only the headers' id bytes changed. (Framing every event
+//!   into each dump's own buffer, and reading each event into a new `Vec` with its file's name
+//!   formatted, was half of this thread's CPU with 32 readers: bench/RESULTS.md, "reader-cost".) Segments that need per-event work (a new file's fake ROTATE and
 //!   FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code as the
 //!   file path, reading from the segment instead of the file. The connection's task meanwhile only
 //!   waits (for the client, a heartbeat's time, shutdown, or the dump coming back): no task on the
@@ -57,9 +60,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use binlog::event::{decode_event, EventBody, EventType, FormatContext, TYPE_OFFSET};
-use binlog::files::{BinlogFiles, BinlogPosition, BinlogReader, Next};
+use binlog::files::{BinlogFiles, BinlogPosition, BinlogReader, Next, NextRef};
 use binlog::gtid::{Gtid, GtidSet};
 use bytes::{Bytes, BytesMut};
+use mysql_common::proto::codec::packet_to_chunks;
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
@@ -100,6 +104,27 @@ pub(crate) struct Segment {
     pub offsets: Vec<u32>,
     /// The GTIDs of the transactions in the segment.
     pub gtids: Vec<Gtid>,
+    /// The segment framed as packets for the tail thread's followers, by the connection's
+    /// sequence id at its first packet (see [`Segment::framed`]); emptied once the followers
+    /// were sent the segment, so that the ring holds each segment's bytes once.
+    framed: Mutex<Framings>,
+}
+
+/// A segment's packets framed for the followers: the first framing and the sequence ids it
+/// started at, where its headers' sequence bytes are, and the framings made from it.
+#[derive(Debug, Default)]
+struct Framings {
+    first: Option<(u8, Bytes, Vec<u32>)>,
+    others: Vec<(u8, Bytes)>,
+}
+
+/// A segment's packets, framed for a connection.
+#[derive(Debug, Clone)]
+pub(crate) struct Framed {
+    /// Every event of the segment as packets (4-byte header, `0x00`, the event).
+    pub bytes: Bytes,
+    /// The connection's sequence id after them.
+    pub next_seq: u8,
 }
 
 impl Segment {
@@ -125,6 +150,49 @@ impl Segment {
     /// Event `i`'s type code.
     pub fn event_type(&self, i: usize) -> u8 {
         self.bytes.get(self.packet_range(i).start + 1 + TYPE_OFFSET).copied().unwrap_or(0)
+    }
+
+    /// The whole segment framed as packets for a connection whose next sequence id is `seq`.
+    /// A packet's header holds the connection's sequence id, so the framing is per
+    /// connection; but dumps at the same id (such as replicas that started together) share
+    /// one, which the tail thread writes to all of their sockets without copying it, and a
+    /// dump at another id gets a copy with only the headers' sequence bytes changed (one
+    /// `memcpy` instead of framing every event again). Built on first use by the tail
+    /// thread; [`Segment::forget_framings`] drops them.
+    pub fn framed(&self, seq: u8) -> Framed {
+        let mut guard = self.framed.lock();
+        let f = &mut *guard;
+        let (first_seq, first, seq_at) = f.first.get_or_insert_with(|| {
+            let mut buf = BytesMut::with_capacity(self.bytes.len() + 4 * self.offsets.len());
+            let mut next = seq;
+            for i in 0..self.offsets.len() {
+                let mut payload = &self.bytes[self.packet_range(i)];
+                next = packet_to_chunks(next, &mut payload, &mut buf);
+            }
+            let seq_at = header_seq_offsets(&buf);
+            (seq, buf.freeze(), seq_at)
+        });
+        // Each packet advances the id (an event of 16 MiB or more takes more than one).
+        let next_seq = seq.wrapping_add(seq_at.len() as u8);
+        if *first_seq == seq {
+            return Framed { bytes: first.clone(), next_seq };
+        }
+        if let Some((_, bytes)) = f.others.iter().find(|(s, _)| *s == seq) {
+            return Framed { bytes: bytes.clone(), next_seq };
+        }
+        let mut copy = BytesMut::from(&first[..]);
+        let shift = seq.wrapping_sub(*first_seq);
+        for &at in seq_at.iter() {
+            copy[at as usize] = copy[at as usize].wrapping_add(shift);
+        }
+        let bytes = copy.freeze();
+        f.others.push((seq, bytes.clone()));
+        Framed { bytes, next_seq }
+    }
+
+    /// Drops the framings made by [`Segment::framed`].
+    pub fn forget_framings(&self) {
+        *self.framed.lock() = Framings::default();
     }
 
     /// Whether a transaction of the segment is one `exclude` has.
@@ -163,7 +231,7 @@ pub(crate) trait Follower: Send + Sync {
     /// Sends what was published since the follower's last send, on the tail thread right
     /// after a publish (or the thread's stop). `false`: the follower went back to its task
     /// (or was taken back) and leaves the list.
-    fn send(&self, tail: &Tail) -> bool;
+    fn send(&self, tail: &Tail, now: Instant) -> bool;
     /// Whether the follower is (still or again) attached.
     fn attached(&self) -> bool;
 }
@@ -227,6 +295,11 @@ impl Tail {
         let reader = self.files.reader_at(&end.file, end.pos).map_err(|e| e.to_string())?;
         let tail = self.clone();
         let nice = std::env::var("BINLOGD_TAIL_NICE").ok().and_then(|v| v.trim().parse().ok());
+        // A fixed coalescing window instead of [`coalesce_window`]'s (measurements only).
+        let window = std::env::var("BINLOGD_TAIL_WINDOW_MS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .map(Duration::from_millis);
         std::thread::Builder::new()
             .name("binlog-tail".to_string())
             .spawn(move || {
@@ -237,7 +310,7 @@ impl Tail {
                         log::warn!("binlog tail: nice {nice} not set: {e}");
                     }
                 }
-                tail.run(reader, ctx)
+                tail.run(reader, ctx, window)
             })
             .map(|_| ())
             .map_err(|e| e.to_string())
@@ -277,7 +350,8 @@ impl Tail {
         if list.is_empty() {
             return;
         }
-        if list.iter().map(|f| f.send(self)).fold(true, |all, kept| all & kept) {
+        let now = Instant::now();
+        if list.iter().map(|f| f.send(self, now)).fold(true, |all, kept| all & kept) {
             return;
         }
         // Under the list's lock: a follower attached again in the meantime stays.
@@ -287,9 +361,10 @@ impl Tail {
     /// Adds a segment to the ring, wakes the dumps' tasks that follow the tail themselves and
     /// sends to the attached ones.
     fn publish(&self, segment: Segment) {
+        let segment = Arc::new(segment);
         let mut st = self.state.lock();
         st.ring_bytes += segment.bytes.len();
-        st.ring.push_back(Arc::new(segment));
+        st.ring.push_back(segment.clone());
         while st.ring_bytes > RING_BYTES && st.ring.len() > 1 {
             let old = st.ring.pop_front().expect("more than one segment");
             st.ring_bytes -= old.bytes.len();
@@ -297,6 +372,10 @@ impl Tail {
         drop(st);
         self.version.send_modify(|v| *v += 1);
         self.send_followers();
+        // The followers have it now (or went back to their tasks, which frame it
+        // themselves): the ring keeps only its bytes. A follower attaches only when caught
+        // up with the ring (`attach`), so a publish's sends frame only this segment.
+        segment.forget_framings();
     }
 
     /// Marks the thread stopped (`ended`: the writer closed; `failed`: a read failed).
@@ -307,21 +386,32 @@ impl Tail {
         self.send_followers();
     }
 
-    fn run(self: Arc<Tail>, mut reader: BinlogReader, mut ctx: FormatContext) {
+    fn run(
+        self: Arc<Tail>,
+        mut reader: BinlogReader,
+        mut ctx: FormatContext,
+        window: Option<Duration>,
+    ) {
         let mut building: Option<Builder> = None;
+        // The current file's name, by sequence number (the reader reports events by number).
+        let mut file = (u64::MAX, String::new());
         let mut idle_since: Option<Instant> = None;
         let mut wait = false;
         loop {
-            let next = reader.next(Some(if wait { POLL } else { Duration::ZERO }));
+            // Borrowed from the reader's buffer: no allocation per event.
+            let next = reader.next_ref(Some(if wait { POLL } else { Duration::ZERO }));
             match next {
-                Ok(Next::Event(ev)) => {
-                    if building.as_ref().is_some_and(|b| b.file != ev.file) {
+                Ok(NextRef::Event { seq, pos, bytes }) => {
+                    if building.as_ref().is_some_and(|b| b.seq != seq) {
                         self.publish(building.take().expect("checked").finish());
                     }
-                    let b = building.get_or_insert_with(|| Builder::new(&ev.file, ev.pos));
-                    let event_type = ev.bytes.get(TYPE_OFFSET).copied().unwrap_or(0);
+                    if file.0 != seq {
+                        file = (seq, self.files.file_name(seq));
+                    }
+                    let b = building.get_or_insert_with(|| Builder::new(&file.1, seq, pos));
+                    let event_type = bytes.get(TYPE_OFFSET).copied().unwrap_or(0);
                     if event_type == EventType::FORMAT_DESCRIPTION.0 {
-                        match fde_context(&ev.bytes) {
+                        match fde_context(bytes) {
                             Ok(c) => ctx = c,
                             Err(e) => {
                                 log::warn!("binlog tail stopped: {e}");
@@ -329,7 +419,7 @@ impl Tail {
                             }
                         }
                     } else if event_type == EventType::GTID.0 {
-                        match decode_event(&ev.bytes, &ctx, ev.pos).map(|e| e.body) {
+                        match decode_event(bytes, &ctx, pos).map(|e| e.body) {
                             Ok(EventBody::Gtid(g)) => b.gtids.push(g.gtid()),
                             Ok(_) => {}
                             Err(e) => {
@@ -338,14 +428,17 @@ impl Tail {
                             }
                         }
                     }
-                    b.push(&ev.bytes);
+                    b.push(bytes);
                     if wait {
                         // Woken by a new synced end: let more groups come (see the module doc).
-                        std::thread::sleep(coalesce_window(self.state.lock().subscribers));
+                        std::thread::sleep(
+                            window
+                                .unwrap_or_else(|| coalesce_window(self.state.lock().subscribers)),
+                        );
                         wait = false;
                     }
                 }
-                Ok(Next::TimedOut) => {
+                Ok(NextRef::TimedOut) => {
                     if let Some(b) = building.take() {
                         self.publish(b.finish());
                     }
@@ -371,7 +464,7 @@ impl Tail {
                     }
                     wait = true;
                 }
-                Ok(Next::Ended) => {
+                Ok(NextRef::Ended) => {
                     if let Some(b) = building.take() {
                         self.publish(b.finish());
                     }
@@ -438,6 +531,7 @@ fn stopped(st: &mut State, ended: bool, failed: bool) {
 /// A segment being read.
 struct Builder {
     file: String,
+    seq: u64,
     start: u64,
     bytes: BytesMut,
     offsets: Vec<u32>,
@@ -445,9 +539,10 @@ struct Builder {
 }
 
 impl Builder {
-    fn new(file: &str, start: u64) -> Builder {
+    fn new(file: &str, seq: u64, start: u64) -> Builder {
         Builder {
             file: file.to_string(),
+            seq,
             start,
             bytes: BytesMut::with_capacity(64 * 1024),
             offsets: Vec::new(),
@@ -464,14 +559,29 @@ impl Builder {
 
     fn finish(self) -> Segment {
         Segment {
-            seq: file_seq(&self.file),
+            seq: self.seq,
             file: self.file,
             start: self.start,
             bytes: self.bytes.freeze(),
             offsets: self.offsets,
             gtids: self.gtids,
+            framed: Mutex::new(Framings::default()),
         }
     }
+}
+
+/// Where the sequence byte of each packet header is in `framed` (whole packets).
+fn header_seq_offsets(framed: &[u8]) -> Vec<u32> {
+    let mut at = 0;
+    let mut offsets = Vec::new();
+    while at + 4 <= framed.len() {
+        offsets.push((at + 3) as u32);
+        let len = usize::from(framed[at])
+            | usize::from(framed[at + 1]) << 8
+            | usize::from(framed[at + 2]) << 16;
+        at += 4 + len;
+    }
+    offsets
 }
 
 /// How long the tail lets groups gather before publishing, with `subscribers` dumps on it:
@@ -517,7 +627,7 @@ mod tests {
 
     #[test]
     fn segments_keep_file_offsets_and_packet_payloads_apart() {
-        let mut b = Builder::new("binlog.000003", 120);
+        let mut b = Builder::new("binlog.000003", 3, 120);
         let events: [&[u8]; 3] = [&[1; 30], &[2; 19], &[3; 45]];
         for e in events {
             b.push(e);
@@ -532,6 +642,57 @@ mod tests {
             assert_eq!((pos, &bytes[..]), (120 + u64::from(s.offsets[i]), *e));
         }
         assert_eq!(s.event_type(1), 2);
+    }
+
+    /// Frames `s`'s events one by one from `seq`, as a connection's own buffer would.
+    fn framed_one_by_one(s: &Segment, seq: u8) -> (Vec<u8>, u8) {
+        let mut buf = BytesMut::new();
+        let mut next = seq;
+        for i in 0..s.offsets.len() {
+            let mut payload = &s.bytes[s.packet_range(i)];
+            next = packet_to_chunks(next, &mut payload, &mut buf);
+        }
+        (buf.to_vec(), next)
+    }
+
+    #[test]
+    fn framings_at_other_sequence_ids_change_only_the_ids_and_are_shared() {
+        let mut b = Builder::new("binlog.000001", 1, 4);
+        for i in 0..300u32 {
+            b.push(&vec![i as u8; 19 + (i as usize % 50)]);
+        }
+        let s = b.finish();
+        // The first framing is made at 250; the others (across the wrap at 255) from it.
+        for seq in [250u8, 3, 250, 0, 255, 3] {
+            let f = s.framed(seq);
+            let (want, next) = framed_one_by_one(&s, seq);
+            assert!(f.bytes[..] == want[..], "framing at {seq}");
+            assert_eq!(f.next_seq, next);
+            assert_eq!(f.next_seq, seq.wrapping_add(300u32 as u8));
+        }
+        // Dumps at the same id share the bytes.
+        assert_eq!(s.framed(3).bytes.as_ptr(), s.framed(3).bytes.as_ptr());
+        assert_eq!(s.framed(250).bytes.as_ptr(), s.framed(250).bytes.as_ptr());
+        s.forget_framings();
+        assert!(s.framed.lock().first.is_none() && s.framed.lock().others.is_empty());
+        assert!(s.framed(7).bytes[..] == framed_one_by_one(&s, 7).0[..]);
+    }
+
+    #[test]
+    fn an_event_of_16_mib_takes_several_packets_in_every_framing() {
+        // `0x00` + the event is exactly 2^24 - 1 bytes: a full packet and an empty one.
+        let mut b = Builder::new("binlog.000001", 1, 4);
+        b.push(&[7; 40]);
+        b.push(&vec![9; 0xFF_FFFE]);
+        b.push(&[8; 30]);
+        let s = b.finish();
+        for seq in [1u8, 200] {
+            let f = s.framed(seq);
+            let (want, next) = framed_one_by_one(&s, seq);
+            assert!(f.bytes[..] == want[..], "framing at {seq}");
+            assert_eq!((f.next_seq, next), (seq.wrapping_add(4), seq.wrapping_add(4)));
+        }
+        assert_eq!(header_seq_offsets(&s.framed(1).bytes).len(), 4);
     }
 
     #[test]
