@@ -409,8 +409,8 @@ pub static VARIABLES: &[Variable] = &[
         scope: Scope::Global,
         dynamic: false,
         startup_option: true,
-        help: "how a redo flush is made durable: fsync (pwrite + fdatasync) or O_DSYNC (one \
-               O_DIRECT|O_DSYNC write of whole blocks; write + fdatasync where the file system \
+        help: "how a redo flush is made durable: fsync (pwrite + fdatasync) or O_DSYNC (one write \
+               of whole blocks opened O_DIRECT and O_DSYNC; write + fdatasync where the file system \
                has no direct I/O)",
     },
     Variable {

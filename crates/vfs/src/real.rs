@@ -139,20 +139,19 @@ impl VfsFile for RealFile {
         if let Some(opened) = self.direct.get() {
             return Ok(opened.is_some());
         }
-        let flags = rustix::fs::OFlags::DIRECT | rustix::fs::OFlags::DSYNC;
+        // libc's constants, not rustix's: rustix's linux_raw backend maps `OFlags::DSYNC` to
+        // O_SYNC, whose writes also wait for a journal commit of the inode's timestamps.
+        let flags = libc::O_DIRECT | libc::O_DSYNC;
         let proc_path = PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd()));
-        let opened = OpenOptions::new()
-            .write(true)
-            .custom_flags(flags.bits() as i32)
-            .open(&proc_path)
-            .or_else(|e| match e.raw_os_error() {
+        let opened = OpenOptions::new().write(true).custom_flags(flags).open(&proc_path).or_else(
+            |e| match e.raw_os_error() {
                 // No /proc: reopen by name (the file was not renamed while we run).
-                Some(n) if n == rustix::io::Errno::NOENT.raw_os_error() => OpenOptions::new()
-                    .write(true)
-                    .custom_flags(flags.bits() as i32)
-                    .open(&self.path),
+                Some(n) if n == rustix::io::Errno::NOENT.raw_os_error() => {
+                    OpenOptions::new().write(true).custom_flags(flags).open(&self.path)
+                }
                 _ => Err(e),
-            });
+            },
+        );
         match opened {
             Ok(f) => {
                 // A concurrent caller may have won; either descriptor is as good.
