@@ -37,7 +37,7 @@ use vfs::VfsRef;
 use crate::checkpoint::{self, PreparedImage, Snapshot, TableImage};
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
-use crate::redo::{Kind, Lsn, PreparedEntry, ReadRecord, RedoLog};
+use crate::redo::{Kind, Lsn, PreparedEntry, ReadRecord, RedoFlushMethod, RedoLog};
 use crate::schema::{
     decode_index, decode_schema, encode_index, encode_schema, hidden_key, IndexDef, TableId,
     TableSchema,
@@ -57,6 +57,8 @@ pub struct EngineConfig {
     pub checkpoint_redo_bytes: Option<u64>,
     /// Binlog-in-redo: recycle no redo until `set_retain_lsn` allows it.
     pub retain_redo_for_binlog: bool,
+    /// How a redo flush is made durable (`innodb_flush_method`).
+    pub redo_flush_method: RedoFlushMethod,
 }
 
 impl Default for EngineConfig {
@@ -66,6 +68,7 @@ impl Default for EngineConfig {
             lock_wait_timeout: Duration::from_secs(50),
             checkpoint_redo_bytes: Some(64 << 20),
             retain_redo_for_binlog: false,
+            redo_flush_method: RedoFlushMethod::default(),
         }
     }
 }
@@ -98,6 +101,8 @@ pub struct Recovery {
 pub struct EngineStats {
     pub redo_fsyncs: u64,
     pub redo_writes: u64,
+    /// Redo flushes made durable by one `O_DIRECT|O_DSYNC` write (also in `redo_fsyncs`).
+    pub redo_durable_writes: u64,
     pub redo_bytes_written: u64,
     pub flushed_lsn: Lsn,
     pub next_lsn: Lsn,
@@ -483,6 +488,7 @@ impl Engine {
             &dir.join("#redo"),
             config.redo_file_bytes,
             config.retain_redo_for_binlog,
+            config.redo_flush_method,
         )?;
         let inner = Arc::new(Inner {
             vfs: vfs.clone(),
@@ -985,6 +991,7 @@ impl Engine {
         EngineStats {
             redo_fsyncs: c.fsyncs.load(Ordering::Relaxed),
             redo_writes: c.writes.load(Ordering::Relaxed),
+            redo_durable_writes: c.durable_writes.load(Ordering::Relaxed),
             redo_bytes_written: c.bytes_written.load(Ordering::Relaxed),
             flushed_lsn: inner.log.flushed_lsn(),
             next_lsn: inner.log.next_lsn(),

@@ -16,6 +16,20 @@
 //! - A new file is filled with written zeros (not just fallocated) and synced before use, so
 //!   a commit's fdatasync only ever overwrites allocated, initialized blocks and needs no
 //!   file-system metadata (no journal commit) — see `zero_fill`.
+//! - Flush methods ([`RedoFlushMethod`], `innodb_flush_method`): `Fsync` writes the unwritten
+//!   bytes with `pwrite` and makes them durable with `fdatasync`. `ODsync` makes them durable
+//!   with one [`write_durable_at`](vfs::VfsFile::write_durable_at) (`O_DIRECT|O_DSYNC`, no
+//!   fdatasync): the write covers whole 4 KiB blocks of the *file* (`HEADER_BYTES` is one
+//!   block, so LSN and file alignment agree only because of that; the code aligns the file
+//!   offset), from the block holding `written_lsn` through the block holding the new end. The
+//!   writer keeps a copy of the partial tail block (`Writer::tail`) so each flush rewrites it
+//!   with the same leading bytes; the bytes after the end are zeros, which replay reads as the
+//!   end of the log (a zero length and LSN never match the position; at LSN 0, kind 0 is no
+//!   kind). A crash during such a write may land any subset of its sectors: the bytes below
+//!   `written_lsn` are rewritten with identical content, so they survive either way, and the
+//!   new records are CRC'd, so replay stops at the first one not wholly there. Each durable
+//!   write counts as one fsync in `RedoCounters::fsyncs` (`Innodb_os_log_fsyncs`: the redo's
+//!   durability points) and in `durable_writes`.
 //! - Each file header carries a random salt that seeds every record's CRC. A recycled file gets
 //!   a new salt, so the stale records it still holds can never pass as current ones.
 //!
@@ -38,10 +52,23 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use vfs::{FileRef, OpenMode, VfsRef};
+use vfs::{FileRef, OpenMode, VfsRef, DURABLE_BLOCK_BYTES};
 
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
+
+/// How a redo flush makes the written bytes durable (`innodb_flush_method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RedoFlushMethod {
+    /// `pwrite` of the new bytes, then `fdatasync` of each file written.
+    #[default]
+    Fsync,
+    /// One `O_DIRECT|O_DSYNC` write of the whole blocks holding the new bytes (the partial
+    /// tail block rewritten each time), no fdatasync. Falls back to `Fsync`'s syscalls on a
+    /// file system without direct I/O, and is not used when the redo file size is not a
+    /// multiple of 4 KiB.
+    ODsync,
+}
 
 /// A log sequence number: a byte position in the redo stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -193,6 +220,10 @@ struct Writer {
     dirty: Vec<u64>,
     spares: Vec<FileRef>,
     next_file_no: u64,
+    /// `ODsync` only: the file's bytes from the start of the block holding `written_lsn` up to
+    /// it, valid when `tail_lsn == Some(written_lsn)` (else read back from the file).
+    tail: Vec<u8>,
+    tail_lsn: Option<u64>,
 }
 
 /// Counters, cheap to read.
@@ -201,6 +232,8 @@ pub struct RedoCounters {
     pub fsyncs: AtomicU64,
     pub bytes_written: AtomicU64,
     pub writes: AtomicU64,
+    /// Flushes made durable by one direct `O_DIRECT|O_DSYNC` write (also in `fsyncs`).
+    pub durable_writes: AtomicU64,
 }
 
 /// A record read back from the log.
@@ -225,13 +258,23 @@ pub(crate) struct RedoLog {
     poisoned: AtomicBool,
     checkpoint_lsn: AtomicU64,
     retain_lsn: AtomicU64,
+    /// `ODsync` in effect (asked for, and the file size is a multiple of 4 KiB).
+    durable_writes: bool,
+    /// A fallback to write + fdatasync was logged.
+    fallback_logged: AtomicBool,
     pub(crate) counters: RedoCounters,
 }
 
 impl RedoLog {
     /// Opens the log in `dir` (creating it), reading the file headers. Writing is not possible
     /// until `start` is called with the end found by `replay`.
-    pub(crate) fn open(vfs: VfsRef, dir: &Path, file_bytes: u64, retain: bool) -> Result<RedoLog> {
+    pub(crate) fn open(
+        vfs: VfsRef,
+        dir: &Path,
+        file_bytes: u64,
+        retain: bool,
+        method: RedoFlushMethod,
+    ) -> Result<RedoLog> {
         vfs.create_dir_all(dir)?;
         let mut files = BTreeMap::new();
         let mut spares = Vec::new();
@@ -263,6 +306,13 @@ impl RedoLog {
             }
         }
         let capacity = capacity.unwrap_or(file_bytes.max(RECORD_HEADER_BYTES * 2));
+        let aligned = capacity.is_multiple_of(DURABLE_BLOCK_BYTES);
+        if method == RedoFlushMethod::ODsync && !aligned {
+            log::warn!(
+                "redo: innodb_flush_method=O_DSYNC needs a redo file size that is a multiple of \
+                 {DURABLE_BLOCK_BYTES} bytes ({capacity} is not); using fsync"
+            );
+        }
         Ok(RedoLog {
             vfs,
             dir: dir.to_path_buf(),
@@ -273,6 +323,8 @@ impl RedoLog {
                 dirty: Vec::new(),
                 spares,
                 next_file_no,
+                tail: Vec::new(),
+                tail_lsn: None,
             }),
             files: Mutex::new(files),
             written_lsn: AtomicU64::new(0),
@@ -280,6 +332,8 @@ impl RedoLog {
             poisoned: AtomicBool::new(false),
             checkpoint_lsn: AtomicU64::new(0),
             retain_lsn: AtomicU64::new(if retain { 0 } else { u64::MAX }),
+            durable_writes: method == RedoFlushMethod::ODsync && aligned,
+            fallback_logged: AtomicBool::new(false),
             counters: RedoCounters::default(),
         })
     }
@@ -511,7 +565,11 @@ impl RedoLog {
                 w.unwritten.extend_from_slice(&taken);
             }
         }
-        self.write_unwritten(&mut w)?;
+        if sync && self.durable_writes {
+            self.write_unwritten_durable(&mut w)?;
+        } else {
+            self.write_unwritten(&mut w)?;
+        }
         if sync {
             let end = self.written_lsn.load(Ordering::Acquire);
             let dirty = std::mem::take(&mut w.dirty);
@@ -553,6 +611,65 @@ impl RedoLog {
             if !w.dirty.contains(&start) {
                 w.dirty.push(start);
             }
+            w.tail_lsn = None;
+            self.written_lsn.store(pos + n as u64, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// `ODsync`: makes `w.unwritten` durable with one direct write per file touched, each
+    /// covering the whole blocks from the one holding `written_lsn` to the one holding the new
+    /// end: the known tail of the first block, the new bytes, zeros to the block's end (what a
+    /// zero-filled or re-salted file may hold past the end of the log; see the module docs).
+    fn write_unwritten_durable(&self, w: &mut Writer) -> Result<()> {
+        let cap = self.capacity;
+        let block = DURABLE_BLOCK_BYTES;
+        while !w.unwritten.is_empty() {
+            let pos = self.written_lsn.load(Ordering::Acquire);
+            let start = pos - pos % cap;
+            let n = (w.unwritten.len() as u64).min(start + cap - pos) as usize;
+            let (file, salt) = self.prepare_file(w, start)?;
+            if !file.open_direct().map_err(|e| self.fail(e))?
+                && !self.fallback_logged.swap(true, Ordering::Relaxed)
+            {
+                log::warn!(
+                    "redo: {} does not support O_DIRECT; innodb_flush_method=O_DSYNC falls back \
+                     to write + fdatasync",
+                    file.path().display()
+                );
+            }
+            salt_records(&mut w.unwritten[..n], salt);
+            // Block alignment is on the file offset (the data starts after the header).
+            let off = HEADER_BYTES + pos - start;
+            let first = off - off % block;
+            if w.tail_lsn != Some(pos) {
+                // After startup or a buffered write: the tail is what the file holds.
+                w.tail.resize((off - first) as usize, 0);
+                file.read_exact_at(&mut w.tail, first).map_err(|e| self.fail(e))?;
+                w.tail_lsn = Some(pos);
+            }
+            let end = off + n as u64;
+            let mut buf = Vec::with_capacity((end.div_ceil(block) * block - first) as usize);
+            buf.extend_from_slice(&w.tail);
+            buf.extend_from_slice(&w.unwritten[..n]);
+            buf.resize((end.div_ceil(block) * block - first) as usize, 0);
+            self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = file.write_durable_at(&buf, first) {
+                if e.is_no_space() {
+                    // Nothing was reported durable; keep the bytes for a later attempt.
+                    return Err(Error::NoSpace { source: e });
+                }
+                self.poisoned.store(true, Ordering::Release);
+                return Err(Error::Io { source: e });
+            }
+            self.counters.writes.fetch_add(1, Ordering::Relaxed);
+            self.counters.durable_writes.fetch_add(1, Ordering::Relaxed);
+            self.counters.bytes_written.fetch_add(n as u64, Ordering::Relaxed);
+            let last = end - end % block;
+            w.tail.clear();
+            w.tail.extend_from_slice(&buf[(last - first) as usize..(end - first) as usize]);
+            w.unwritten.drain(..n);
+            w.tail_lsn = Some(pos + n as u64);
             self.written_lsn.store(pos + n as u64, Ordering::Release);
         }
         Ok(())

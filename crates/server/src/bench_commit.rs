@@ -46,6 +46,19 @@ pub struct CommitArgs {
     /// Configurations, comma-separated: gc-off, classic-sb1, classic-sb0, in-redo.
     #[arg(long, value_delimiter = ',', default_value = "gc-off,classic-sb1,classic-sb0,in-redo")]
     pub configs: Vec<String>,
+    /// The redo's `innodb_flush_method`: fsync or O_DSYNC (the server's default).
+    #[arg(long, default_value = "O_DSYNC", value_parser = parse_flush_method)]
+    pub innodb_flush_method: engine::RedoFlushMethod,
+}
+
+fn parse_flush_method(text: &str) -> Result<engine::RedoFlushMethod, String> {
+    if text.eq_ignore_ascii_case("fsync") {
+        Ok(engine::RedoFlushMethod::Fsync)
+    } else if text.eq_ignore_ascii_case("O_DSYNC") {
+        Ok(engine::RedoFlushMethod::ODsync)
+    } else {
+        Err("one of fsync, O_DSYNC".to_string())
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -322,7 +335,11 @@ fn measure(
 ) -> Result<Point, BenchError> {
     let mut options = OpenOptions::new(Sid([0x5b; 16]));
     options.max_binlog_size = 256 << 20;
-    options.engine = EngineConfig { redo_file_bytes: 64 << 20, ..EngineConfig::default() };
+    options.engine = EngineConfig {
+        redo_file_bytes: 64 << 20,
+        redo_flush_method: args.innodb_flush_method,
+        ..EngineConfig::default()
+    };
     let (c, _) = Coord::open(RealVfs::shared(), dir, options, Arc::new(setup.config()))?;
     let mut ddl = c.begin();
     let table = c.engine().create_table_in(&mut ddl, schema())?;

@@ -127,6 +127,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
 
     let engine_config = EngineConfig {
         lock_wait_timeout: Duration::from_secs(config.innodb_lock_wait_timeout),
+        redo_flush_method: config.innodb_flush_method,
         ..EngineConfig::default()
     };
     let storage = if config.log_bin.is_some() {

@@ -87,6 +87,28 @@ fn failing_fdatasync_refuses_commits_and_loses_nothing() {
     assert!(stdout.contains("refused (first: ERROR 1026"), "{stdout}");
 }
 
+/// Every `innodb_flush_method` survives kill -9 with every acknowledged commit: the campaigns
+/// above run the default (O_DIRECT|O_DSYNC writes of the redo, or write + fdatasync where the
+/// file system has no direct I/O), this one the other value, in binlog-in-redo mode where the
+/// redo flush is the one durable write per group.
+#[test]
+fn crash_campaign_each_innodb_flush_method() {
+    for method in ["fsync", "O_DSYNC"] {
+        let stdout = torture(&[
+            "--cycles=3",
+            "--seconds-per-cycle=0.5",
+            "--clients=4",
+            "--seed=615",
+            "--mode=in-redo",
+            &format!("--server-option=--innodb-flush-method={method}"),
+        ]);
+        let (acked, lost) = acked_and_lost(&stdout);
+        assert_eq!(lost, 0, "{method}: {stdout}");
+        assert!(acked > 0, "{method}: {stdout}");
+        assert_eq!(stdout.lines().filter(|l| l.contains("recovered in")).count(), 3, "{stdout}");
+    }
+}
+
 /// The developer options bench/compare uses (group commit OFF, a simulated slow device) keep
 /// the same guarantees: a short campaign with both.
 #[test]

@@ -1,6 +1,6 @@
 //! A wrapper that makes every flush of any [`Vfs`] slow, to stand in for a slower device.
 //!
-//! Each `sync_data` and `sync_dir` through a [`LatencyVfs`] sleeps for the configured latency
+//! Each `sync_data`, `write_durable_at` and `sync_dir` through a [`LatencyVfs`] sleeps for the configured latency
 //! before calling the wrapped file system. The sleeps of one wrapper happen one after another
 //! (a single device queue), so the wrapper caps the flush rate at `1 / latency` whatever the
 //! number of threads — the way an HDD (~150 fsync/s) or a consumer SSD (~1 200 fsync/s) bounds
@@ -122,6 +122,16 @@ impl VfsFile for LatencyFile {
     fn sync_data(&self) -> Result<()> {
         self.device.flush_delay();
         self.inner.sync_data()
+    }
+
+    fn open_direct(&self) -> Result<bool> {
+        self.inner.open_direct()
+    }
+
+    /// A durable write is a flush: it waits its turn on the device like `sync_data`.
+    fn write_durable_at(&self, buf: &[u8], offset: u64) -> Result<()> {
+        self.device.flush_delay();
+        self.inner.write_durable_at(buf, offset)
     }
 
     fn len(&self) -> Result<u64> {

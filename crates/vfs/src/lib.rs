@@ -12,6 +12,12 @@
 //! And one wrapper: [`LatencyVfs`] (`latency.rs`) slows every flush of any `Vfs`, to stand in
 //! for an HDD or SSD on a fast test machine.
 //!
+//! Durable writes: [`VfsFile::write_durable_at`] writes whole [`DURABLE_BLOCK_BYTES`] blocks
+//! and returns only once they are durable — one `pwrite` on a second descriptor opened
+//! `O_DIRECT|O_DSYNC` once [`VfsFile::open_direct`] succeeded, else `pwrite` + `fdatasync`.
+//! A power cut during the call may leave any subset of its 512-byte sectors written (the
+//! device writes sectors atomically, not multi-block requests); the simulated disk models that.
+//!
 //! Invariants every implementation keeps:
 //! - `write_at` writes the whole buffer or returns an error; it never reports a short write.
 //! - After `sync_data` returns `Ok`, the file's bytes and length survive a crash.
@@ -35,6 +41,10 @@ pub use sim::{CrashMode, Fault, FaultKind, FaultOp, SimStats, SimVfs};
 pub type VfsRef = Arc<dyn Vfs>;
 /// A shared handle to an open file.
 pub type FileRef = Arc<dyn VfsFile>;
+
+/// The alignment (offset and length) [`VfsFile::write_durable_at`] requires: 4 KiB, a multiple
+/// of the logical block size of common devices (512 B or 4 KiB), which `O_DIRECT` needs.
+pub const DURABLE_BLOCK_BYTES: u64 = 4096;
 
 /// How to open a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +99,24 @@ pub trait VfsFile: Send + Sync + std::fmt::Debug {
     fn write_at(&self, buf: &[u8], offset: u64) -> Result<()>;
     /// Makes the file's data and length durable (`fdatasync`).
     fn sync_data(&self) -> Result<()>;
+    /// Makes later [`write_durable_at`](Self::write_durable_at) calls use direct, synchronous
+    /// I/O (Linux `O_DIRECT|O_DSYNC` on a second descriptor). Returns `false` when the file
+    /// system refuses it (tmpfs: EINVAL), in which case durable writes stay `pwrite` +
+    /// `fdatasync`. Idempotent.
+    fn open_direct(&self) -> Result<bool> {
+        Ok(false)
+    }
+    /// Writes all of `buf` at `offset` and returns `Ok` only once those bytes are durable (no
+    /// `sync_data` needed). `offset` and `buf.len()` must be multiples of
+    /// [`DURABLE_BLOCK_BYTES`] (EINVAL otherwise); the buffer itself needs no alignment. Meant
+    /// for overwriting blocks already allocated and initialized, so no metadata has to change.
+    /// On an error, or a power cut during the call, any subset of the range's sectors may have
+    /// been written. Writes made by `write_at` before it are not made durable by it.
+    fn write_durable_at(&self, buf: &[u8], offset: u64) -> Result<()> {
+        check_durable_alignment(buf.len(), offset, self.path())?;
+        self.write_at(buf, offset)?;
+        self.sync_data()
+    }
     /// The file's current length in bytes.
     fn len(&self) -> Result<u64>;
     /// Sets the file's length: truncates, or extends with zeros (not durable until synced).
@@ -114,6 +142,21 @@ pub trait VfsFile: Send + Sync + std::fmt::Debug {
             done += n;
         }
         Ok(())
+    }
+}
+
+/// EINVAL unless `offset` and `len` are multiples of [`DURABLE_BLOCK_BYTES`].
+pub(crate) fn check_durable_alignment(len: usize, offset: u64, path: &Path) -> Result<()> {
+    if offset.is_multiple_of(DURABLE_BLOCK_BYTES)
+        && (len as u64).is_multiple_of(DURABLE_BLOCK_BYTES)
+    {
+        Ok(())
+    } else {
+        Err(Error::new(
+            "pwrite (durable)",
+            path,
+            std::io::Error::from_raw_os_error(rustix::io::Errno::INVAL.raw_os_error()),
+        ))
     }
 }
 

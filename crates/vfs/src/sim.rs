@@ -16,6 +16,11 @@
 //! - **Power loss at a chosen operation** ([`SimVfs::crash_at`]): the durability-relevant
 //!   operations (create, write, set_len, allocate, sync_data, rename, remove, sync_dir) are
 //!   numbered from 0 in the order they happen; once `k` have happened, every operation fails.
+//! - **Durable writes** (`write_durable_at`, the simulated `O_DIRECT|O_DSYNC`): durable on
+//!   `Ok` whatever happens to the buffered writes around them; one numbered operation that
+//!   `Write` and `Sync` faults both match. One cut by the power (or failed with EIO) lands at
+//!   the crash not at all (`DropUnsynced`), whole (`KeepAll`), or as a random subset of its
+//!   512-byte sectors (`Tear`): a device does not write a multi-sector request atomically.
 //! - **Faults** ([`Fault`]): the nth matching operation fails with EIO or ENOSPC (real OS error
 //!   numbers, so `ErrorKind::StorageFull` works); a capacity limit gives ENOSPC.
 //!
@@ -34,6 +39,7 @@
 //! roots that always exist; other directories must be made with `create_dir_all`.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::{Allocation, Error, FileRef, OpenMode, Result, Vfs, VfsFile, VfsRef};
@@ -125,6 +131,8 @@ pub struct SimStats {
     pub writes: u64,
     pub bytes_written: u64,
     pub syncs: u64,
+    /// Successful `write_durable_at` calls (also counted in `writes`).
+    pub durable_writes: u64,
     pub dir_syncs: u64,
     pub renames: u64,
     pub removes: u64,
@@ -223,6 +231,12 @@ impl SimVfs {
         self.disk().set_allocate_supported(supported);
     }
 
+    /// When `false`, `open_direct` returns `false`, as on tmpfs: durable writes then fall back
+    /// to a write and a sync (two numbered operations).
+    pub fn set_direct_supported(&self, supported: bool) {
+        self.disk().set_direct_supported(supported);
+    }
+
     /// Sets the logical clock stamped on files and directories as they change.
     pub fn set_now_unix_secs(&self, secs: u64) {
         self.disk().set_now(secs);
@@ -258,6 +272,8 @@ struct SimFile {
     inode: u64,
     writable: bool,
     path: PathBuf,
+    /// `open_direct` succeeded: durable writes are single simulated direct writes.
+    direct: AtomicBool,
 }
 
 impl std::fmt::Debug for SimFile {
@@ -300,6 +316,7 @@ impl Vfs for SimVfs {
             inode,
             writable: mode != OpenMode::Read,
             path: path.to_path_buf(),
+            direct: AtomicBool::new(false),
         }))
     }
 
@@ -350,6 +367,26 @@ impl VfsFile for SimFile {
         lock(&self.disk)
             .sync(self.epoch, self.inode, &self.path)
             .map_err(err("fdatasync", &self.path))
+    }
+
+    fn open_direct(&self) -> Result<bool> {
+        let supported = lock(&self.disk).direct_supported(self.epoch);
+        let supported = supported.map_err(err("open O_DIRECT|O_DSYNC", &self.path))?;
+        self.check_writable("open O_DIRECT|O_DSYNC")?;
+        self.direct.store(supported, Ordering::Relaxed);
+        Ok(supported)
+    }
+
+    fn write_durable_at(&self, buf: &[u8], offset: u64) -> Result<()> {
+        crate::check_durable_alignment(buf.len(), offset, &self.path)?;
+        self.check_writable("pwrite (durable)")?;
+        if !self.direct.load(Ordering::Relaxed) {
+            self.write_at(buf, offset)?;
+            return self.sync_data();
+        }
+        lock(&self.disk)
+            .write_durable(self.epoch, self.inode, &self.path, buf, offset)
+            .map_err(err("pwrite O_DIRECT|O_DSYNC", &self.path))
     }
 
     fn len(&self) -> Result<u64> {

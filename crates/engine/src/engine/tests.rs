@@ -21,6 +21,7 @@ fn config() -> EngineConfig {
         lock_wait_timeout: Duration::from_secs(30),
         checkpoint_redo_bytes: None,
         retain_redo_for_binlog: false,
+        redo_flush_method: crate::RedoFlushMethod::Fsync,
     }
 }
 

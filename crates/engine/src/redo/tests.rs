@@ -17,6 +17,7 @@ fn config(file_bytes: u64) -> EngineConfig {
         lock_wait_timeout: Duration::from_secs(30),
         checkpoint_redo_bytes: None,
         retain_redo_for_binlog: false,
+        redo_flush_method: crate::RedoFlushMethod::Fsync,
     }
 }
 
@@ -266,4 +267,160 @@ fn payloads_come_back_after_a_crash() {
     assert_eq!(again, rec.binlog_payloads[5..].to_vec());
     let e = Arc::new(e);
     assert_eq!(e.stats().checkpoints, 0);
+}
+
+fn o_dsync(file_bytes: u64) -> EngineConfig {
+    EngineConfig { redo_flush_method: crate::RedoFlushMethod::ODsync, ..config(file_bytes) }
+}
+
+/// Payload `i`: `len` bytes of `i as u8`, so a wrong or shifted byte shows.
+fn payload(i: usize, len: usize) -> Vec<u8> {
+    vec![i as u8; len]
+}
+
+fn payload_len(i: usize) -> usize {
+    // 1 to 1 300 bytes: flushes inside one block, across one, and across a file end.
+    1 + (i * 397) % 1300
+}
+
+#[test]
+fn o_dsync_many_small_flushes_rewrite_the_tail_block() {
+    let sim = SimVfs::new();
+    let cfg = o_dsync(3 * 4096);
+    let (e, _) = open_with(sim.shared(), cfg.clone());
+    let before = sim.stats();
+    let mut flushes = 0;
+    let n = 120;
+    for i in 0..n {
+        let end = e.append_binlog_payload(&payload(i, payload_len(i))).expect("append");
+        if i % 9 == 4 {
+            // A buffered write first (innodb_flush_log_at_trx_commit=2): the next durable
+            // write must read its tail block back.
+            e.write_up_to(end).expect("write");
+        } else {
+            flushes += 1;
+        }
+        e.flush_up_to(end).expect("flush");
+        // Acknowledged means durable now, with no fdatasync of the log's data.
+        let path = format!("/data/#redo/redo.{}", end.0.saturating_sub(1) / (3 * 4096));
+        let durable = sim.durable_contents(&path).expect("file is durable");
+        let current = sim.contents(&path).expect("file");
+        let upto = (super::HEADER_BYTES + (end.0 - 1) % (3 * 4096) + 1) as usize;
+        assert_eq!(durable[..upto], current[..upto], "flush {i}: durable bytes differ");
+    }
+    let after = sim.stats();
+    let direct = after.durable_writes - before.durable_writes;
+    assert!(
+        direct >= flushes,
+        "one direct write per flush with bytes to write (more across a file end): {direct}"
+    );
+    // The only fdatasyncs: new files made before use, and the flushes after a buffered write.
+    let new_files = sim.shared().list_dir(Path::new("/data/#redo")).expect("list").len() as u64;
+    assert!(after.syncs - before.syncs <= new_files + (n as u64).div_ceil(9), "{after:?}");
+    assert_eq!(e.stats().redo_durable_writes, direct);
+    drop(e);
+    let (_, rec) = open_with(sim.crash(CrashMode::DropUnsynced).shared(), cfg);
+    assert_eq!(rec.binlog_payloads.len(), n);
+    for (i, p) in rec.binlog_payloads.iter().enumerate() {
+        assert_eq!(p.bytes, payload(i, payload_len(i)), "payload {i}");
+    }
+}
+
+#[test]
+fn o_dsync_a_crash_during_a_multi_block_write_keeps_every_acknowledged_record() {
+    let cfg = o_dsync(4 * 4096);
+    for seed in 0..48 {
+        let sim = SimVfs::new();
+        let (e, _) = open_with(sim.shared(), cfg.clone());
+        // Acknowledged: ends inside a block, so the cut write rewrites that block.
+        let acked: Vec<Lsn> =
+            (0..5).map(|i| e.append_binlog_payload(&payload(i, 700)).expect("append")).collect();
+        e.flush_up_to(acked[4]).expect("flush");
+        // Not acknowledged: 4 to 15 records of 900 bytes, several blocks, maybe across the
+        // file end; the power goes at the first or second operation of their flush (the
+        // second exists when the flush crosses into a new file).
+        let total = 5 + 4 + (seed as usize % 12);
+        for i in 5..total {
+            e.append_binlog_payload(&payload(i, 900)).expect("append");
+        }
+        let appended = e.next_lsn();
+        sim.crash_at(sim.op_count() + seed % 2);
+        let must_keep = match e.flush_up_to(appended) {
+            Ok(()) => total,
+            Err(err) => {
+                assert!(err.is_fatal(), "{err}");
+                5
+            }
+        };
+        drop(e);
+        let mode = match seed % 3 {
+            0 => CrashMode::Tear { seed },
+            1 => CrashMode::DropUnsynced,
+            _ => CrashMode::KeepAll,
+        };
+        let (e, rec) = open_with(sim.crash(mode).shared(), cfg.clone());
+        let got = &rec.binlog_payloads;
+        assert!(got.len() >= must_keep, "seed {seed} {mode:?}: acknowledged records lost");
+        for (i, p) in got.iter().enumerate() {
+            let want = payload(i, if i < 5 { 700 } else { 900 });
+            assert_eq!(p.bytes, want, "seed {seed}: record {i} wrong");
+        }
+        assert!(rec.end_lsn <= appended, "seed {seed}");
+        // Work after recovery is durable and lands behind the recovered end.
+        let end = e.append_binlog_payload(b"after").expect("append");
+        e.flush_up_to(end).expect("flush");
+        let kept = got.len();
+        drop(e);
+        let (_, rec) = open_with(sim.crash(CrashMode::Tear { seed }).shared(), cfg.clone());
+        assert_eq!(rec.binlog_payloads.len(), kept + 1, "seed {seed}");
+        assert_eq!(rec.binlog_payloads[kept].bytes, b"after");
+    }
+}
+
+#[test]
+fn o_dsync_a_failed_write_poisons_and_a_full_disk_is_clean() {
+    let sim = SimVfs::new();
+    let cfg = o_dsync(4096);
+    let (e, _) = open_with(sim.shared(), cfg.clone());
+    let first = e.append_binlog_payload(b"one").expect("append");
+    e.flush_up_to(first).expect("flush");
+    // ENOSPC from the device (thin provisioning): clean, nothing acknowledged, retry works.
+    sim.inject(Fault::new(FaultOp::Write, FaultKind::Enospc).on_path("redo"));
+    let second = e.append_binlog_payload(b"two").expect("append");
+    let err = e.flush_up_to(second).expect_err("full");
+    assert_eq!(err.mysql_code(), 1021, "{err}");
+    assert!(!err.is_fatal());
+    e.flush_up_to(second).expect("flush after space is back");
+    // EIO: poisoned for good.
+    sim.inject(Fault::new(FaultOp::Sync, FaultKind::Eio).on_path("redo"));
+    let third = e.append_binlog_payload(b"three").expect("append");
+    assert!(e.flush_up_to(third).expect_err("eio").is_fatal());
+    assert!(matches!(e.flush_up_to(third), Err(crate::Error::Poisoned)));
+    assert!(matches!(e.append_binlog_payload(b"four"), Err(crate::Error::Poisoned)));
+    drop(e);
+    let (_, rec) = open_with(sim.crash(CrashMode::DropUnsynced).shared(), cfg);
+    let got: Vec<&[u8]> = rec.binlog_payloads.iter().map(|p| &p.bytes[..]).collect();
+    assert_eq!(got[..2], [&b"one"[..], &b"two"[..]]);
+}
+
+#[test]
+fn o_dsync_falls_back_to_fdatasync_without_direct_io() {
+    let sim = SimVfs::new();
+    sim.set_direct_supported(false);
+    let cfg = o_dsync(4096);
+    let (e, _) = open_with(sim.shared(), cfg.clone());
+    let syncs = sim.stats().syncs;
+    let ends: Vec<Lsn> = (0..20)
+        .map(|i| {
+            let end = e.append_binlog_payload(&payload(i, 300)).expect("append");
+            e.flush_up_to(end).expect("flush");
+            end
+        })
+        .collect();
+    assert_eq!(sim.stats().durable_writes, 0);
+    assert!(sim.stats().syncs >= syncs + 20, "each flush is write + fdatasync");
+    drop(e);
+    let (_, rec) = open_with(sim.crash(CrashMode::DropUnsynced).shared(), cfg);
+    assert_eq!(rec.binlog_payloads.len(), 20);
+    assert_eq!(rec.binlog_payloads[19].end_lsn, ends[19]);
 }

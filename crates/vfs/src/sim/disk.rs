@@ -6,6 +6,13 @@
 //! failed sync stay readable but never become durable — Linux's behaviour since 4.13: after a
 //! writeback error the pages are marked clean and a later fsync returns success.
 //!
+//! Durable writes (`write_durable`, the simulated `O_DIRECT|O_DSYNC`) are applied to `current`
+//! and pushed on `pending` as [`DataOp::DurableWrite`]: they count as durable whatever a crash
+//! or a failed sync does to the buffered operations around them, and keep their place in the
+//! order (a buffered write before one is replayed under it, one after it over it). A durable
+//! write cut by the power (or failed with EIO) is kept apart as the inode's `interrupted`
+//! write: at the crash none, all, or (`Tear`) a random subset of its 512-byte sectors lands.
+//!
 //! Namespace: `files` maps each current path to its inode; `durable_files` is the map a crash
 //! falls back to; `pending_ns` lists the namespace changes since, oldest first, each an atomic
 //! group (a rename is one group: new name set, old name cleared). `sync_dir(d)` moves the changes
@@ -61,6 +68,11 @@ pub(super) enum DataOp {
     SetLen(u64),
     /// `fallocate` to this length: extends with zeros, never shrinks.
     Allocate(u64),
+    /// A write that returned `Ok` from `write_durable`: durable already, kept here for order.
+    DurableWrite {
+        offset: u64,
+        bytes: Vec<u8>,
+    },
 }
 
 /// The simulated device's sector: a torn write keeps whole sectors only.
@@ -69,7 +81,9 @@ pub(super) const SECTOR_SIZE: u64 = 512;
 impl DataOp {
     fn apply(&self, data: &mut Vec<u8>) {
         match self {
-            DataOp::Write { offset, bytes } => write_bytes(data, *offset, bytes),
+            DataOp::Write { offset, bytes } | DataOp::DurableWrite { offset, bytes } => {
+                write_bytes(data, *offset, bytes)
+            }
             DataOp::SetLen(len) => data.resize(to_usize(*len), 0),
             DataOp::Allocate(len) => {
                 if to_usize(*len) > data.len() {
@@ -81,8 +95,11 @@ impl DataOp {
 
     /// Applies the part of this operation a power cut in its middle leaves: for a write, the
     /// bytes up to a sector boundary chosen by `rng` (possibly none); other operations are
-    /// atomic and leave nothing.
+    /// atomic and leave nothing; a durable write had completed, so all of it stays.
     fn apply_torn(&self, data: &mut Vec<u8>, rng: &mut SplitMix64) {
+        if let DataOp::DurableWrite { .. } = self {
+            return self.apply(data);
+        }
         if let DataOp::Write { offset, bytes } = self {
             let end = offset + bytes.len() as u64;
             let first_boundary = (offset / SECTOR_SIZE + 1) * SECTOR_SIZE;
@@ -92,6 +109,29 @@ impl DataOp {
             if pick > 0 {
                 let cut = first_boundary + (pick - 1) * SECTOR_SIZE;
                 write_bytes(data, *offset, &bytes[..to_usize(cut - offset)]);
+            }
+        }
+    }
+}
+
+/// Lands what `mode` says of a durable write in flight at the power cut: nothing
+/// (`DropUnsynced`), everything (`KeepAll`), or each 512-byte sector with even odds (`Tear`) —
+/// a device writes a sector atomically but a multi-sector request in any order.
+fn apply_interrupted(
+    data: &mut Vec<u8>,
+    offset: u64,
+    bytes: &[u8],
+    mode: CrashMode,
+    rng: &mut SplitMix64,
+) {
+    match mode {
+        CrashMode::DropUnsynced => {}
+        CrashMode::KeepAll => write_bytes(data, offset, bytes),
+        CrashMode::Tear { .. } => {
+            for (i, sector) in bytes.chunks(SECTOR_SIZE as usize).enumerate() {
+                if rng.below(2) == 1 {
+                    write_bytes(data, offset + i as u64 * SECTOR_SIZE, sector);
+                }
             }
         }
     }
@@ -127,6 +167,8 @@ pub(super) struct Inode {
     pending: Vec<DataOp>,
     modified_unix_secs: u64,
     syncs: u64,
+    /// A durable write the power cut (or an EIO failed): `(offset, bytes)`.
+    interrupted: Option<(u64, Vec<u8>)>,
 }
 
 impl Inode {
@@ -134,6 +176,17 @@ impl Inode {
         op.apply(&mut self.current);
         self.pending.push(op);
         self.modified_unix_secs = now;
+    }
+
+    /// What a crash with nothing kept would leave: the synced bytes and the durable writes.
+    fn durable_now(&self) -> Vec<u8> {
+        let mut data = self.durable.clone();
+        for op in &self.pending {
+            if let DataOp::DurableWrite { .. } = op {
+                op.apply(&mut data);
+            }
+        }
+        data
     }
 
     fn crash(&mut self, mode: CrashMode, rng: &mut SplitMix64) {
@@ -147,6 +200,16 @@ impl Inode {
         }
         if let (CrashMode::Tear { .. }, Some(cut)) = (mode, self.pending.get(keep)) {
             cut.apply_torn(&mut self.durable, rng);
+        }
+        // Durable writes past the kept prefix landed anyway (the cut one, if durable, above).
+        let skip = if matches!(mode, CrashMode::Tear { .. }) { keep + 1 } else { keep };
+        for op in self.pending.iter().skip(skip) {
+            if let DataOp::DurableWrite { .. } = op {
+                op.apply(&mut self.durable);
+            }
+        }
+        if let Some((offset, bytes)) = self.interrupted.take() {
+            apply_interrupted(&mut self.durable, offset, &bytes, mode, rng);
         }
         self.pending.clear();
         self.current = self.durable.clone();
@@ -202,6 +265,7 @@ pub(super) struct Disk {
     now_unix_secs: u64,
     capacity: Option<u64>,
     allocate_supported: bool,
+    direct_supported: bool,
     faults: Vec<ArmedFault>,
     next_inode: u64,
     inodes: BTreeMap<u64, Inode>,
@@ -230,6 +294,7 @@ impl Disk {
             now_unix_secs: 0,
             capacity: None,
             allocate_supported: true,
+            direct_supported: true,
             faults: Vec::new(),
             next_inode: 1,
             inodes: BTreeMap::new(),
@@ -271,6 +336,15 @@ impl Disk {
         self.allocate_supported = supported;
     }
 
+    pub(super) fn set_direct_supported(&mut self, supported: bool) {
+        self.direct_supported = supported;
+    }
+
+    pub(super) fn direct_supported(&self, epoch: u64) -> io::Result<bool> {
+        self.check_alive(epoch)?;
+        Ok(self.direct_supported)
+    }
+
     pub(super) fn set_now(&mut self, secs: u64) {
         self.now_unix_secs = secs;
     }
@@ -291,7 +365,7 @@ impl Disk {
     }
 
     pub(super) fn durable_contents(&self, path: &Path) -> Option<Vec<u8>> {
-        self.durable_files.get(path).and_then(|id| self.inodes.get(id)).map(|i| i.durable.clone())
+        self.durable_files.get(path).and_then(|id| self.inodes.get(id)).map(Inode::durable_now)
     }
 
     pub(super) fn sync_count(&self, path: &Path) -> Option<u64> {
@@ -622,14 +696,54 @@ impl Disk {
         let outcome = self.fire_fault(FaultOp::Sync, &[path]);
         let inode = self.inode_mut(id)?;
         let pending = std::mem::take(&mut inode.pending);
-        if outcome.is_ok() {
-            for op in &pending {
+        for op in &pending {
+            // A failed sync loses the buffered writes, never the durable ones.
+            if outcome.is_ok() || matches!(op, DataOp::DurableWrite { .. }) {
                 op.apply(&mut inode.durable);
             }
+        }
+        if outcome.is_ok() {
             inode.syncs += 1;
             self.stats.syncs += 1;
         }
         outcome
+    }
+
+    /// The simulated `O_DIRECT|O_DSYNC` write: one numbered operation that both `Write` and
+    /// `Sync` faults match. On `Ok` the bytes are durable; cut by the power or failed with EIO,
+    /// the write is kept as the inode's interrupted write (see the module docs); ENOSPC changes
+    /// nothing.
+    pub(super) fn write_durable(
+        &mut self,
+        epoch: u64,
+        id: u64,
+        path: &Path,
+        bytes: &[u8],
+        offset: u64,
+    ) -> io::Result<()> {
+        self.check_alive(epoch)?;
+        let end = checked_end(offset, bytes.len())?;
+        self.inode(id)?;
+        let outcome = self
+            .count_op(epoch)
+            .and_then(|()| self.fire_fault(FaultOp::Write, &[path]))
+            .and_then(|()| self.fire_fault(FaultOp::Sync, &[path]));
+        if let Err(e) = outcome {
+            if self.power_lost || e.raw_os_error() == Some(Errno::IO.raw_os_error()) {
+                self.inode_mut(id)?.interrupted = Some((offset, bytes.to_vec()));
+            }
+            return Err(e);
+        }
+        let len = self.inode(id)?.current.len() as u64;
+        self.check_capacity(end.saturating_sub(len))?;
+        let now = self.now_unix_secs;
+        if !bytes.is_empty() {
+            self.inode_mut(id)?.push(DataOp::DurableWrite { offset, bytes: bytes.to_vec() }, now);
+        }
+        self.stats.writes += 1;
+        self.stats.durable_writes += 1;
+        self.stats.bytes_written += bytes.len() as u64;
+        Ok(())
     }
 
     pub(super) fn len(&self, epoch: u64, id: u64) -> io::Result<u64> {
