@@ -174,13 +174,7 @@ struct MemberState<E: Engine> {
     outcome: Outcome,
     /// The task awaiting this member through a [`PendingCommit`], woken with `done`.
     waker: Option<Waker>,
-    /// Run by the COMMIT leader's thread once the transaction committed, before the task is
-    /// woken ([`PendingCommit::on_committed`]); dropped unrun on any other outcome.
-    on_committed: Option<CommittedHook>,
 }
-
-/// See [`PendingCommit::on_committed`].
-pub type CommittedHook = Box<dyn FnOnce() + Send>;
 
 /// A transaction in the pipeline: a session's place in the stage queues.
 struct Member<E: Engine> {
@@ -894,7 +888,6 @@ impl<E: Engine> Inner<E> {
                 written: false,
                 outcome: Outcome::Pending,
                 waker: None,
-                on_committed: None,
             }),
             done: Condvar::new(),
         })))
@@ -1374,7 +1367,7 @@ impl<E: Engine> Inner<E> {
     /// wake-up lets a follower preempt the leader on this core, and on a busy machine the
     /// leader would then wait behind every runnable thread with the rest of its group's
     /// row locks and the commit lock still held. Returns the members' task wakers.
-    fn commit_stage(&self, group: &[Arc<Member<E>>]) -> Vec<Wake> {
+    fn commit_stage(&self, group: &[Arc<Member<E>>]) -> Vec<Option<Waker>> {
         self.stats.group(Stage::Commit, group.len());
         let mut latencies = Vec::with_capacity(group.len());
         let mut wakers = Vec::with_capacity(group.len());
@@ -1382,9 +1375,8 @@ impl<E: Engine> Inner<E> {
             let mut st = m.st.lock();
             let r = self.finish_member(&mut st);
             latencies.push(m.start.elapsed());
-            let hook = st.on_committed.take().filter(|_| r.is_ok());
             st.outcome = Outcome::Done(r);
-            wakers.push(Wake { waker: st.waker.take(), hook });
+            wakers.push(st.waker.take());
         }
         self.settle(group.len() as u64);
         self.stats.record_latencies(&latencies);
@@ -1421,7 +1413,6 @@ enum Prepared<E: Engine> {
 /// Sets a member's outcome and wakes whoever waits for it: a thread in `wait_done` (the
 /// condvar) or a task polling a [`PendingCommit`] (its waker).
 fn complete<E: Engine>(m: &Member<E>, st: &mut MemberState<E>, outcome: Outcome) {
-    st.on_committed = None;
     st.outcome = outcome;
     m.done.notify_one();
     if let Some(w) = st.waker.take() {
@@ -1433,30 +1424,14 @@ fn complete<E: Engine>(m: &Member<E>, st: &mut MemberState<E>, outcome: Outcome)
 /// member, outside every stage lock and outside the members' own mutexes (a waiter checks its
 /// outcome under its mutex before it sleeps, and the outcome was stored under that mutex, so
 /// no wake-up is lost), so a woken follower does not block again on a mutex the leader holds.
-///
-/// The members' [`PendingCommit::on_committed`] hooks run first, all of them, then the
-/// wake-ups: a hook answers its client directly, so the clients hear of their commits without
-/// waiting for their sessions' tasks to be scheduled.
-fn signal_done<E: Engine>(group: &[Arc<Member<E>>], wakes: Vec<Wake>, epoch: Instant) {
-    let mut wakes = wakes;
-    for w in &mut wakes {
-        if let Some(hook) = w.hook.take() {
-            hook();
-        }
-    }
-    for (m, w) in group.iter().zip(wakes) {
+fn signal_done<E: Engine>(group: &[Arc<Member<E>>], wakers: Vec<Option<Waker>>, epoch: Instant) {
+    for (m, w) in group.iter().zip(wakers) {
         m.signaled_ns.store((epoch.elapsed().as_nanos() as u64).max(1), Ordering::Relaxed);
         m.done.notify_one();
-        if let Some(w) = w.waker {
+        if let Some(w) = w {
             w.wake();
         }
     }
-}
-
-/// What [`signal_done`] does for one member of a committed group.
-struct Wake {
-    waker: Option<Waker>,
-    hook: Option<CommittedHook>,
 }
 
 /// A commit handed to the pipeline ([`Coordinator::commit_deferred`]) whose outcome is awaited
@@ -1570,26 +1545,6 @@ impl<E: Engine> PendingCommit<E> {
         if let PendingState::Leader(m, _) = state {
             self.state = PendingState::Queued(m);
         }
-        true
-    }
-
-    /// Has `hook` run on the pipeline thread that commits this transaction, right after its
-    /// engine commit (so once it is durable as configured and visible) and before its task
-    /// is woken; on any other outcome the hook is dropped unrun. For a server that answers
-    /// its client from there instead of after the wake-up. False (hook dropped) when the
-    /// outcome is already known or this session still has to lead ([`Self::needs_thread`]):
-    /// a hook only saves anything for a commit another thread completes.
-    ///
-    /// The hook runs on a thread that leads a pipeline stage: it must not block or take long.
-    /// The outcome is stored before the hook runs, so a poll that finds it may come first:
-    /// the hook must be ready to find its answer no longer wanted.
-    pub fn on_committed(&mut self, hook: CommittedHook) -> bool {
-        let PendingState::Queued(m) = &self.state else { return false };
-        let mut st = m.st.lock();
-        if !matches!(st.outcome, Outcome::Pending) {
-            return false;
-        }
-        st.on_committed = Some(hook);
         true
     }
 

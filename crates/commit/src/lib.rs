@@ -32,9 +32,7 @@ mod writeset;
 
 pub use cache::{datetime_from_binlog, datetime_to_binlog, table_map, BinlogCache, MappedTable};
 pub use config::CommitConfig;
-pub use coordinator::{
-    CommitInfo, CommittedHook, Coordinator, OpenOptions, PendingCommit, RecoveryOutcome,
-};
+pub use coordinator::{CommitInfo, Coordinator, OpenOptions, PendingCommit, RecoveryOutcome};
 pub use engine_api::Engine;
 pub use error::{Error, ErrorClass, Result};
 pub use gtid_state::{GtidNext, OwnedGtid};

@@ -187,10 +187,6 @@ impl sql::DeferredCommit for Deferred {
         self.0.hand_off()
     }
 
-    fn on_committed(&mut self, hook: Box<dyn FnOnce() + Send>) -> bool {
-        self.0.on_committed(hook)
-    }
-
     fn poll_done(
         &mut self,
         cx: &mut std::task::Context<'_>,

@@ -502,19 +502,12 @@ impl SqlConnection {
     /// if that thread is stopped); a follower just waits to be woken. The statement's answer
     /// goes out only after this, so nothing is acknowledged before it is durable.
     ///
-    /// `answer`: the statement's answer and where it goes. When another thread completes the
-    /// commit, an OK answer is written by that thread the moment the transaction is committed
-    /// ([`protocol::EarlyAnswer`]); then this returns true and the caller writes nothing more.
-    ///
     /// Why not `spawn_blocking`: that put two cross-thread wake-ups (to a pool thread and back
     /// to a worker) on the path of every leader's commit — every commit with one connection:
     /// 5.3 context switches and ~73 µs of server CPU per transaction at 1 thread with free
     /// fsyncs, against 1.0 and ~30 µs now (bench/RESULTS.md, "Server layer per statement").
-    async fn finish_commit(
-        &mut self,
-        answer: Option<(&Output, &mut ResultWriter<'_>)>,
-    ) -> Result<bool, sql::SqlError> {
-        let Some(mut pending) = self.session.take_deferred_commit() else { return Ok(false) };
+    async fn finish_commit(&mut self) -> Result<(), sql::SqlError> {
+        let Some(mut pending) = self.session.take_deferred_commit() else { return Ok(()) };
         if pending.needs_thread() {
             if OPEN_SESSIONS.load(Ordering::Relaxed) <= 1 {
                 // The only connection: nothing needs this worker during the fsyncs, so it
@@ -527,30 +520,8 @@ impl SqlConnection {
                 tokio::task::block_in_place(|| pending.run());
             }
         }
-        let mut early = None;
-        if let Some((Output::Ok { affected_rows, last_insert_id, info, warnings }, out)) = answer {
-            if early_answers() && !pending.needs_thread() {
-                out.set_transaction_state(self.session.autocommit(), self.session.in_transaction());
-                let ok = OkResult {
-                    affected_rows: *affected_rows,
-                    last_insert_id: *last_insert_id,
-                    warnings: *warnings,
-                    info: info.clone(),
-                };
-                if let Some(a) = out.early_ok(&ok) {
-                    if pending.on_committed(a.sender()) {
-                        early = Some((a, out));
-                    }
-                }
-            }
-        }
-        let outcome = std::future::poll_fn(|cx| pending.poll_done(cx)).await;
-        let answered = match early {
-            Some((a, out)) => out.settle_early(a),
-            None => false,
-        };
-        match outcome {
-            Ok(_) => Ok(answered),
+        match std::future::poll_fn(|cx| pending.poll_done(cx)).await {
+            Ok(_) => Ok(()),
             Err(e) => Err(self.session.deferred_commit_failed(e)),
         }
     }
@@ -558,14 +529,9 @@ impl SqlConnection {
     /// One statement: on this worker thread ([`sql::Session::try_query`]), again after the
     /// holder of a row lock it needed has ended; if it would block otherwise (or keeps meeting
     /// locks, or a holder takes long), under `block_in_place`, where the engine's lock waits
-    /// (timeout, deadlock detection) apply. `None`: the answer went out already (see
-    /// [`Self::finish_commit`]).
-    async fn run_query(
-        &mut self,
-        sql: &str,
-        out: &mut ResultWriter<'_>,
-    ) -> Result<Option<Output>, sql::SqlError> {
-        self.run_attempts(|s| s.try_query(sql), |s| s.query(sql), out).await
+    /// (timeout, deadlock detection) apply.
+    async fn run_query(&mut self, sql: &str) -> Result<Output, sql::SqlError> {
+        self.run_attempts(|s| s.try_query(sql), |s| s.query(sql)).await
     }
 
     /// [`Self::run_query`] for a prepared statement.
@@ -573,9 +539,8 @@ impl SqlConnection {
         &mut self,
         prepared: &sql::Prepared,
         params: &[engine::Value],
-        out: &mut ResultWriter<'_>,
-    ) -> Result<Option<Output>, sql::SqlError> {
-        self.run_attempts(|s| s.try_execute(prepared, params), |s| s.execute(prepared, params), out)
+    ) -> Result<Output, sql::SqlError> {
+        self.run_attempts(|s| s.try_execute(prepared, params), |s| s.execute(prepared, params))
             .await
     }
 
@@ -585,14 +550,13 @@ impl SqlConnection {
         &mut self,
         mut attempt: impl FnMut(&mut sql::Session) -> sql::Attempt,
         blocking: impl FnOnce(&mut sql::Session) -> Result<Output, sql::SqlError>,
-        out: &mut ResultWriter<'_>,
-    ) -> Result<Option<Output>, sql::SqlError> {
+    ) -> Result<Output, sql::SqlError> {
         for _ in 0..ASYNC_LOCK_RETRIES {
             match attempt(&mut self.session) {
                 sql::Attempt::Done(r) => {
                     let output = r?;
-                    let answered = self.finish_commit(Some((&output, out))).await?;
-                    return Ok((!answered).then_some(output));
+                    self.finish_commit().await?;
+                    return Ok(output);
                 }
                 sql::Attempt::Wait(lock) => {
                     // The statement was undone and holds nothing: a KILL [QUERY] ends it here.
@@ -609,7 +573,6 @@ impl SqlConnection {
         tokio::task::block_in_place(|| {
             engine::interruptible(interrupt, || blocking(&mut self.session))
         })
-        .map(Some)
     }
 
     /// The engine's interrupt check for this connection's blocking waits: a KILL QUERY or
@@ -618,13 +581,6 @@ impl SqlConnection {
         let process = self.process.clone();
         Arc::new(move || process.killed() >= crate::processlist::KILL_QUERY)
     }
-}
-
-/// Whether a committed statement's OK may be written by the committing pipeline thread
-/// ([`protocol::EarlyAnswer`]); `BINLOGD_EARLY_ANSWER=0` turns it off, for measurements.
-fn early_answers() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("BINLOGD_EARLY_ANSWER").is_none_or(|v| v != "0"))
 }
 
 /// How long a SHUTDOWN waits, no longer accepting connections, so the connection that asked
@@ -662,10 +618,8 @@ impl Session for SqlConnection {
             }
             Ok(())
         } else {
-            match self.run_query(sql, out).await.map_err(|e| to_protocol_error(&e))? {
-                Some(output) => self.write(output, out).await,
-                None => Ok(()),
-            }
+            let output = self.run_query(sql).await.map_err(|e| to_protocol_error(&e))?;
+            self.write(output, out).await
         }
     }
 
@@ -693,10 +647,9 @@ impl Session for SqlConnection {
                 protocol::SqlError::unknown_statement(stmt_id, "mysqld_stmt_execute")
             })?;
         let params: Vec<engine::Value> = params.iter().map(to_engine_value).collect();
-        match self.run_prepared(&prepared, &params, out).await.map_err(|e| to_protocol_error(&e))? {
-            Some(output) => self.write(output, out).await,
-            None => Ok(()),
-        }
+        let output =
+            self.run_prepared(&prepared, &params).await.map_err(|e| to_protocol_error(&e))?;
+        self.write(output, out).await
     }
 
     fn close_statement(&mut self, stmt_id: u32) {

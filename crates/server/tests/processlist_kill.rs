@@ -495,10 +495,8 @@ async fn a_prepared_statement_is_listed_with_its_text_while_it_executes() {
         .await
         .expect("ended")
         .expect("joined");
-    // Idle again, without the text. The OK can reach the client (written by the commit
-    // pipeline's thread) a moment before the session marks itself idle, as mysqld sends the
-    // answer before `dispatch_command` sets COM_SLEEP: poll.
-    wait_for(p, waiter_id, Some(("Sleep", "NULL"))).await;
+    let row = process(p, waiter_id).await.expect("still listed");
+    assert_eq!((row[4].as_str(), row[7].as_str()), ("Sleep", "NULL"));
     assert_eq!(rows(&mut waiter, "SELECT v FROM d.t WHERE id = 1").await, [["11"]]);
 }
 

@@ -36,7 +36,7 @@ pub use auth::{AuthCache, AuthPlugin, Sha2Hash, StoredPassword, UserAuth};
 pub use error::{Error, Result, SqlError};
 pub use keys::ServerKeys;
 pub use packet::PacketWriter;
-pub use results::{EarlyAnswer, OkResult, ResultWriter};
+pub use results::{OkResult, ResultWriter};
 pub use server::{Limits, Server, ServerConfig};
 pub use session::{Backend, ConnectionInfo, PreparedStatement, ReplicationCommand, Session};
 pub use stats::Stats;

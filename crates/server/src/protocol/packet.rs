@@ -228,9 +228,6 @@ pub struct PacketStream {
     seq: u8,
     max_allowed_packet: usize,
     stats: Arc<Stats>,
-    /// A dup of the plain socket for answers written by other threads
-    /// ([`super::results::EarlyAnswer`]), made on first use and kept for the connection's life.
-    answer_socket: Option<Arc<SocketHandle>>,
 }
 
 impl PacketStream {
@@ -246,7 +243,6 @@ impl PacketStream {
             seq: 0,
             max_allowed_packet,
             stats,
-            answer_socket: None,
         }
     }
 
@@ -335,33 +331,6 @@ impl PacketStream {
         build(&mut self.scratch);
         let mut payload = &self.scratch[..];
         self.seq = packet_to_chunks(self.seq, &mut payload, &mut self.write_buf);
-    }
-
-    /// Frames one packet built by `build` as [`Self::write_with`] would, with the next
-    /// sequence ids, but into a buffer of its own; the stream's buffer and sequence counter are
-    /// left as they are. Returns the framed bytes and the sequence id that would follow them
-    /// (see [`Self::resume_framed`]).
-    pub(crate) fn frame_aside(&mut self, build: impl FnOnce(&mut Vec<u8>)) -> (BytesMut, u8) {
-        self.scratch.clear();
-        build(&mut self.scratch);
-        let mut payload = &self.scratch[..];
-        let mut framed = BytesMut::with_capacity(payload.len() + 4);
-        let seq = packet_to_chunks(self.seq, &mut payload, &mut framed);
-        (framed, seq)
-    }
-
-    /// The server's counters.
-    pub(crate) fn stats(&self) -> &Stats {
-        &self.stats
-    }
-
-    /// The socket handle answers written by other threads go out on (`None` over TLS, or if
-    /// the socket cannot be duplicated).
-    pub(crate) fn answer_socket(&mut self) -> Option<Arc<SocketHandle>> {
-        if self.answer_socket.is_none() {
-            self.answer_socket = Some(Arc::new(self.clone_socket()?.ok()?));
-        }
-        self.answer_socket.clone()
     }
 
     /// Appends one packet with the given payload to the output buffer.

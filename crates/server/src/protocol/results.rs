@@ -19,13 +19,8 @@ use mysql_common::packets::Column;
 use mysql_common::proto::MySerialize;
 use mysql_common::Value;
 
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::sync::Arc;
-
-use bytes::BytesMut;
-
 use super::error::{Error, Result, SqlError};
-use super::packet::{PacketStream, SocketHandle};
+use super::packet::PacketStream;
 
 /// The fields of an OK packet a session chooses; status flags come from the connection.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -65,8 +60,6 @@ pub struct ResultWriter<'a> {
     pending: Option<PendingEnd>,
     columns: Option<Vec<ColumnShape>>,
     row_buf: Vec<u8>,
-    /// The command's answer went out through an [`EarlyAnswer`]: nothing more is written.
-    answered: bool,
 }
 
 impl<'a> ResultWriter<'a> {
@@ -86,7 +79,6 @@ impl<'a> ResultWriter<'a> {
             pending: None,
             columns: None,
             row_buf: Vec::new(),
-            answered: false,
         }
     }
 
@@ -178,68 +170,10 @@ impl<'a> ResultWriter<'a> {
         Ok(())
     }
 
-    /// Frames `ok` as this command's whole answer, with the status flags set so far, for
-    /// another thread to write ([`EarlyAnswer`]); then [`Self::settle_early`] must be called
-    /// before anything else is written. `None` when the answer cannot go out that way: over
-    /// TLS (the stream's state is the connection's), or when something of this command is
-    /// already buffered or held back.
-    pub fn early_ok(&mut self, ok: &OkResult) -> Option<EarlyAnswer> {
-        if self.answered
-            || self.pending.is_some()
-            || self.columns.is_some()
-            || self.io.buffered() > 0
-        {
-            return None;
-        }
-        let socket = self.io.answer_socket()?;
-        let mut status = *self.status;
-        status.set(StatusFlags::SERVER_MORE_RESULTS_EXISTS, false);
-        let (bytes, seq_after) = self.io.frame_aside(|buf| ok_payload(buf, ok, status, 0x00));
-        Some(EarlyAnswer {
-            shared: Arc::new(EarlyShared {
-                bytes,
-                socket,
-                state: AtomicU8::new(EARLY_ARMED),
-                written: AtomicUsize::new(0),
-            }),
-            seq_after,
-        })
-    }
-
-    /// Ends an [`EarlyAnswer`]: true when its sender took it (the answer went out, and what
-    /// the socket did not take is buffered to be flushed as usual; the command is answered),
-    /// false when it never ran and never will (the caller answers as usual).
-    pub fn settle_early(&mut self, early: EarlyAnswer) -> bool {
-        let shared = &early.shared;
-        if shared
-            .state
-            .compare_exchange(EARLY_ARMED, EARLY_CANCELLED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
-            return false;
-        }
-        // The sender claimed it: it is inside one non-blocking write, so this wait is short.
-        let mut spins = 0u32;
-        while shared.state.load(Ordering::Acquire) != EARLY_SENT {
-            spins += 1;
-            if spins < 64 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
-        let written = shared.written.load(Ordering::Acquire);
-        self.io.resume_framed(&shared.bytes[written..], early.seq_after, written as u64);
-        self.io.stats().early_answer();
-        self.answered = true;
-        true
-    }
-
     /// Completes the command after the session returned `outcome`: writes the held-back
     /// terminator, or the ERR for a client error. Fatal errors are handed back.
     pub(crate) fn finish(mut self, outcome: Result<()>) -> Result<()> {
         match outcome {
-            Ok(()) if self.answered => Ok(()),
             Ok(()) => {
                 if self.columns.is_some() {
                     self.end_result_set(0)?;
@@ -292,86 +226,18 @@ impl<'a> ResultWriter<'a> {
 /// Appends an OK packet; `header` is 0x00, or 0xFE for a result-set terminator under
 /// CLIENT_DEPRECATE_EOF.
 pub(crate) fn write_ok(io: &mut PacketStream, ok: &OkResult, status: StatusFlags, header: u8) {
-    io.write_with(|buf| ok_payload(buf, ok, status, header));
-}
-
-/// An OK packet's payload.
-fn ok_payload(buf: &mut Vec<u8>, ok: &OkResult, status: StatusFlags, header: u8) {
     // Format: header | affected_rows lenenc | last_insert_id lenenc | status u16 | warnings u16
     //         | info lenenc (only when non-empty; mysqld's net_send_ok)
-    buf.push(header);
-    buf.put_lenenc_int(ok.affected_rows);
-    buf.put_lenenc_int(ok.last_insert_id);
-    buf.extend_from_slice(&status.bits().to_le_bytes());
-    buf.extend_from_slice(&ok.warnings.to_le_bytes());
-    if !ok.info.is_empty() {
-        buf.put_lenenc_str(ok.info.as_bytes());
-    }
-}
-
-const EARLY_ARMED: u8 = 0;
-const EARLY_SENDING: u8 = 1;
-const EARLY_SENT: u8 = 2;
-const EARLY_CANCELLED: u8 = 3;
-
-/// A command's whole answer (one framed OK packet) that another thread may write to the
-/// client directly: the commit pipeline's COMMIT thread, the moment the transaction is
-/// committed ([`ResultWriter::early_ok`], then [`EarlyAnswer::sender`] for that thread, then
-/// [`ResultWriter::settle_early`] once the session resumes).
-///
-/// Why: a session awaiting its commit is a task woken by the pipeline thread through the
-/// runtime, and on a busy 2-core machine that wake-up took 115–127 µs a commit at 16
-/// connections (bench/RESULTS.md, "Pipeline threads"); the client waited for it. Written from
-/// the committing thread, the answer reaches the client at once, and the task's wake-up
-/// overlaps the client's own turn-around. The write is one non-blocking `write` on a dup of
-/// the connection's socket (the tail thread writes dumps the same way); whatever the socket
-/// does not take, the session writes when it resumes, so the bytes stay in order. Exactly
-/// one of the two sides answers: the sender claims the answer, or the session cancels it,
-/// with one compare-and-swap.
-pub struct EarlyAnswer {
-    shared: Arc<EarlyShared>,
-    seq_after: u8,
-}
-
-struct EarlyShared {
-    bytes: BytesMut,
-    socket: Arc<SocketHandle>,
-    state: AtomicU8,
-    written: AtomicUsize,
-}
-
-impl EarlyAnswer {
-    /// What the committing thread runs: writes the answer unless the session cancelled it.
-    pub fn sender(&self) -> Box<dyn FnOnce() + Send> {
-        let shared = self.shared.clone();
-        Box::new(move || shared.send())
-    }
-}
-
-impl EarlyShared {
-    fn send(&self) {
-        use std::io::Write;
-        if self
-            .state
-            .compare_exchange(EARLY_ARMED, EARLY_SENDING, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            return;
+    io.write_with(|buf| {
+        buf.push(header);
+        buf.put_lenenc_int(ok.affected_rows);
+        buf.put_lenenc_int(ok.last_insert_id);
+        buf.extend_from_slice(&status.bits().to_le_bytes());
+        buf.extend_from_slice(&ok.warnings.to_le_bytes());
+        if !ok.info.is_empty() {
+            buf.put_lenenc_str(ok.info.as_bytes());
         }
-        let mut done = 0;
-        while done < self.bytes.len() {
-            match (&*self.socket).write(&self.bytes[done..]) {
-                Ok(0) => break,
-                Ok(n) => done += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                // A full socket (WouldBlock) or a broken one: the session writes the rest and
-                // meets the error itself.
-                Err(_) => break,
-            }
-        }
-        self.written.store(done, Ordering::Release);
-        self.state.store(EARLY_SENT, Ordering::Release);
-    }
+    });
 }
 
 /// Appends a (pre-CLIENT_DEPRECATE_EOF) EOF packet.
@@ -651,106 +517,6 @@ mod tests {
         .expect("encodes");
         // header, bitmap (column 1 -> bit 3), LONG 7, TINY 3
         assert_eq!(buf, vec![0x00, 0b0000_1000, 7, 0, 0, 0, 3]);
-    }
-
-    /// A connection's packet stream over one end of a Unix socket pair, mid-command (the
-    /// client's command packet had sequence id 0), and the client's end.
-    fn stream_pair() -> (PacketStream, std::os::unix::net::UnixStream) {
-        let (server, client) = std::os::unix::net::UnixStream::pair().expect("socketpair");
-        server.set_nonblocking(true).expect("non-blocking");
-        let server = tokio::net::UnixStream::from_std(server).expect("registered");
-        let mut io = PacketStream::new(server, 1 << 24, Arc::new(super::super::Stats::default()));
-        io.set_seq(1);
-        (io, client)
-    }
-
-    fn ok_packet(seq: u8, ok: &OkResult, status: StatusFlags) -> Vec<u8> {
-        let mut payload = Vec::new();
-        ok_payload(&mut payload, ok, status, 0x00);
-        let mut framed = (payload.len() as u32).to_le_bytes()[..3].to_vec();
-        framed.push(seq);
-        framed.extend_from_slice(&payload);
-        framed
-    }
-
-    fn read_exactly(client: &mut std::os::unix::net::UnixStream, n: usize) -> Vec<u8> {
-        use std::io::Read;
-        let mut got = vec![0u8; n];
-        client.read_exact(&mut got).expect("read");
-        got
-    }
-
-    /// The three ways an early answer ends: sent whole by the other thread; cancelled by the
-    /// session before the sender ran (the sender then writes nothing); sent in part into a
-    /// full socket, the rest written by the session, in order.
-    #[tokio::test]
-    async fn early_answer_is_written_exactly_once() {
-        use std::io::Write;
-        let ok =
-            OkResult { affected_rows: 1, info: "Rows matched: 1".into(), ..OkResult::default() };
-        let mut status = StatusFlags::SERVER_STATUS_AUTOCOMMIT;
-
-        // Sent by the "pipeline thread".
-        let (mut io, mut client) = stream_pair();
-        let mut out =
-            ResultWriter::new(&mut io, CapabilityFlags::empty(), true, false, &mut status);
-        let early = out.early_ok(&ok).expect("plain socket, nothing buffered");
-        std::thread::spawn(early.sender()).join().expect("sender");
-        assert!(out.settle_early(early), "the sender took it");
-        assert!(out.early_ok(&ok).is_none(), "answered once");
-        out.finish(Ok(())).expect("nothing more to write");
-        assert_eq!(io.buffered(), 0);
-        assert_eq!(io.seq(), 2);
-        let want = ok_packet(1, &ok, StatusFlags::SERVER_STATUS_AUTOCOMMIT);
-        assert_eq!(read_exactly(&mut client, want.len()), want);
-        assert_eq!(
-            io.stats().snapshot().iter().find(|(k, _)| *k == "Early_commit_answers").map(|x| x.1),
-            Some(1)
-        );
-
-        // Cancelled: the session answers as usual, the late sender writes nothing.
-        let (mut io, mut client) = stream_pair();
-        let mut out =
-            ResultWriter::new(&mut io, CapabilityFlags::empty(), true, false, &mut status);
-        let early = out.early_ok(&ok).expect("early answer");
-        let sender = early.sender();
-        assert!(!out.settle_early(early), "never sent");
-        sender();
-        out.ok(ok.clone()).expect("ok");
-        out.finish(Ok(())).expect("finish");
-        io.flush().await.expect("flush");
-        assert_eq!(read_exactly(&mut client, want.len()), want);
-        client.set_nonblocking(true).expect("non-blocking");
-        let mut rest = [0u8; 64];
-        let extra = std::io::Read::read(&mut client, &mut rest);
-        assert!(
-            matches!(&extra, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
-            "a second answer arrived: {extra:?}"
-        );
-
-        // A full socket: the sender writes what fits, the session the rest.
-        let (mut io, mut client) = stream_pair();
-        let sock = io.answer_socket().expect("dup");
-        let filler = vec![0x55u8; 4096];
-        let mut filled = 0;
-        while let Ok(n) = (&*sock).write(&filler) {
-            filled += n;
-        }
-        let mut out =
-            ResultWriter::new(&mut io, CapabilityFlags::empty(), true, false, &mut status);
-        let early = out.early_ok(&ok).expect("early answer");
-        std::thread::spawn(early.sender()).join().expect("sender");
-        assert!(out.settle_early(early), "the sender took it, whatever it wrote");
-        out.finish(Ok(())).expect("finish");
-        let total = filled + want.len();
-        let reader = std::thread::spawn(move || {
-            let got = read_exactly(&mut client, total);
-            (got, filled)
-        });
-        io.flush().await.expect("the rest");
-        let (got, filled) = reader.join().expect("reader");
-        assert!(got[..filled].iter().all(|&b| b == 0x55));
-        assert_eq!(&got[filled..], &want[..]);
     }
 
     #[test]

@@ -5,9 +5,8 @@
 //! MySQL has one (`Threads_connected`, `Connections`, `Aborted_connects`, `Aborted_clients`,
 //! `Bytes_received`, `Bytes_sent`, `Max_used_connections`, `Questions`, `Com_stmt_*`,
 //! `Com_change_db`); the other protocol commands are counted as `Com_<command name>`, and
-//! `caching_sha2_password` logins as `Caching_sha2_password_fast_auths` / `_full_auths`, and
-//! commits whose OK the committing pipeline thread wrote as `Early_commit_answers` (binlogd's
-//! names).
+//! `caching_sha2_password` logins as `Caching_sha2_password_fast_auths` / `_full_auths`
+//! (binlogd's names).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -68,7 +67,6 @@ pub struct Stats {
     unknown_commands: AtomicU64,
     sha2_fast_auths: AtomicU64,
     sha2_full_auths: AtomicU64,
-    early_answers: AtomicU64,
     commands: [AtomicU64; 256],
 }
 
@@ -87,7 +85,6 @@ impl Default for Stats {
             unknown_commands: AtomicU64::new(0),
             sha2_fast_auths: AtomicU64::new(0),
             sha2_full_auths: AtomicU64::new(0),
-            early_answers: AtomicU64::new(0),
             commands: std::array::from_fn(|_| AtomicU64::new(0)),
         }
     }
@@ -144,11 +141,6 @@ impl Stats {
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// A commit's OK was written by the committing thread (`results::EarlyAnswer`).
-    pub(crate) fn early_answer(&self) {
-        self.early_answers.fetch_add(1, Ordering::Relaxed);
-    }
-
     /// Successful `caching_sha2_password` logins: (fast path, full authentication).
     pub fn sha2_auths(&self) -> (u64, u64) {
         (self.sha2_fast_auths.load(Ordering::Relaxed), self.sha2_full_auths.load(Ordering::Relaxed))
@@ -196,7 +188,6 @@ impl Stats {
             ("Caching_sha2_password_full_auths", load(&self.sha2_full_auths)),
             ("Com_unknown", load(&self.unknown_commands)),
             ("Connections", load(&self.connections)),
-            ("Early_commit_answers", load(&self.early_answers)),
             ("Max_used_connections", load(&self.max_used_connections)),
             ("Questions", load(&self.questions)),
             ("Threads_connected", load(&self.threads_connected)),

@@ -139,13 +139,6 @@ pub trait DeferredCommit: Send + Sync {
         false
     }
     fn poll_done(&mut self, cx: &mut Context<'_>) -> Poll<Result<CommitInfo>>;
-    /// Has `hook` run by the committer's thread once the commit succeeded (durable and
-    /// visible), before [`Self::poll_done`] is woken; false (hook dropped unrun) if it cannot.
-    /// The default: it cannot.
-    fn on_committed(&mut self, hook: Box<dyn FnOnce() + Send>) -> bool {
-        drop(hook);
-        false
-    }
 }
 
 /// A commit whose outcome is already known.

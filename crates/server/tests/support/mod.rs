@@ -49,20 +49,13 @@ pub fn serve(args: &[&str]) -> Command {
 /// Starts `binlogd serve --datadir=DATADIR --port=0 --log-error=DATADIR.log EXTRA...` and waits
 /// until its log says it is ready; panics with the log if it exits first or takes too long.
 pub fn start(datadir: &Path, extra: &[&str]) -> Running {
-    start_env(datadir, extra, &[])
-}
-
-/// [`start`] with environment variables set for the server.
-pub fn start_env(datadir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Running {
     let log = datadir.with_extension("log");
     let _ = std::fs::remove_file(&log);
     let datadir_arg = format!("--datadir={}", datadir.display());
     let log_arg = format!("--log-error={}", log.display());
     let mut args = vec![datadir_arg.as_str(), "--port=0", log_arg.as_str()];
     args.extend_from_slice(extra);
-    let mut command = serve(&args);
-    command.envs(env.iter().copied());
-    let mut child = command.stderr(Stdio::null()).spawn().expect("start binlogd");
+    let mut child = serve(&args).stderr(Stdio::null()).spawn().expect("start binlogd");
     let port = wait_ready(&mut child, &log, "binlogd");
     Running { child, port, log }
 }
