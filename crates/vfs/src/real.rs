@@ -17,6 +17,7 @@ use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::{
@@ -46,6 +47,9 @@ struct RealFile {
     /// After `open_direct`: the `O_DIRECT|O_DSYNC` descriptor, or `None` when the file system
     /// refused it (so a refusal costs one `open`, not one per write).
     direct: OnceLock<Option<File>>,
+    /// The device refused a direct write's alignment (EINVAL): durable writes use `pwrite` +
+    /// `fdatasync` from then on.
+    direct_refused: AtomicBool,
 }
 
 fn err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> Error + 'a {
@@ -62,7 +66,12 @@ impl Vfs for RealVfs {
             OpenMode::CreateOrOpen => o.read(true).write(true).create(true),
         };
         let file = o.open(path).map_err(err("open", path))?;
-        Ok(Arc::new(RealFile { file, path: path.to_path_buf(), direct: OnceLock::new() }))
+        Ok(Arc::new(RealFile {
+            file,
+            path: path.to_path_buf(),
+            direct: OnceLock::new(),
+            direct_refused: AtomicBool::new(false),
+        }))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
@@ -137,7 +146,7 @@ impl VfsFile for RealFile {
 
     fn open_direct(&self) -> Result<bool> {
         if let Some(opened) = self.direct.get() {
-            return Ok(opened.is_some());
+            return Ok(opened.is_some() && !self.direct_refused.load(Ordering::Relaxed));
         }
         // libc's constants, not rustix's: rustix's linux_raw backend maps `OFlags::DSYNC` to
         // O_SYNC, whose writes also wait for a journal commit of the inode's timestamps.
@@ -169,16 +178,27 @@ impl VfsFile for RealFile {
 
     fn write_durable_at(&self, buf: &[u8], offset: u64) -> Result<()> {
         check_durable_alignment(buf.len(), offset, &self.path)?;
-        let Some(Some(direct)) = self.direct.get() else {
-            self.write_at(buf, offset)?;
-            return self.sync_data();
-        };
-        let block = DURABLE_BLOCK_BYTES as usize;
-        let mut scratch = vec![0u8; buf.len() + block];
-        let skip = (block - scratch.as_ptr() as usize % block) % block;
-        let aligned = &mut scratch[skip..skip + buf.len()];
-        aligned.copy_from_slice(buf);
-        direct.write_all_at(aligned, offset).map_err(err("pwrite O_DIRECT|O_DSYNC", &self.path))
+        if let Some(Some(direct)) = self.direct.get() {
+            if !self.direct_refused.load(Ordering::Relaxed) {
+                let block = DURABLE_BLOCK_BYTES as usize;
+                let mut scratch = vec![0u8; buf.len() + block];
+                let skip = (block - scratch.as_ptr() as usize % block) % block;
+                let aligned = &mut scratch[skip..skip + buf.len()];
+                aligned.copy_from_slice(buf);
+                match direct.write_all_at(aligned, offset) {
+                    Ok(()) => return Ok(()),
+                    // A device whose logical block is larger than 4 KiB refuses the alignment
+                    // before it writes anything (the kernel's direct-I/O alignment check,
+                    // `iomap_dio_rw` / `blockdev_direct_IO`); the buffered path serves instead.
+                    Err(e) if e.raw_os_error() == Some(rustix::io::Errno::INVAL.raw_os_error()) => {
+                        self.direct_refused.store(true, Ordering::Relaxed);
+                    }
+                    Err(e) => return Err(Error::new("pwrite O_DIRECT|O_DSYNC", &self.path, e)),
+                }
+            }
+        }
+        self.write_at(buf, offset)?;
+        self.sync_data()
     }
 
     fn len(&self) -> Result<u64> {
