@@ -134,7 +134,8 @@ thread_local! {
     /// The row lock holder the last refused wait on this thread was for.
     static REFUSED: std::cell::RefCell<Option<Arc<TxnShared>>> = const { std::cell::RefCell::new(None) };
     /// Set while this thread runs inside [`interruptible`]: what its blocking waits poll.
-    static INTERRUPT: std::cell::RefCell<Option<Interrupt>> = const { std::cell::RefCell::new(None) };
+    static INTERRUPT: std::cell::RefCell<Option<Interrupt>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// A caller's "give up waiting" check ([`interruptible`]).

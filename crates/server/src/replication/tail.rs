@@ -33,7 +33,8 @@
 //!   id, every follower at the same id writes those same bytes (no copy in user space), and one
 //!   at another id gets a copy with only the headers' id bytes changed. (Framing every event
 //!   into each dump's own buffer, and reading each event into a new `Vec` with its file's name
-//!   formatted, was half of this thread's CPU with 32 readers: bench/RESULTS.md, "reader-cost".) Segments that need per-event work (a new file's fake ROTATE and
+//!   formatted, was half of this thread's CPU with 32 readers: bench/RESULTS.md,
+//!   "reader-cost".) Segments that need per-event work (a new file's fake ROTATE and
 //!   FORMAT_DESCRIPTION, GTIDs the replica already has) go through the same per-event code as the
 //!   file path, reading from the segment instead of the file. The connection's task meanwhile only
 //!   waits (for the client, a heartbeat's time, shutdown, or the dump coming back): no task on the
