@@ -469,16 +469,8 @@ async fn kill_interrupts_a_blocking_lock_wait_inside_a_transaction() {
 /// closed and the connection idles.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prepared_statement_is_listed_with_its_text_while_it_executes() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let server = insecure(&dir.path().join("data"), &[]);
-    let p = server.port;
-    exec(p, "CREATE DATABASE d").await;
-    exec(p, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)").await;
-    exec(p, "INSERT INTO d.t VALUES (1, 0)").await;
-
-    let mut holder = conn(p).await;
-    holder.query_drop("BEGIN").await.expect("BEGIN");
-    holder.query_drop("UPDATE d.t SET v = 1 WHERE id = 1").await.expect("holder's UPDATE");
+    let mut l = locked_row(&[]).await;
+    let p = l.server.port;
     let mut waiter = conn(p).await;
     let waiter_id = connection_id(&mut waiter).await;
     let sql = "UPDATE d.t SET v = v + ? WHERE id = ?";
@@ -490,7 +482,7 @@ async fn a_prepared_statement_is_listed_with_its_text_while_it_executes() {
     });
     // Waiting for the holder's row lock: listed as Execute, with the prepared text.
     wait_for(p, waiter_id, Some(("Execute", sql))).await;
-    holder.query_drop("COMMIT").await.expect("COMMIT");
+    l.holder.query_drop("COMMIT").await.expect("COMMIT");
     let mut waiter = tokio::time::timeout(Duration::from_secs(20), waiting)
         .await
         .expect("ended")
