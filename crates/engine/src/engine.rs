@@ -1184,15 +1184,16 @@ impl Inner {
         let mut g = t.mdl.lock();
         t.ddl_pending.store(true, Ordering::SeqCst);
         while t.users.load(Ordering::SeqCst) > 0 {
-            let waited = wait_slice(deadline).map(|until| {
-                t.mdl_cv.wait_until(&mut g, until).timed_out() && Instant::now() >= deadline
+            let waited = wait_slice(deadline).and_then(|until| {
+                if t.mdl_cv.wait_until(&mut g, until).timed_out()
+                    && Instant::now() >= deadline
+                    && t.users.load(Ordering::SeqCst) > 0
+                {
+                    return Err(Error::LockWaitTimeout);
+                }
+                Ok(())
             });
-            let failed = match waited {
-                Err(e) => Some(e),
-                Ok(true) if t.users.load(Ordering::SeqCst) > 0 => Some(Error::LockWaitTimeout),
-                Ok(_) => None,
-            };
-            if let Some(e) = failed {
+            if let Err(e) = waited {
                 t.ddl_pending.store(false, Ordering::SeqCst);
                 t.mdl_cv.notify_all();
                 return Err(e);
