@@ -675,11 +675,23 @@ impl Disk {
         self.check_alive(epoch)?;
         let end = checked_end(offset, bytes.len())?;
         self.begin_op(epoch, FaultOp::Write, &[path])?;
+        self.push_write(id, end, bytes, |bytes| DataOp::Write { offset, bytes })
+    }
+
+    /// The part of a write after its faults: the capacity check, the pending operation that
+    /// `op` makes of the bytes, and the counters.
+    fn push_write(
+        &mut self,
+        id: u64,
+        end: u64,
+        bytes: &[u8],
+        op: impl FnOnce(Vec<u8>) -> DataOp,
+    ) -> io::Result<()> {
         let len = self.inode(id)?.current.len() as u64;
         self.check_capacity(end.saturating_sub(len))?;
         let now = self.now_unix_secs;
         if !bytes.is_empty() {
-            self.inode_mut(id)?.push(DataOp::Write { offset, bytes: bytes.to_vec() }, now);
+            self.inode_mut(id)?.push(op(bytes.to_vec()), now);
         }
         self.stats.writes += 1;
         self.stats.bytes_written += bytes.len() as u64;
@@ -734,15 +746,8 @@ impl Disk {
             }
             return Err(e);
         }
-        let len = self.inode(id)?.current.len() as u64;
-        self.check_capacity(end.saturating_sub(len))?;
-        let now = self.now_unix_secs;
-        if !bytes.is_empty() {
-            self.inode_mut(id)?.push(DataOp::DurableWrite { offset, bytes: bytes.to_vec() }, now);
-        }
-        self.stats.writes += 1;
+        self.push_write(id, end, bytes, |bytes| DataOp::DurableWrite { offset, bytes })?;
         self.stats.durable_writes += 1;
-        self.stats.bytes_written += bytes.len() as u64;
         Ok(())
     }
 
