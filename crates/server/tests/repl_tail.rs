@@ -329,6 +329,15 @@ async fn commit_big_rows(conn: &mut Conn, first: usize, rows: usize, size: usize
     }
 }
 
+/// A server on `datadir` logging notes (`--log-error-verbosity=3`: the tail thread's
+/// hand-overs are in the log), and a root connection with database `d` created.
+async fn verbose_server_with_db(datadir: &Path) -> (support::Running, Conn) {
+    let server = support::start(datadir, &["--initialize-insecure", "--log-error-verbosity=3"]);
+    let mut conn = support::sql::conn(server.port).await;
+    conn.query_drop("CREATE DATABASE d").await.expect("ddl");
+    (server, conn)
+}
+
 /// Caught-up dumps are written by the tail thread itself (see tail.rs): a reader that stops
 /// reading fills its socket, the tail thread hands that dump back to its connection's task
 /// (which waits for the socket) and goes on sending to the others, which keep up; once the
@@ -337,11 +346,9 @@ async fn commit_big_rows(conn: &mut Conn, first: usize, rows: usize, size: usize
 async fn a_stalled_reader_fills_its_socket_without_holding_back_the_tail_or_the_others() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let datadir = tmp.path().join("data");
-    let server = support::start(&datadir, &["--initialize-insecure", "--log-error-verbosity=3"]);
+    let (server, mut conn) = verbose_server_with_db(&datadir).await;
     let port = server.port;
     let pid = server.child.id();
-    let mut conn = support::sql::conn(port).await;
-    conn.query_drop("CREATE DATABASE d").await.expect("ddl");
     conn.query_drop("CREATE TABLE d.big (id INT PRIMARY KEY, v LONGTEXT)").await.expect("ddl");
     commit_big_rows(&mut conn, 0, 2, 1000).await;
 
@@ -396,11 +403,9 @@ async fn a_stalled_reader_fills_its_socket_without_holding_back_the_tail_or_the_
 async fn dumps_at_different_sequence_ids_get_their_own_ids_from_the_tail_threads_framing() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let datadir = tmp.path().join("data");
-    let server = support::start(&datadir, &["--initialize-insecure", "--log-error-verbosity=3"]);
+    let (server, mut conn) = verbose_server_with_db(&datadir).await;
     let port = server.port;
     let pid = server.child.id();
-    let mut conn = support::sql::conn(port).await;
-    conn.query_drop("CREATE DATABASE d").await.expect("ddl");
     conn.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)").await.expect("ddl");
     for i in 0..10 {
         conn.query_drop(format!("INSERT INTO d.t VALUES ({i}, 0)")).await.expect("insert");
@@ -481,10 +486,8 @@ async fn a_gtid_dump_sent_by_the_tail_thread_skips_what_the_replica_has() {
     const FOREIGN: &str = "c0ffee00-0000-4000-8000-00000000000f";
     let tmp = tempfile::tempdir().expect("tempdir");
     let datadir = tmp.path().join("data");
-    let server = support::start(&datadir, &["--initialize-insecure", "--log-error-verbosity=3"]);
+    let (server, mut conn) = verbose_server_with_db(&datadir).await;
     let port = server.port;
-    let mut conn = support::sql::conn(port).await;
-    conn.query_drop("CREATE DATABASE d").await.expect("ddl");
     conn.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY)").await.expect("ddl");
     let uuid: String =
         conn.query_first("SELECT @@server_uuid").await.expect("query").expect("a row");
