@@ -180,21 +180,16 @@ fn applier_converges_single_and_parallel_and_skips_what_it_has() {
         let replica = node(&dir.path().join(format!("replica{i}")), 0xb0 + i as u8, 2, 1 << 30);
         apply(&source, &replica, workers, preserve);
         same_data(&source, &replica);
-        // log_replica_updates: the replica's own binlog holds the source's GTIDs.
-        let logged = replica.coordinator.binlog_files();
-        let mut reader = logged.reader_from_start().expect("reader");
+        // log_replica_updates: the replica's own binlog holds the source's GTIDs, once each.
+        let logged = logged_order(&replica);
         let mut gtids = binlog::gtid::GtidSet::new();
-        let mut ctx = binlog::event::FormatContext::mysql80();
-        while let Ok(binlog::files::Next::Event(ev)) = reader.next(Some(Duration::ZERO)) {
-            match binlog::event::decode_event(&ev.bytes, &ctx, ev.pos).expect("decode").body {
-                binlog::event::EventBody::Gtid(g) => assert!(gtids.add(g.gtid()), "GTID twice"),
-                binlog::event::EventBody::FormatDescription(f) => {
-                    ctx = binlog::event::FormatContext::from_fde(&f, 0).expect("fde")
-                }
-                _ => {}
-            }
+        for g in &logged {
+            assert!(gtids.add(*g), "GTID {g} twice");
         }
         assert_eq!(gtids, source.coordinator.gtid_executed());
+        if preserve {
+            assert!(logged == logged_order(&source), "{workers} workers: not the source's order");
+        }
         // Everything again: all skipped, nothing doubled.
         let before = replica.coordinator.stats().commits;
         apply(&source, &replica, workers, preserve);
@@ -203,8 +198,15 @@ fn applier_converges_single_and_parallel_and_skips_what_it_has() {
     }
 }
 
-/// (file, last_committed, sequence_number) of every transaction in `node`'s binlog.
-fn clocks(node: &Node) -> Vec<(String, i64, i64)> {
+/// The GTIDs in `node`'s binlog, in binlog order (with replica_preserve_commit_order=ON a
+/// replica's is its source's).
+fn logged_order(node: &Node) -> Vec<binlog::gtid::Gtid> {
+    clocks(node).into_iter().map(|c| c.3).collect()
+}
+
+/// (file, last_committed, sequence_number, GTID) of every transaction in `node`'s binlog, in
+/// binlog order.
+fn clocks(node: &Node) -> Vec<(String, i64, i64, binlog::gtid::Gtid)> {
     let files = node.coordinator.binlog_files();
     let mut reader = files.reader_from_start().expect("reader");
     let mut ctx = binlog::event::FormatContext::mysql80();
@@ -213,7 +215,7 @@ fn clocks(node: &Node) -> Vec<(String, i64, i64)> {
         match binlog::event::decode_event(&ev.bytes, &ctx, ev.pos).expect("decode").body {
             binlog::event::EventBody::Gtid(g) => {
                 let c = g.logical_clock.expect("MySQL 8.0 GTID events carry the clock");
-                out.push((ev.file.clone(), c.last_committed, c.sequence_number));
+                out.push((ev.file.clone(), c.last_committed, c.sequence_number, g.gtid()));
             }
             binlog::event::EventBody::FormatDescription(f) => {
                 ctx = binlog::event::FormatContext::from_fde(&f, 0).expect("fde")
@@ -311,6 +313,10 @@ fn writeset_binlog_applies_identically_with_four_workers() {
         let replica = node(&dir.path().join(format!("replica{i}")), 0xc0 + i as u8, 2, 1 << 30);
         apply(&source, &replica, 4, preserve);
         same_data(&source, &replica);
+        // Transactions that WRITESET lets run side by side still commit in the source's order.
+        if preserve {
+            assert!(logged_order(&replica) == logged_order(&source), "not the source's order");
+        }
     }
 }
 
@@ -402,7 +408,7 @@ fn applier_throughput_sysbench() {
     assert!(prepared.is_subset(&all), "the prepared set is not in the source's binlog");
     let txns = all.count() - prepared.count();
     let clocks = clocks(&source);
-    let mean_window = clocks.iter().map(|(_, lc, seq)| (seq - lc) as f64).sum::<f64>()
+    let mean_window = clocks.iter().map(|(_, lc, seq, _)| (seq - lc) as f64).sum::<f64>()
         / clocks.len().max(1) as f64;
     println!(
         "source: {txns} sysbench transactions, mean sequence_number - last_committed {mean_window:.1}"
