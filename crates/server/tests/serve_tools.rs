@@ -6,6 +6,7 @@
 
 mod support;
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -265,19 +266,35 @@ fn http_get(port: u16, path: &str) -> String {
     answer
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
+/// Starts a server with `--admin-port` on a port the OS just had free, in `dir/dataN`; returns
+/// it, its data directory and the admin port. The port is bound, released and handed over, so
+/// another test may take it meanwhile: a start that fails with EADDRINUSE is tried again on a
+/// new port and a new data directory (`--admin-port=0` means "off", so the server cannot pick).
+fn start_with_admin_port(dir: &Path, extra: &[&str]) -> (support::Running, PathBuf, u16) {
+    let mut last = String::new();
+    for attempt in 0..5 {
+        let admin_port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let datadir = dir.join(format!("data{attempt}"));
+        let admin = format!("--admin-port={admin_port}");
+        let mut args = extra.to_vec();
+        args.push(&admin);
+        match support::try_start(&datadir, &args) {
+            Ok(server) => return (server, datadir, admin_port),
+            Err(log) if log.contains("Address already in use") => last = log,
+            Err(log) => panic!("{log}"),
+        }
+    }
+    panic!("no free admin port in 5 attempts:\n{last}");
 }
 
 #[test]
 fn reset_master_live_limits_log_bin_basename_and_metrics() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let datadir = dir.path().join("data");
-    let admin_port = free_port();
-    let server = start(
-        &datadir,
-        &["--initialize-insecure", "--log-bin=mysql-bin", &format!("--admin-port={admin_port}")],
-    );
+    let (server, datadir, admin_port) =
+        start_with_admin_port(dir.path(), &["--initialize-insecure", "--log-bin=mysql-bin"]);
     let port = server.port;
     root(
         port,

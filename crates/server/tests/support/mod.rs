@@ -49,6 +49,12 @@ pub fn serve(args: &[&str]) -> Command {
 /// Starts `binlogd serve --datadir=DATADIR --port=0 --log-error=DATADIR.log EXTRA...` and waits
 /// until its log says it is ready; panics with the log if it exits first or takes too long.
 pub fn start(datadir: &Path, extra: &[&str]) -> Running {
+    try_start(datadir, extra).unwrap_or_else(|log| panic!("{log}"))
+}
+
+/// [`start`], but a server that exits before it is ready is an `Err` with its status and log
+/// (for a caller that retries, e.g. on a port another process took meanwhile).
+pub fn try_start(datadir: &Path, extra: &[&str]) -> Result<Running, String> {
     let log = datadir.with_extension("log");
     let _ = std::fs::remove_file(&log);
     let datadir_arg = format!("--datadir={}", datadir.display());
@@ -56,23 +62,28 @@ pub fn start(datadir: &Path, extra: &[&str]) -> Running {
     let mut args = vec![datadir_arg.as_str(), "--port=0", log_arg.as_str()];
     args.extend_from_slice(extra);
     let mut child = serve(&args).stderr(Stdio::null()).spawn().expect("start binlogd");
-    let port = wait_ready(&mut child, &log, "binlogd");
-    Running { child, port, log }
+    let port = try_wait_ready(&mut child, &log, "binlogd")?;
+    Ok(Running { child, port, log })
 }
 
 /// Waits until `log` says "ready for connections" and returns the port it names; panics with
 /// the log if `child` exits first or takes longer than READY_TIMEOUT.
 fn wait_ready(child: &mut Child, log: &Path, name: &str) -> u16 {
+    try_wait_ready(child, log, name).unwrap_or_else(|log| panic!("{log}"))
+}
+
+/// [`wait_ready`], with a child that exits first an `Err` (its status and log).
+fn try_wait_ready(child: &mut Child, log: &Path, name: &str) -> Result<u16, String> {
     let deadline = Instant::now() + READY_TIMEOUT;
     loop {
         let bytes = std::fs::read(log).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         if let Some(rest) = text.split("ready for connections").nth(1) {
             let port = rest.split("port: ").nth(1).and_then(|p| p.split_whitespace().next());
-            return port.and_then(|p| p.parse().ok()).expect("port in the log");
+            return Ok(port.and_then(|p| p.parse().ok()).expect("port in the log"));
         }
         if let Some(status) = child.try_wait().expect("try_wait") {
-            panic!("{name} exited ({status}) before it was ready:\n{text}");
+            return Err(format!("{name} exited ({status}) before it was ready:\n{text}"));
         }
         assert!(Instant::now() < deadline, "{name} not ready in {READY_TIMEOUT:?}:\n{text}");
         std::thread::sleep(Duration::from_millis(50));
