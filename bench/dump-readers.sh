@@ -30,6 +30,11 @@
 #        CPU is bounded to those cores; the server's CPU is reported separately either way.
 #        READER_WRAP="CMD ARGS": run each reader under CMD (e.g. "chrt --idle 0", "nice -n 19"):
 #        a diagnostic that separates the readers' own use of the cores from the server's work.
+#        READER_SOCKET=1: the readers connect over the server's Unix socket instead of
+#        127.0.0.1 (on loopback TCP the receiving side's TCP processing runs in the sending
+#        thread's system call, so it is billed to the server's binlog-tail thread; a replica on
+#        another host would do that work on its own host. The Unix socket's receive side is a
+#        queue append and a wake-up: closer to what a remote reader costs the server.)
 #        SERVER_CPUS=LIST: run the server and sysbench under `taskset -c LIST` (with
 #        READER_CPUS on the other core: a proxy for readers on another machine).
 #        THREADS=FILE: append, per point, the server's CPU (user/system ticks) and context
@@ -72,6 +77,11 @@ pin=()
 [ -n "${READER_CPUS:-}" ] && pin=(taskset -c "$READER_CPUS")
 # shellcheck disable=SC2206 # a command and its arguments
 [ -n "${READER_WRAP:-}" ] && pin+=($READER_WRAP)
+transport=TCP
+if [ -n "${READER_SOCKET:-}" ]; then
+    export DUMP_SOCKET="$work/data/mysql.sock"
+    transport="the Unix socket"
+fi
 spin=()
 [ -n "${SERVER_CPUS:-}" ] && spin=(taskset -c "$SERVER_CPUS")
 "${spin[@]}" "$bin" serve --datadir="$work/data" --port="$port" --initialize-insecure --sync-binlog=1 \
@@ -118,7 +128,7 @@ threads() {
     # The whole machine: idle (idle + iowait) and softirq ticks, and all context switches.
     awk '/^cpu / {print "machine-idle", $5 + $6, $8, 0, 0} /^ctxt/ {print "machine-ctxt 0 0", $2, 0}' /proc/stat
 }
-echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, rate ${RATE:-free}, readers on cpus ${READER_CPUS:-any}, $(nproc) cores"
+echo "binlogd dump readers vs commits: sysbench oltp_update_non_index, $threads threads, ${secs}s per point, rate ${RATE:-free}, readers on cpus ${READER_CPUS:-any} over $transport, $(nproc) cores"
 printf '| readers | TPS | p95 ms | server CPU s, dump threads + tail | server CPU s, the rest | server CPU µs/trx | µs/trx per reader | binlog bytes | readers exact | slowest reader bytes short | reader processes CPU s | load avg at start | commit→reader ms p50/p95/p99/max |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n'
 base=
 for n in "${counts[@]}"; do

@@ -32,6 +32,9 @@
  *               EOF and prints "BYTES HASH" of the stream without its last packet (the EOF a
  *               blocking dump never gets), so a blocking reader that received every byte
  *               prints the same line.
+ *   DUMP_SOCKET=PATH in the environment: connect to the server's Unix socket at PATH instead
+ *   of 127.0.0.1:PORT (bench/dump-readers.sh READER_SOCKET=1: a reader whose receiving side
+ *   costs the sender no loopback TCP processing).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -43,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -231,13 +235,24 @@ int main(int argc, char **argv) {
     sa.sa_handler = on_term; /* no SA_RESTART: recv() returns EINTR */
     sigaction(SIGTERM, &sa, NULL);
 
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) die("socket");
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) die("connect");
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    const char *sock_path = getenv("DUMP_SOCKET");
+    int fd;
+    if (sock_path && *sock_path) {
+        struct sockaddr_un ua = {.sun_family = AF_UNIX};
+        if (strlen(sock_path) >= sizeof ua.sun_path) die("DUMP_SOCKET path too long");
+        strcpy(ua.sun_path, sock_path);
+        fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd < 0) die("socket");
+        if (connect(fd, (struct sockaddr *)&ua, sizeof ua) != 0) die("connect");
+    } else {
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0) die("socket");
+        struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) die("connect");
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
 
     static uint8_t pkt[1 << 16];
     uint8_t seq;
