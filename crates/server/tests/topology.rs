@@ -5,7 +5,9 @@
 //!   once mid-load and restarted, then the primary (restarted on the same port, so the
 //!   replicas find it again by themselves). Afterwards every server has the same CHECKSUM
 //!   TABLE of every sysbench table, the same `gtid_executed`, and no errant transaction: every
-//!   GTID of a replica carries the primary's server_uuid and is in the primary's set.
+//!   GTID of a replica carries the primary's server_uuid and is in the primary's set. Both
+//!   replicas (replica_preserve_commit_order=ON, the default) logged the primary's
+//!   transactions in the primary's binlog order, kills included (SHOW BINLOG EVENTS).
 //! - `failover_promotes_a_replica`: a primary and replicas A and B under a write load of
 //!   unique `(client, seq)` rows in a table without a primary key (a transaction applied twice
 //!   would show as a duplicate row) and hot counter updates. A lags (its replication stopped
@@ -111,6 +113,21 @@ fn gtids_subset(
         let Some(theirs) = b.get(uuid) else { return false };
         ivs.iter().all(|&(lo, hi)| theirs.iter().any(|&(tlo, thi)| tlo <= lo && hi <= thi))
     })
+}
+
+/// The GTIDs in a server's binlog, in binlog order (SHOW BINARY LOGS, then SHOW BINLOG EVENTS
+/// of each file: the Gtid events' `SET @@SESSION.GTID_NEXT= 'uuid:n'`).
+async fn logged_gtids(port: u16) -> Vec<String> {
+    let mut out = Vec::new();
+    for file in query(port, "SHOW BINARY LOGS").await {
+        for event in query(port, &format!("SHOW BINLOG EVENTS IN '{}'", file[0])).await {
+            if event[2] == "Gtid" {
+                let gtid = event[5].split('\'').nth(1).expect("GTID_NEXT's value");
+                out.push(gtid.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// `CHECKSUM TABLE` of `tables` on a server: table → checksum.
@@ -254,10 +271,22 @@ async fn sysbench_topology_with_kills() {
     let tables: Vec<String> = (1..=TABLES).map(|i| format!("sbtest.sbtest{i}")).collect();
     let uuid = server_uuid(p).await;
     same_everywhere(&[("primary", p), ("r1", r1.port), ("r2", r2.port)], &tables, &[uuid]).await;
+    // replica_preserve_commit_order=ON (the default) with 4 workers, and through the kills:
+    // each replica logged the primary's transactions in the primary's order.
+    let order = logged_gtids(p).await;
+    assert!(order.len() > 1_000, "only {} transactions in the primary's binlog", order.len());
+    for (name, port) in [("r1", r1.port), ("r2", r2.port)] {
+        let have = logged_gtids(port).await;
+        assert_eq!(have.len(), order.len(), "{name}: transactions in its binlog");
+        let first_diff = have.iter().zip(&order).position(|(a, b)| a != b);
+        assert!(first_diff.is_none(), "{name}: not the primary's order from {first_diff:?}");
+    }
     let rows = query(p, "SELECT COUNT(*) FROM sbtest.sbtest1").await[0][0].clone();
     eprintln!(
-        "sysbench topology: phases {}; {rows} rows in sbtest1; {} in {:.1} s",
+        "sysbench topology: phases {}; {rows} rows in sbtest1; {} logged in the same order \
+         on all three; {} in {:.1} s",
         phases.join(", "),
+        order.len(),
         want.replace('\n', ""),
         started.elapsed().as_secs_f64()
     );
