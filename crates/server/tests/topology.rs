@@ -14,7 +14,8 @@
 //!   mid-load); the primary is killed with -9 with an uncommitted transaction open; A catches
 //!   up from its sibling B, is promoted (STOP REPLICA; RESET REPLICA ALL) and takes writes; B
 //!   is pointed at A by auto-position while A is written. Every acknowledged row is then on A
-//!   and B exactly once, nothing else is, and checksums and `gtid_executed` agree.
+//!   and B exactly once, nothing else is, checksums and `gtid_executed` agree, and A and B
+//!   logged the transactions in the same order.
 //!
 //! The two tests take a lock so they do not run together: each runs three servers, and two
 //! such topologies on a 2-core machine would only slow each other.
@@ -436,6 +437,11 @@ async fn failover_promotes_a_replica() {
         "A lost some of the primary's transactions: {primary_final} vs {a_final}"
     );
     assert_eq!(replica_status(b.port).await["Source_UUID"], a_uuid);
+    // The old primary's transactions (A's last ones through B) and then A's own, in one order
+    // on both.
+    let (a_order, b_order) = (logged_gtids(a.port).await, logged_gtids(b.port).await);
+    assert!(a_order.len() > 100, "only {} transactions in A's binlog", a_order.len());
+    assert!(a_order == b_order, "A and B logged the transactions in different orders");
     for (name, port) in [("A", a.port), ("B", b.port)] {
         let counts = row_counts(port).await;
         let doubled: Vec<_> = counts.iter().filter(|(_, n)| **n != 1).collect();
