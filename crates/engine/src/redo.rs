@@ -70,6 +70,24 @@ pub enum RedoFlushMethod {
     ODsync,
 }
 
+impl RedoFlushMethod {
+    /// The `innodb_flush_method` values, in the enum's order.
+    pub const NAMES: [&'static str; 2] = ["fsync", "O_DSYNC"];
+
+    /// The variable's value as SHOW VARIABLES prints it.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// Parses a value (any case).
+    pub fn from_name(name: &str) -> Option<RedoFlushMethod> {
+        match Self::NAMES.iter().position(|n| n.eq_ignore_ascii_case(name))? {
+            0 => Some(RedoFlushMethod::Fsync),
+            _ => Some(RedoFlushMethod::ODsync),
+        }
+    }
+}
+
 /// A log sequence number: a byte position in the redo stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Lsn(pub u64);

@@ -52,13 +52,8 @@ pub struct CommitArgs {
 }
 
 fn parse_flush_method(text: &str) -> Result<engine::RedoFlushMethod, String> {
-    if text.eq_ignore_ascii_case("fsync") {
-        Ok(engine::RedoFlushMethod::Fsync)
-    } else if text.eq_ignore_ascii_case("O_DSYNC") {
-        Ok(engine::RedoFlushMethod::ODsync)
-    } else {
-        Err("one of fsync, O_DSYNC".to_string())
-    }
+    engine::RedoFlushMethod::from_name(text)
+        .ok_or_else(|| format!("one of {}", engine::RedoFlushMethod::NAMES.join(", ")))
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -404,7 +404,7 @@ pub static VARIABLES: &[Variable] = &[
     // blocks, which measured faster than pwrite + fdatasync (bench/RESULTS.md).
     Variable {
         name: "innodb_flush_method",
-        ty: VarType::Enum(&["fsync", "O_DSYNC"]),
+        ty: VarType::Enum(&engine::RedoFlushMethod::NAMES),
         default: "O_DSYNC",
         scope: Scope::Global,
         dynamic: false,
@@ -823,11 +823,7 @@ impl Config {
             "replica_preserve_commit_order" => on_off(self.replica_preserve_commit_order),
             "gtid_mode" => on_off(self.gtid_mode),
             "innodb_flush_log_at_trx_commit" => self.innodb_flush_log_at_trx_commit.to_string(),
-            "innodb_flush_method" => match self.innodb_flush_method {
-                engine::RedoFlushMethod::Fsync => "fsync",
-                engine::RedoFlushMethod::ODsync => "O_DSYNC",
-            }
-            .to_string(),
+            "innodb_flush_method" => self.innodb_flush_method.name().to_string(),
             "innodb_lock_wait_timeout" => self.innodb_lock_wait_timeout.to_string(),
             "max_connections" => self.max_connections.to_string(),
             "max_allowed_packet" => self.max_allowed_packet.to_string(),
@@ -995,11 +991,7 @@ impl Config {
                 self.innodb_flush_log_at_trx_commit = u8::try_from(n).ok()?
             }
             ("innodb_flush_method", Text(t)) => {
-                self.innodb_flush_method = if t == "fsync" {
-                    engine::RedoFlushMethod::Fsync
-                } else {
-                    engine::RedoFlushMethod::ODsync
-                }
+                self.innodb_flush_method = engine::RedoFlushMethod::from_name(&t)?
             }
             ("innodb_lock_wait_timeout", Int(n)) => self.innodb_lock_wait_timeout = n,
             ("max_connections", Int(n)) => self.max_connections = u32::try_from(n).ok()?,

@@ -424,3 +424,15 @@ fn o_dsync_falls_back_to_fdatasync_without_direct_io() {
     assert_eq!(rec.binlog_payloads.len(), 20);
     assert_eq!(rec.binlog_payloads[19].end_lsn, ends[19]);
 }
+
+#[test]
+fn flush_method_names_round_trip() {
+    use crate::RedoFlushMethod;
+    for name in RedoFlushMethod::NAMES {
+        let m = RedoFlushMethod::from_name(name).expect("known");
+        assert_eq!(m.name(), name);
+    }
+    assert_eq!(RedoFlushMethod::from_name("o_dsync"), Some(RedoFlushMethod::ODsync));
+    assert_eq!(RedoFlushMethod::from_name("FSYNC"), Some(RedoFlushMethod::Fsync));
+    assert_eq!(RedoFlushMethod::from_name("O_DIRECT"), None);
+}

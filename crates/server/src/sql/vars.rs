@@ -210,7 +210,7 @@ pub static VARIABLES: &[VarDef] = &[
     var("gtid_purged", Global, STR, ""),
     var("innodb_flush_log_at_trx_commit", Global, uint(2), "1"),
     // Start-up only, as in MySQL (its value comes from the config; see config.rs).
-    ro("innodb_flush_method", Global, Kind::Enum(&["fsync", "O_DSYNC"]), "O_DSYNC"),
+    ro("innodb_flush_method", Global, Kind::Enum(&engine::RedoFlushMethod::NAMES), "O_DSYNC"),
     ro("innodb_buffer_pool_size", Global, uint(u64::MAX), "134217728"),
     // Live session state (answered by the session, listed here for SHOW VARIABLES).
     var("last_insert_id", Session, uint(u64::MAX), "0"),
