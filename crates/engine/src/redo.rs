@@ -615,14 +615,9 @@ impl RedoLog {
             let n = (w.unwritten.len() as u64).min(start + cap - pos) as usize;
             let (file, salt) = self.prepare_file(w, start)?;
             salt_records(&mut w.unwritten[..n], salt);
-            if let Err(e) = file.write_at(&w.unwritten[..n], HEADER_BYTES + pos - start) {
-                if e.is_no_space() {
-                    // Nothing was reported durable; keep the bytes for a later attempt.
-                    return Err(Error::NoSpace { source: e });
-                }
-                self.poisoned.store(true, Ordering::Release);
-                return Err(Error::Io { source: e });
-            }
+            // ENOSPC: nothing was reported durable; the bytes stay for a later attempt.
+            file.write_at(&w.unwritten[..n], HEADER_BYTES + pos - start)
+                .map_err(|e| self.fail(e))?;
             self.counters.writes.fetch_add(1, Ordering::Relaxed);
             self.counters.bytes_written.fetch_add(n as u64, Ordering::Relaxed);
             w.unwritten.drain(..n);
@@ -667,19 +662,14 @@ impl RedoLog {
                 w.tail_lsn = Some(pos);
             }
             let end = off + n as u64;
-            let mut buf = Vec::with_capacity((end.div_ceil(block) * block - first) as usize);
+            let padded = (end.div_ceil(block) * block - first) as usize;
+            let mut buf = Vec::with_capacity(padded);
             buf.extend_from_slice(&w.tail);
             buf.extend_from_slice(&w.unwritten[..n]);
-            buf.resize((end.div_ceil(block) * block - first) as usize, 0);
+            buf.resize(padded, 0);
             self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
-            if let Err(e) = file.write_durable_at(&buf, first) {
-                if e.is_no_space() {
-                    // Nothing was reported durable; keep the bytes for a later attempt.
-                    return Err(Error::NoSpace { source: e });
-                }
-                self.poisoned.store(true, Ordering::Release);
-                return Err(Error::Io { source: e });
-            }
+            // ENOSPC: nothing was reported durable; the bytes stay for a later attempt.
+            file.write_durable_at(&buf, first).map_err(|e| self.fail(e))?;
             self.counters.writes.fetch_add(1, Ordering::Relaxed);
             self.counters.durable_writes.fetch_add(1, Ordering::Relaxed);
             self.counters.bytes_written.fetch_add(n as u64, Ordering::Relaxed);
