@@ -31,6 +31,14 @@ fn acked_and_lost(stdout: &str) -> (u64, u64) {
     (summary_number(stdout, " acknowledged commits"), summary_number(stdout, " lost"))
 }
 
+/// The campaign committed something and lost no acknowledged commit (`what` labels a
+/// failure).
+fn assert_acked_none_lost(stdout: &str, what: &str) {
+    let (acked, lost) = acked_and_lost(stdout);
+    assert_eq!(lost, 0, "{what}: {stdout}");
+    assert!(acked > 0, "{what}: the load committed nothing:\n{stdout}");
+}
+
 /// `workers`: the replica's `replica_parallel_workers`.
 fn campaign(mode: &str, seed: &str, workers: u32) {
     let stdout = torture(&[
@@ -45,9 +53,7 @@ fn campaign(mode: &str, seed: &str, workers: u32) {
         "--replica-timeout=30",
         &format!("--replica-workers={workers}"),
     ]);
-    let (acked, lost) = acked_and_lost(&stdout);
-    assert_eq!(lost, 0, "{stdout}");
-    assert!(acked > 0, "the load committed nothing:\n{stdout}");
+    assert_acked_none_lost(&stdout, mode);
     // 20 loads, 2 data directories: 20 restarts after a kill, one clean shutdown each.
     assert_eq!(stdout.lines().filter(|l| l.contains("recovered in")).count(), 20, "{stdout}");
     // The replica converged after each of them, and was killed itself in some cycles (the
@@ -89,7 +95,7 @@ fn failing_fdatasync_refuses_commits_and_loses_nothing() {
 
 /// Every `innodb_flush_method` survives kill -9 with every acknowledged commit: the campaigns
 /// above run the default (O_DIRECT|O_DSYNC writes of the redo, or write + fdatasync where the
-/// file system has no direct I/O), this one the other value, in binlog-in-redo mode where the
+/// file system has no direct I/O), this one names each value, in binlog-in-redo mode where the
 /// redo flush is the one durable write per group.
 #[test]
 fn crash_campaign_each_innodb_flush_method() {
@@ -102,9 +108,7 @@ fn crash_campaign_each_innodb_flush_method() {
             "--mode=in-redo",
             &format!("--server-option=--innodb-flush-method={method}"),
         ]);
-        let (acked, lost) = acked_and_lost(&stdout);
-        assert_eq!(lost, 0, "{method}: {stdout}");
-        assert!(acked > 0, "{method}: {stdout}");
+        assert_acked_none_lost(&stdout, method);
         assert_eq!(stdout.lines().filter(|l| l.contains("recovered in")).count(), 3, "{stdout}");
     }
 }
@@ -121,9 +125,7 @@ fn crash_campaign_group_commit_off_on_a_simulated_slow_device() {
         "--server-option=--binlog-group-commit=OFF",
         "--server-option=--simulated-fsync-latency-us=2000",
     ]);
-    let (acked, lost) = acked_and_lost(&stdout);
-    assert_eq!(lost, 0, "{stdout}");
-    assert!(acked > 0, "{stdout}");
+    assert_acked_none_lost(&stdout, "group commit off, slow device");
 }
 
 #[test]
