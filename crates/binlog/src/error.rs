@@ -8,7 +8,7 @@
 //! - everything else: the bytes are present but wrong (bad checksum, impossible field). Never
 //!   retried; the file is damaged from that offset on.
 
-use crate::event::EventType;
+use crate::event_type::EventType;
 use crate::gtid::GtidError;
 
 /// Why bytes could not be decoded as binlog events.

@@ -5,5 +5,6 @@
 //! Nothing here knows about threads beyond the writer/reader hand-off, engines or the network.
 pub mod error;
 pub mod event;
+mod event_type;
 pub mod files;
 pub mod gtid;

@@ -306,7 +306,7 @@ impl Coordinator<engine::Engine> {
             rec.prepared_xids,
             rec.max_xid,
             vfs,
-            &datadir.join("binlog"),
+            &datadir.join(crate::BINLOG_DIR),
             options,
             config,
         )

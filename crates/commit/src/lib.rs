@@ -37,4 +37,7 @@ pub use engine_api::Engine;
 pub use error::{Error, ErrorClass, Result};
 pub use gtid_state::{GtidNext, OwnedGtid};
 pub use stats::{CommitStats, Stage, GROUP_SIZE_BUCKETS};
+/// The binlog file set's directory inside the data directory.
+pub const BINLOG_DIR: &str = "binlog";
+
 pub use writeset::{DependencyTracking, WriteSet, DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE};

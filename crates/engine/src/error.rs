@@ -1,7 +1,7 @@
 //! The engine's one error type. Every variant maps to the MySQL error code a client would see
 //! ([`Error::mysql_code`]) and to a class ([`Error::is_fatal`], [`Error::is_retryable`]).
 
-use crate::Lsn;
+use crate::lsn::Lsn;
 
 /// An engine error.
 #[derive(Debug, thiserror::Error)]

@@ -22,6 +22,7 @@ mod checkpoint;
 mod codec;
 mod engine;
 mod error;
+mod lsn;
 mod redo;
 mod schema;
 mod table;

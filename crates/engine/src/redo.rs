@@ -56,6 +56,7 @@ use vfs::{FileRef, OpenMode, VfsRef, DURABLE_BLOCK_BYTES};
 
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
+pub use crate::lsn::Lsn;
 
 /// How a redo flush makes the written bytes durable (`innodb_flush_method`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -86,14 +87,6 @@ impl RedoFlushMethod {
             _ => Some(RedoFlushMethod::ODsync),
         }
     }
-}
-
-/// A log sequence number: a byte position in the redo stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Lsn(pub u64);
-
-impl Lsn {
-    pub const MAX: Lsn = Lsn(u64::MAX);
 }
 
 /// The kinds of redo records.

@@ -29,10 +29,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod durable_file;
 mod latency;
 mod real;
 mod sim;
 
+pub use durable_file::{sync_parent_dir, write_file_durably};
 pub use latency::LatencyVfs;
 pub use real::RealVfs;
 pub use sim::{CrashMode, Fault, FaultKind, FaultOp, SimStats, SimVfs};

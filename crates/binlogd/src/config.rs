@@ -1,0 +1,1217 @@
+//! Server configuration: MySQL-named variables given as `--name=value` on the command line or
+//! as `name=value` in a my.cnf-style option file (`--defaults-file=FILE`).
+//!
+//! Option syntax follows mysqld's `my_getopt`:
+//! - dashes and underscores are interchangeable in names (`--sync-binlog=1` is `--sync_binlog=1`)
+//!   and names are case-insensitive;
+//! - a boolean given bare means ON (`--binlog-order-commits`); `--skip-NAME` and
+//!   `--disable-NAME` mean OFF, `--enable-NAME` means ON; values are ON, OFF, TRUE, FALSE, 1, 0;
+//! - sizes take a K, M, G or T suffix (powers of 1024);
+//! - an option that needs a value takes it after `=` or as the next argument (`--port 3307`);
+//! - `--loose-NAME` is ignored with a warning when NAME is unknown, so option files can be shared
+//!   with servers that know more variables;
+//! - `--log-bin[=basename]` turns the binary log on (the default), `--skip-log-bin` turns it off.
+//!
+//! clap parses the subcommand, but not these options: clap matches option names exactly, so it
+//! cannot treat `--sync-binlog` and `--sync_binlog` as one option, nor read the same names from an
+//! option file, nor give `--skip-`/`--loose-` prefixes their meaning. The `serve` subcommand hands
+//! its raw arguments to [`Config::from_args`].
+//!
+//! Precedence: built-in defaults, then the option file's `[mysqld]` and `[binlogd]` sections in
+//! file order, then the command line, left to right; the last setting of a variable wins.
+//!
+//! [`VARIABLES`] describes every server variable (type, default, scope, whether `SET GLOBAL` may
+//! change it), for the SQL layer's `SHOW VARIABLES` and `SET`. Invariant, checked by tests: every
+//! variable marked [`Variable::startup_option`] is a field of [`Config`], its default is what
+//! [`Config::value`] shows for a default configuration, and that text parses back to itself.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Where an option came from, for error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The command line.
+    CommandLine,
+    /// An option file, at a 1-based line.
+    File {
+        /// The option file.
+        path: PathBuf,
+        /// Its line number.
+        line: usize,
+    },
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::CommandLine => write!(f, "on the command line"),
+            Origin::File { path, line } => write!(f, "in {} line {line}", path.display()),
+        }
+    }
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// No such option.
+    #[error("unknown option '--{name}' {origin}")]
+    UnknownOption {
+        /// The name as given (without `--`).
+        name: String,
+        /// Where it was given.
+        origin: Origin,
+    },
+    /// The value does not fit the variable's type or range.
+    #[error("invalid value '{value}' for option '--{name}' {origin}: expected {expected}")]
+    BadValue {
+        /// The variable's name.
+        name: String,
+        /// The value given.
+        value: String,
+        /// What the variable takes.
+        expected: String,
+        /// Where it was given.
+        origin: Origin,
+    },
+    /// An option that needs a value was given without one.
+    #[error("option '--{name}' {origin} requires a value (--{name}=VALUE)")]
+    MissingValue {
+        /// The option.
+        name: String,
+        /// Where it was given.
+        origin: Origin,
+    },
+    /// A variable that exists but cannot be set at startup (`server_uuid`, `gtid_executed`, ...).
+    #[error("variable '{name}' {origin} cannot be set as an option")]
+    NotAnOption {
+        /// The variable.
+        name: String,
+        /// Where it was given.
+        origin: Origin,
+    },
+    /// A command-line argument that is not an option.
+    #[error("unexpected argument '{0}': options are --name=value")]
+    UnexpectedArgument(String),
+    /// A command-line argument that is not valid UTF-8.
+    #[error("argument {0:?} is not valid UTF-8")]
+    NotUtf8(OsString),
+    /// The option file could not be read.
+    #[error("cannot read option file {}", path.display())]
+    ReadFile {
+        /// The option file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line of the option file that is neither a section, an option nor a comment.
+    #[error("{}: line {line}: cannot parse '{text}'", path.display())]
+    FileSyntax {
+        /// The option file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// The line.
+        text: String,
+    },
+}
+
+/// A variable's type, which decides what values it accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarType {
+    /// ON/OFF (also TRUE/FALSE, 1/0).
+    Bool,
+    /// A whole number in `min..=max`.
+    Integer {
+        /// Smallest value.
+        min: u64,
+        /// Largest value.
+        max: u64,
+    },
+    /// A byte count in `min..=max`, with an optional K, M, G or T suffix.
+    Size {
+        /// Smallest value.
+        min: u64,
+        /// Largest value.
+        max: u64,
+    },
+    /// One of these words (case-insensitive; shown upper-case).
+    Enum(&'static [&'static str]),
+    /// Free text (a path, an address, a GTID set).
+    Text,
+}
+
+impl VarType {
+    /// Parses `text` as this type; on failure, a description of what is expected.
+    pub fn parse(self, text: &str) -> Result<Parsed, String> {
+        let text = text.trim();
+        match self {
+            VarType::Bool => parse_bool(text).map(Parsed::Bool).ok_or_else(|| self.expected()),
+            VarType::Integer { min, max } => match text.parse::<u64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(Parsed::Int(n)),
+                _ => Err(self.expected()),
+            },
+            VarType::Size { min, max } => match parse_size(text) {
+                Some(n) if (min..=max).contains(&n) => Ok(Parsed::Int(n)),
+                _ => Err(self.expected()),
+            },
+            VarType::Enum(words) => words
+                .iter()
+                .find(|w| w.eq_ignore_ascii_case(text))
+                .map(|w| Parsed::Text((*w).to_string()))
+                .ok_or_else(|| self.expected()),
+            VarType::Text => Ok(Parsed::Text(text.to_string())),
+        }
+    }
+
+    fn expected(self) -> String {
+        match self {
+            VarType::Bool => "ON, OFF, TRUE, FALSE, 1 or 0".to_string(),
+            VarType::Integer { min, max } => format!("an integer from {min} to {max}"),
+            VarType::Size { min, max } => {
+                format!("a size from {min} to {max} bytes (K, M, G suffixes allowed)")
+            }
+            VarType::Enum(words) => format!("one of {}", words.join(", ")),
+            VarType::Text => "text".to_string(),
+        }
+    }
+}
+
+/// A value checked against its variable's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed {
+    /// A boolean.
+    Bool(bool),
+    /// An integer or a size in bytes.
+    Int(u64),
+    /// Text, or an enum's canonical word.
+    Text(String),
+}
+
+/// Whether a variable exists globally, per session, or both (`SET GLOBAL` / `SET SESSION`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Only `@@global.name`.
+    Global,
+    /// Only `@@session.name`.
+    Session,
+    /// Both; a session starts with the global value.
+    Both,
+}
+
+/// One server variable, as `SHOW VARIABLES` and `SET` see it.
+#[derive(Debug, Clone, Copy)]
+pub struct Variable {
+    /// The MySQL name (underscores).
+    pub name: &'static str,
+    /// What it accepts.
+    pub ty: VarType,
+    /// The default, as `SHOW VARIABLES` shows it.
+    pub default: &'static str,
+    /// Global, session or both.
+    pub scope: Scope,
+    /// True when `SET` may change it while the server runs.
+    pub dynamic: bool,
+    /// True when it may be given at startup (`--name=value`, option file).
+    pub startup_option: bool,
+    /// One line of help.
+    pub help: &'static str,
+}
+
+const U32_MAX: u64 = u32::MAX as u64;
+const GIB: u64 = 1 << 30;
+
+/// Every variable the server knows, sorted by name.
+pub static VARIABLES: &[Variable] = &[
+    Variable {
+        name: "admin_port",
+        ty: VarType::Integer { min: 0, max: 65_535 },
+        default: "0",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "port of the Prometheus /metrics endpoint on 127.0.0.1 (0: off)",
+    },
+    Variable {
+        name: "bind_address",
+        ty: VarType::Text,
+        default: "127.0.0.1",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "IP address to listen on",
+    },
+    Variable {
+        name: "binlog_checksum",
+        ty: VarType::Enum(&["NONE", "CRC32"]),
+        default: "CRC32",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "checksum written after each binlog event",
+    },
+    Variable {
+        name: "binlog_group_commit_sync_delay",
+        ty: VarType::Integer { min: 0, max: 1_000_000 },
+        default: "0",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "microseconds to wait before syncing the binlog, to gather a larger group",
+    },
+    Variable {
+        name: "binlog_group_commit_sync_no_delay_count",
+        ty: VarType::Integer { min: 0, max: 100_000 },
+        default: "0",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "stop waiting for the sync delay once this many transactions are queued",
+    },
+    Variable {
+        name: "binlog_in_redo",
+        ty: VarType::Bool,
+        default: "OFF",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "write binlog events into the redo log: one fsync per group instead of two",
+    },
+    Variable {
+        name: "binlog_max_flush_queue_time",
+        ty: VarType::Integer { min: 0, max: 100_000 },
+        default: "0",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "microseconds the flush-stage leader keeps taking new members",
+    },
+    Variable {
+        name: "binlog_order_commits",
+        ty: VarType::Bool,
+        default: "ON",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "commit in the engine in binlog order (the commit-stage leader commits the group)",
+    },
+    Variable {
+        name: "binlog_preallocate",
+        ty: VarType::Bool,
+        default: "OFF",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "preallocate each binlog file to max_binlog_size (fallocate)",
+    },
+    Variable {
+        name: "binlog_row_metadata",
+        ty: VarType::Enum(&["MINIMAL", "FULL"]),
+        default: "MINIMAL",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "column metadata written in TABLE_MAP events",
+    },
+    Variable {
+        name: "binlog_transaction_dependency_history_size",
+        ty: VarType::Integer { min: 1, max: commit::MAX_HISTORY_SIZE },
+        default: "25000",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "row hashes the WRITESET dependency history keeps before it is cleared",
+    },
+    Variable {
+        name: "binlog_transaction_dependency_tracking",
+        ty: VarType::Enum(&commit::DependencyTracking::NAMES),
+        default: "COMMIT_ORDER",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "how last_committed is computed: COMMIT_ORDER, WRITESET or WRITESET_SESSION",
+    },
+    Variable {
+        name: "connect_timeout",
+        ty: VarType::Integer { min: 2, max: 31_536_000 },
+        default: "10",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "seconds a client may take to authenticate",
+    },
+    Variable {
+        name: "datadir",
+        ty: VarType::Text,
+        default: "./data",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "data directory (created on first start)",
+    },
+    Variable {
+        name: "gtid_executed",
+        ty: VarType::Text,
+        default: "",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: false,
+        help: "GTIDs of every transaction in the binlog",
+    },
+    Variable {
+        name: "gtid_mode",
+        ty: VarType::Enum(&["OFF", "ON"]),
+        default: "ON",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "give each transaction a GTID",
+    },
+    Variable {
+        name: "gtid_next",
+        ty: VarType::Text,
+        default: "AUTOMATIC",
+        scope: Scope::Session,
+        dynamic: true,
+        startup_option: false,
+        help: "GTID of the session's next transaction (AUTOMATIC, ANONYMOUS or uuid:N)",
+    },
+    Variable {
+        name: "gtid_purged",
+        ty: VarType::Text,
+        default: "",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: false,
+        help: "GTIDs executed but no longer in any binlog file",
+    },
+    Variable {
+        name: "innodb_flush_log_at_trx_commit",
+        ty: VarType::Integer { min: 0, max: 2 },
+        default: "1",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "redo log at commit: 1 write+sync, 2 write, 0 neither (the engine's flush-at-commit)",
+    },
+    // MySQL's values also include O_DIRECT and O_DIRECT_NO_FSYNC, which change how InnoDB's
+    // *data* files are opened (binlogd has none: its tables live in memory and checkpoint
+    // files); MySQL's O_DSYNC opens the log files O_SYNC and skips their fsync
+    // (srv_unix_flush_t in MySQL's srv0srv.h: "open log files in O_SYNC mode"). binlogd's
+    // O_DSYNC also skips the fsync but opens the redo O_DIRECT|O_DSYNC and writes whole 4 KiB
+    // blocks, which measured faster than pwrite + fdatasync (bench/RESULTS.md).
+    Variable {
+        name: "innodb_flush_method",
+        ty: VarType::Enum(&engine::RedoFlushMethod::NAMES),
+        default: "O_DSYNC",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "how a redo flush is made durable: fsync (pwrite + fdatasync) or O_DSYNC (one write \
+               of whole blocks opened O_DIRECT and O_DSYNC; write + fdatasync where the file system \
+               has no direct I/O)",
+    },
+    Variable {
+        name: "innodb_lock_wait_timeout",
+        ty: VarType::Integer { min: 1, max: 1_073_741_824 },
+        default: "50",
+        scope: Scope::Both,
+        dynamic: true,
+        startup_option: true,
+        help: "seconds a statement waits for a row lock",
+    },
+    Variable {
+        name: "log_bin",
+        ty: VarType::Bool,
+        default: "ON",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "binary log on (--log-bin[=basename]) or off (--skip-log-bin)",
+    },
+    Variable {
+        name: "log_bin_basename",
+        ty: VarType::Text,
+        default: "./data/binlog/binlog",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: false,
+        help: "path and name prefix of the binlog files",
+    },
+    Variable {
+        name: "log_error",
+        ty: VarType::Text,
+        default: "stderr",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "error log file (relative names are in datadir); stderr when not given",
+    },
+    Variable {
+        name: "log_error_verbosity",
+        ty: VarType::Integer { min: 1, max: 3 },
+        default: "3",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "1 errors, 2 errors and warnings, 3 also notes",
+    },
+    Variable {
+        name: "max_allowed_packet",
+        ty: VarType::Size { min: 1024, max: GIB },
+        default: "67108864",
+        scope: Scope::Both,
+        dynamic: true,
+        startup_option: true,
+        help: "largest packet or statement a client may send",
+    },
+    Variable {
+        name: "max_binlog_size",
+        ty: VarType::Size { min: 4096, max: GIB },
+        default: "1073741824",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "rotate the binlog once a file reaches this size",
+    },
+    Variable {
+        name: "max_connections",
+        ty: VarType::Integer { min: 1, max: 100_000 },
+        default: "151",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "most client connections open at once",
+    },
+    Variable {
+        name: "port",
+        ty: VarType::Integer { min: 0, max: 65_535 },
+        default: "3306",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "TCP port to listen on (0: any free port, logged at startup)",
+    },
+    Variable {
+        name: "replica_parallel_workers",
+        ty: VarType::Integer { min: 0, max: 1024 },
+        default: "4",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "replica applier workers (logical-clock scheduling; read at START REPLICA)",
+    },
+    Variable {
+        name: "replica_preserve_commit_order",
+        ty: VarType::Bool,
+        default: "ON",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "replica workers commit in the source's order (read at START REPLICA)",
+    },
+    Variable {
+        name: "server_id",
+        ty: VarType::Integer { min: 0, max: U32_MAX },
+        default: "1",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "this server's id in binlog event headers and replication",
+    },
+    Variable {
+        name: "server_uuid",
+        ty: VarType::Text,
+        default: "",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: false,
+        help: "this server's UUID, generated once and kept in datadir/auto.cnf",
+    },
+    Variable {
+        name: "socket",
+        ty: VarType::Text,
+        default: "mysql.sock",
+        scope: Scope::Global,
+        dynamic: false,
+        startup_option: true,
+        help: "Unix socket file to listen on too; relative to datadir; empty: none",
+    },
+    Variable {
+        name: "sync_binlog",
+        ty: VarType::Integer { min: 0, max: U32_MAX },
+        default: "1",
+        scope: Scope::Global,
+        dynamic: true,
+        startup_option: true,
+        help: "fdatasync the binlog every N commit groups (0: leave it to the OS)",
+    },
+];
+
+/// The variable named `name` (dashes or underscores, any case).
+pub fn variable(name: &str) -> Option<&'static Variable> {
+    let name = normalize_name(name);
+    VARIABLES.iter().find(|v| v.name == name)
+}
+
+/// A name as the registry spells it: lower case, underscores.
+pub fn normalize_name(name: &str) -> String {
+    name.trim().to_ascii_lowercase().replace('-', "_")
+}
+
+/// `binlog_checksum`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinlogChecksum {
+    /// No checksum.
+    None,
+    /// CRC32 after each event.
+    Crc32,
+}
+
+/// `binlog_row_metadata`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowMetadata {
+    /// Only what decoding the rows needs.
+    Minimal,
+    /// Also column names, primary key, charsets.
+    Full,
+}
+
+/// The server's startup configuration. Field names are the variables' names; units are in
+/// the field docs (MySQL's names carry none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// `server_id`.
+    pub server_id: u32,
+    /// `port`; 0 means any free port.
+    pub port: u16,
+    /// `/metrics` (Prometheus text format) on 127.0.0.1:admin_port; 0 is off.
+    pub admin_port: u16,
+    /// `bind_address`.
+    pub bind_address: String,
+    /// `socket`: the Unix socket file clients on this host may connect to, as given (relative
+    /// to `datadir`; empty: no socket). [`Config::socket_path`] resolves it.
+    pub socket: String,
+    /// `datadir`.
+    pub datadir: PathBuf,
+    /// `log_bin`: the binlog basename (file names are `<basename>.000001`, ...), `None` when the
+    /// binary log is off. A relative basename is relative to `datadir`.
+    pub log_bin: Option<String>,
+    /// `max_binlog_size`, bytes.
+    pub max_binlog_size: u64,
+    /// `sync_binlog`, commit groups per fdatasync (0: never).
+    pub sync_binlog: u32,
+    /// `binlog_order_commits`.
+    pub binlog_order_commits: bool,
+    /// `binlog_max_flush_queue_time`, microseconds.
+    pub binlog_max_flush_queue_time: u64,
+    /// `binlog_group_commit_sync_delay`, microseconds.
+    pub binlog_group_commit_sync_delay: u64,
+    /// `binlog_group_commit_sync_no_delay_count`, transactions.
+    pub binlog_group_commit_sync_no_delay_count: u64,
+    /// `binlog_checksum`.
+    pub binlog_checksum: BinlogChecksum,
+    /// `binlog_row_metadata`.
+    pub binlog_row_metadata: RowMetadata,
+    /// `binlog_preallocate`.
+    pub binlog_preallocate: bool,
+    /// `binlog_in_redo`.
+    pub binlog_in_redo: bool,
+    /// `binlog_transaction_dependency_tracking`.
+    pub binlog_transaction_dependency_tracking: commit::DependencyTracking,
+    /// `binlog_transaction_dependency_history_size`, row hashes.
+    pub binlog_transaction_dependency_history_size: u64,
+    /// `replica_parallel_workers`.
+    pub replica_parallel_workers: u64,
+    /// `replica_preserve_commit_order`.
+    pub replica_preserve_commit_order: bool,
+    /// `gtid_mode` (only OFF and ON: the permissive modes exist to migrate replication
+    /// topologies one server at a time, which binlogd has no use for).
+    pub gtid_mode: bool,
+    /// `innodb_flush_log_at_trx_commit`: 0, 1 or 2.
+    pub innodb_flush_log_at_trx_commit: u8,
+    /// `innodb_flush_method` (the redo's; see `engine::RedoFlushMethod`).
+    pub innodb_flush_method: engine::RedoFlushMethod,
+    /// `innodb_lock_wait_timeout`, seconds.
+    pub innodb_lock_wait_timeout: u64,
+    /// `max_connections`.
+    pub max_connections: u32,
+    /// `max_allowed_packet`, bytes.
+    pub max_allowed_packet: u64,
+    /// `connect_timeout`, seconds.
+    pub connect_timeout: u64,
+    /// `log_error`: the error log file (already resolved against `datadir`), `None` for stderr.
+    pub log_error: Option<PathBuf>,
+    /// `log_error_verbosity`: 1, 2 or 3.
+    pub log_error_verbosity: u8,
+    /// `--initialize-insecure`: on the first start, root gets an empty password.
+    pub initialize_insecure: bool,
+    /// Developer option `--binlog-group-commit=OFF`: serialize commits (the old
+    /// prepare_commit_mutex) for the seeds' "before" curves. Not a MySQL variable.
+    pub binlog_group_commit: bool,
+    /// Developer option `--simulated-fsync-latency-us=N`: every flush of the data files sleeps
+    /// N µs first, one at a time (`vfs::LatencyVfs`), to stand in for a slow device. Simulated.
+    pub simulated_fsync_latency_us: u64,
+    /// `--defaults-file`, if one was read.
+    pub defaults_file: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            server_id: 1,
+            port: 3306,
+            admin_port: 0,
+            bind_address: "127.0.0.1".to_string(),
+            socket: "mysql.sock".to_string(),
+            datadir: PathBuf::from("./data"),
+            log_bin: Some(DEFAULT_LOG_BIN.to_string()),
+            max_binlog_size: GIB,
+            sync_binlog: 1,
+            binlog_order_commits: true,
+            binlog_max_flush_queue_time: 0,
+            binlog_group_commit_sync_delay: 0,
+            binlog_group_commit_sync_no_delay_count: 0,
+            binlog_checksum: BinlogChecksum::Crc32,
+            binlog_row_metadata: RowMetadata::Minimal,
+            binlog_preallocate: false,
+            binlog_in_redo: false,
+            binlog_transaction_dependency_tracking: commit::DependencyTracking::CommitOrder,
+            binlog_transaction_dependency_history_size: commit::DEFAULT_HISTORY_SIZE,
+            replica_parallel_workers: 4,
+            replica_preserve_commit_order: true,
+            gtid_mode: true,
+            innodb_flush_log_at_trx_commit: 1,
+            innodb_flush_method: engine::RedoFlushMethod::ODsync,
+            innodb_lock_wait_timeout: 50,
+            max_connections: 151,
+            max_allowed_packet: 64 << 20,
+            connect_timeout: 10,
+            log_error: None,
+            log_error_verbosity: 3,
+            initialize_insecure: false,
+            binlog_group_commit: true,
+            simulated_fsync_latency_us: 0,
+            defaults_file: None,
+        }
+    }
+}
+
+/// The binlog basename when `--log-bin` is given without one (mysqld uses `<host>-bin`; a
+/// fixed name keeps a data directory movable between hosts).
+pub const DEFAULT_LOG_BIN: &str = "binlog";
+
+/// The error log's name for a bare `--log-error`.
+pub const DEFAULT_LOG_ERROR: &str = "binlogd.err";
+
+/// One `name[=value]` setting before it is applied.
+#[derive(Debug, Clone)]
+struct Setting {
+    /// As given, without `--` (for messages).
+    raw_name: String,
+    value: Option<String>,
+    origin: Origin,
+}
+
+impl Config {
+    /// Parses the `serve` subcommand's arguments (without the program and subcommand names).
+    /// Returns the configuration and warnings (ignored `--loose-` options) to log.
+    pub fn from_args<I, S>(args: I) -> Result<(Config, Vec<String>), ConfigError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        let command_line = split_command_line(args)?;
+        let mut defaults_file = None;
+        for s in &command_line {
+            if normalize_name(&s.raw_name) == "defaults_file" {
+                let path = s.value.as_deref().ok_or_else(|| ConfigError::MissingValue {
+                    name: s.raw_name.clone(),
+                    origin: s.origin.clone(),
+                })?;
+                defaults_file = Some(PathBuf::from(path));
+            }
+        }
+        let mut settings = match &defaults_file {
+            Some(path) => read_option_file(path)?,
+            None => Vec::new(),
+        };
+        settings.extend(command_line);
+
+        let mut config = Config { defaults_file, ..Config::default() };
+        let mut warnings = Vec::new();
+        let mut log_error_given: Option<Option<String>> = None;
+        for s in settings {
+            let name = normalize_name(&s.raw_name);
+            // `--no-defaults` is accepted for scripts written for mysqld: binlogd reads no option
+            // file unless given one.
+            if name == "defaults_file" || name == "no_defaults" {
+                continue;
+            }
+            if name == "log_error" {
+                // Resolved against the final datadir below, which may come later.
+                log_error_given = Some(s.value.clone());
+                continue;
+            }
+            if let Some(warning) = config.apply(&s)? {
+                warnings.push(warning);
+            }
+        }
+        if let Some(value) = log_error_given {
+            let file = value.filter(|v| !v.is_empty()).unwrap_or(DEFAULT_LOG_ERROR.to_string());
+            let file = PathBuf::from(file);
+            // As mysqld: a relative error log name is relative to the data directory.
+            config.log_error =
+                Some(if file.is_relative() { config.datadir.join(file) } else { file });
+        }
+        Ok((config, warnings))
+    }
+
+    /// Sets variable `name` from `value` as a startup option would, e.g. for `SET GLOBAL` on a
+    /// copy of the configuration. The value is checked against the variable's type.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), ConfigError> {
+        self.apply(&Setting {
+            raw_name: name.to_string(),
+            value: Some(value.to_string()),
+            origin: Origin::CommandLine,
+        })
+        .map(|_| ())
+    }
+
+    /// The value of variable `name` as `SHOW VARIABLES` shows it, for the variables this
+    /// configuration holds (`None` for runtime state such as `gtid_executed`, and unknown names).
+    pub fn value(&self, name: &str) -> Option<String> {
+        let on_off = |b: bool| if b { "ON" } else { "OFF" }.to_string();
+        Some(match normalize_name(name).as_str() {
+            "server_id" => self.server_id.to_string(),
+            "port" => self.port.to_string(),
+            "admin_port" => self.admin_port.to_string(),
+            "bind_address" => self.bind_address.clone(),
+            "socket" => self.socket_path().map(|p| p.display().to_string()).unwrap_or_default(),
+            "datadir" => self.datadir.display().to_string(),
+            "log_bin" => on_off(self.log_bin.is_some()),
+            "log_bin_basename" => self.log_bin_basename()?.display().to_string(),
+            "max_binlog_size" => self.max_binlog_size.to_string(),
+            "sync_binlog" => self.sync_binlog.to_string(),
+            "binlog_order_commits" => on_off(self.binlog_order_commits),
+            "binlog_max_flush_queue_time" => self.binlog_max_flush_queue_time.to_string(),
+            "binlog_group_commit_sync_delay" => self.binlog_group_commit_sync_delay.to_string(),
+            "binlog_group_commit_sync_no_delay_count" => {
+                self.binlog_group_commit_sync_no_delay_count.to_string()
+            }
+            "binlog_checksum" => match self.binlog_checksum {
+                BinlogChecksum::None => "NONE",
+                BinlogChecksum::Crc32 => "CRC32",
+            }
+            .to_string(),
+            "binlog_row_metadata" => match self.binlog_row_metadata {
+                RowMetadata::Minimal => "MINIMAL",
+                RowMetadata::Full => "FULL",
+            }
+            .to_string(),
+            "binlog_preallocate" => on_off(self.binlog_preallocate),
+            "binlog_in_redo" => on_off(self.binlog_in_redo),
+            "binlog_transaction_dependency_tracking" => {
+                self.binlog_transaction_dependency_tracking.name().to_string()
+            }
+            "binlog_transaction_dependency_history_size" => {
+                self.binlog_transaction_dependency_history_size.to_string()
+            }
+            "replica_parallel_workers" => self.replica_parallel_workers.to_string(),
+            "replica_preserve_commit_order" => on_off(self.replica_preserve_commit_order),
+            "gtid_mode" => on_off(self.gtid_mode),
+            "innodb_flush_log_at_trx_commit" => self.innodb_flush_log_at_trx_commit.to_string(),
+            "innodb_flush_method" => self.innodb_flush_method.name().to_string(),
+            "innodb_lock_wait_timeout" => self.innodb_lock_wait_timeout.to_string(),
+            "max_connections" => self.max_connections.to_string(),
+            "max_allowed_packet" => self.max_allowed_packet.to_string(),
+            "connect_timeout" => self.connect_timeout.to_string(),
+            "log_error" => match &self.log_error {
+                Some(path) => path.display().to_string(),
+                None => "stderr".to_string(),
+            },
+            "log_error_verbosity" => self.log_error_verbosity.to_string(),
+            _ => return None,
+        })
+    }
+
+    /// The Unix socket file: `socket` resolved against `datadir`, or `None` when it is empty.
+    pub fn socket_path(&self) -> Option<PathBuf> {
+        if self.socket.is_empty() {
+            return None;
+        }
+        let path = PathBuf::from(&self.socket);
+        Some(if path.is_relative() { self.datadir.join(path) } else { path })
+    }
+
+    /// The binlog files' path prefix: `log_bin` resolved against `datadir`, or `None` when the
+    /// binary log is off.
+    pub fn log_bin_basename(&self) -> Option<PathBuf> {
+        Some(self.datadir.join(commit::BINLOG_DIR).join(self.log_bin.as_deref()?))
+    }
+
+    /// Applies one setting; returns a warning for an ignored `--loose-` option.
+    fn apply(&mut self, s: &Setting) -> Result<Option<String>, ConfigError> {
+        let mut name = normalize_name(&s.raw_name);
+        let loose = name.starts_with("loose_");
+        if loose {
+            name = name["loose_".len()..].to_string();
+        }
+        let unknown =
+            || ConfigError::UnknownOption { name: s.raw_name.clone(), origin: s.origin.clone() };
+
+        // `--skip-X`/`--disable-X`/`--enable-X` on booleans (and log_bin), as my_getopt does.
+        let mut value = s.value.clone();
+        if variable(&name).is_none() {
+            for (prefix, word) in [("skip_", "OFF"), ("disable_", "OFF"), ("enable_", "ON")] {
+                let Some(base) = name.strip_prefix(prefix) else { continue };
+                if variable(base).is_some_and(|v| v.ty == VarType::Bool) && value.is_none() {
+                    name = base.to_string();
+                    value = Some(word.to_string());
+                    break;
+                }
+            }
+        }
+        if name == "initialize_insecure" {
+            self.initialize_insecure = match value.as_deref() {
+                None => true,
+                Some(v) => parse_bool(v).ok_or_else(|| bad_value(s, v, VarType::Bool))?,
+            };
+            return Ok(None);
+        }
+        // Developer options for `bench/compare` (not MySQL variables, so not in VARIABLES).
+        if name == "binlog_group_commit" {
+            let v = value.as_deref().unwrap_or("ON");
+            self.binlog_group_commit =
+                parse_bool(v).ok_or_else(|| bad_value(s, v, VarType::Bool))?;
+            return Ok(None);
+        }
+        if name == "simulated_fsync_latency_us" {
+            let ty = VarType::Integer { min: 0, max: 1_000_000 };
+            let v = value.as_deref().unwrap_or("");
+            self.simulated_fsync_latency_us = match ty.parse(v) {
+                Ok(Parsed::Int(n)) => n,
+                _ => return Err(bad_value(s, v, ty)),
+            };
+            return Ok(None);
+        }
+        let Some(var) = variable(&name) else {
+            if loose {
+                return Ok(Some(format!(
+                    "ignoring unknown option '--{}' {}",
+                    s.raw_name, s.origin
+                )));
+            }
+            return Err(unknown());
+        };
+        if !var.startup_option {
+            return Err(ConfigError::NotAnOption {
+                name: var.name.to_string(),
+                origin: s.origin.clone(),
+            });
+        }
+        if var.name == "log_bin" {
+            // `--log-bin[=basename]`: a boolean word turns it on or off, anything else is the
+            // basename.
+            self.log_bin = match value.as_deref().map(|v| (v, parse_bool(v))) {
+                Some((_, Some(false))) => None,
+                None | Some(("", _)) | Some((_, Some(true))) => Some(DEFAULT_LOG_BIN.to_string()),
+                // A plain file name: the files are `<datadir>/binlog/<basename>.NNNNNN` (the
+                // binlog crate names files within one directory).
+                Some((v, None)) if valid_basename(v) => Some(v.to_string()),
+                Some((v, None)) => {
+                    return Err(ConfigError::BadValue {
+                        name: s.raw_name.clone(),
+                        value: v.to_string(),
+                        expected: "a file name without '/' (binlog files live in <datadir>/binlog)"
+                            .to_string(),
+                        origin: s.origin.clone(),
+                    })
+                }
+            };
+            return Ok(None);
+        }
+        let value = match (value, var.ty) {
+            (Some(v), _) => v,
+            (None, VarType::Bool) => "ON".to_string(),
+            (None, _) => {
+                return Err(ConfigError::MissingValue {
+                    name: s.raw_name.clone(),
+                    origin: s.origin.clone(),
+                })
+            }
+        };
+        let parsed = var.ty.parse(&value).map_err(|_| bad_value(s, &value, var.ty))?;
+        self.set_parsed(var.name, parsed).ok_or_else(|| bad_value(s, &value, var.ty))?;
+        Ok(None)
+    }
+
+    /// Stores a checked value in its field; `None` if the value does not fit the field (which
+    /// the registry's ranges rule out) or the name is no field.
+    fn set_parsed(&mut self, name: &str, parsed: Parsed) -> Option<()> {
+        use Parsed::{Bool, Int, Text};
+        match (name, parsed) {
+            ("server_id", Int(n)) => self.server_id = u32::try_from(n).ok()?,
+            ("port", Int(n)) => self.port = u16::try_from(n).ok()?,
+            ("admin_port", Int(n)) => self.admin_port = u16::try_from(n).ok()?,
+            ("bind_address", Text(t)) => self.bind_address = t,
+            ("socket", Text(t)) => self.socket = t,
+            ("datadir", Text(t)) => self.datadir = PathBuf::from(t),
+            ("max_binlog_size", Int(n)) => self.max_binlog_size = n,
+            ("sync_binlog", Int(n)) => self.sync_binlog = u32::try_from(n).ok()?,
+            ("binlog_order_commits", Bool(b)) => self.binlog_order_commits = b,
+            ("binlog_max_flush_queue_time", Int(n)) => self.binlog_max_flush_queue_time = n,
+            ("binlog_group_commit_sync_delay", Int(n)) => self.binlog_group_commit_sync_delay = n,
+            ("binlog_group_commit_sync_no_delay_count", Int(n)) => {
+                self.binlog_group_commit_sync_no_delay_count = n
+            }
+            ("binlog_checksum", Text(t)) => {
+                self.binlog_checksum =
+                    if t == "NONE" { BinlogChecksum::None } else { BinlogChecksum::Crc32 }
+            }
+            ("binlog_row_metadata", Text(t)) => {
+                self.binlog_row_metadata =
+                    if t == "FULL" { RowMetadata::Full } else { RowMetadata::Minimal }
+            }
+            ("binlog_preallocate", Bool(b)) => self.binlog_preallocate = b,
+            ("binlog_in_redo", Bool(b)) => self.binlog_in_redo = b,
+            ("binlog_transaction_dependency_tracking", Text(t)) => {
+                self.binlog_transaction_dependency_tracking =
+                    commit::DependencyTracking::from_name(&t)?
+            }
+            ("binlog_transaction_dependency_history_size", Int(n)) => {
+                self.binlog_transaction_dependency_history_size = n
+            }
+            ("replica_parallel_workers", Int(n)) => self.replica_parallel_workers = n,
+            ("replica_preserve_commit_order", Bool(b)) => self.replica_preserve_commit_order = b,
+            ("gtid_mode", Text(t)) => self.gtid_mode = t == "ON",
+            ("innodb_flush_log_at_trx_commit", Int(n)) => {
+                self.innodb_flush_log_at_trx_commit = u8::try_from(n).ok()?
+            }
+            ("innodb_flush_method", Text(t)) => {
+                self.innodb_flush_method = engine::RedoFlushMethod::from_name(&t)?
+            }
+            ("innodb_lock_wait_timeout", Int(n)) => self.innodb_lock_wait_timeout = n,
+            ("max_connections", Int(n)) => self.max_connections = u32::try_from(n).ok()?,
+            // mysqld rounds max_allowed_packet down to a multiple of 1024.
+            ("max_allowed_packet", Int(n)) => self.max_allowed_packet = n / 1024 * 1024,
+            ("connect_timeout", Int(n)) => self.connect_timeout = n,
+            ("log_error", Text(t)) => self.log_error = Some(PathBuf::from(t)),
+            ("log_error_verbosity", Int(n)) => self.log_error_verbosity = u8::try_from(n).ok()?,
+            _ => return None,
+        }
+        Some(())
+    }
+}
+
+/// A binlog basename: non-empty, no path separator, no dot-only names.
+fn valid_basename(v: &str) -> bool {
+    !v.is_empty() && !v.contains(['/', '\\']) && v != "." && v != ".."
+}
+
+fn bad_value(s: &Setting, value: &str, ty: VarType) -> ConfigError {
+    ConfigError::BadValue {
+        name: s.raw_name.clone(),
+        value: value.to_string(),
+        expected: ty.expected(),
+        origin: s.origin.clone(),
+    }
+}
+
+/// ON/OFF, TRUE/FALSE, 1/0, any case.
+pub fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_uppercase().as_str() {
+        "ON" | "TRUE" | "1" => Some(true),
+        "OFF" | "FALSE" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Digits with an optional K, M, G or T suffix (powers of 1024, any case).
+pub fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, shift) = match text.as_bytes().last()?.to_ascii_uppercase() {
+        b'K' => (&text[..text.len() - 1], 10),
+        b'M' => (&text[..text.len() - 1], 20),
+        b'G' => (&text[..text.len() - 1], 30),
+        b'T' => (&text[..text.len() - 1], 40),
+        _ => (text, 0),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u64>().ok()?.checked_mul(1u64 << shift)
+}
+
+/// The command line as settings: `--name=value`, `--name value` (for options that need a
+/// value), or bare `--name`.
+fn split_command_line<I, S>(args: I) -> Result<Vec<Setting>, ConfigError>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    let mut args = args.into_iter().map(Into::into).peekable();
+    let mut settings = Vec::new();
+    while let Some(arg) = args.next() {
+        let arg = arg.into_string().map_err(ConfigError::NotUtf8)?;
+        let Some(option) = arg.strip_prefix("--").filter(|o| !o.is_empty()) else {
+            return Err(ConfigError::UnexpectedArgument(arg));
+        };
+        let (raw_name, mut value) = match option.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (option.to_string(), None),
+        };
+        if value.is_none() && takes_separate_value(&raw_name) {
+            let next_is_value =
+                args.peek().and_then(|a| a.to_str()).is_some_and(|a| !a.starts_with("--"));
+            if next_is_value {
+                value = args.next().and_then(|a| a.into_string().ok());
+            }
+        }
+        settings.push(Setting { raw_name, value, origin: Origin::CommandLine });
+    }
+    Ok(settings)
+}
+
+/// True for options whose value may follow as the next argument: those that need one.
+fn takes_separate_value(raw_name: &str) -> bool {
+    let name = normalize_name(raw_name);
+    let name = name.strip_prefix("loose_").unwrap_or(&name);
+    if name == "defaults_file" {
+        return true;
+    }
+    // log_bin and log_error take an optional value, so a bare one stays bare, as in mysqld.
+    variable(name).is_some_and(|v| {
+        v.startup_option && v.ty != VarType::Bool && !matches!(v.name, "log_bin" | "log_error")
+    })
+}
+
+/// Reads the `[mysqld]` and `[binlogd]` sections of a my.cnf-style file.
+fn read_option_file(path: &Path) -> Result<Vec<Setting>, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| ConfigError::ReadFile { path: path.to_path_buf(), source })?;
+    parse_option_file(path, &text)
+}
+
+/// Parses option file text. Lines are `[section]`, `name`, `name=value` (spaces around `=`
+/// allowed, the value optionally quoted), blank, or comments starting with `#` or `;`; a `#`
+/// after whitespace ends an unquoted value. Other sections (`[client]`, `[mysql]`) are skipped,
+/// so one file can serve the server and its clients.
+fn parse_option_file(path: &Path, text: &str) -> Result<Vec<Setting>, ConfigError> {
+    let mut settings = Vec::new();
+    let mut ours = false;
+    for (index, line) in text.lines().enumerate() {
+        let line_no = index + 1;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(';') {
+            continue;
+        }
+        let syntax = || ConfigError::FileSyntax {
+            path: path.to_path_buf(),
+            line: line_no,
+            text: line.to_string(),
+        };
+        if let Some(section) = trimmed.strip_prefix('[') {
+            let section = section.strip_suffix(']').ok_or_else(syntax)?.trim();
+            ours = matches!(section.to_ascii_lowercase().as_str(), "mysqld" | "binlogd");
+            continue;
+        }
+        if trimmed.starts_with('!') {
+            // `!include` and `!includedir` are not supported: say so rather than ignore them.
+            return Err(syntax());
+        }
+        if !ours {
+            continue;
+        }
+        let (raw_name, value) = match trimmed.split_once('=') {
+            Some((n, v)) => (n.trim(), Some(unquote(v.trim()).ok_or_else(syntax)?)),
+            None => (strip_comment(trimmed), None),
+        };
+        let raw_name = raw_name.strip_prefix("--").unwrap_or(raw_name);
+        if raw_name.is_empty() || raw_name.contains(char::is_whitespace) {
+            return Err(syntax());
+        }
+        settings.push(Setting {
+            raw_name: raw_name.to_string(),
+            value,
+            origin: Origin::File { path: path.to_path_buf(), line: line_no },
+        });
+    }
+    Ok(settings)
+}
+
+/// A value with its quotes removed, or with a trailing ` # comment` removed when unquoted.
+fn unquote(value: &str) -> Option<String> {
+    for quote in ['"', '\''] {
+        if let Some(rest) = value.strip_prefix(quote) {
+            let end = rest.find(quote)?;
+            let after = rest[end + 1..].trim();
+            if !after.is_empty() && !after.starts_with('#') && !after.starts_with(';') {
+                return None;
+            }
+            return Some(rest[..end].to_string());
+        }
+    }
+    Some(strip_comment(value).to_string())
+}
+
+fn strip_comment(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'#' && i > 0 && bytes[i - 1].is_ascii_whitespace() {
+            return text[..i].trim_end();
+        }
+    }
+    text
+}
+
+/// `binlogd serve --help`: the options and their defaults.
+pub fn help_text() -> String {
+    let mut out = String::from(
+        "Usage: binlogd serve [--defaults-file=FILE] [--name=value ...]\n\n\
+         Names may use dashes or underscores. Booleans take ON/OFF/1/0; --skip-NAME means OFF.\n\
+         Sizes take K, M or G. --initialize-insecure: give root an empty password on the first\n\
+         start (otherwise a random one is printed and written to datadir/initial-root-password).\n         Developer options (benchmarks): --binlog-group-commit=OFF serializes commits;\n         --simulated-fsync-latency-us=N makes every data-file flush sleep N us (simulated device).\n\n",
+    );
+    for v in VARIABLES.iter().filter(|v| v.startup_option) {
+        out.push_str(&format!(
+            "  --{:<42} {} (default {})\n",
+            v.name.replace('_', "-"),
+            v.help,
+            if v.default.is_empty() { "none" } else { v.default }
+        ));
+    }
+    out
+}
+
+/// `SET GLOBAL` of the variables the protocol layer enforces (`max_connections`,
+/// `max_allowed_packet`), forwarded to its live [`Limits`](protocol::Limits); every
+/// other variable goes on to `next` (the commit pipeline's listener).
+pub struct LiveVariables {
+    /// The listener of the other variables.
+    pub next: Option<std::sync::Arc<dyn sql::vars::VariableListener>>,
+    /// The protocol server's limits.
+    pub limits: std::sync::Arc<protocol::Limits>,
+}
+
+impl sql::vars::VariableListener for LiveVariables {
+    fn set_global(&self, name: &str, value: &engine::Value) -> Result<(), sql::SqlError> {
+        // The SQL layer checked type and range (vars.rs) before calling.
+        let number = match value {
+            engine::Value::Int(i) => usize::try_from(*i).ok(),
+            engine::Value::UInt(u) => usize::try_from(*u).ok(),
+            _ => None,
+        };
+        match (name, number) {
+            ("max_connections", Some(n)) => self.limits.set_max_connections(n),
+            ("max_allowed_packet", Some(n)) => self.limits.set_max_allowed_packet(n),
+            _ => {}
+        }
+        match &self.next {
+            Some(next) => next.set_global(name, value),
+            None => Ok(()),
+        }
+    }
+}

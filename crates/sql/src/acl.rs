@@ -1,0 +1,982 @@
+//! Account statements (`CREATE/ALTER/DROP USER`, `GRANT`, `REVOKE`, `SHOW GRANTS`) and the
+//! privilege checks every statement passes first.
+//!
+//! The accounts themselves live in [`accounts::Users`] (`users.json`, outside the engine);
+//! the serve wiring attaches them with [`Server::attach_accounts`](super::Server). A server
+//! without attached accounts (the SQL layer embedded in tests) runs every statement with all
+//! privileges and refuses the account statements.
+//!
+//! **Privilege model.** Global privileges (`ON *.*`) are resolved once when the session opens:
+//! as in mysqld, "global privileges and passwords are unaffected for a connected client" by a
+//! later GRANT/REVOKE (MySQL 8.0 manual, "When Privilege Changes Take Effect"). The checks and
+//! error texts follow mysqld (`sql/auth/sql_authorization.cc`, `share/messages_to_clients.txt`):
+//! - row statements need SELECT / INSERT (REPLACE: INSERT and DELETE) / UPDATE / DELETE on the
+//!   table: 1142 `ER_TABLEACCESS_DENIED_ERROR` `"X command denied to user 'u'@'h' for table 't'"`;
+//! - CREATE/DROP DATABASE need CREATE/DROP, and `USE db` needs any privilege: 1044
+//!   `ER_DBACCESS_DENIED_ERROR`; CREATE/DROP TABLE, TRUNCATE, CREATE/DROP INDEX need CREATE,
+//!   DROP, DROP, INDEX: 1142;
+//! - `SET GLOBAL`, PURGE, SHOW BINARY LOGS / MASTER STATUS, SHOW BINLOG EVENTS, FLUSH and
+//!   RESET MASTER need SUPER (or what mysqld names), and CREATE/ALTER/DROP USER need
+//!   CREATE USER: 1227 `ER_SPECIFIC_ACCESS_DENIED_ERROR` naming the privileges;
+//! - the replica's statements (answered by the statement hook): CHANGE REPLICATION SOURCE
+//!   and START/STOP REPLICA need SUPER (mysqld: SUPER or REPLICATION_SLAVE_ADMIN), RESET
+//!   REPLICA needs RELOAD, SHOW REPLICA STATUS needs SUPER or REPLICATION CLIENT: 1227;
+//! - CHECKSUM TABLE needs SELECT on each table: 1142;
+//! - GRANT and REVOKE need GRANT OPTION and every privilege they hand out (mysqld answers a
+//!   global GRANT without them with 1045; binlogd says which privilege is missing with 1227).
+//!
+//! A database grant's name is a pattern as in mysqld: `%` and `_` are wildcards unless escaped
+//! (`` GRANT ... ON `db\_1`.* `` is only `db_1`); of several matching database grants the
+//! most specific counts (`users::Account::granted_on`).
+//!
+//! Database (`ON db.*`) and table (`ON db.tbl`) grants are ORed with the global privileges,
+//! as mysqld's `check_access` / `check_grant` do; they are read from the accounts at each check.
+//!
+//! Account statements are written to the binary log as mysqld writes them (rewritten text,
+//! passwords as hashes, one GTID each) and committed with it; see `users.rs`, "Committed with
+//! the binary log".
+
+use engine::Value;
+
+use super::admin::AdminCommand;
+use super::ast::{
+    AccountStmt, GrantTarget, Identified, Plugin, Secret, Stmt, TableRef, UserName, UserSpec,
+};
+use super::error::{Result, SqlError};
+use super::output::{ColumnDef, Output};
+use super::session::{Session, Warning};
+use accounts::{Account, Privileges, UserError};
+use protocol::{AuthPlugin, UserAuth};
+
+impl Identified {
+    fn auth(&self) -> Result<UserAuth> {
+        let plugin = match self.plugin {
+            Some(Plugin::Native) => AuthPlugin::MysqlNativePassword,
+            Some(Plugin::CachingSha2) | None => AuthPlugin::CachingSha2Password,
+        };
+        match (&self.secret, plugin) {
+            (Secret::Password(p), AuthPlugin::MysqlNativePassword) => Ok(UserAuth::native(p)),
+            (Secret::Password(p), AuthPlugin::CachingSha2Password) => Ok(UserAuth::caching_sha2(p)),
+            // ER_PASSWORD_FORMAT, as mysqld answers a hash not of the plugin's form.
+            (Secret::Hash(h), plugin) => {
+                accounts::auth_from_string(plugin, h).ok_or_else(|| SqlError::Other {
+                    code: 1827,
+                    sqlstate: "HY000",
+                    message: "The password hash doesn't have the expected format.".into(),
+                })
+            }
+        }
+    }
+}
+
+/// A resolved grant level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Level {
+    Global,
+    Database(String),
+    Table(String, String),
+}
+
+impl Level {
+    fn text(&self) -> String {
+        match self {
+            Level::Global => "*.*".into(),
+            Level::Database(db) => format!("{}.*", quote_ident(db)),
+            Level::Table(db, t) => format!("{}.{}", quote_ident(db), quote_ident(t)),
+        }
+    }
+}
+
+/// `` `name` `` with backticks doubled.
+fn quote_ident(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// `'text'` with quotes and backslashes escaped (as the binary log's statement text needs).
+fn quote_string(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+fn quote_user(name: &UserName) -> String {
+    format!("{}@{}", quote_string(&name.user), quote_string(&name.host))
+}
+
+/// 1227 ER_SPECIFIC_ACCESS_DENIED_ERROR.
+pub(crate) fn specific_denied(privileges: &str) -> SqlError {
+    SqlError::Other {
+        code: 1227,
+        sqlstate: "42000",
+        message: format!(
+            "Access denied; you need (at least one of) the {privileges} privilege(s) for this operation"
+        ),
+    }
+}
+
+fn user_error(e: &UserError) -> SqlError {
+    let p = e.to_sql_error();
+    let sqlstate = match p.code {
+        1410 | 1141 => "42000",
+        _ => "HY000",
+    };
+    SqlError::Other { code: p.code, sqlstate, message: p.message }
+}
+
+fn note(code: u16, message: String) -> Warning {
+    Warning { level: "Note", code, message }
+}
+
+impl Session {
+    /// The account this session runs as (mysqld's `CURRENT_USER()`).
+    pub(crate) fn current_user(&self) -> String {
+        match &self.account {
+            Some(a) => format!("{}@{}", a.name.user, a.name.host),
+            None => format!("{}@{}", self.user, self.host),
+        }
+    }
+
+    fn privileges(&self) -> Privileges {
+        self.account.as_ref().map_or(Privileges::ALL, |a| a.privileges)
+    }
+
+    /// The account as stored now (its database and table grants take effect at once, as
+    /// mysqld's do for the next statement; the global ones were fixed at login).
+    fn stored_account(&self) -> Option<Account> {
+        let a = self.account.as_ref()?;
+        self.server.accounts()?.get(&a.name.user, &a.name.host)
+    }
+
+    /// The session's global privileges with the account's grants on `db` (and `table`).
+    fn privileges_on(&self, db: &str, table: Option<&str>) -> Privileges {
+        let have = self.privileges();
+        match self.stored_account() {
+            // Database grants match by pattern (`db%`, `db\_1`), see `Account::granted_on`.
+            Some(account) => have.union(account.granted_on(db, table)),
+            None => have,
+        }
+    }
+
+    /// 1142 unless the account holds `wanted` on the table (globally, on its database or on
+    /// the table itself).
+    fn need_table(&self, wanted: Privileges, command: &str, table: &TableRef) -> Result<()> {
+        if self.privileges().contains(wanted) {
+            return Ok(());
+        }
+        // Without a database the statement fails with 1046 when it resolves the table.
+        let Some(db) = table.db.as_deref().or(self.db.as_deref()) else {
+            return Ok(());
+        };
+        if self.privileges_on(db, Some(&table.name)).contains(wanted) {
+            return Ok(());
+        }
+        Err(SqlError::Other {
+            code: 1142,
+            sqlstate: "42000",
+            message: format!(
+                "{command} command denied to user '{}'@'{}' for table '{}'",
+                self.user, self.host, table.name
+            ),
+        })
+    }
+
+    /// 1044 unless the account holds `wanted` on `db` (`USE` asks for any privilege on the
+    /// database or a table in it: `NONE`).
+    pub(crate) fn need_database(&self, wanted: Privileges, db: &str) -> Result<()> {
+        let ok = if wanted.is_empty() {
+            !self.privileges().is_empty()
+                || self.stored_account().is_some_and(|a| a.any_privilege_in(db))
+        } else {
+            self.privileges().contains(wanted) || self.privileges_on(db, None).contains(wanted)
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(SqlError::Other {
+            code: 1044,
+            sqlstate: "42000",
+            message: format!(
+                "Access denied for user '{}'@'{}' to database '{db}'",
+                self.user, self.host
+            ),
+        })
+    }
+
+    /// True if SHOW DATABASES lists `db` to this session.
+    pub(crate) fn may_see_database(&self, db: &str) -> bool {
+        let show_databases = Privileges::from_name("SHOW DATABASES").unwrap_or(Privileges::ALL);
+        self.privileges().contains(show_databases)
+            || self.need_database(Privileges::NONE, db).is_ok()
+    }
+
+    /// True if the session holds the global privilege `p` (all of them without accounts).
+    pub(crate) fn has_global_privilege(&self, p: Privileges) -> bool {
+        self.privileges().contains(p)
+    }
+
+    /// 1227 unless the account holds one of `any`; `names` is how mysqld lists them.
+    fn need_any(&self, any: &[Privileges], names: &str) -> Result<()> {
+        let have = self.privileges();
+        if any.iter().any(|p| have.contains(*p)) {
+            return Ok(());
+        }
+        Err(specific_denied(names))
+    }
+
+    /// 1227 unless the session holds the global privilege `name` (mysqld's
+    /// `check_global_access`), for the protocol's own administrative commands.
+    pub fn need_global_privilege(&self, name: &str) -> Result<()> {
+        let wanted = Privileges::from_name(name)
+            .ok_or_else(|| SqlError::NotSupported(format!("the {name} privilege")))?;
+        self.need_any(&[wanted], name)
+    }
+
+    /// The privilege check every statement passes before it runs.
+    pub(crate) fn check_privileges(&self, stmt: &Stmt) -> Result<()> {
+        if let Stmt::Account(a) = stmt {
+            return self.check_account_privileges(a);
+        }
+        if self.privileges().contains(Privileges::ALL) {
+            return Ok(());
+        }
+        match stmt {
+            Stmt::Select(s) => match &s.from {
+                // information_schema is readable by every account; what a table shows
+                // depends on the privileges (PROCESSLIST: PROCESS).
+                Some(t) if self.is_processlist_table(t) => Ok(()),
+                Some(t) => self.need_table(Privileges::SELECT, "SELECT", t),
+                None => Ok(()),
+            },
+            Stmt::Insert(i) if i.replace => {
+                self.need_table(Privileges::INSERT.union(Privileges::DELETE), "REPLACE", &i.table)
+            }
+            Stmt::Insert(i) => self.need_table(Privileges::INSERT, "INSERT", &i.table),
+            Stmt::Update(u) => self.need_table(Privileges::UPDATE, "UPDATE", &u.table),
+            Stmt::Delete(d) => self.need_table(Privileges::DELETE, "DELETE", &d.table),
+            Stmt::CreateDatabase { name, .. } => self.need_database(Privileges::CREATE, name),
+            Stmt::DropDatabase { name, .. } => self.need_database(Privileges::DROP, name),
+            Stmt::CreateTable(ct) => self.need_table(Privileges::CREATE, "CREATE", &ct.table),
+            Stmt::CreateIndex { table, .. } | Stmt::DropIndex { table, .. } => {
+                self.need_table(Privileges::INDEX, "INDEX", table)
+            }
+            // mysqld: DROP on every table named (`check_table_access(thd, DROP_ACL, ...)`).
+            Stmt::DropTable { tables, .. } => {
+                tables.iter().try_for_each(|t| self.need_table(Privileges::DROP, "DROP", t))
+            }
+            Stmt::Truncate(t) => self.need_table(Privileges::DROP, "DROP", t),
+            // mysqld: SELECT on each table (`check_table_access(thd, SELECT_ACL, ...)`).
+            Stmt::Checksum { tables, .. } => {
+                tables.iter().try_for_each(|t| self.need_table(Privileges::SELECT, "SELECT", t))
+            }
+            Stmt::Set(items) => {
+                let global = items.iter().any(|i| {
+                    matches!(
+                        i,
+                        super::ast::SetItem::System { scope: super::ast::VarScope::Global, .. }
+                    )
+                });
+                if global {
+                    self.need_any(&[Privileges::SUPER], "SUPER or SYSTEM_VARIABLES_ADMIN")
+                } else {
+                    Ok(())
+                }
+            }
+            // mysqld's `check_global_access(thd, SHUTDOWN_ACL)` (sql_parse.cc, COM_SHUTDOWN and
+            // the SHUTDOWN statement).
+            Stmt::Shutdown => self.need_any(&[Privileges::SHUTDOWN], "SHUTDOWN"),
+            // mysqld 8: `is_reload_request_denied` (sql_parse.cc, SQLCOM_FLUSH) wants RELOAD,
+            // or for some options a FLUSH_* dynamic privilege binlogd does not have.
+            Stmt::Flush => self.need_any(&[Privileges::RELOAD], "RELOAD"),
+            Stmt::Admin(cmd) => match cmd {
+                AdminCommand::ShowBinaryLogs | AdminCommand::ShowMasterStatus => self.need_any(
+                    &[Privileges::SUPER, Privileges::REPLICATION_CLIENT],
+                    "SUPER, REPLICATION CLIENT",
+                ),
+                // SHOW REPLICAS needs REPLICATION SLAVE in mysqld (sql/rpl_source.cc,
+                // show_replicas()).
+                AdminCommand::ShowBinlogEvents { .. } | AdminCommand::ShowReplicas { .. } => {
+                    self.need_any(&[Privileges::REPLICATION_SLAVE], "REPLICATION SLAVE")
+                }
+                AdminCommand::FlushBinaryLogs | AdminCommand::ResetMaster => {
+                    self.need_any(&[Privileges::RELOAD], "RELOAD")
+                }
+                AdminCommand::PurgeTo(_) | AdminCommand::PurgeBefore(_) => {
+                    self.need_any(&[Privileges::SUPER], "SUPER or BINLOG_ADMIN")
+                }
+            },
+            _ => Ok(()),
+        }
+    }
+
+    /// The check of a statement another module answers (the replica's; see
+    /// [`super::server::StatementHook`]): 1227 naming what mysqld names.
+    pub(crate) fn check_hook_privilege(&self, wanted: super::server::HookPrivilege) -> Result<()> {
+        use super::server::HookPrivilege;
+        match wanted {
+            HookPrivilege::ReplicationAdmin => {
+                self.need_any(&[Privileges::SUPER], "SUPER or REPLICATION_SLAVE_ADMIN")
+            }
+            HookPrivilege::Reload => self.need_any(&[Privileges::RELOAD], "RELOAD"),
+            // mysqld: `check_global_access(thd, SUPER_ACL | REPL_CLIENT_ACL)`.
+            HookPrivilege::ReplicationClient => self.need_any(
+                &[Privileges::SUPER, Privileges::REPLICATION_CLIENT],
+                "SUPER, REPLICATION CLIENT",
+            ),
+        }
+    }
+
+    fn is_self(&self, spec: &UserSpec) -> bool {
+        match (spec, &self.account) {
+            (UserSpec::Current, _) => true,
+            (UserSpec::Named(n), Some(a)) => {
+                n.user == a.name.user && n.host.eq_ignore_ascii_case(&a.name.host)
+            }
+            (UserSpec::Named(_), None) => false,
+        }
+    }
+
+    /// The level a GRANT/REVOKE names, with `*` and a bare table in the default database
+    /// (1046 without one).
+    fn level(&self, target: &GrantTarget) -> Result<Level> {
+        let db = |d: &Option<String>| {
+            d.clone().or_else(|| self.db.clone()).ok_or(SqlError::NoDatabaseSelected)
+        };
+        Ok(match target {
+            GrantTarget::Global => Level::Global,
+            GrantTarget::Database(d) => Level::Database(db(d)?),
+            GrantTarget::Table(d, t) => Level::Table(db(d)?, t.clone()),
+        })
+    }
+
+    fn check_account_privileges(&self, a: &AccountStmt) -> Result<()> {
+        // A session without an account (the replica applier's, an embedded server's) may do
+        // everything, GRANT OPTION included.
+        if self.account.is_none() {
+            return Ok(());
+        }
+        let create_user = || self.need_any(&[Privileges::CREATE_USER], "CREATE USER");
+        match a {
+            AccountStmt::CreateUser { .. }
+            | AccountStmt::DropUser { .. }
+            | AccountStmt::RenameUser(_) => create_user(),
+            // Changing one's own password needs no privilege (mysqld).
+            AccountStmt::AlterUser { users, .. } => {
+                if users.iter().all(|(u, _)| self.is_self(u)) {
+                    Ok(())
+                } else {
+                    create_user()
+                }
+            }
+            AccountStmt::SetPassword { user, .. } => {
+                if user.as_ref().is_none_or(|u| self.is_self(u)) {
+                    Ok(())
+                } else {
+                    create_user()
+                }
+            }
+            AccountStmt::Grant { privileges, target, .. }
+            | AccountStmt::Revoke { privileges, target: Some(target), .. } => {
+                let level = self.level(target)?;
+                let privileges = level_privileges(&level, *privileges)?;
+                let have = match &level {
+                    Level::Global => self.privileges(),
+                    Level::Database(db) => self.privileges_on(db, None),
+                    Level::Table(db, t) => self.privileges_on(db, Some(t)),
+                };
+                if !have.contains(Privileges::GRANT_OPTION) {
+                    return Err(specific_denied("GRANT OPTION"));
+                }
+                if !have.contains(privileges) {
+                    let missing = privileges.difference(have).names().join(", ");
+                    return Err(specific_denied(&missing));
+                }
+                Ok(())
+            }
+            // mysqld: `REVOKE ALL, GRANT OPTION` needs CREATE USER (or UPDATE on mysql).
+            AccountStmt::Revoke { target: None, .. } => create_user(),
+            // Another account's grants: mysqld wants SELECT on the mysql schema.
+            AccountStmt::ShowGrants(Some(u)) if !self.is_self(u) => {
+                self.need_any(&[Privileges::SELECT], "SELECT")
+            }
+            AccountStmt::ShowGrants(_) => Ok(()),
+            // mysqld: SELECT on the mysql schema, except for the current user (1227 here, as
+            // for SHOW GRANTS: binlogd has no mysql schema to name in a 1142).
+            AccountStmt::ShowCreateUser(u) if !self.is_self(u) => {
+                self.need_any(&[Privileges::SELECT], "SELECT")
+            }
+            AccountStmt::ShowCreateUser(_) => Ok(()),
+        }
+    }
+
+    fn resolve(&self, spec: &UserSpec) -> UserName {
+        match spec {
+            UserSpec::Named(n) => n.clone(),
+            UserSpec::Current => match &self.account {
+                Some(a) => a.name.clone(),
+                None => UserName { user: self.user.clone(), host: self.host.clone() },
+            },
+        }
+    }
+
+    /// SHUTDOWN (privilege checked first): starts the same clean shutdown as SIGTERM and
+    /// answers OK, as mysqld does before it goes away.
+    pub(crate) fn shutdown(&mut self) -> Result<Output> {
+        if !self.server.request_shutdown() {
+            return Err(SqlError::NotSupported("SHUTDOWN of an embedded server".into()));
+        }
+        log::info!("SHUTDOWN by {}", self.current_user());
+        Ok(Output::ok(0))
+    }
+
+    /// Runs an account statement: the change is checked and made on a copy of the accounts,
+    /// then committed with the statement's binlog event (a QUERY event with its own GTID,
+    /// passwords as hashes, as mysqld's rewritten account statements) in one DDL transaction
+    /// of the engine (see `Users::change_committed`), and only then published.
+    pub(crate) fn account_statement(&mut self, stmt: &AccountStmt) -> Result<Output> {
+        let server = self.server.clone();
+        let Some(users) = server.accounts().cloned() else {
+            return Err(SqlError::NotSupported(
+                "account management without an accounts file".into(),
+            ));
+        };
+        if let AccountStmt::ShowGrants(spec) = stmt {
+            server.count("Com_show_grants");
+            return self.show_grants(&users, spec.as_ref());
+        }
+        if let AccountStmt::ShowCreateUser(spec) = stmt {
+            server.count("Com_show_create_user");
+            return self.show_create_user(&users, spec);
+        }
+        let plan = self.plan(stmt)?;
+        server.count(plan.counter);
+        let db = self.db.clone();
+        let gtid = self.gtid_next;
+        let outcome = users.change_committed(
+            |accounts| {
+                let mut warnings = Vec::new();
+                (plan.edit)(accounts, &mut warnings)?;
+                let text = match &plan.text {
+                    Some(text) => text.clone(),
+                    None => set_password_text(accounts, &plan.names)?,
+                };
+                Ok((text, warnings))
+            },
+            |(text, _), old, new| {
+                let _guard = server.ddl.lock();
+                let mut txn = server.engine.begin();
+                if let Some(id) = server.engine.table_id(old) {
+                    server.engine.drop_table_in(&mut txn, id)?;
+                }
+                server.engine.create_table_in(&mut txn, marker_schema(new))?;
+                server.hooks.committer.commit_ddl(txn, db.as_deref(), text, gtid)?;
+                Ok(server.engine.table_id(new).is_some())
+            },
+            |e| user_error(&e),
+        )?;
+        self.consume_gtid();
+        if let Some((_, warnings)) = outcome {
+            self.warnings.extend(warnings);
+        }
+        Ok(Output::Ok {
+            affected_rows: 0,
+            last_insert_id: 0,
+            info: String::new(),
+            warnings: self.warning_count(),
+        })
+    }
+
+    /// What an account statement changes and how it is logged.
+    fn plan(&self, stmt: &AccountStmt) -> Result<Plan> {
+        Ok(match stmt {
+            AccountStmt::CreateUser { if_not_exists, users } => {
+                let mut list = Vec::with_capacity(users.len());
+                for (name, identified) in users {
+                    let auth = match identified {
+                        Some(i) => i.auth()?,
+                        None => UserAuth::caching_sha2(""),
+                    };
+                    list.push((name.clone(), auth));
+                }
+                let text = format!(
+                    "CREATE USER {}{}",
+                    if *if_not_exists { "IF NOT EXISTS " } else { "" },
+                    list.iter()
+                        .map(|(n, auth)| format!("{} {}", quote_user(n), identified_text(auth)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let if_not_exists = *if_not_exists;
+                Plan::new("Com_create_user", text, move |accounts, warnings| {
+                    create_users(accounts, &list, if_not_exists, warnings)
+                })
+            }
+            AccountStmt::AlterUser { if_exists, users } => {
+                let mut list = Vec::with_capacity(users.len());
+                for (spec, identified) in users {
+                    list.push((
+                        self.resolve(spec),
+                        identified.as_ref().map(Identified::auth).transpose()?,
+                    ));
+                }
+                let text = format!(
+                    "ALTER USER {}{}",
+                    if *if_exists { "IF EXISTS " } else { "" },
+                    list.iter()
+                        .map(|(n, auth)| match auth {
+                            Some(auth) => format!("{} {}", quote_user(n), identified_text(auth)),
+                            None => quote_user(n),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let if_exists = *if_exists;
+                Plan::new("Com_alter_user", text, move |accounts, warnings| {
+                    let missing = missing(accounts, list.iter().map(|(n, _)| n));
+                    if !missing.is_empty() && !if_exists {
+                        return Err(cannot_user("ALTER USER", &missing));
+                    }
+                    for (name, auth) in &list {
+                        let Some(a) = find(accounts, name) else {
+                            warnings.push(note(
+                                3162,
+                                format!("Authorization ID {name} does not exist."),
+                            ));
+                            continue;
+                        };
+                        // Without IDENTIFIED (account options only) nothing binlogd keeps changes.
+                        if let Some(auth) = auth {
+                            a.auth = auth.clone();
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            AccountStmt::DropUser { if_exists, users } => {
+                let list: Vec<UserName> = users.iter().map(|u| self.resolve(u)).collect();
+                let text = format!(
+                    "DROP USER {}{}",
+                    if *if_exists { "IF EXISTS " } else { "" },
+                    list.iter().map(quote_user).collect::<Vec<_>>().join(", ")
+                );
+                let if_exists = *if_exists;
+                Plan::new("Com_drop_user", text, move |accounts, warnings| {
+                    let missing = missing(accounts, list.iter());
+                    if !missing.is_empty() && !if_exists {
+                        return Err(cannot_user("DROP USER", &missing));
+                    }
+                    for name in &list {
+                        let before = accounts.len();
+                        accounts.retain(|a| !same(a, name));
+                        if accounts.len() == before {
+                            warnings.push(note(
+                                3162,
+                                format!("Authorization ID {name} does not exist."),
+                            ));
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            AccountStmt::RenameUser(pairs) => {
+                let list: Vec<(UserName, UserName)> =
+                    pairs.iter().map(|(from, to)| (self.resolve(from), to.clone())).collect();
+                let text = format!(
+                    "RENAME USER {}",
+                    list.iter()
+                        .map(|(f, t)| format!("{} TO {}", quote_user(f), quote_user(t)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                Plan::new("Com_rename_user", text, move |accounts, _| {
+                    // mysqld renames in order and reports every pair that failed.
+                    let mut failed = Vec::new();
+                    for (from, to) in &list {
+                        accounts::check_names(&to.user, &to.host).map_err(|e| user_error(&e))?;
+                        if find(accounts, to).is_some() {
+                            failed.push(from.to_string());
+                            continue;
+                        }
+                        match find(accounts, from) {
+                            Some(a) => {
+                                a.user = to.user.clone();
+                                a.host = to.host.to_ascii_lowercase();
+                            }
+                            None => failed.push(from.to_string()),
+                        }
+                    }
+                    if failed.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(cannot_user("RENAME USER", &failed))
+                    }
+                })
+            }
+            AccountStmt::SetPassword { user, password } => {
+                let name = self.resolve(user.as_ref().unwrap_or(&UserSpec::Current));
+                let password = password.clone();
+                let target = name.clone();
+                let mut plan = Plan::new("Com_set_password", String::new(), move |accounts, _| {
+                    // ER_PASSWORD_NO_MATCH (mysqld's answer for a missing account).
+                    let a = find(accounts, &target).ok_or_else(|| SqlError::Other {
+                        code: 1133,
+                        sqlstate: "42000",
+                        message: "Can't find any matching row in the user table".into(),
+                    })?;
+                    a.auth = match a.auth.plugin {
+                        AuthPlugin::MysqlNativePassword => UserAuth::native(&password),
+                        AuthPlugin::CachingSha2Password => UserAuth::caching_sha2(&password),
+                    };
+                    Ok(())
+                });
+                // Logged as mysqld 8 logs it: ALTER USER ... IDENTIFIED WITH ... AS, made once
+                // the new hash exists.
+                plan.text = None;
+                plan.names = vec![name];
+                plan
+            }
+            AccountStmt::Grant { privileges, target, users } => {
+                let level = self.level(target)?;
+                let privileges = level_privileges(&level, *privileges)?;
+                if let Level::Table(db, t) = &level {
+                    let real = self.server.database(db).unwrap_or_else(|| db.clone());
+                    if self.server.engine.table_id(&format!("{real}.{t}")).is_none() {
+                        return Err(SqlError::NoSuchTable { db: db.clone(), table: t.clone() });
+                    }
+                }
+                let list: Vec<UserName> = users.iter().map(|u| self.resolve(u)).collect();
+                let with_grant = privileges.contains(Privileges::GRANT_OPTION);
+                let text = format!(
+                    "GRANT {} ON {} TO {}{}",
+                    level_names(&level, privileges.difference(Privileges::GRANT_OPTION)),
+                    level.text(),
+                    list.iter().map(quote_user).collect::<Vec<_>>().join(", "),
+                    if with_grant { " WITH GRANT OPTION" } else { "" }
+                );
+                Plan::new("Com_grant", text, move |accounts, _| {
+                    // mysqld 8 does not create accounts in GRANT (1410), checked for all first.
+                    if !missing(accounts, list.iter()).is_empty() {
+                        return Err(user_error(&UserError::NoSuchUserForGrant));
+                    }
+                    for name in &list {
+                        let a = find(accounts, name).expect("checked above");
+                        match &level {
+                            Level::Global => a.privileges = a.privileges.union(privileges),
+                            Level::Database(db) => a.grant_on(db, None, privileges),
+                            Level::Table(db, t) => a.grant_on(db, Some(t), privileges),
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            AccountStmt::Revoke { privileges, target, users } => {
+                let level = target.as_ref().map(|t| self.level(t)).transpose()?;
+                let privileges = match &level {
+                    Some(l) => level_privileges(l, *privileges)?,
+                    None => *privileges,
+                };
+                let list: Vec<UserName> = users.iter().map(|u| self.resolve(u)).collect();
+                let users_text = list.iter().map(quote_user).collect::<Vec<_>>().join(", ");
+                let text = match &level {
+                    None => format!("REVOKE ALL PRIVILEGES, GRANT OPTION FROM {users_text}"),
+                    Some(l) => format!(
+                        "REVOKE {} ON {} FROM {users_text}",
+                        revoke_names(l, privileges),
+                        l.text()
+                    ),
+                };
+                Plan::new("Com_revoke", text, move |accounts, _| {
+                    for name in &list {
+                        let no_grant = || {
+                            user_error(&UserError::NoSuchGrant {
+                                user: name.user.clone(),
+                                host: name.host.clone(),
+                            })
+                        };
+                        let a = find(accounts, name).ok_or_else(no_grant)?;
+                        match &level {
+                            None => {
+                                a.privileges = Privileges::NONE;
+                                a.grants.clear();
+                            }
+                            Some(Level::Global) => {
+                                a.privileges = a.privileges.difference(privileges)
+                            }
+                            Some(Level::Database(db)) => {
+                                if !a.revoke_on(db, None, privileges) {
+                                    return Err(no_grant());
+                                }
+                            }
+                            Some(Level::Table(db, t)) => {
+                                if !a.revoke_on(db, Some(t), privileges) {
+                                    // ER_NONEXISTING_TABLE_GRANT.
+                                    return Err(SqlError::Other {
+                                        code: 1147,
+                                        sqlstate: "42000",
+                                        message: format!(
+                                            "There is no such grant defined for user '{}' on \
+                                             host '{}' on table '{t}'",
+                                            name.user, name.host
+                                        ),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            AccountStmt::ShowGrants(_) | AccountStmt::ShowCreateUser(_) => {
+                unreachable!("SHOW GRANTS / SHOW CREATE USER change nothing")
+            }
+        })
+    }
+
+    /// `SHOW CREATE USER user`, as mysqld 8 prints it (`sql/auth/sql_user.cc`,
+    /// `mysql_show_create_user`): user and host as identifiers, the plugin, the stored hash,
+    /// then the account options at their defaults (binlogd keeps none). With
+    /// `print_identified_with_as_hex` ON, a hash with a byte outside printable ASCII (a
+    /// caching_sha2_password salt may have any 7-bit byte) is printed as `0x` and hex digits
+    /// (mysqld's `print_identified_with_as_hex`); the parser takes both forms back.
+    fn show_create_user(&self, users: &accounts::Users, spec: &UserSpec) -> Result<Output> {
+        let name = self.resolve(spec);
+        let Some(account) = users.get(&name.user, &name.host) else {
+            // ER_CANNOT_USER, as mysqld answers SHOW CREATE USER for a missing account.
+            return Err(SqlError::Other {
+                code: 1396,
+                sqlstate: "HY000",
+                message: format!("Operation SHOW CREATE USER failed for {}", quote_user(&name)),
+            });
+        };
+        let hash = accounts::auth_string(&account.auth);
+        let as_hex = self
+            .sysvar(super::ast::VarScope::Session, "print_identified_with_as_hex")
+            .is_ok_and(|v| super::eval::truth(&v) == Some(true));
+        let hash = if as_hex && hash.bytes().any(|b| !(b' '..=b'~').contains(&b)) {
+            format!("0x{}", hex::encode_upper(&hash))
+        } else {
+            quote_string(&hash)
+        };
+        let text = format!(
+            "CREATE USER {}@{} IDENTIFIED WITH {} AS {hash} REQUIRE NONE PASSWORD EXPIRE \
+             DEFAULT ACCOUNT UNLOCK PASSWORD HISTORY DEFAULT PASSWORD REUSE INTERVAL DEFAULT \
+             PASSWORD REQUIRE CURRENT DEFAULT",
+            quote_ident(&account.user),
+            quote_ident(&account.host),
+            quote_string(account.auth.plugin.name()),
+        );
+        let label = format!("CREATE USER for {}@{}", account.user, account.host);
+        Ok(Output::Rows {
+            columns: vec![ColumnDef::text(&label, 1024)],
+            rows: vec![vec![Value::Bytes(text.into_bytes())]],
+        })
+    }
+
+    /// `SHOW GRANTS [FOR user]`: one row per level, as mysqld 8 prints them
+    /// (`sql/auth/sql_show_grants.cc`): global first, then databases, then tables.
+    fn show_grants(&self, users: &accounts::Users, spec: Option<&UserSpec>) -> Result<Output> {
+        let name = self.resolve(spec.unwrap_or(&UserSpec::Current));
+        let Some(account) = users.get(&name.user, &name.host) else {
+            // ER_NONEXISTING_GRANT, as mysqld answers SHOW GRANTS for a missing account.
+            return Err(user_error(&UserError::NoSuchGrant { user: name.user, host: name.host }));
+        };
+        let to = format!("{}@{}", quote_ident(&account.user), quote_ident(&account.host));
+        let row = |level: &Level, privileges: Privileges| {
+            let with_grant = privileges.contains(Privileges::GRANT_OPTION);
+            let text = format!(
+                "GRANT {} ON {} TO {to}{}",
+                level_names(level, privileges.difference(Privileges::GRANT_OPTION)),
+                level.text(),
+                if with_grant { " WITH GRANT OPTION" } else { "" }
+            );
+            vec![Value::Bytes(text.into_bytes())]
+        };
+        let mut rows = vec![row(&Level::Global, account.privileges)];
+        let mut grants = account.grants.clone();
+        // Database grants before table grants, each sorted by name.
+        grants.sort_by_key(|g| g.table.is_some());
+        for g in grants {
+            let level = match g.table {
+                None => Level::Database(g.db),
+                Some(t) => Level::Table(g.db, t),
+            };
+            rows.push(row(&level, g.privileges));
+        }
+        let label = format!("Grants for {}@{}", account.user, account.host);
+        Ok(Output::Rows { columns: vec![ColumnDef::text(&label, 1024)], rows })
+    }
+}
+
+type Edit = Box<dyn FnOnce(&mut Vec<Account>, &mut Vec<Warning>) -> Result<()>>;
+
+/// An account statement ready to run: its `Com_*` counter, its binlog text (None: made from
+/// the edited accounts `names`, for SET PASSWORD) and its change.
+struct Plan {
+    counter: &'static str,
+    text: Option<String>,
+    names: Vec<UserName>,
+    edit: Edit,
+}
+
+impl Plan {
+    fn new(
+        counter: &'static str,
+        text: String,
+        edit: impl FnOnce(&mut Vec<Account>, &mut Vec<Warning>) -> Result<()> + 'static,
+    ) -> Plan {
+        Plan { counter, text: Some(text), names: Vec::new(), edit: Box::new(edit) }
+    }
+}
+
+/// The marker table of an accounts generation (see `Users::change_committed`).
+fn marker_schema(name: &str) -> engine::TableSchema {
+    engine::TableSchema::new(
+        name,
+        vec![engine::Column::new(
+            "generation",
+            engine::ColumnType::Integer { bytes: 1, unsigned: false },
+        )],
+        vec![],
+    )
+}
+
+/// `IDENTIFIED WITH 'plugin' AS 'hash'`: how mysqld writes a password to the binary log.
+fn identified_text(auth: &UserAuth) -> String {
+    format!(
+        "IDENTIFIED WITH {} AS {}",
+        quote_string(auth.plugin.name()),
+        quote_string(&accounts::auth_string(auth))
+    )
+}
+
+fn set_password_text(accounts: &[Account], names: &[UserName]) -> Result<String> {
+    let parts: Vec<String> = names
+        .iter()
+        .filter_map(|n| accounts.iter().find(|a| same(a, n)))
+        .map(|a| {
+            format!(
+                "{} {}",
+                quote_user(&UserName { user: a.user.clone(), host: a.host.clone() }),
+                identified_text(&a.auth)
+            )
+        })
+        .collect();
+    Ok(format!("ALTER USER {}", parts.join(", ")))
+}
+
+fn same(a: &Account, name: &UserName) -> bool {
+    a.user == name.user && a.host.eq_ignore_ascii_case(&name.host)
+}
+
+fn find<'a>(accounts: &'a mut [Account], name: &UserName) -> Option<&'a mut Account> {
+    accounts.iter_mut().find(|a| same(a, name))
+}
+
+fn missing<'a>(accounts: &[Account], names: impl Iterator<Item = &'a UserName>) -> Vec<String> {
+    names.filter(|n| !accounts.iter().any(|a| same(a, n))).map(ToString::to_string).collect()
+}
+
+fn create_users(
+    accounts: &mut Vec<Account>,
+    list: &[(UserName, UserAuth)],
+    if_not_exists: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    // mysqld 8 is atomic: every account is checked before any is made, and the error names
+    // all the accounts that failed.
+    let existing: Vec<String> = list
+        .iter()
+        .filter(|(n, _)| accounts.iter().any(|a| same(a, n)))
+        .map(|(n, _)| n.to_string())
+        .collect();
+    if !existing.is_empty() && !if_not_exists {
+        return Err(cannot_user("CREATE USER", &existing));
+    }
+    for (name, auth) in list {
+        accounts::check_names(&name.user, &name.host).map_err(|e| user_error(&e))?;
+        if accounts.iter().any(|a| same(a, name)) {
+            warnings.push(note(3163, format!("Authorization ID {name} already exists.")));
+            continue;
+        }
+        accounts.push(Account {
+            user: name.user.clone(),
+            host: name.host.to_ascii_lowercase(),
+            auth: auth.clone(),
+            privileges: Privileges::NONE,
+            grants: Vec::new(),
+        });
+    }
+    Ok(())
+}
+
+/// The privileges a GRANT/REVOKE hands out at `level`: `ALL` means what the level can hold;
+/// a privilege the level cannot hold is 1221 (database: mysqld's `ER_WRONG_USAGE` "DB GRANT
+/// and GLOBAL PRIVILEGES") or 1144 (table: `ER_ILLEGAL_GRANT_FOR_TABLE`), as
+/// `sql/auth/sql_authorization.cc` answers.
+fn level_privileges(level: &Level, privileges: Privileges) -> Result<Privileges> {
+    let allowed = match level {
+        Level::Global => return Ok(privileges),
+        Level::Database(_) => Privileges::DB_LEVEL,
+        Level::Table(..) => Privileges::TABLE_LEVEL,
+    };
+    let privileges = if privileges.contains(Privileges::ALL) {
+        privileges.difference(Privileges::ALL).union(allowed.difference(Privileges::GRANT_OPTION))
+    } else {
+        privileges
+    };
+    if allowed.contains(privileges) {
+        return Ok(privileges);
+    }
+    Err(match level {
+        Level::Database(_) => SqlError::Other {
+            code: 1221,
+            sqlstate: "HY000",
+            message: "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES".into(),
+        },
+        _ => SqlError::Other {
+            code: 1144,
+            sqlstate: "42000",
+            message: "Illegal GRANT/REVOKE command; please consult the manual to see which \
+                      privileges can be used"
+                .into(),
+        },
+    })
+}
+
+/// The privilege list of a `GRANT ... ON level` line: `ALL PRIVILEGES` when it holds all the
+/// level can hold, else the names (`USAGE` when empty).
+fn level_names(level: &Level, privileges: Privileges) -> String {
+    let all = match level {
+        Level::Global => Privileges::ALL,
+        Level::Database(_) => Privileges::DB_LEVEL.difference(Privileges::GRANT_OPTION),
+        Level::Table(..) => Privileges::TABLE_LEVEL.difference(Privileges::GRANT_OPTION),
+    };
+    if privileges.contains(all) {
+        let mut names = vec!["ALL PRIVILEGES"];
+        names.extend(privileges.difference(all).names().into_iter().filter(|n| *n != "USAGE"));
+        return names.join(", ");
+    }
+    privileges.names().join(", ")
+}
+
+/// The privilege list of a logged REVOKE (GRANT OPTION named like the others).
+fn revoke_names(level: &Level, privileges: Privileges) -> String {
+    let rest = privileges.difference(Privileges::GRANT_OPTION);
+    let mut text = if rest.is_empty() { String::new() } else { level_names(level, rest) };
+    if privileges.contains(Privileges::GRANT_OPTION) {
+        if !text.is_empty() {
+            text.push_str(", ");
+        }
+        text.push_str("GRANT OPTION");
+    }
+    if text.is_empty() {
+        text.push_str("USAGE");
+    }
+    text
+}
+
+/// 1396 ER_CANNOT_USER naming every account the operation failed for.
+fn cannot_user(operation: &str, accounts: &[String]) -> SqlError {
+    SqlError::Other {
+        code: 1396,
+        sqlstate: "HY000",
+        message: format!("Operation {operation} failed for {}", accounts.join(",")),
+    }
+}

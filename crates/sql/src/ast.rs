@@ -1,0 +1,476 @@
+//! The statements and expressions the executor runs: a small typed tree that the parser
+//! front-end builds from sqlparser's AST (or from its own grammar for utility statements).
+//! Names are still unresolved here (`Expr::Name`); the executor binds them to column positions
+//! against the table's current schema at each execution, so a prepared statement survives DDL
+//! that keeps its columns.
+
+use engine::Value;
+
+use super::admin::AdminCommand;
+use accounts::Privileges;
+
+/// A table named in a statement; `db` None means the session's current database.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableRef {
+    pub db: Option<String>,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    IntDiv,
+    Mod,
+    Eq,
+    NullSafeEq,
+    NotEq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggKind {
+    Count,
+    Sum,
+    Min,
+    Max,
+    Avg,
+}
+
+/// Scalar functions (the ones needing session state are replaced by literals at bind time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    Now,
+    UnixTimestamp,
+    Database,
+    Version,
+    ConnectionId,
+    LastInsertId,
+    User,
+    /// `CURRENT_USER()`: the account the session authenticated as.
+    CurrentUser,
+    Concat,
+    Length,
+    CharLength,
+    Upper,
+    Lower,
+    Abs,
+    Coalesce,
+    IfNull,
+    If,
+    Floor,
+    Ceil,
+    Round,
+}
+
+/// `@@[global.|session.]name` scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarScope {
+    /// No scope given: the session value if the variable has one, else the global.
+    Default,
+    Session,
+    Global,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Lit(Value),
+    /// The n-th `?` of a prepared statement (in text order).
+    Param(usize),
+    /// An unresolved column name (an optional table qualifier is checked at bind).
+    Name {
+        table: Option<String>,
+        column: String,
+    },
+    /// A resolved column: position in the row.
+    Col(usize),
+    SysVar {
+        scope: VarScope,
+        name: String,
+    },
+    UserVar(String),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    IsNull {
+        expr: Box<Expr>,
+        negated: bool,
+    },
+    Between {
+        expr: Box<Expr>,
+        low: Box<Expr>,
+        high: Box<Expr>,
+        negated: bool,
+    },
+    InList {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    Like {
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        negated: bool,
+    },
+    Case {
+        operand: Option<Box<Expr>>,
+        whens: Vec<(Expr, Expr)>,
+        otherwise: Option<Box<Expr>>,
+    },
+    Func(Func, Vec<Expr>),
+    /// An aggregate call as written; `arg` None is `COUNT(*)`.
+    AggCall {
+        kind: AggKind,
+        distinct: bool,
+        arg: Option<Box<Expr>>,
+    },
+    /// A bound aggregate: index into the group's aggregate results.
+    Agg(usize),
+    /// `VALUES(col)` inside ON DUPLICATE KEY UPDATE: the value the INSERT proposed.
+    InsertValue(Box<Expr>),
+    /// The `DEFAULT` keyword in an INSERT's VALUES.
+    Default,
+}
+
+impl Expr {
+    /// Whether the tree contains an aggregate call.
+    pub fn has_aggregate(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| found |= matches!(e, Expr::AggCall { .. } | Expr::Agg(_)));
+        found
+    }
+
+    /// Visits every node, parents first.
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Unary(_, e) | Expr::IsNull { expr: e, .. } | Expr::InsertValue(e) => e.walk(f),
+            Expr::Binary(_, a, b) | Expr::Like { expr: a, pattern: b, .. } => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Expr::Between { expr, low, high, .. } => {
+                expr.walk(f);
+                low.walk(f);
+                high.walk(f);
+            }
+            Expr::InList { expr, list, .. } => {
+                expr.walk(f);
+                list.iter().for_each(|e| e.walk(f));
+            }
+            Expr::Case { operand, whens, otherwise } => {
+                if let Some(o) = operand {
+                    o.walk(f);
+                }
+                for (w, t) in whens {
+                    w.walk(f);
+                    t.walk(f);
+                }
+                if let Some(o) = otherwise {
+                    o.walk(f);
+                }
+            }
+            Expr::Func(_, args) => args.iter().for_each(|e| e.walk(f)),
+            Expr::AggCall { arg: Some(a), .. } => a.walk(f),
+            _ => {}
+        }
+    }
+}
+
+/// One item of a SELECT list.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SelectItem {
+    /// `*` or `t.*`.
+    Wildcard,
+    /// An expression and its column label (the alias, else the expression's text).
+    Expr { expr: Expr, label: String, aliased: bool },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderItem {
+    pub expr: Expr,
+    pub desc: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Select {
+    pub from: Option<TableRef>,
+    /// The table's alias, accepted as a column qualifier.
+    pub alias: Option<String>,
+    pub items: Vec<SelectItem>,
+    pub filter: Option<Expr>,
+    pub group_by: Vec<Expr>,
+    pub having: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub distinct: bool,
+    pub for_update: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Insert {
+    pub table: TableRef,
+    /// Empty: all columns in table order.
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Expr>>,
+    pub replace: bool,
+    pub ignore: bool,
+    /// ON DUPLICATE KEY UPDATE assignments.
+    pub on_duplicate: Vec<(String, Expr)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Update {
+    pub table: TableRef,
+    pub alias: Option<String>,
+    pub set: Vec<(String, Expr)>,
+    pub filter: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delete {
+    pub table: TableRef,
+    pub alias: Option<String>,
+    pub filter: Option<Expr>,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+}
+
+/// A column of CREATE TABLE, already mapped to the engine's types.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnSpec {
+    pub column: engine::Column,
+    /// Declared as PRIMARY KEY / UNIQUE inline.
+    pub primary: bool,
+    pub unique: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexSpec {
+    pub name: Option<String>,
+    pub columns: Vec<String>,
+    pub unique: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateTable {
+    pub table: TableRef,
+    pub if_not_exists: bool,
+    pub columns: Vec<ColumnSpec>,
+    pub primary_key: Option<Vec<String>>,
+    pub indexes: Vec<IndexSpec>,
+}
+
+/// One assignment of SET.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SetItem {
+    /// `SET [GLOBAL|SESSION] name = expr`; `DEFAULT` is `None`.
+    System {
+        scope: VarScope,
+        name: String,
+        value: Option<Expr>,
+    },
+    User {
+        name: String,
+        value: Expr,
+    },
+    /// `SET NAMES charset [COLLATE collation]`.
+    Names {
+        charset: String,
+        collation: Option<String>,
+    },
+}
+
+/// The SHOW statements.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Show {
+    Databases { like: Option<String> },
+    Tables { db: Option<String>, full: bool, like: Option<String> },
+    CreateTable(TableRef),
+    CreateDatabase(String),
+    Columns { table: TableRef, full: bool, like: Option<String> },
+    Variables { global: bool, like: Option<String> },
+    Status { global: bool, like: Option<String> },
+    Warnings,
+    Errors,
+    Engines,
+    Index(TableRef),
+    Charset,
+    Collation,
+    ProcessList { full: bool },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    Select(Select),
+    Insert(Insert),
+    Update(Update),
+    Delete(Delete),
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
+    DropDatabase {
+        name: String,
+        if_exists: bool,
+    },
+    Use(String),
+    CreateTable(CreateTable),
+    CreateIndex {
+        table: TableRef,
+        index: IndexSpec,
+    },
+    DropIndex {
+        table: TableRef,
+        name: String,
+    },
+    DropTable {
+        tables: Vec<TableRef>,
+        if_exists: bool,
+    },
+    Truncate(TableRef),
+    Begin,
+    Commit,
+    Rollback,
+    Set(Vec<SetItem>),
+    /// `SET [SESSION|GLOBAL] TRANSACTION ...`: accepted; the engine has one isolation level.
+    SetTransaction,
+    Show(Show),
+    /// `SHOW {DATABASES | TABLES | COLUMNS | VARIABLES | STATUS} ... WHERE expr`: the SHOW's
+    /// rows filtered by `filter` over its column names (MySQL's semantics).
+    ShowWhere {
+        show: Show,
+        filter: Expr,
+    },
+    Admin(AdminCommand),
+    /// CREATE/ALTER/DROP USER, GRANT, REVOKE, SHOW GRANTS.
+    Account(AccountStmt),
+    /// `CHECKSUM TABLE t, ... [QUICK | EXTENDED]`; `quick` asks for the live checksum only.
+    Checksum {
+        tables: Vec<TableRef>,
+        quick: bool,
+    },
+    /// `SHUTDOWN`: a clean shutdown of the server, as SIGTERM.
+    Shutdown,
+    /// `KILL [CONNECTION | QUERY] id` (`query`: only the running statement).
+    Kill {
+        query: bool,
+        id: Expr,
+    },
+    /// `FLUSH TABLES | PRIVILEGES | STATUS | ...`: nothing is cached that could be stale, so
+    /// it only checks RELOAD (FLUSH BINARY LOGS / LOGS is an [`AdminCommand`]).
+    Flush,
+    /// Statements accepted and answered OK without effect (`DO`, `LOCK TABLES`, ...).
+    Noop,
+}
+
+// The account statements (executed in `acl.rs`).
+
+/// `'user'@'host'` as written; `host` defaults to `%`. `None` user in a spec means
+/// `CURRENT_USER[()]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserName {
+    pub user: String,
+    pub host: String,
+}
+
+impl std::fmt::Display for UserName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "'{}'@'{}'", self.user, self.host)
+    }
+}
+
+/// A user in an account statement: a name, or `CURRENT_USER[()]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UserSpec {
+    Named(UserName),
+    Current,
+}
+
+/// The authentication plugins accounts can use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plugin {
+    CachingSha2,
+    Native,
+}
+
+/// `IDENTIFIED [WITH plugin] [BY 'password' | AS 'hash']`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identified {
+    /// None: the default plugin (caching_sha2_password, mysqld 8's default).
+    pub plugin: Option<Plugin>,
+    pub secret: Secret,
+}
+
+/// The password of an `IDENTIFIED` clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Secret {
+    /// `BY 'password'` (or no clause: empty).
+    Password(String),
+    /// `AS 'hash'`: the stored form, as the binary log carries it.
+    Hash(String),
+}
+
+/// `ON *.*`, `ON db.*` / `ON *`, `ON db.tbl` / `ON tbl` (`None`: the default database).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrantTarget {
+    Global,
+    Database(Option<String>),
+    Table(Option<String>, String),
+}
+
+/// `CREATE/ALTER/DROP/RENAME USER`, `GRANT`, `REVOKE`, `SET PASSWORD`, `SHOW GRANTS`,
+/// `SHOW CREATE USER`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccountStmt {
+    CreateUser {
+        if_not_exists: bool,
+        users: Vec<(UserName, Option<Identified>)>,
+    },
+    AlterUser {
+        if_exists: bool,
+        users: Vec<(UserSpec, Option<Identified>)>,
+    },
+    DropUser {
+        if_exists: bool,
+        users: Vec<UserSpec>,
+    },
+    Grant {
+        privileges: Privileges,
+        target: GrantTarget,
+        users: Vec<UserSpec>,
+    },
+    /// `target: None`: `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM ...` (every level).
+    Revoke {
+        privileges: Privileges,
+        target: Option<GrantTarget>,
+        users: Vec<UserSpec>,
+    },
+    /// `RENAME USER a TO b [, c TO d]...`.
+    RenameUser(Vec<(UserSpec, UserName)>),
+    /// `SET PASSWORD [FOR user] = 'password'`.
+    SetPassword {
+        user: Option<UserSpec>,
+        password: String,
+    },
+    /// `SHOW GRANTS [FOR user]`.
+    ShowGrants(Option<UserSpec>),
+    /// `SHOW CREATE USER user`.
+    ShowCreateUser(UserSpec),
+}

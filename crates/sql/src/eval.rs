@@ -1,0 +1,891 @@
+//! Values in expressions: MySQL's conversions, arithmetic, comparison and truth rules over
+//! engine [`Value`]s, and the evaluation of bound expressions against a row.
+//!
+//! Rules kept (MySQL's, simplified where noted):
+//! - NULL propagates through arithmetic and comparison; AND/OR use three-valued logic.
+//! - Integer arithmetic is exact (i128 inside) and fails with 1690 outside BIGINT; `/` gives a
+//!   DECIMAL with 4 more fraction digits (`div_precision_increment`); division by zero is NULL.
+//! - A DOUBLE or a string operand makes arithmetic DOUBLE; a DECIMAL one makes it DECIMAL.
+//! - Strings compare as bytes (a binary collation: the engine's keys are byte-ordered, and
+//!   filters must agree with index lookups); a string against a number compares as DOUBLE.
+//! - LIKE is ASCII case-insensitive, as under MySQL's default collation.
+
+use std::cmp::Ordering;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use engine::{Column, ColumnType, DateTime, Decimal, Value};
+
+use super::ast::{BinOp, Expr, Func, UnOp};
+use super::error::{Result, SqlError};
+
+/// A number as arithmetic sees it.
+#[derive(Debug, Clone, Copy)]
+enum Num {
+    Int(i128),
+    Dec(Decimal),
+    Dbl(f64),
+}
+
+fn internal(what: &str) -> SqlError {
+    SqlError::Other { code: 1105, sqlstate: "HY000", message: format!("internal: {what}") }
+}
+
+/// The numeric prefix of a string, as MySQL reads `'12abc'` (12) or `'abc'` (0).
+pub fn str_to_f64(b: &[u8]) -> f64 {
+    let s = String::from_utf8_lossy(b);
+    let s = s.trim_start();
+    let mut end = 0;
+    let bytes = s.as_bytes();
+    let mut seen_digit = false;
+    let mut seen_dot = false;
+    let mut seen_exp = false;
+    while end < bytes.len() {
+        let c = bytes[end];
+        let ok = match c {
+            b'0'..=b'9' => {
+                seen_digit = true;
+                true
+            }
+            b'+' | b'-' => end == 0 || matches!(bytes[end - 1], b'e' | b'E'),
+            b'.' if !seen_dot && !seen_exp => {
+                seen_dot = true;
+                true
+            }
+            b'e' | b'E' if seen_digit && !seen_exp => {
+                seen_exp = true;
+                true
+            }
+            _ => false,
+        };
+        if !ok {
+            break;
+        }
+        end += 1;
+    }
+    // Back off an incomplete exponent or sign ("1e", "1e+").
+    let mut text = &s[..end];
+    while !text.is_empty() && text.parse::<f64>().is_err() {
+        text = &text[..text.len() - 1];
+    }
+    text.parse().unwrap_or(0.0)
+}
+
+fn num(v: &Value) -> Option<Num> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Int(i) => Num::Int(i128::from(*i)),
+        Value::UInt(u) => Num::Int(i128::from(*u)),
+        Value::Double(d) => Num::Dbl(*d),
+        Value::Decimal(d) => Num::Dec(*d),
+        Value::Bytes(b) => Num::Dbl(str_to_f64(b)),
+        Value::DateTime(t) => Num::Int(i128::from(datetime_number(t))),
+    })
+}
+
+/// `YYYYMMDDhhmmss`, a DATETIME in numeric context.
+fn datetime_number(t: &DateTime) -> u64 {
+    ((u64::from(t.year) * 100 + u64::from(t.month)) * 100 + u64::from(t.day)) * 1_000_000
+        + (u64::from(t.hour) * 100 + u64::from(t.minute)) * 100
+        + u64::from(t.second)
+}
+
+fn dec_to_f64(d: Decimal) -> f64 {
+    d.mantissa as f64 / 10f64.powi(i32::from(d.scale))
+}
+
+fn num_f64(n: Num) -> f64 {
+    match n {
+        Num::Int(i) => i as f64,
+        Num::Dec(d) => dec_to_f64(d),
+        Num::Dbl(d) => d,
+    }
+}
+
+fn num_dec(n: Num) -> Option<Decimal> {
+    match n {
+        Num::Int(i) => Some(Decimal { mantissa: i, scale: 0 }),
+        Num::Dec(d) => Some(d),
+        Num::Dbl(d) => f64_to_decimal(d, 10),
+    }
+}
+
+/// A double as a decimal with at most `scale` fraction digits (trailing zeros dropped).
+pub fn f64_to_decimal(d: f64, scale: u8) -> Option<Decimal> {
+    if !d.is_finite() {
+        return None;
+    }
+    let text = format!("{:.*}", usize::from(scale), d);
+    let text =
+        if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+    Decimal::parse(text)
+}
+
+fn int_value(i: i128, expr: &dyn Fn() -> String) -> Result<Value> {
+    if let Ok(v) = i64::try_from(i) {
+        Ok(Value::Int(v))
+    } else if let Ok(v) = u64::try_from(i) {
+        Ok(Value::UInt(v))
+    } else {
+        Err(SqlError::ValueOutOfRange { kind: "BIGINT", expr: expr() })
+    }
+}
+
+fn align(a: Decimal, b: Decimal) -> Option<(i128, i128, u8)> {
+    let s = a.scale.max(b.scale);
+    Some((a.rescale(s)?.mantissa, b.rescale(s)?.mantissa, s))
+}
+
+fn dec_out(mantissa: Option<i128>, scale: u8, expr: &dyn Fn() -> String) -> Result<Value> {
+    match mantissa {
+        Some(m) => Ok(Value::Decimal(Decimal { mantissa: m, scale })),
+        None => Err(SqlError::ValueOutOfRange { kind: "DECIMAL", expr: expr() }),
+    }
+}
+
+/// Division rounding half away from zero.
+fn div_round(n: i128, d: i128) -> i128 {
+    let q = n / d;
+    let r = n % d;
+    if (r.abs() * 2) >= d.abs() {
+        q + if (n < 0) != (d < 0) { -1 } else { 1 }
+    } else {
+        q
+    }
+}
+
+/// Arithmetic `a op b` (op one of + - * / DIV %).
+pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
+    let (Some(x), Some(y)) = (num(a), num(b)) else { return Ok(Value::Null) };
+    let text = || format!("{a} {} {b}", op_symbol(op));
+    let text = &text;
+    match (x, y) {
+        (Num::Dbl(_), _) | (_, Num::Dbl(_)) => {
+            let (p, q) = (num_f64(x), num_f64(y));
+            let r = match op {
+                BinOp::Add => p + q,
+                BinOp::Sub => p - q,
+                BinOp::Mul => p * q,
+                BinOp::Div if q == 0.0 => return Ok(Value::Null),
+                BinOp::Div => p / q,
+                BinOp::IntDiv if q == 0.0 => return Ok(Value::Null),
+                BinOp::IntDiv => return int_value((p / q).trunc() as i128, text),
+                BinOp::Mod if q == 0.0 => return Ok(Value::Null),
+                BinOp::Mod => p % q,
+                _ => return Err(internal("arith op")),
+            };
+            if r.is_finite() {
+                Ok(Value::Double(r))
+            } else {
+                Err(SqlError::ValueOutOfRange { kind: "DOUBLE", expr: text() })
+            }
+        }
+        (Num::Int(p), Num::Int(q)) if op != BinOp::Div => {
+            let r = match op {
+                BinOp::Add => p.checked_add(q),
+                BinOp::Sub => p.checked_sub(q),
+                BinOp::Mul => p.checked_mul(q),
+                BinOp::IntDiv | BinOp::Mod if q == 0 => return Ok(Value::Null),
+                BinOp::IntDiv => Some(p / q),
+                BinOp::Mod => Some(p % q),
+                _ => return Err(internal("arith op")),
+            };
+            // An unsigned operand makes the result BIGINT UNSIGNED, else it is BIGINT; either
+            // way a result outside the type is error 1690, as in MySQL.
+            let unsigned = matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_));
+            match r {
+                Some(r) if unsigned => u64::try_from(r).map(Value::UInt).map_err(|_| {
+                    SqlError::ValueOutOfRange { kind: "BIGINT UNSIGNED", expr: text() }
+                }),
+                Some(r) => i64::try_from(r)
+                    .map(Value::Int)
+                    .map_err(|_| SqlError::ValueOutOfRange { kind: "BIGINT", expr: text() }),
+                None => Err(SqlError::ValueOutOfRange { kind: "BIGINT", expr: text() }),
+            }
+        }
+        _ => {
+            let (Some(p), Some(q)) = (num_dec(x), num_dec(y)) else {
+                return Err(SqlError::ValueOutOfRange { kind: "DECIMAL", expr: text() });
+            };
+            match op {
+                BinOp::Add | BinOp::Sub | BinOp::Mod => {
+                    let Some((m, n, s)) = align(p, q) else {
+                        return Err(SqlError::ValueOutOfRange { kind: "DECIMAL", expr: text() });
+                    };
+                    let r = match op {
+                        BinOp::Add => m.checked_add(n),
+                        BinOp::Sub => m.checked_sub(n),
+                        _ if n == 0 => return Ok(Value::Null),
+                        _ => Some(m % n),
+                    };
+                    dec_out(r, s, text)
+                }
+                BinOp::Mul => {
+                    let s = p.scale.saturating_add(q.scale);
+                    let r = p.mantissa.checked_mul(q.mantissa);
+                    match r {
+                        Some(m) if s > 30 => {
+                            let d = Decimal { mantissa: m, scale: s }.rescale(30);
+                            dec_out(d.map(|d| d.mantissa), 30, text)
+                        }
+                        _ => dec_out(r, s, text),
+                    }
+                }
+                BinOp::Div | BinOp::IntDiv => {
+                    if q.mantissa == 0 {
+                        return Ok(Value::Null);
+                    }
+                    if op == BinOp::IntDiv {
+                        let Some((m, n, _)) = align(p, q) else {
+                            return Err(SqlError::ValueOutOfRange {
+                                kind: "DECIMAL",
+                                expr: text(),
+                            });
+                        };
+                        return int_value(m / n, text);
+                    }
+                    let scale = p.scale.saturating_add(4).min(30);
+                    let factor =
+                        10i128.checked_pow(u32::from(q.scale) + u32::from(scale - p.scale));
+                    let r = factor
+                        .and_then(|f| p.mantissa.checked_mul(f))
+                        .map(|n| div_round(n, q.mantissa));
+                    dec_out(r, scale, text)
+                }
+                _ => Err(internal("arith op")),
+            }
+        }
+    }
+}
+
+fn op_symbol(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::IntDiv => "DIV",
+        BinOp::Mod => "%",
+        BinOp::Eq => "=",
+        BinOp::NullSafeEq => "<=>",
+        BinOp::NotEq => "<>",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::And => "AND",
+        BinOp::Or => "OR",
+        BinOp::Xor => "XOR",
+    }
+}
+
+fn is_numeric(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_))
+}
+
+/// SQL comparison; None when either side is NULL.
+pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Null, _) | (_, Value::Null) => None,
+        (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
+        (Value::DateTime(x), Value::DateTime(y)) => Some(x.cmp(y)),
+        (Value::DateTime(x), Value::Bytes(y)) => match parse_datetime(y) {
+            Some(t) => Some(x.cmp(&t)),
+            None => Some(x.to_string().as_bytes().cmp(y)),
+        },
+        (Value::Bytes(_), Value::DateTime(_)) => compare(b, a).map(Ordering::reverse),
+        (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
+        (Value::UInt(x), Value::UInt(y)) => Some(x.cmp(y)),
+        _ if is_numeric(a) && is_numeric(b) => {
+            let (x, y) = (num(a)?, num(b)?);
+            match (x, y) {
+                (Num::Int(p), Num::Int(q)) => Some(p.cmp(&q)),
+                (Num::Dbl(_), _) | (_, Num::Dbl(_)) => num_f64(x).partial_cmp(&num_f64(y)),
+                _ => match (num_dec(x), num_dec(y)) {
+                    (Some(p), Some(q)) => match align(p, q) {
+                        Some((m, n, _)) => Some(m.cmp(&n)),
+                        None => num_f64(x).partial_cmp(&num_f64(y)),
+                    },
+                    _ => num_f64(x).partial_cmp(&num_f64(y)),
+                },
+            }
+        }
+        _ => num_f64(num(a)?).partial_cmp(&num_f64(num(b)?)),
+    }
+}
+
+/// SQL truth of a value; None for NULL.
+pub fn truth(v: &Value) -> Option<bool> {
+    match v {
+        Value::Null => None,
+        Value::Int(i) => Some(*i != 0),
+        Value::UInt(u) => Some(*u != 0),
+        Value::Double(d) => Some(*d != 0.0),
+        Value::Decimal(d) => Some(d.mantissa != 0),
+        Value::Bytes(b) => Some(str_to_f64(b) != 0.0),
+        Value::DateTime(_) => Some(true),
+    }
+}
+
+fn bool_value(b: Option<bool>) -> Value {
+    match b {
+        None => Value::Null,
+        Some(b) => Value::Int(i64::from(b)),
+    }
+}
+
+/// `text LIKE pattern` with `%`, `_` and `\` escapes, ASCII case-insensitive: the same
+/// matcher as the grant tables' database patterns ([`accounts::wild_case_compare`]), until
+/// LIKE follows the column's collation.
+pub use accounts::wild_case_compare as like;
+
+/// Text of a value for string functions.
+pub fn to_text(v: &Value) -> Vec<u8> {
+    match v {
+        Value::Bytes(b) => b.clone(),
+        v => v.to_string().into_bytes(),
+    }
+}
+
+/// Evaluates a bound expression against `row`; `aggs` holds the group's aggregate results.
+pub fn eval(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
+    Ok(match e {
+        Expr::Lit(v) => v.clone(),
+        Expr::Col(i) => row.get(*i).cloned().ok_or_else(|| internal("column position"))?,
+        Expr::Agg(i) => aggs.get(*i).cloned().ok_or_else(|| internal("aggregate position"))?,
+        Expr::Unary(UnOp::Neg, x) => match eval(x, row, aggs)? {
+            Value::Null => Value::Null,
+            Value::Double(d) => Value::Double(-d),
+            Value::Decimal(d) => Value::Decimal(Decimal { mantissa: -d.mantissa, scale: d.scale }),
+            v => arith(BinOp::Sub, &Value::Int(0), &v)?,
+        },
+        Expr::Unary(UnOp::Not, x) => bool_value(truth(&eval(x, row, aggs)?).map(|b| !b)),
+        Expr::Binary(op, a, b) => match op {
+            BinOp::And => {
+                let l = truth(&eval(a, row, aggs)?);
+                if l == Some(false) {
+                    return Ok(Value::Int(0));
+                }
+                let r = truth(&eval(b, row, aggs)?);
+                bool_value(match (l, r) {
+                    (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                })
+            }
+            BinOp::Or => {
+                let l = truth(&eval(a, row, aggs)?);
+                if l == Some(true) {
+                    return Ok(Value::Int(1));
+                }
+                let r = truth(&eval(b, row, aggs)?);
+                bool_value(match (l, r) {
+                    (_, Some(true)) => Some(true),
+                    (Some(false), Some(false)) => Some(false),
+                    _ => None,
+                })
+            }
+            BinOp::Xor => {
+                let (l, r) = (truth(&eval(a, row, aggs)?), truth(&eval(b, row, aggs)?));
+                bool_value(l.zip(r).map(|(l, r)| l != r))
+            }
+            BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                let (l, r) = (eval(a, row, aggs)?, eval(b, row, aggs)?);
+                bool_value(compare(&l, &r).map(|o| match op {
+                    BinOp::Eq => o == Ordering::Equal,
+                    BinOp::NotEq => o != Ordering::Equal,
+                    BinOp::Lt => o == Ordering::Less,
+                    BinOp::Le => o != Ordering::Greater,
+                    BinOp::Gt => o == Ordering::Greater,
+                    _ => o != Ordering::Less,
+                }))
+            }
+            BinOp::NullSafeEq => {
+                let (l, r) = (eval(a, row, aggs)?, eval(b, row, aggs)?);
+                Value::Int(i64::from(match (&l, &r) {
+                    (Value::Null, Value::Null) => true,
+                    (Value::Null, _) | (_, Value::Null) => false,
+                    _ => compare(&l, &r) == Some(Ordering::Equal),
+                }))
+            }
+            _ => arith(*op, &eval(a, row, aggs)?, &eval(b, row, aggs)?)?,
+        },
+        Expr::IsNull { expr, negated } => {
+            Value::Int(i64::from((eval(expr, row, aggs)? == Value::Null) != *negated))
+        }
+        Expr::Between { expr, low, high, negated } => {
+            let v = eval(expr, row, aggs)?;
+            let lo = compare(&v, &eval(low, row, aggs)?).map(|o| o != Ordering::Less);
+            let hi = compare(&v, &eval(high, row, aggs)?).map(|o| o != Ordering::Greater);
+            let within = match (lo, hi) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            };
+            bool_value(within.map(|w| w != *negated))
+        }
+        Expr::InList { expr, list, negated } => {
+            let v = eval(expr, row, aggs)?;
+            if v == Value::Null {
+                return Ok(Value::Null);
+            }
+            let mut saw_null = false;
+            let mut found = false;
+            for item in list {
+                match compare(&v, &eval(item, row, aggs)?) {
+                    Some(Ordering::Equal) => {
+                        found = true;
+                        break;
+                    }
+                    None => saw_null = true,
+                    _ => {}
+                }
+            }
+            if found {
+                Value::Int(i64::from(!*negated))
+            } else if saw_null {
+                Value::Null
+            } else {
+                Value::Int(i64::from(*negated))
+            }
+        }
+        Expr::Like { expr, pattern, negated } => {
+            let (v, p) = (eval(expr, row, aggs)?, eval(pattern, row, aggs)?);
+            if v == Value::Null || p == Value::Null {
+                Value::Null
+            } else {
+                Value::Int(i64::from(like(&to_text(&v), &to_text(&p)) != *negated))
+            }
+        }
+        Expr::Case { operand, whens, otherwise } => {
+            let subject = match operand {
+                Some(o) => Some(eval(o, row, aggs)?),
+                None => None,
+            };
+            for (w, then) in whens {
+                let wv = eval(w, row, aggs)?;
+                let hit = match &subject {
+                    Some(s) => compare(s, &wv) == Some(Ordering::Equal),
+                    None => truth(&wv) == Some(true),
+                };
+                if hit {
+                    return eval(then, row, aggs);
+                }
+            }
+            match otherwise {
+                Some(o) => eval(o, row, aggs)?,
+                None => Value::Null,
+            }
+        }
+        Expr::Func(f, args) => {
+            let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
+            call(*f, vals)?
+        }
+        Expr::InsertValue(x) => eval(x, row, aggs)?,
+        Expr::Param(_)
+        | Expr::Name { .. }
+        | Expr::SysVar { .. }
+        | Expr::UserVar(_)
+        | Expr::AggCall { .. }
+        | Expr::Default => return Err(internal("unbound expression")),
+    })
+}
+
+fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
+    let arg = |a: &[Value], i: usize| a.get(i).cloned().unwrap_or(Value::Null);
+    Ok(match f {
+        Func::Concat => {
+            if a.contains(&Value::Null) {
+                Value::Null
+            } else {
+                Value::Bytes(a.iter().flat_map(to_text).collect())
+            }
+        }
+        Func::Length => match arg(&a, 0) {
+            Value::Null => Value::Null,
+            v => Value::Int(to_text(&v).len() as i64),
+        },
+        Func::CharLength => match arg(&a, 0) {
+            Value::Null => Value::Null,
+            v => Value::Int(String::from_utf8_lossy(&to_text(&v)).chars().count() as i64),
+        },
+        Func::Upper | Func::Lower => match arg(&a, 0) {
+            Value::Null => Value::Null,
+            v => {
+                let s = String::from_utf8_lossy(&to_text(&v)).into_owned();
+                let s = if f == Func::Upper { s.to_uppercase() } else { s.to_lowercase() };
+                Value::Bytes(s.into_bytes())
+            }
+        },
+        Func::Abs => match arg(&a, 0) {
+            Value::Int(i) => int_value(i128::from(i).abs(), &|| format!("abs({i})"))?,
+            Value::Double(d) => Value::Double(d.abs()),
+            Value::Decimal(d) => {
+                Value::Decimal(Decimal { mantissa: d.mantissa.abs(), scale: d.scale })
+            }
+            Value::Null => Value::Null,
+            v @ Value::UInt(_) => v,
+            v => Value::Double(num_f64(num(&v).unwrap_or(Num::Dbl(0.0))).abs()),
+        },
+        Func::Coalesce => a.into_iter().find(|v| *v != Value::Null).unwrap_or(Value::Null),
+        Func::IfNull => {
+            let first = arg(&a, 0);
+            if first == Value::Null {
+                arg(&a, 1)
+            } else {
+                first
+            }
+        }
+        Func::If => {
+            if truth(&arg(&a, 0)) == Some(true) {
+                arg(&a, 1)
+            } else {
+                arg(&a, 2)
+            }
+        }
+        Func::Floor | Func::Ceil => match arg(&a, 0) {
+            Value::Null => Value::Null,
+            v @ (Value::Int(_) | Value::UInt(_)) => v,
+            v => {
+                let d = num_f64(num(&v).unwrap_or(Num::Dbl(0.0)));
+                let r = if f == Func::Floor { d.floor() } else { d.ceil() };
+                int_value(r as i128, &|| format!("{d}"))?
+            }
+        },
+        Func::Round => {
+            let places = match arg(&a, 1) {
+                Value::Null if a.len() > 1 => return Ok(Value::Null),
+                Value::Null => 0,
+                v => num_f64(num(&v).unwrap_or(Num::Dbl(0.0))) as i64,
+            };
+            match arg(&a, 0) {
+                Value::Null => Value::Null,
+                v @ (Value::Int(_) | Value::UInt(_)) if places >= 0 => v,
+                Value::Decimal(d) => {
+                    let s = u8::try_from(places.clamp(0, 30)).unwrap_or(0);
+                    Value::Decimal(d.rescale(s).unwrap_or(d))
+                }
+                v => {
+                    let d = num_f64(num(&v).unwrap_or(Num::Dbl(0.0)));
+                    let m = 10f64.powi(places.clamp(-30, 30) as i32);
+                    Value::Double((d * m).round() / m)
+                }
+            }
+        }
+        Func::UnixTimestamp => match a.pop() {
+            None => Value::Int(unix_now().0),
+            Some(Value::Null) => Value::Null,
+            Some(v) => {
+                let t = match v {
+                    Value::DateTime(t) => Some(t),
+                    Value::Bytes(b) => parse_datetime(&b),
+                    _ => None,
+                };
+                match t {
+                    Some(t) => Value::Int(unix_of(&t)),
+                    None => Value::Int(0),
+                }
+            }
+        },
+        Func::Now
+        | Func::Database
+        | Func::Version
+        | Func::ConnectionId
+        | Func::LastInsertId
+        | Func::User
+        | Func::CurrentUser => return Err(internal("session function not bound")),
+    })
+}
+
+// ---- time ------------------------------------------------------------------------------------
+
+/// Seconds and microseconds since the epoch, now.
+pub fn unix_now() -> (i64, u32) {
+    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    (d.as_secs() as i64, d.subsec_micros())
+}
+
+/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, u8, u8) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
+}
+
+/// The UTC date and time of a Unix timestamp (the server's time zone is UTC).
+pub fn datetime_of(secs: i64) -> DateTime {
+    let (y, month, day) = civil_from_days(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    DateTime {
+        year: u16::try_from(y).unwrap_or(0),
+        month,
+        day,
+        hour: (s / 3600) as u8,
+        minute: (s / 60 % 60) as u8,
+        second: (s % 60) as u8,
+        micros: 0,
+    }
+}
+
+/// Seconds since the epoch of a UTC DATETIME (`UNIX_TIMESTAMP(dt)`).
+pub fn unix_of(t: &DateTime) -> i64 {
+    days_from_civil(i64::from(t.year), i64::from(t.month), i64::from(t.day)) * 86_400
+        + i64::from(t.hour) * 3600
+        + i64::from(t.minute) * 60
+        + i64::from(t.second)
+}
+
+/// Parses `YYYY-MM-DD[( |T)hh:mm:ss[.ffffff]]` or `YYYYMMDD[hhmmss]`.
+pub fn parse_datetime(b: &[u8]) -> Option<DateTime> {
+    let s = std::str::from_utf8(b).ok()?.trim();
+    let digits = |t: &str| -> Option<u32> {
+        if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        t.parse().ok()
+    };
+    let t = if s.bytes().all(|c| c.is_ascii_digit()) && (s.len() == 8 || s.len() == 14) {
+        let n = |r: std::ops::Range<usize>| digits(&s[r]);
+        let (hh, mi, ss) =
+            if s.len() == 14 { (n(8..10)?, n(10..12)?, n(12..14)?) } else { (0, 0, 0) };
+        DateTime {
+            year: n(0..4)? as u16,
+            month: n(4..6)? as u8,
+            day: n(6..8)? as u8,
+            hour: hh as u8,
+            minute: mi as u8,
+            second: ss as u8,
+            micros: 0,
+        }
+    } else {
+        let (date, time) = match s.split_once([' ', 'T']) {
+            Some((d, t)) => (d, Some(t.trim())),
+            None => (s, None),
+        };
+        let mut dp = date.split('-');
+        let (y, m, d) = (digits(dp.next()?)?, digits(dp.next()?)?, digits(dp.next()?)?);
+        if dp.next().is_some() {
+            return None;
+        }
+        let (mut hh, mut mi, mut ss, mut us) = (0, 0, 0, 0);
+        if let Some(time) = time {
+            let (hms, frac) = match time.split_once('.') {
+                Some((a, f)) => (a, Some(f)),
+                None => (time, None),
+            };
+            let mut tp = hms.split(':');
+            hh = digits(tp.next()?)?;
+            mi = digits(tp.next()?)?;
+            ss = match tp.next() {
+                Some(x) => digits(x)?,
+                None => 0,
+            };
+            if tp.next().is_some() {
+                return None;
+            }
+            if let Some(f) = frac {
+                if f.len() > 6 {
+                    return None;
+                }
+                us = digits(f)? * 10u32.pow(6 - f.len() as u32);
+            }
+        }
+        DateTime {
+            year: u16::try_from(y).ok()?,
+            month: u8::try_from(m).ok()?,
+            day: u8::try_from(d).ok()?,
+            hour: u8::try_from(hh).ok()?,
+            minute: u8::try_from(mi).ok()?,
+            second: u8::try_from(ss).ok()?,
+            micros: us,
+        }
+    };
+    t.is_valid().then_some(t)
+}
+
+// ---- conversion to a column's type -----------------------------------------------------------
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        v => v.to_string(),
+    }
+}
+
+/// Converts `v` for storage in `col` (strict mode: a value that does not convert is an error).
+/// Range and length checks are the engine's; its errors are mapped with the row number by
+/// [`engine_value_error`].
+pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
+    let incorrect = |kind: &'static str, v: &Value| SqlError::IncorrectValue {
+        kind,
+        value: value_text(v),
+        column: col.name.clone(),
+        row,
+    };
+    let out_of_range = || SqlError::OutOfRange { column: col.name.clone(), row };
+    if v == Value::Null {
+        return Ok(v);
+    }
+    Ok(match col.ty {
+        ColumnType::Integer { .. } => {
+            let rounded = |d: f64| -> Result<Value> {
+                let r = d.round();
+                if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
+                    Ok(Value::Int(r as i64))
+                } else if (0.0..1.844_674_407_370_955_2e19).contains(&r) {
+                    Ok(Value::UInt(r as u64))
+                } else {
+                    Err(out_of_range())
+                }
+            };
+            match &v {
+                Value::Int(_) | Value::UInt(_) => v,
+                Value::Double(d) => rounded(*d)?,
+                Value::Decimal(d) => {
+                    let r = d.rescale(0).ok_or_else(out_of_range)?.mantissa;
+                    int_value(r, &String::new).map_err(|_| out_of_range())?
+                }
+                Value::Bytes(b) => {
+                    let s = String::from_utf8_lossy(b);
+                    let t = s.trim();
+                    if let Ok(i) = t.parse::<i64>() {
+                        Value::Int(i)
+                    } else if let Ok(u) = t.parse::<u64>() {
+                        Value::UInt(u)
+                    } else if let Ok(d) = t.parse::<f64>() {
+                        rounded(d)?
+                    } else {
+                        return Err(incorrect("integer", &v));
+                    }
+                }
+                Value::DateTime(t) => Value::UInt(datetime_number(t)),
+                Value::Null => Value::Null,
+            }
+        }
+        ColumnType::Double => match &v {
+            Value::Bytes(b) => {
+                let s = String::from_utf8_lossy(b);
+                Value::Double(s.trim().parse::<f64>().map_err(|_| incorrect("double", &v))?)
+            }
+            other => Value::Double(num_f64(num(other).unwrap_or(Num::Dbl(0.0)))),
+        },
+        ColumnType::Decimal { scale, .. } => match &v {
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => v,
+            Value::Double(d) => {
+                Value::Decimal(f64_to_decimal(*d, scale.max(1)).ok_or_else(out_of_range)?)
+            }
+            Value::Bytes(b) => {
+                let s = String::from_utf8_lossy(b);
+                let t = s.trim();
+                match Decimal::parse(t) {
+                    Some(d) => Value::Decimal(d),
+                    None => match t.parse::<f64>() {
+                        Ok(d) => Value::Decimal(
+                            f64_to_decimal(d, scale.max(1)).ok_or_else(out_of_range)?,
+                        ),
+                        Err(_) => return Err(incorrect("decimal", &v)),
+                    },
+                }
+            }
+            Value::DateTime(t) => Value::UInt(datetime_number(t)),
+            Value::Null => Value::Null,
+        },
+        ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text => match v {
+            Value::Bytes(_) => v,
+            other => Value::Bytes(other.to_string().into_bytes()),
+        },
+        ColumnType::DateTime => match &v {
+            Value::DateTime(_) => v,
+            Value::Bytes(b) => {
+                Value::DateTime(parse_datetime(b).ok_or_else(|| incorrect("datetime", &v))?)
+            }
+            Value::Int(_) | Value::UInt(_) => Value::DateTime(
+                parse_datetime(v.to_string().as_bytes())
+                    .ok_or_else(|| incorrect("datetime", &v))?,
+            ),
+            _ => return Err(incorrect("datetime", &v)),
+        },
+    })
+}
+
+/// An engine value error with MySQL's row-numbered message.
+pub fn engine_value_error(e: engine::Error, row: u64, value: impl Fn(&str) -> String) -> SqlError {
+    match e {
+        engine::Error::OutOfRange { column } => SqlError::OutOfRange { column, row },
+        engine::Error::DataTooLong { column } => SqlError::DataTooLong { column, row },
+        engine::Error::BadNull { column } => SqlError::BadNull(column),
+        engine::Error::WrongValue { column } => {
+            SqlError::IncorrectValue { kind: "string", value: value(&column), column, row }
+        }
+        e => SqlError::Engine(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_follows_mysql_types() {
+        assert_eq!(arith(BinOp::Add, &Value::Int(1), &Value::Int(2)).unwrap(), Value::Int(3));
+        let third = arith(BinOp::Div, &Value::Int(1), &Value::Int(3)).unwrap();
+        assert_eq!(third.to_string(), "0.3333");
+        assert_eq!(arith(BinOp::Div, &Value::Int(1), &Value::Int(0)).unwrap(), Value::Null);
+        assert_eq!(
+            arith(BinOp::Add, &Value::Bytes(b"1.5".to_vec()), &Value::Int(1)).unwrap(),
+            Value::Double(2.5)
+        );
+        assert_eq!(
+            arith(BinOp::Mul, &Value::Int(i64::MAX), &Value::Int(4)).unwrap_err().code(),
+            1690
+        );
+        let d = Value::Decimal(Decimal::parse("1.25").unwrap());
+        assert_eq!(arith(BinOp::Add, &d, &Value::Int(1)).unwrap().to_string(), "2.25");
+    }
+
+    #[test]
+    fn comparisons_and_like() {
+        assert_eq!(compare(&Value::Int(2), &Value::Double(2.0)), Some(Ordering::Equal));
+        assert_eq!(compare(&Value::Bytes(b"10".to_vec()), &Value::Int(9)), Some(Ordering::Greater));
+        assert_eq!(compare(&Value::Null, &Value::Int(1)), None);
+        assert!(like(b"binlog_format", b"BINLOG%"));
+        assert!(like(b"abc", b"a_c"));
+        assert!(!like(b"abc", b"a_d%"));
+        assert!(like(b"a%c", b"a\\%c"));
+        assert!(like(b"", b"%"));
+    }
+
+    #[test]
+    fn datetimes_parse_and_convert() {
+        let t = parse_datetime(b"2024-02-29 13:14:15.5").unwrap();
+        assert_eq!(t.to_string(), "2024-02-29 13:14:15.500000");
+        assert!(parse_datetime(b"2024-13-01").is_none());
+        assert_eq!(unix_of(&datetime_of(1_700_000_000)), 1_700_000_000);
+        assert_eq!(datetime_of(0).to_string(), "1970-01-01 00:00:00");
+    }
+
+    #[test]
+    fn strict_conversions() {
+        let int = Column::new("k", ColumnType::Integer { bytes: 4, unsigned: false });
+        assert_eq!(to_column(Value::Bytes(b"0".to_vec()), &int, 1).unwrap(), Value::Int(0));
+        assert_eq!(to_column(Value::Double(2.5), &int, 1).unwrap(), Value::Int(3));
+        let e = to_column(Value::Bytes(b"abc".to_vec()), &int, 2).unwrap_err();
+        assert_eq!(e.code(), 1366);
+        assert_eq!(e.to_string(), "Incorrect integer value: 'abc' for column 'k' at row 2");
+    }
+}

@@ -1,0 +1,47 @@
+//! The SQL layer: MySQL's SQL subset over the engine (design notes in `docs/sql.md`).
+//!
+//! Layout:
+//! - `parse.rs`: SQL text → [`ast::Stmt`] (sqlparser's MySQL dialect plus a small grammar for
+//!   SHOW/SET/admin statements); `ast.rs`: the statement tree.
+//! - `session.rs`: [`Session`], one per connection: current database, autocommit, the open
+//!   transaction, session variables, `gtid_next`, warnings; the dispatcher and transaction
+//!   rules. `server.rs`: [`Server`], the shared state (engine, databases, global variables).
+//! - `exec.rs` (binding, access paths, SELECT), `write.rs` (INSERT/REPLACE/UPDATE/DELETE),
+//!   `ddl.rs`, `show.rs` (SHOW and binlog admin statements), `checksum.rs` (CHECKSUM TABLE);
+//!   `eval.rs`: MySQL's value rules.
+//! - The seams to other layers, each a trait beside an in-process implementation:
+//!   [`commit::TxnCommitter`] (commit pipeline; [`commit::EngineCommitter`]),
+//!   [`admin::BinlogAdmin`] (binlog file set; [`admin::NoBinlog`]),
+//!   [`admin::StatusProvider`] and [`vars::VariableListener`].
+//! - `output.rs`: results as plain types for the protocol layer; `error.rs`: MySQL errors.
+//!
+//! Invariants: a client's input never panics the layer; every error is a [`SqlError`] with a
+//! MySQL number and SQLSTATE; after any error the session and its transaction state are usable
+//! (the failed statement is undone, or the whole transaction on a deadlock).
+
+pub mod acl;
+pub mod admin;
+pub mod ast;
+mod checksum;
+pub mod commit;
+mod ddl;
+pub mod error;
+pub mod eval;
+mod exec;
+pub mod output;
+pub mod parse;
+pub mod server;
+pub mod session;
+mod show;
+pub mod vars;
+mod write;
+
+pub use admin::{AdminCommand, BinlogAdmin, NoBinlog, NoStatus, StatusProvider};
+pub use commit::{
+    ChangeKind, CommitInfo, DeferredCommit, EngineCommitter, GtidNext, ReadyCommit, RowChange,
+    TxnChanges, TxnCommitter,
+};
+pub use error::SqlError;
+pub use output::{ColumnDef, MysqlType, Output};
+pub use server::{HookPrivilege, Hooks, Server, StatementHook};
+pub use session::{Attempt, Prepared, Session, Warning};

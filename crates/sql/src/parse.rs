@@ -1,0 +1,1915 @@
+//! The parser front-end: SQL text to [`Stmt`].
+//!
+//! sqlparser (MySQL dialect) tokenizes every statement. Utility statements whose MySQL
+//! grammar sqlparser does not model (SHOW of all kinds, SET, USE, transaction control, the
+//! binlog admin statements, CREATE/DROP DATABASE, DESCRIBE) are recognized by a small grammar
+//! here on sqlparser's own token stream; everything else goes through
+//! `Parser::parse_statement` and is converted from sqlparser's AST. Valid SQL outside the
+//! subset (joins, subqueries, UNION, ...) becomes 1235 with the construct named; text that is
+//! not SQL becomes 1064 quoting the rest of the statement from the offending token, as mysqld
+//! does.
+//!
+//! Placeholders (`?`) are numbered in text order; the conversion visits clauses in the order
+//! they are written, which keeps that numbering.
+
+use sqlparser::ast as sp;
+use sqlparser::ast::Spanned;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Location, Token};
+
+use engine::{Column, ColumnType, Decimal, Value};
+
+use super::admin::AdminCommand;
+use super::ast::*;
+use super::error::{Result, SqlError};
+use super::eval::{parse_datetime, to_column};
+use accounts::Privileges;
+
+static DIALECT: MySqlDialect = MySqlDialect {};
+
+/// A parsed statement and its number of `?` placeholders.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    pub stmt: Stmt,
+    pub params: usize,
+}
+
+/// Parses one statement (a trailing `;` is allowed, and trailing NUL bytes: mysqlslap sends its
+/// CREATE TABLE with the C string's terminator, which mysqld's lexer reads as end of input).
+pub fn parse(sql: &str) -> Result<Parsed> {
+    let sql = sql.trim_end_matches('\0');
+    if let Some(stmt) = transaction_keyword(sql) {
+        return Ok(Parsed { stmt, params: 0 });
+    }
+    let mut p = Front { sql, parser: new_parser(sql)?, params: 0 };
+    let stmt = p.statement()?;
+    let _ = p.parser.consume_token(&Token::SemiColon);
+    if p.parser.peek_token().token != Token::EOF {
+        return Err(p.error_here());
+    }
+    Ok(Parsed { stmt, params: p.params })
+}
+
+/// `BEGIN`, `COMMIT`, `ROLLBACK` or `START TRANSACTION` alone (any case, ASCII blanks around):
+/// the statements around every transaction of an OLTP client (sysbench sends them as text
+/// queries), answered without tokenizing. Anything else, `BEGIN WORK` or a trailing `;`
+/// included, goes to the parser, which gives these the same statements.
+fn transaction_keyword(sql: &str) -> Option<Stmt> {
+    let text = sql.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r'));
+    if text.len() > "START TRANSACTION".len() {
+        return None;
+    }
+    if text.eq_ignore_ascii_case("BEGIN") {
+        Some(Stmt::Begin)
+    } else if text.eq_ignore_ascii_case("COMMIT") {
+        Some(Stmt::Commit)
+    } else if text.eq_ignore_ascii_case("ROLLBACK") {
+        Some(Stmt::Rollback)
+    } else if text.eq_ignore_ascii_case("START TRANSACTION") {
+        Some(Stmt::Begin)
+    } else {
+        None
+    }
+}
+
+fn new_parser(sql: &str) -> Result<Parser<'static>> {
+    Parser::new(&DIALECT).try_with_sql(sql).map_err(|e| parse_error(sql, &e))
+}
+
+/// Splits a multi-statement text at `;` outside quotes and comments (empty pieces dropped).
+pub fn split_statements(sql: &str) -> Vec<&str> {
+    let b = sql.as_bytes();
+    let mut out = Vec::new();
+    let (mut i, mut start) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if b[i] == b'\\' && q != b'`' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b';' => {
+                out.push(&sql[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < sql.len() {
+        out.push(&sql[start..]);
+    }
+    out.into_iter().filter(|s| !s.trim().is_empty()).collect()
+}
+
+/// The byte offset of a (1-based line and column, in characters) location.
+fn offset_of(sql: &str, loc: Location) -> Option<usize> {
+    if loc.line == 0 || loc.column == 0 {
+        return None;
+    }
+    let mut line = 1;
+    let mut col = 1;
+    for (i, c) in sql.char_indices() {
+        if line == loc.line && col == loc.column {
+            return Some(i);
+        }
+        if c == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+    }
+    (line == loc.line && col == loc.column).then_some(sql.len())
+}
+
+fn near_at(sql: &str, loc: Location) -> SqlError {
+    let rest = offset_of(sql, loc).map(|o| &sql[o..]).unwrap_or("");
+    SqlError::Parse { near: rest.chars().take(80).collect(), line: loc.line.max(1) }
+}
+
+/// MySQL's 1064 for a sqlparser error, quoting the text from the reported position.
+fn parse_error(sql: &str, e: &ParserError) -> SqlError {
+    let msg = e.to_string();
+    let loc = msg.rfind("Line: ").and_then(|i| {
+        let tail = &msg[i + 6..];
+        let (line, rest) = tail.split_once(", Column: ")?;
+        let col: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        Some(Location { line: line.trim().parse().ok()?, column: col.parse().ok()? })
+    });
+    match loc {
+        Some(l) => near_at(sql, l),
+        None => SqlError::near(""),
+    }
+}
+
+fn unsupported(what: impl Into<String>) -> SqlError {
+    SqlError::NotSupported(what.into())
+}
+
+/// 1235 for role statements: binlogd keeps no roles (CREATE/DROP ROLE, GRANT/REVOKE of a
+/// role, SET [DEFAULT] ROLE).
+fn roles_unsupported() -> SqlError {
+    unsupported("roles (CREATE ROLE, DROP ROLE, GRANT/REVOKE of a role, SET ROLE)")
+}
+
+struct Front<'a> {
+    sql: &'a str,
+    parser: Parser<'static>,
+    params: usize,
+}
+
+impl Front<'_> {
+    fn error_here(&self) -> SqlError {
+        let t = self.parser.peek_token();
+        if t.token == Token::EOF {
+            return SqlError::near("");
+        }
+        near_at(self.sql, t.span.start)
+    }
+
+    /// Consumes the next token if it is the unquoted word `w` (case-insensitive).
+    fn word(&mut self, w: &str) -> bool {
+        if self.peek_word(w) {
+            self.parser.next_token();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn peek_word(&self, w: &str) -> bool {
+        matches!(&self.parser.peek_token().token,
+            Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
+    }
+
+    fn expect_word(&mut self, w: &str) -> Result<()> {
+        if self.word(w) {
+            Ok(())
+        } else {
+            Err(self.error_here())
+        }
+    }
+
+    fn words(&mut self, ws: &[&str]) -> bool {
+        for (n, w) in ws.iter().enumerate() {
+            if !self.word(w) {
+                self.back(n);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Un-reads `n` tokens (`prev_token` steps over whitespace itself).
+    fn back(&mut self, n: usize) {
+        for _ in 0..n {
+            self.parser.prev_token();
+        }
+    }
+
+    fn at_end(&self) -> bool {
+        matches!(self.parser.peek_token().token, Token::EOF | Token::SemiColon)
+    }
+
+    fn ident(&mut self) -> Result<String> {
+        match self.parser.next_token().token {
+            Token::Word(w) => Ok(w.value),
+            _ => {
+                self.parser.prev_token();
+                Err(self.error_here())
+            }
+        }
+    }
+
+    fn string(&mut self) -> Result<String> {
+        match self.parser.next_token().token {
+            Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => Ok(s),
+            _ => {
+                self.parser.prev_token();
+                Err(self.error_here())
+            }
+        }
+    }
+
+    /// An identifier or a string (file names, charset names).
+    fn name_or_string(&mut self) -> Result<String> {
+        match self.parser.next_token().token {
+            Token::Word(w) => Ok(w.value),
+            Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => Ok(s),
+            _ => {
+                self.parser.prev_token();
+                Err(self.error_here())
+            }
+        }
+    }
+
+    fn uint(&mut self) -> Result<u64> {
+        match self.parser.next_token().token {
+            Token::Number(n, _) => n.parse().map_err(|_| SqlError::near(&n)),
+            _ => {
+                self.parser.prev_token();
+                Err(self.error_here())
+            }
+        }
+    }
+
+    fn table_name(&mut self) -> Result<TableRef> {
+        let first = self.ident()?;
+        if self.parser.consume_token(&Token::Period) {
+            Ok(TableRef { db: Some(first), name: self.ident()? })
+        } else {
+            Ok(TableRef { db: None, name: first })
+        }
+    }
+
+    /// `LIKE 'pattern'`, if present.
+    fn like(&mut self) -> Result<Option<String>> {
+        if self.word("LIKE") {
+            Ok(Some(self.string()?))
+        } else {
+            // A WHERE is taken by `statement` after the SHOW.
+            Ok(None)
+        }
+    }
+
+    fn statement(&mut self) -> Result<Stmt> {
+        if self.word("SHOW") {
+            let show = self.show()?;
+            if self.word("WHERE") {
+                // MySQL's `opt_wild_or_where`: only the SHOWs that take LIKE take WHERE.
+                let Stmt::Show(
+                    show @ (Show::Databases { like: None }
+                    | Show::Tables { like: None, .. }
+                    | Show::Columns { like: None, .. }
+                    | Show::Variables { like: None, .. }
+                    | Show::Status { like: None, .. }),
+                ) = show
+                else {
+                    self.back(1);
+                    return Err(self.error_here());
+                };
+                let filter = self.expr_value()?;
+                return Ok(Stmt::ShowWhere { show, filter });
+            }
+            return Ok(show);
+        }
+        if self.words(&["SET", "PASSWORD"]) {
+            let user = if self.word("FOR") { Some(self.user_spec()?) } else { None };
+            if !self.parser.consume_token(&Token::Eq) {
+                return Err(self.error_here());
+            }
+            let password = self.string()?;
+            if !self.at_end() {
+                return Err(unsupported("SET PASSWORD options"));
+            }
+            return Ok(Stmt::Account(AccountStmt::SetPassword { user, password }));
+        }
+        if self.words(&["SET", "ROLE"]) || self.words(&["SET", "DEFAULT", "ROLE"]) {
+            return Err(roles_unsupported());
+        }
+        if self.word("SET") {
+            return self.set();
+        }
+        if self.peek_word("SHUTDOWN") {
+            self.parser.next_token();
+            if !self.at_end() {
+                return Err(self.error_here());
+            }
+            return Ok(Stmt::Shutdown);
+        }
+        if self.word("USE") {
+            return Ok(Stmt::Use(self.ident()?));
+        }
+        if self.word("BEGIN") {
+            self.word("WORK");
+            return Ok(Stmt::Begin);
+        }
+        if self.words(&["START", "TRANSACTION"]) {
+            // READ WRITE / READ ONLY / WITH CONSISTENT SNAPSHOT: the engine reads committed
+            // data in every mode.
+            while !self.at_end() {
+                self.parser.next_token();
+            }
+            return Ok(Stmt::Begin);
+        }
+        if self.word("COMMIT") {
+            self.word("WORK");
+            return Ok(Stmt::Commit);
+        }
+        if self.word("ROLLBACK") {
+            self.word("WORK");
+            if self.peek_word("TO") {
+                return Err(unsupported("SAVEPOINT"));
+            }
+            return Ok(Stmt::Rollback);
+        }
+        if self.word("FLUSH") {
+            self.word("LOCAL");
+            self.word("NO_WRITE_TO_BINLOG");
+            if self.words(&["BINARY", "LOGS"]) || self.word("LOGS") {
+                return Ok(Stmt::Admin(AdminCommand::FlushBinaryLogs));
+            }
+            // FLUSH TABLES / PRIVILEGES / STATUS ...: nothing is cached that could be stale.
+            while !self.at_end() {
+                self.parser.next_token();
+            }
+            return Ok(Stmt::Flush);
+        }
+        if self.word("KILL") {
+            // MySQL's `kill` rule: KILL [CONNECTION | QUERY] expr.
+            let query = self.word("QUERY");
+            if !query {
+                self.word("CONNECTION");
+            }
+            return Ok(Stmt::Kill { query, id: self.expr_value()? });
+        }
+        if self.word("PURGE") {
+            if !(self.word("BINARY") || self.word("MASTER")) {
+                return Err(self.error_here());
+            }
+            self.expect_word("LOGS")?;
+            if self.word("TO") {
+                return Ok(Stmt::Admin(AdminCommand::PurgeTo(self.string()?)));
+            }
+            self.expect_word("BEFORE")?;
+            let e = self.expr_value()?;
+            let when = match e {
+                Expr::Lit(Value::Bytes(b)) => parse_datetime(&b),
+                Expr::Lit(Value::DateTime(t)) => Some(t),
+                _ => None,
+            };
+            return when
+                .map(|t| Stmt::Admin(AdminCommand::PurgeBefore(t)))
+                .ok_or(SqlError::WrongArguments("PURGE LOGS BEFORE"));
+        }
+        if self.word("RESET") {
+            if self.word("MASTER") || self.words(&["BINARY", "LOGS", "AND", "GTIDS"]) {
+                return Ok(Stmt::Admin(AdminCommand::ResetMaster));
+            }
+            return Err(unsupported("RESET"));
+        }
+        if self.word("DESCRIBE") || self.word("DESC") {
+            let table = self.table_name()?;
+            return Ok(Stmt::Show(Show::Columns { table, full: false, like: None }));
+        }
+        if self.word("EXPLAIN") {
+            if matches!(self.parser.peek_token().token, Token::Word(_)) && !self.peek_word("SELECT")
+            {
+                let table = self.table_name()?;
+                return Ok(Stmt::Show(Show::Columns { table, full: false, like: None }));
+            }
+            return Err(unsupported("EXPLAIN"));
+        }
+        if self.word("LOCK") || self.word("UNLOCK") {
+            // Table locks: row locks already serialize conflicting writers.
+            while !self.at_end() {
+                self.parser.next_token();
+            }
+            return Ok(Stmt::Noop);
+        }
+        if self.word("CHECKSUM") {
+            return self.checksum();
+        }
+        if let Some(s) = self.account_statement()? {
+            return Ok(Stmt::Account(s));
+        }
+        if self.peek_word("CREATE") || self.peek_word("DROP") {
+            if let Some(s) = self.database_ddl()? {
+                return Ok(s);
+            }
+        }
+        let st = self.parser.parse_statement().map_err(|e| parse_error(self.sql, &e))?;
+        self.convert(st)
+    }
+
+    /// `CHECKSUM {TABLE | TABLES} t [, t ...] [QUICK | EXTENDED]` (MySQL's `checksum`
+    /// grammar rule), after the CHECKSUM word.
+    fn checksum(&mut self) -> Result<Stmt> {
+        if !(self.word("TABLE") || self.word("TABLES")) {
+            return Err(self.error_here());
+        }
+        let mut tables = vec![self.table_name()?];
+        while self.parser.consume_token(&Token::Comma) {
+            tables.push(self.table_name()?);
+        }
+        let quick = self.word("QUICK");
+        if !quick {
+            self.word("EXTENDED");
+        }
+        if !self.at_end() {
+            return Err(self.error_here());
+        }
+        Ok(Stmt::Checksum { tables, quick })
+    }
+
+    // ---- account statements (MySQL 8.0 manual, "Account Management Statements") ----------
+
+    /// CREATE/ALTER/DROP USER, GRANT, REVOKE; None when the text is none of them.
+    fn account_statement(&mut self) -> Result<Option<AccountStmt>> {
+        if self.words(&["CREATE", "ROLE"]) || self.words(&["DROP", "ROLE"]) {
+            return Err(roles_unsupported());
+        }
+        if self.words(&["CREATE", "USER"]) {
+            let if_not_exists = self.words(&["IF", "NOT", "EXISTS"]);
+            let mut users = Vec::new();
+            loop {
+                let UserSpec::Named(name) = self.user_spec()? else {
+                    return Err(self.error_here());
+                };
+                users.push((name, self.identified()?));
+                if !self.parser.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            self.account_options_end("CREATE USER")?;
+            return Ok(Some(AccountStmt::CreateUser { if_not_exists, users }));
+        }
+        if self.words(&["ALTER", "USER"]) {
+            let if_exists = self.words(&["IF", "EXISTS"]);
+            let mut users = Vec::new();
+            loop {
+                let user = self.user_spec()?;
+                users.push((user, self.identified()?));
+                if !self.parser.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            self.account_options_end("ALTER USER")?;
+            return Ok(Some(AccountStmt::AlterUser { if_exists, users }));
+        }
+        if self.words(&["DROP", "USER"]) {
+            let if_exists = self.words(&["IF", "EXISTS"]);
+            let users = self.user_list()?;
+            return Ok(Some(AccountStmt::DropUser { if_exists, users }));
+        }
+        if self.words(&["RENAME", "USER"]) {
+            let mut pairs = Vec::new();
+            loop {
+                let from = self.user_spec()?;
+                self.expect_word("TO")?;
+                let UserSpec::Named(to) = self.user_spec()? else {
+                    return Err(self.error_here());
+                };
+                pairs.push((from, to));
+                if !self.parser.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            return Ok(Some(AccountStmt::RenameUser(pairs)));
+        }
+        if self.word("GRANT") {
+            // `GRANT role [, role] TO user`: no ON before TO.
+            if self.before_on().is_some_and(|(end, _)| end == "TO") {
+                return Err(roles_unsupported());
+            }
+            let mut privileges = self.privilege_list()?;
+            self.expect_word("ON")?;
+            let target = self.grant_target()?;
+            self.expect_word("TO")?;
+            let users = self.user_list()?;
+            if self.words(&["WITH", "GRANT", "OPTION"]) {
+                privileges = privileges.union(Privileges::GRANT_OPTION);
+            }
+            if !self.at_end() {
+                return Err(unsupported("GRANT options other than WITH GRANT OPTION"));
+            }
+            return Ok(Some(AccountStmt::Grant { privileges, target, users }));
+        }
+        if self.word("REVOKE") {
+            self.words(&["IF", "EXISTS"]);
+            // `REVOKE role [, role] FROM user`: no ON before FROM, and not the one statement
+            // without ON, `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM`.
+            if let Some((end, words)) = self.before_on() {
+                let all = ["ALL", "PRIVILEGES", "GRANT", "OPTION"];
+                if end == "FROM" && !words.iter().all(|w| all.contains(&w.as_str())) {
+                    return Err(roles_unsupported());
+                }
+            }
+            let privileges = self.privilege_list()?;
+            // `REVOKE ALL [PRIVILEGES], GRANT OPTION FROM ...` has no ON clause.
+            let target = if self.word("ON") {
+                Some(self.grant_target()?)
+            } else if privileges.contains(Privileges::ALL.union(Privileges::GRANT_OPTION)) {
+                None
+            } else {
+                return Err(self.error_here());
+            };
+            self.expect_word("FROM")?;
+            let users = self.user_list()?;
+            return Ok(Some(AccountStmt::Revoke { privileges, target, users }));
+        }
+        Ok(None)
+    }
+
+    /// Looks ahead (consuming nothing) for the first unquoted `ON`, `TO` or `FROM`: None if it
+    /// is `ON` or there is none, else that word (upper case) and the words before it.
+    fn before_on(&self) -> Option<(String, Vec<String>)> {
+        let mut words = Vec::new();
+        let mut n = 0;
+        loop {
+            n += 1;
+            match self.parser.peek_nth_token(n - 1).token {
+                Token::EOF => return None,
+                Token::Word(w) if w.quote_style.is_none() => {
+                    let upper = w.value.to_ascii_uppercase();
+                    match upper.as_str() {
+                        "ON" => return None,
+                        "TO" | "FROM" => return Some((upper, words)),
+                        _ => words.push(upper),
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `'user'[@'host']` (any quoting; host `%` when omitted) or `CURRENT_USER[()]`.
+    fn user_spec(&mut self) -> Result<UserSpec> {
+        if self.word("CURRENT_USER") {
+            if self.parser.consume_token(&Token::LParen)
+                && !self.parser.consume_token(&Token::RParen)
+            {
+                return Err(self.error_here());
+            }
+            return Ok(UserSpec::Current);
+        }
+        // MySQL's tokenizer takes `@` as an identifier character, so unquoted `u@h` is one
+        // word and `u@'h'` is the word `u@` then a string.
+        if let Token::Word(w) = &self.parser.peek_token().token {
+            if let (None, Some((user, host))) = (w.quote_style, w.value.split_once('@')) {
+                let user = user.to_string();
+                let host = host.to_string();
+                self.parser.next_token();
+                let host = if host.is_empty() { self.name_or_string()? } else { host };
+                return Ok(UserSpec::Named(UserName { user, host }));
+            }
+        }
+        let user = self.name_or_string()?;
+        let host = if self.parser.consume_token(&Token::AtSign) {
+            self.name_or_string()?
+        } else {
+            // Unquoted `@host` right after the user is one word to the MySQL tokenizer.
+            match &self.parser.peek_token().token {
+                Token::Word(w) if w.quote_style.is_none() && w.value.starts_with('@') => {
+                    let host = w.value[1..].to_string();
+                    self.parser.next_token();
+                    host
+                }
+                _ => "%".to_string(),
+            }
+        };
+        Ok(UserSpec::Named(UserName { user, host }))
+    }
+
+    fn user_list(&mut self) -> Result<Vec<UserSpec>> {
+        let mut users = vec![self.user_spec()?];
+        while self.parser.consume_token(&Token::Comma) {
+            users.push(self.user_spec()?);
+        }
+        Ok(users)
+    }
+
+    /// `IDENTIFIED [WITH plugin] [BY 'password']`, if present.
+    fn identified(&mut self) -> Result<Option<Identified>> {
+        if !self.word("IDENTIFIED") {
+            return Ok(None);
+        }
+        let mut plugin = None;
+        if self.word("WITH") {
+            let name = self.name_or_string()?;
+            plugin = Some(match name.to_ascii_lowercase().as_str() {
+                "caching_sha2_password" => Plugin::CachingSha2,
+                "mysql_native_password" => Plugin::Native,
+                // ER_PLUGIN_IS_NOT_LOADED, as mysqld answers an unknown plugin.
+                _ => {
+                    return Err(SqlError::Other {
+                        code: 1524,
+                        sqlstate: "HY000",
+                        message: format!("Plugin '{name}' is not loaded"),
+                    })
+                }
+            });
+        }
+        let secret = if self.word("BY") {
+            if self.peek_word("RANDOM") {
+                return Err(unsupported("IDENTIFIED BY RANDOM PASSWORD"));
+            }
+            Secret::Password(self.string()?)
+        } else if plugin.is_some() && self.word("AS") {
+            // The stored hash, as the binary log carries account statements; or as SHOW
+            // CREATE USER prints it with `print_identified_with_as_hex` (`0x...`, or X'...').
+            match self.parser.peek_token().token {
+                Token::HexStringLiteral(h) => {
+                    self.parser.next_token();
+                    let text = hex(&h).and_then(|b| String::from_utf8(b).ok());
+                    // ER_PASSWORD_FORMAT, as for any hash not of the plugin's form.
+                    Secret::Hash(text.ok_or(SqlError::Other {
+                        code: 1827,
+                        sqlstate: "HY000",
+                        message: "The password hash doesn't have the expected format.".into(),
+                    })?)
+                }
+                _ => Secret::Hash(self.string()?),
+            }
+        } else if plugin.is_some() {
+            Secret::Password(String::new())
+        } else {
+            return Err(self.error_here());
+        };
+        Ok(Some(Identified { plugin, secret }))
+    }
+
+    /// The rest of CREATE/ALTER USER: the account options binlogd has nothing to keep for.
+    fn account_options_end(&mut self, what: &str) -> Result<()> {
+        self.words(&["REQUIRE", "NONE"]);
+        // The defaults, which SHOW CREATE USER prints (mysqld 8's option tail), and the
+        // options binlogd has nothing to keep for.
+        while self.words(&["ACCOUNT", "UNLOCK"])
+            || self.words(&["PASSWORD", "EXPIRE", "NEVER"])
+            || self.words(&["PASSWORD", "EXPIRE", "DEFAULT"])
+            || self.words(&["PASSWORD", "HISTORY", "DEFAULT"])
+            || self.words(&["PASSWORD", "REUSE", "INTERVAL", "DEFAULT"])
+            || self.words(&["PASSWORD", "REQUIRE", "CURRENT", "DEFAULT"])
+        {}
+        if self.at_end() {
+            Ok(())
+        } else {
+            Err(unsupported(format!("{what} options")))
+        }
+    }
+
+    /// `priv [, priv]...` up to ON/FROM, each by its MySQL name.
+    fn privilege_list(&mut self) -> Result<Privileges> {
+        let mut privileges = Privileges::NONE;
+        loop {
+            let start = self.parser.peek_token().span.start;
+            let mut words = Vec::new();
+            while let Token::Word(w) = &self.parser.peek_token().token {
+                if w.quote_style.is_some()
+                    || (!words.is_empty() && (self.peek_word("ON") || self.peek_word("FROM")))
+                {
+                    break;
+                }
+                words.push(w.value.clone());
+                self.parser.next_token();
+            }
+            if matches!(self.parser.peek_token().token, Token::LParen) {
+                return Err(unsupported("column privileges"));
+            }
+            let privilege =
+                Privileges::from_name(&words.join(" ")).ok_or_else(|| near_at(self.sql, start))?;
+            privileges = privileges.union(privilege);
+            if !self.parser.consume_token(&Token::Comma) {
+                return Ok(privileges);
+            }
+        }
+    }
+
+    /// `[TABLE] {*.* | db.* | * | db.tbl | tbl}` (MySQL's `grant_ident`).
+    fn grant_target(&mut self) -> Result<GrantTarget> {
+        self.word("TABLE");
+        let mut parts: Vec<Option<String>> = Vec::new();
+        loop {
+            match self.parser.next_token().token {
+                Token::Mul => parts.push(None),
+                Token::Word(w) => parts.push(Some(w.value)),
+                _ => {
+                    self.parser.prev_token();
+                    return Err(self.error_here());
+                }
+            }
+            if parts.len() == 2 || !self.parser.consume_token(&Token::Period) {
+                break;
+            }
+        }
+        Ok(match parts.as_slice() {
+            [None, None] => GrantTarget::Global,
+            [None] => GrantTarget::Database(None),
+            [Some(db), None] => GrantTarget::Database(Some(db.clone())),
+            [Some(t)] => GrantTarget::Table(None, t.clone()),
+            [Some(db), Some(t)] => GrantTarget::Table(Some(db.clone()), t.clone()),
+            _ => return Err(self.error_here()),
+        })
+    }
+
+    /// CREATE/DROP DATABASE|SCHEMA (MySQL's options, which sqlparser does not know).
+    fn database_ddl(&mut self) -> Result<Option<Stmt>> {
+        let create = self.word("CREATE");
+        if !create {
+            self.expect_word("DROP")?;
+        }
+        if !(self.word("DATABASE") || self.word("SCHEMA")) {
+            self.back(1);
+            return Ok(None);
+        }
+        if create {
+            let if_not_exists = self.words(&["IF", "NOT", "EXISTS"]);
+            let name = self.ident()?;
+            // [DEFAULT] CHARACTER SET / CHARSET / COLLATE [=] x: accepted, utf8mb4 is used.
+            while !self.at_end() {
+                self.parser.next_token();
+            }
+            Ok(Some(Stmt::CreateDatabase { name, if_not_exists }))
+        } else {
+            let if_exists = self.words(&["IF", "EXISTS"]);
+            Ok(Some(Stmt::DropDatabase { name: self.ident()?, if_exists }))
+        }
+    }
+
+    fn show(&mut self) -> Result<Stmt> {
+        let full = self.word("FULL");
+        let global = self.word("GLOBAL");
+        let session = !global && (self.word("SESSION") || self.word("LOCAL"));
+        let _ = session;
+        if self.word("GRANTS") {
+            let user = if self.word("FOR") { Some(self.user_spec()?) } else { None };
+            if self.word("USING") {
+                return Err(unsupported("SHOW GRANTS ... USING (roles)"));
+            }
+            return Ok(Stmt::Account(AccountStmt::ShowGrants(user)));
+        }
+        if self.word("DATABASES") || self.word("SCHEMAS") {
+            return Ok(Stmt::Show(Show::Databases { like: self.like()? }));
+        }
+        if self.word("TABLES") {
+            let db = if self.word("FROM") || self.word("IN") { Some(self.ident()?) } else { None };
+            return Ok(Stmt::Show(Show::Tables { db, full, like: self.like()? }));
+        }
+        if self.word("CREATE") {
+            if self.word("TABLE") {
+                return Ok(Stmt::Show(Show::CreateTable(self.table_name()?)));
+            }
+            if self.word("USER") {
+                let user = self.user_spec()?;
+                return Ok(Stmt::Account(AccountStmt::ShowCreateUser(user)));
+            }
+            if self.word("DATABASE") || self.word("SCHEMA") {
+                self.words(&["IF", "NOT", "EXISTS"]);
+                return Ok(Stmt::Show(Show::CreateDatabase(self.ident()?)));
+            }
+            return Err(unsupported("SHOW CREATE"));
+        }
+        if self.word("COLUMNS") || self.word("FIELDS") {
+            if !(self.word("FROM") || self.word("IN")) {
+                return Err(self.error_here());
+            }
+            let mut table = self.table_name()?;
+            if self.word("FROM") || self.word("IN") {
+                table.db = Some(self.ident()?);
+            }
+            return Ok(Stmt::Show(Show::Columns { table, full, like: self.like()? }));
+        }
+        if self.word("VARIABLES") {
+            return Ok(Stmt::Show(Show::Variables { global, like: self.like()? }));
+        }
+        if self.word("STATUS") {
+            return Ok(Stmt::Show(Show::Status { global, like: self.like()? }));
+        }
+        if self.word("WARNINGS") {
+            self.limit_clause()?;
+            return Ok(Stmt::Show(Show::Warnings));
+        }
+        if self.word("ERRORS") {
+            self.limit_clause()?;
+            return Ok(Stmt::Show(Show::Errors));
+        }
+        if self.word("ENGINES") || self.words(&["STORAGE", "ENGINES"]) {
+            return Ok(Stmt::Show(Show::Engines));
+        }
+        if self.word("INDEX") || self.word("INDEXES") || self.word("KEYS") {
+            if !(self.word("FROM") || self.word("IN")) {
+                return Err(self.error_here());
+            }
+            let mut table = self.table_name()?;
+            if self.word("FROM") || self.word("IN") {
+                table.db = Some(self.ident()?);
+            }
+            return Ok(Stmt::Show(Show::Index(table)));
+        }
+        if self.words(&["BINARY", "LOGS"]) || self.words(&["MASTER", "LOGS"]) {
+            return Ok(Stmt::Admin(AdminCommand::ShowBinaryLogs));
+        }
+        if self.words(&["MASTER", "STATUS"]) || self.words(&["BINARY", "LOG", "STATUS"]) {
+            return Ok(Stmt::Admin(AdminCommand::ShowMasterStatus));
+        }
+        if self.word("REPLICAS") {
+            return Ok(Stmt::Admin(AdminCommand::ShowReplicas { old_names: false }));
+        }
+        if self.words(&["SLAVE", "HOSTS"]) {
+            return Ok(Stmt::Admin(AdminCommand::ShowReplicas { old_names: true }));
+        }
+        if self.words(&["BINLOG", "EVENTS"]) {
+            let file = if self.word("IN") { Some(self.string()?) } else { None };
+            let from = if self.word("FROM") { Some(self.uint()?) } else { None };
+            let (offset, limit) = self.limit_clause()?.unwrap_or((0, None));
+            return Ok(Stmt::Admin(AdminCommand::ShowBinlogEvents { file, from, offset, limit }));
+        }
+        if self.words(&["CHARACTER", "SET"]) || self.word("CHARSET") {
+            self.like()?;
+            return Ok(Stmt::Show(Show::Charset));
+        }
+        if self.word("COLLATION") {
+            self.like()?;
+            return Ok(Stmt::Show(Show::Collation));
+        }
+        if self.word("PROCESSLIST") {
+            return Ok(Stmt::Show(Show::ProcessList { full }));
+        }
+        Err(self.error_here())
+    }
+
+    /// `LIMIT [offset,] count` as (offset, Some(count)).
+    fn limit_clause(&mut self) -> Result<Option<(u64, Option<u64>)>> {
+        if !self.word("LIMIT") {
+            return Ok(None);
+        }
+        let a = self.uint()?;
+        if self.parser.consume_token(&Token::Comma) {
+            Ok(Some((a, Some(self.uint()?))))
+        } else {
+            Ok(Some((0, Some(a))))
+        }
+    }
+
+    fn set(&mut self) -> Result<Stmt> {
+        if self.word("NAMES") {
+            let charset = self.name_or_string()?;
+            let collation = if self.word("COLLATE") { Some(self.name_or_string()?) } else { None };
+            return Ok(Stmt::Set(vec![SetItem::Names { charset, collation }]));
+        }
+        if self.words(&["CHARACTER", "SET"]) || self.word("CHARSET") {
+            let charset = self.name_or_string()?;
+            return Ok(Stmt::Set(vec![SetItem::Names { charset, collation: None }]));
+        }
+        let scoped = usize::from(self.word("GLOBAL") || self.word("SESSION") || self.word("LOCAL"));
+        if self.word("TRANSACTION") {
+            while !self.at_end() {
+                self.parser.next_token();
+            }
+            return Ok(Stmt::SetTransaction);
+        }
+        self.back(scoped);
+        let mut items = Vec::new();
+        loop {
+            items.push(self.set_item()?);
+            if !self.parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        Ok(Stmt::Set(items))
+    }
+
+    fn set_item(&mut self) -> Result<SetItem> {
+        let mut scope = if self.word("GLOBAL") || self.word("PERSIST") {
+            VarScope::Global
+        } else if self.word("SESSION") || self.word("LOCAL") {
+            VarScope::Session
+        } else {
+            VarScope::Default
+        };
+        let first = self.ident()?;
+        let name = if let Some(v) = first.strip_prefix("@@") {
+            let (s, rest) = sysvar_scope(v);
+            if let Some(s) = s {
+                if !self.parser.consume_token(&Token::Period) {
+                    return Err(self.error_here());
+                }
+                scope = s;
+                self.ident()?
+            } else {
+                scope = if scope == VarScope::Default { VarScope::Session } else { scope };
+                rest.to_string()
+            }
+        } else if let Some(u) = first.strip_prefix('@') {
+            if !(self.parser.consume_token(&Token::Eq) || self.assign_token()) {
+                return Err(self.error_here());
+            }
+            let value = self.expr_value()?;
+            return Ok(SetItem::User { name: u.to_ascii_lowercase(), value });
+        } else {
+            first
+        };
+        if !(self.parser.consume_token(&Token::Eq) || self.assign_token()) {
+            return Err(self.error_here());
+        }
+        if self.word("DEFAULT") {
+            return Ok(SetItem::System { scope, name, value: None });
+        }
+        let value = match self.expr_value()? {
+            // `SET x = ON`, `SET sql_mode = TRADITIONAL`: bare words are strings here.
+            Expr::Name { table: None, column } => Expr::Lit(Value::Bytes(column.into_bytes())),
+            e => e,
+        };
+        Ok(SetItem::System { scope, name, value: Some(value) })
+    }
+
+    /// `:=`
+    fn assign_token(&mut self) -> bool {
+        self.parser.consume_token(&Token::Assignment)
+    }
+
+    fn expr_value(&mut self) -> Result<Expr> {
+        let e = self.parser.parse_expr().map_err(|e| parse_error(self.sql, &e))?;
+        self.expr(&e)
+    }
+
+    // ---- conversion of sqlparser's AST ---------------------------------------------------
+
+    fn convert(&mut self, st: sp::Statement) -> Result<Stmt> {
+        match st {
+            sp::Statement::Query(q) => Ok(Stmt::Select(self.query(&q)?)),
+            sp::Statement::Insert(i) => self.insert(i),
+            sp::Statement::Update { table, assignments, from, selection, limit, .. } => {
+                if from.is_some() {
+                    return Err(unsupported("multi-table UPDATE"));
+                }
+                let (tref, alias) = self.single_table(&table)?;
+                let mut set = Vec::with_capacity(assignments.len());
+                for a in &assignments {
+                    let sp::AssignmentTarget::ColumnName(name) = &a.target else {
+                        return Err(unsupported("tuple assignment"));
+                    };
+                    set.push((last_part(name)?, self.expr(&a.value)?));
+                }
+                let filter = selection.as_ref().map(|e| self.expr(e)).transpose()?;
+                let limit = limit.as_ref().map(|e| self.expr(e)).transpose()?;
+                Ok(Stmt::Update(Update {
+                    table: tref,
+                    alias,
+                    set,
+                    filter,
+                    order_by: Vec::new(),
+                    limit,
+                }))
+            }
+            sp::Statement::Delete(d) => {
+                if !d.tables.is_empty() || d.using.is_some() {
+                    return Err(unsupported("multi-table DELETE"));
+                }
+                let tables = match &d.from {
+                    sp::FromTable::WithFromKeyword(t) | sp::FromTable::WithoutKeyword(t) => t,
+                };
+                let [twj] = tables.as_slice() else {
+                    return Err(unsupported("multi-table DELETE"));
+                };
+                let (table, alias) = self.single_table(twj)?;
+                let filter = d.selection.as_ref().map(|e| self.expr(e)).transpose()?;
+                let order_by = self.order_items(&d.order_by)?;
+                let limit = d.limit.as_ref().map(|e| self.expr(e)).transpose()?;
+                Ok(Stmt::Delete(Delete { table, alias, filter, order_by, limit }))
+            }
+            sp::Statement::CreateTable(ct) => self.create_table(ct),
+            sp::Statement::CreateIndex(ci) => {
+                let name = ci.name.as_ref().map(last_part).transpose()?;
+                let columns = ci.columns.iter().map(index_column).collect::<Result<Vec<_>>>()?;
+                Ok(Stmt::CreateIndex {
+                    table: table_ref(&ci.table_name)?,
+                    index: IndexSpec { name, columns, unique: ci.unique },
+                })
+            }
+            sp::Statement::Drop { object_type, if_exists, names, table, temporary, .. } => {
+                match object_type {
+                    sp::ObjectType::Table if !temporary => Ok(Stmt::DropTable {
+                        tables: names.iter().map(table_ref).collect::<Result<_>>()?,
+                        if_exists,
+                    }),
+                    sp::ObjectType::Index => {
+                        let (Some(t), [name]) = (table, names.as_slice()) else {
+                            return Err(unsupported("DROP INDEX without ON table"));
+                        };
+                        Ok(Stmt::DropIndex { table: table_ref(&t)?, name: last_part(name)? })
+                    }
+                    other => Err(unsupported(format!("DROP {other}"))),
+                }
+            }
+            sp::Statement::Truncate { table_names, .. } => match table_names.as_slice() {
+                [t] => Ok(Stmt::Truncate(table_ref(&t.name)?)),
+                _ => Err(unsupported("TRUNCATE of several tables")),
+            },
+            other => {
+                let text = other.to_string();
+                let head: String = text.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+                Err(unsupported(head))
+            }
+        }
+    }
+
+    fn single_table(&mut self, t: &sp::TableWithJoins) -> Result<(TableRef, Option<String>)> {
+        if !t.joins.is_empty() {
+            return Err(unsupported("joins"));
+        }
+        match &t.relation {
+            sp::TableFactor::Table { name, alias, args: None, .. } => {
+                Ok((table_ref(name)?, alias.as_ref().map(|a| a.name.value.clone())))
+            }
+            sp::TableFactor::Derived { .. } => Err(unsupported("subqueries in FROM")),
+            other => Err(unsupported(format!("FROM {other}"))),
+        }
+    }
+
+    fn query(&mut self, q: &sp::Query) -> Result<Select> {
+        if q.with.is_some() {
+            return Err(unsupported("WITH"));
+        }
+        let sel = match q.body.as_ref() {
+            sp::SetExpr::Select(s) => s,
+            sp::SetExpr::SetOperation { op, .. } => return Err(unsupported(op.to_string())),
+            sp::SetExpr::Query(_) => return Err(unsupported("parenthesized queries")),
+            _ => return Err(unsupported("this query form")),
+        };
+        let distinct = match &sel.distinct {
+            None => false,
+            Some(sp::Distinct::Distinct) => true,
+            Some(sp::Distinct::On(_)) => return Err(unsupported("DISTINCT ON")),
+        };
+        if sel.into.is_some() {
+            return Err(unsupported("SELECT ... INTO"));
+        }
+        let mut items = Vec::with_capacity(sel.projection.len());
+        for item in &sel.projection {
+            items.push(match item {
+                sp::SelectItem::Wildcard(_) | sp::SelectItem::QualifiedWildcard(..) => {
+                    SelectItem::Wildcard
+                }
+                sp::SelectItem::UnnamedExpr(e) => {
+                    SelectItem::Expr { expr: self.expr(e)?, label: self.label(e), aliased: false }
+                }
+                sp::SelectItem::ExprWithAlias { expr, alias } => SelectItem::Expr {
+                    expr: self.expr(expr)?,
+                    label: alias.value.clone(),
+                    aliased: true,
+                },
+            });
+        }
+        let (from, alias) = match sel.from.as_slice() {
+            [] => (None, None),
+            [t] => {
+                let (r, a) = self.single_table(t)?;
+                if r.db.is_none() && r.name.eq_ignore_ascii_case("dual") {
+                    (None, None)
+                } else {
+                    (Some(r), a)
+                }
+            }
+            _ => return Err(unsupported("joins")),
+        };
+        let filter = sel.selection.as_ref().map(|e| self.expr(e)).transpose()?;
+        let group_by = match &sel.group_by {
+            sp::GroupByExpr::Expressions(v, m) if m.is_empty() => {
+                v.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>>>()?
+            }
+            _ => return Err(unsupported("GROUP BY modifiers")),
+        };
+        let having = sel.having.as_ref().map(|e| self.expr(e)).transpose()?;
+        let order_by = match &q.order_by {
+            None => Vec::new(),
+            Some(ob) => match &ob.kind {
+                sp::OrderByKind::Expressions(v) => self.order_items(v)?,
+                sp::OrderByKind::All(_) => return Err(unsupported("ORDER BY ALL")),
+            },
+        };
+        let (limit, offset) = match &q.limit_clause {
+            None => (None, None),
+            Some(sp::LimitClause::LimitOffset { limit, offset, limit_by }) => {
+                if !limit_by.is_empty() {
+                    return Err(unsupported("LIMIT BY"));
+                }
+                let l = limit.as_ref().map(|e| self.expr(e)).transpose()?;
+                let o = offset.as_ref().map(|o| self.expr(&o.value)).transpose()?;
+                (l, o)
+            }
+            Some(sp::LimitClause::OffsetCommaLimit { offset, limit }) => {
+                let o = self.expr(offset)?;
+                (Some(self.expr(limit)?), Some(o))
+            }
+        };
+        let mut for_update = false;
+        for l in &q.locks {
+            for_update |= l.lock_type == sp::LockType::Update;
+        }
+        Ok(Select {
+            from,
+            alias,
+            items,
+            filter,
+            group_by,
+            having,
+            order_by,
+            limit,
+            offset,
+            distinct,
+            for_update,
+        })
+    }
+
+    fn order_items(&mut self, v: &[sp::OrderByExpr]) -> Result<Vec<OrderItem>> {
+        v.iter()
+            .map(|o| {
+                Ok(OrderItem { expr: self.expr(&o.expr)?, desc: o.options.asc == Some(false) })
+            })
+            .collect()
+    }
+
+    /// The label MySQL gives an unaliased select item: its text as written (a column's name).
+    fn label(&self, e: &sp::Expr) -> String {
+        match e {
+            sp::Expr::Identifier(i) => return i.value.clone(),
+            sp::Expr::CompoundIdentifier(v) if !v[0].value.starts_with('@') => {
+                if let Some(l) = v.last() {
+                    return l.value.clone();
+                }
+            }
+            _ => {}
+        }
+        let span = e.span();
+        match (offset_of(self.sql, span.start), offset_of(self.sql, span.end)) {
+            (Some(a), Some(b)) if a < b => {
+                // A function's span ends at its name; the label runs to the closing paren.
+                let b =
+                    if matches!(e, sp::Expr::Function(_)) { close_paren(self.sql, b) } else { b };
+                self.sql[a..b].to_string()
+            }
+            _ => e.to_string(),
+        }
+    }
+
+    fn insert(&mut self, i: sp::Insert) -> Result<Stmt> {
+        let sp::TableObject::TableName(name) = &i.table else {
+            return Err(unsupported("INSERT INTO TABLE FUNCTION"));
+        };
+        let table = table_ref(name)?;
+        let mut columns: Vec<String> = i.columns.iter().map(|c| c.value.clone()).collect();
+        let mut rows = Vec::new();
+        if !i.assignments.is_empty() {
+            let mut row = Vec::new();
+            for a in &i.assignments {
+                let sp::AssignmentTarget::ColumnName(n) = &a.target else {
+                    return Err(unsupported("tuple assignment"));
+                };
+                columns.push(last_part(n)?);
+                row.push(self.insert_value(&a.value)?);
+            }
+            rows.push(row);
+        } else {
+            let Some(src) = &i.source else { return Err(SqlError::near("")) };
+            match src.body.as_ref() {
+                sp::SetExpr::Values(v) => {
+                    for r in &v.rows {
+                        rows.push(r.iter().map(|e| self.insert_value(e)).collect::<Result<_>>()?);
+                    }
+                }
+                _ => return Err(unsupported("INSERT ... SELECT")),
+            }
+        }
+        let mut on_duplicate = Vec::new();
+        match &i.on {
+            None => {}
+            Some(sp::OnInsert::DuplicateKeyUpdate(assignments)) => {
+                for a in assignments {
+                    let sp::AssignmentTarget::ColumnName(n) = &a.target else {
+                        return Err(unsupported("tuple assignment"));
+                    };
+                    on_duplicate.push((last_part(n)?, self.expr(&a.value)?));
+                }
+            }
+            Some(_) => return Err(unsupported("ON CONFLICT")),
+        }
+        Ok(Stmt::Insert(Insert {
+            table,
+            columns,
+            rows,
+            replace: i.replace_into,
+            ignore: i.ignore,
+            on_duplicate,
+        }))
+    }
+
+    fn insert_value(&mut self, e: &sp::Expr) -> Result<Expr> {
+        match e {
+            sp::Expr::Identifier(id)
+                if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT") =>
+            {
+                Ok(Expr::Default)
+            }
+            e => self.expr(e),
+        }
+    }
+
+    fn create_table(&mut self, ct: sp::CreateTable) -> Result<Stmt> {
+        if ct.temporary {
+            return Err(unsupported("TEMPORARY tables"));
+        }
+        if ct.query.is_some() {
+            return Err(unsupported("CREATE TABLE ... SELECT"));
+        }
+        if ct.like.is_some() || ct.clone.is_some() {
+            return Err(unsupported("CREATE TABLE ... LIKE"));
+        }
+        let mut columns = Vec::with_capacity(ct.columns.len());
+        for c in &ct.columns {
+            columns.push(column_spec(c)?);
+        }
+        let mut primary_key = None;
+        let mut indexes = Vec::new();
+        for con in &ct.constraints {
+            match con {
+                sp::TableConstraint::PrimaryKey { columns: cols, .. } => {
+                    if primary_key.is_some() {
+                        return Err(SqlError::MultiplePrimaryKey);
+                    }
+                    primary_key = Some(cols.iter().map(index_column).collect::<Result<_>>()?);
+                }
+                sp::TableConstraint::Unique { name, index_name, columns: cols, .. } => indexes
+                    .push(IndexSpec {
+                        name: index_name.as_ref().or(name.as_ref()).map(|n| n.value.clone()),
+                        columns: cols.iter().map(index_column).collect::<Result<_>>()?,
+                        unique: true,
+                    }),
+                sp::TableConstraint::Index { name, columns: cols, .. } => indexes.push(IndexSpec {
+                    name: name.as_ref().map(|n| n.value.clone()),
+                    columns: cols.iter().map(index_column).collect::<Result<_>>()?,
+                    unique: false,
+                }),
+                sp::TableConstraint::ForeignKey { .. } => return Err(unsupported("FOREIGN KEY")),
+                sp::TableConstraint::Check { .. } => return Err(unsupported("CHECK constraints")),
+                sp::TableConstraint::FulltextOrSpatial { .. } => {
+                    return Err(unsupported("FULLTEXT and SPATIAL indexes"))
+                }
+            }
+        }
+        Ok(Stmt::CreateTable(CreateTable {
+            table: table_ref(&ct.name)?,
+            if_not_exists: ct.if_not_exists,
+            columns,
+            primary_key,
+            indexes,
+        }))
+    }
+
+    fn expr(&mut self, e: &sp::Expr) -> Result<Expr> {
+        use sp::Expr as E;
+        Ok(match e {
+            E::Identifier(id) => ident_expr(id, None),
+            E::CompoundIdentifier(parts) => match parts.as_slice() {
+                [a, b] if a.quote_style.is_none() && a.value.starts_with("@@") => {
+                    let (scope, _) = sysvar_scope(&a.value[2..]);
+                    match scope {
+                        Some(scope) => Expr::SysVar { scope, name: b.value.to_ascii_lowercase() },
+                        None => return Err(unsupported(e.to_string())),
+                    }
+                }
+                [t, c] => Expr::Name { table: Some(t.value.clone()), column: c.value.clone() },
+                [_, t, c] => Expr::Name { table: Some(t.value.clone()), column: c.value.clone() },
+                _ => return Err(unsupported(e.to_string())),
+            },
+            E::Value(v) => self.value(&v.value)?,
+            E::Nested(x) => self.expr(x)?,
+            E::UnaryOp { op, expr } => {
+                let x = self.expr(expr)?;
+                match op {
+                    sp::UnaryOperator::Plus => x,
+                    sp::UnaryOperator::Minus => match x {
+                        // Fold literals so `-5` is a constant for key lookups.
+                        Expr::Lit(Value::Int(i)) => Expr::Lit(Value::Int(-i)),
+                        Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => {
+                            Expr::Lit(Value::Int(i64::MIN))
+                        }
+                        Expr::Lit(Value::Decimal(d)) => Expr::Lit(Value::Decimal(Decimal {
+                            mantissa: -d.mantissa,
+                            scale: d.scale,
+                        })),
+                        Expr::Lit(Value::Double(d)) => Expr::Lit(Value::Double(-d)),
+                        x => Expr::Unary(UnOp::Neg, Box::new(x)),
+                    },
+                    sp::UnaryOperator::Not | sp::UnaryOperator::BangNot => {
+                        Expr::Unary(UnOp::Not, Box::new(x))
+                    }
+                    other => return Err(unsupported(format!("operator {other}"))),
+                }
+            }
+            E::BinaryOp { left, op, right } => {
+                use sp::BinaryOperator as B;
+                let op = match op {
+                    B::Plus => BinOp::Add,
+                    B::Minus => BinOp::Sub,
+                    B::Multiply => BinOp::Mul,
+                    B::Divide => BinOp::Div,
+                    B::MyIntegerDivide | B::DuckIntegerDivide => BinOp::IntDiv,
+                    B::Modulo => BinOp::Mod,
+                    B::Eq => BinOp::Eq,
+                    B::Spaceship => BinOp::NullSafeEq,
+                    B::NotEq => BinOp::NotEq,
+                    B::Lt => BinOp::Lt,
+                    B::LtEq => BinOp::Le,
+                    B::Gt => BinOp::Gt,
+                    B::GtEq => BinOp::Ge,
+                    B::And => BinOp::And,
+                    B::Or => BinOp::Or,
+                    B::Xor => BinOp::Xor,
+                    other => return Err(unsupported(format!("operator {other}"))),
+                };
+                let l = self.expr(left)?;
+                let r = self.expr(right)?;
+                Expr::Binary(op, Box::new(l), Box::new(r))
+            }
+            E::IsNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: false },
+            E::IsNotNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: true },
+            E::Between { expr, negated, low, high } => {
+                let x = self.expr(expr)?;
+                let lo = self.expr(low)?;
+                let hi = self.expr(high)?;
+                Expr::Between {
+                    expr: Box::new(x),
+                    low: Box::new(lo),
+                    high: Box::new(hi),
+                    negated: *negated,
+                }
+            }
+            E::InList { expr, list, negated } => {
+                let x = self.expr(expr)?;
+                let list = list.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>>>()?;
+                Expr::InList { expr: Box::new(x), list, negated: *negated }
+            }
+            E::Like { negated, expr, pattern, escape_char: None, any: false } => {
+                let x = self.expr(expr)?;
+                let p = self.expr(pattern)?;
+                Expr::Like { expr: Box::new(x), pattern: Box::new(p), negated: *negated }
+            }
+            E::Case { operand, conditions, else_result, .. } => {
+                let operand = operand.as_ref().map(|o| self.expr(o).map(Box::new)).transpose()?;
+                let mut whens = Vec::with_capacity(conditions.len());
+                for c in conditions {
+                    let w = self.expr(&c.condition)?;
+                    let t = self.expr(&c.result)?;
+                    whens.push((w, t));
+                }
+                let otherwise =
+                    else_result.as_ref().map(|o| self.expr(o).map(Box::new)).transpose()?;
+                Expr::Case { operand, whens, otherwise }
+            }
+            E::Function(f) => self.function(f)?,
+            E::Subquery(_) | E::InSubquery { .. } | E::Exists { .. } => {
+                return Err(unsupported("subqueries"))
+            }
+            other => return Err(unsupported(other.to_string())),
+        })
+    }
+
+    fn value(&mut self, v: &sp::Value) -> Result<Expr> {
+        use sp::Value as V;
+        Ok(Expr::Lit(match v {
+            V::Number(n, _) => number(n)?,
+            V::SingleQuotedString(s) | V::DoubleQuotedString(s) => {
+                Value::Bytes(s.clone().into_bytes())
+            }
+            V::HexStringLiteral(h) => {
+                Value::Bytes(hex(h).ok_or_else(|| SqlError::near(&format!("X'{h}'")))?)
+            }
+            V::Boolean(b) => Value::Int(i64::from(*b)),
+            V::Null => Value::Null,
+            V::Placeholder(p) if p == "?" => {
+                self.params += 1;
+                return Ok(Expr::Param(self.params - 1));
+            }
+            other => return Err(unsupported(other.to_string())),
+        }))
+    }
+
+    fn function(&mut self, f: &sp::Function) -> Result<Expr> {
+        let name = last_part(&f.name)?.to_ascii_lowercase();
+        let (args, distinct): (Vec<&sp::FunctionArg>, bool) = match &f.args {
+            sp::FunctionArguments::None => (Vec::new(), false),
+            sp::FunctionArguments::List(l) => {
+                if !l.clauses.is_empty() {
+                    return Err(unsupported(format!("{name}(... clauses)")));
+                }
+                (
+                    l.args.iter().collect(),
+                    l.duplicate_treatment == Some(sp::DuplicateTreatment::Distinct),
+                )
+            }
+            sp::FunctionArguments::Subquery(_) => return Err(unsupported("subqueries")),
+        };
+        if f.filter.is_some() || f.over.is_some() {
+            return Err(unsupported("window functions"));
+        }
+        let agg = match name.as_str() {
+            "count" => Some(AggKind::Count),
+            "sum" => Some(AggKind::Sum),
+            "min" => Some(AggKind::Min),
+            "max" => Some(AggKind::Max),
+            "avg" => Some(AggKind::Avg),
+            _ => None,
+        };
+        if let Some(kind) = agg {
+            let arg = match args.as_slice() {
+                [sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Wildcard)]
+                    if kind == AggKind::Count =>
+                {
+                    None
+                }
+                [sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e))] => {
+                    Some(Box::new(self.expr(e)?))
+                }
+                _ => return Err(SqlError::FunctionArgs(name)),
+            };
+            return Ok(Expr::AggCall { kind, distinct, arg });
+        }
+        let mut xs = Vec::with_capacity(args.len());
+        for a in &args {
+            match a {
+                sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => xs.push(self.expr(e)?),
+                _ => return Err(SqlError::FunctionArgs(name)),
+            }
+        }
+        let (func, min, max) = match name.as_str() {
+            "now" | "current_timestamp" | "sysdate" | "localtime" | "localtimestamp" => {
+                (Func::Now, 0, 1)
+            }
+            "unix_timestamp" => (Func::UnixTimestamp, 0, 1),
+            "database" | "schema" => (Func::Database, 0, 0),
+            "version" => (Func::Version, 0, 0),
+            "connection_id" => (Func::ConnectionId, 0, 0),
+            "last_insert_id" => (Func::LastInsertId, 0, 0),
+            "user" | "session_user" | "system_user" => (Func::User, 0, 0),
+            "current_user" => (Func::CurrentUser, 0, 0),
+            "concat" => (Func::Concat, 1, usize::MAX),
+            "length" | "octet_length" => (Func::Length, 1, 1),
+            "char_length" | "character_length" => (Func::CharLength, 1, 1),
+            "upper" | "ucase" => (Func::Upper, 1, 1),
+            "lower" | "lcase" => (Func::Lower, 1, 1),
+            "abs" => (Func::Abs, 1, 1),
+            "coalesce" => (Func::Coalesce, 1, usize::MAX),
+            "ifnull" => (Func::IfNull, 2, 2),
+            "if" => (Func::If, 3, 3),
+            "floor" => (Func::Floor, 1, 1),
+            "ceil" | "ceiling" => (Func::Ceil, 1, 1),
+            "round" => (Func::Round, 1, 2),
+            "values" if xs.len() == 1 => return Ok(Expr::InsertValue(Box::new(xs.remove(0)))),
+            _ => return Err(SqlError::NoSuchFunction(name)),
+        };
+        if xs.len() < min || xs.len() > max {
+            return Err(SqlError::FunctionArgs(name));
+        }
+        // NOW(fsp): the precision argument only shapes the display.
+        if func == Func::Now {
+            xs.clear();
+        }
+        Ok(Expr::Func(func, xs))
+    }
+}
+
+/// The end of a parenthesized argument list starting at `from` (quotes respected); `from`
+/// itself if no `(` follows.
+fn close_paren(sql: &str, from: usize) -> usize {
+    let b = sql.as_bytes();
+    if b.get(from) != Some(&b'(') {
+        return from;
+    }
+    let (mut depth, mut i, mut quote) = (0usize, from, None::<u8>);
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                b'\'' | b'"' | b'`' => quote = Some(c),
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return i + 1;
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    from
+}
+
+/// `global` / `session` / `local` prefixes of `@@scope.name`; returns the rest otherwise.
+fn sysvar_scope(v: &str) -> (Option<VarScope>, &str) {
+    if v.eq_ignore_ascii_case("global") {
+        (Some(VarScope::Global), "")
+    } else if v.eq_ignore_ascii_case("session") || v.eq_ignore_ascii_case("local") {
+        (Some(VarScope::Session), "")
+    } else {
+        (None, v)
+    }
+}
+
+fn ident_expr(id: &sp::Ident, table: Option<String>) -> Expr {
+    if id.quote_style.is_none() {
+        if let Some(v) = id.value.strip_prefix("@@") {
+            return Expr::SysVar { scope: VarScope::Default, name: v.to_ascii_lowercase() };
+        }
+        if let Some(u) = id.value.strip_prefix('@') {
+            return Expr::UserVar(u.to_ascii_lowercase());
+        }
+        // CURRENT_TIMESTAMP and friends without parentheses.
+        match id.value.to_ascii_lowercase().as_str() {
+            "current_timestamp" | "localtime" | "localtimestamp" => {
+                return Expr::Func(Func::Now, vec![])
+            }
+            "current_user" => return Expr::Func(Func::CurrentUser, vec![]),
+            _ => {}
+        }
+    }
+    Expr::Name { table, column: id.value.clone() }
+}
+
+fn number(n: &str) -> Result<Value> {
+    if n.contains(['e', 'E']) {
+        return n.parse().map(Value::Double).map_err(|_| SqlError::near(n));
+    }
+    if n.contains('.') {
+        return match Decimal::parse(n) {
+            Some(d) => Ok(Value::Decimal(d)),
+            None => n.parse().map(Value::Double).map_err(|_| SqlError::near(n)),
+        };
+    }
+    if let Ok(i) = n.parse::<i64>() {
+        return Ok(Value::Int(i));
+    }
+    if let Ok(u) = n.parse::<u64>() {
+        return Ok(Value::UInt(u));
+    }
+    Decimal::parse(n).map(Value::Decimal).ok_or_else(|| SqlError::near(n))
+}
+
+fn hex(h: &str) -> Option<Vec<u8>> {
+    if !h.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..h.len()).step_by(2).map(|i| u8::from_str_radix(h.get(i..i + 2)?, 16).ok()).collect()
+}
+
+fn last_part(n: &sp::ObjectName) -> Result<String> {
+    match n.0.last() {
+        Some(sp::ObjectNamePart::Identifier(i)) => Ok(i.value.clone()),
+        _ => Err(SqlError::near(&n.to_string())),
+    }
+}
+
+fn table_ref(n: &sp::ObjectName) -> Result<TableRef> {
+    let parts: Vec<String> =
+        n.0.iter()
+            .map(|p| match p {
+                sp::ObjectNamePart::Identifier(i) => Ok(i.value.clone()),
+                _ => Err(SqlError::near(&n.to_string())),
+            })
+            .collect::<Result<_>>()?;
+    match parts.as_slice() {
+        [t] => Ok(TableRef { db: None, name: t.clone() }),
+        [d, t] => Ok(TableRef { db: Some(d.clone()), name: t.clone() }),
+        _ => Err(SqlError::WrongTableName(n.to_string())),
+    }
+}
+
+fn index_column(c: &sp::IndexColumn) -> Result<String> {
+    match &c.column.expr {
+        sp::Expr::Identifier(i) => Ok(i.value.clone()),
+        // `KEY (c(10))`: a prefix length; the whole column is indexed.
+        sp::Expr::Function(f) => last_part(&f.name),
+        other => Err(unsupported(format!("index on expression {other}"))),
+    }
+}
+
+/// Maps a column definition to the engine's column.
+fn column_spec(c: &sp::ColumnDef) -> Result<ColumnSpec> {
+    use sp::DataType as D;
+    let name = c.name.value.clone();
+    let int = |bytes: u8, unsigned: bool| ColumnType::Integer { bytes, unsigned };
+    let chars = |l: &Option<sp::CharacterLength>, default: Option<u32>| -> Result<u32> {
+        match l {
+            Some(sp::CharacterLength::IntegerLength { length, .. }) => {
+                u32::try_from(*length).map_err(|_| unsupported("this column length"))
+            }
+            Some(sp::CharacterLength::Max) => Err(unsupported("VARCHAR(MAX)")),
+            None => default.ok_or_else(|| SqlError::near(")")),
+        }
+    };
+    let decimal = |info: &sp::ExactNumberInfo| -> Result<ColumnType> {
+        let (p, s) = match info {
+            sp::ExactNumberInfo::None => (10, 0),
+            sp::ExactNumberInfo::Precision(p) => (*p, 0),
+            sp::ExactNumberInfo::PrecisionAndScale(p, s) => {
+                (*p, u64::try_from(*s).unwrap_or(u64::MAX))
+            }
+        };
+        if p == 0 || p > 38 || s > 30 || s > p {
+            return Err(unsupported(format!("DECIMAL({p},{s})")));
+        }
+        Ok(ColumnType::Decimal { precision: p as u8, scale: s as u8 })
+    };
+    let mut serial = false;
+    let ty = match &c.data_type {
+        D::TinyInt(_) | D::Bool | D::Boolean => int(1, false),
+        D::TinyIntUnsigned(_) | D::UTinyInt => int(1, true),
+        D::SmallInt(_) | D::Int2(_) => int(2, false),
+        D::SmallIntUnsigned(_) | D::Int2Unsigned(_) | D::USmallInt => int(2, true),
+        D::MediumInt(_) => int(3, false),
+        D::MediumIntUnsigned(_) => int(3, true),
+        D::Int(_) | D::Integer(_) | D::Int4(_) => int(4, false),
+        D::IntUnsigned(_) | D::IntegerUnsigned(_) | D::Int4Unsigned(_) => int(4, true),
+        D::BigInt(_) | D::Int8(_) => int(8, false),
+        D::BigIntUnsigned(_) | D::Int8Unsigned(_) | D::UBigInt => int(8, true),
+        D::Double(_)
+        | D::DoublePrecision
+        | D::Float8
+        | D::Float64
+        | D::Float(_)
+        | D::Real
+        | D::Float4 => ColumnType::Double,
+        D::Decimal(i) | D::Numeric(i) | D::Dec(i) => decimal(i)?,
+        D::Char(l) | D::Character(l) => ColumnType::Char(chars(l, Some(1))?),
+        D::Varchar(l) | D::CharVarying(l) | D::CharacterVarying(l) | D::Nvarchar(l) => {
+            ColumnType::VarChar(chars(l, None)?)
+        }
+        D::Text | D::TinyText | D::MediumText | D::LongText => ColumnType::Text,
+        D::Datetime(_) | D::Timestamp(_, _) => ColumnType::DateTime,
+        D::Custom(n, _) if n.to_string().eq_ignore_ascii_case("serial") => {
+            serial = true;
+            int(8, true)
+        }
+        other => return Err(unsupported(format!("column type {other}"))),
+    };
+    let mut column = Column::new(&name, ty);
+    let (mut primary, mut unique) = (false, serial);
+    if serial {
+        column = column.auto_increment();
+    }
+    let mut default_expr = None;
+    for o in &c.options {
+        match &o.option {
+            sp::ColumnOption::Null => column.nullable = true,
+            sp::ColumnOption::NotNull => column.nullable = false,
+            sp::ColumnOption::Default(e) => default_expr = Some(e.clone()),
+            sp::ColumnOption::Unique { is_primary, .. } => {
+                if *is_primary {
+                    primary = true;
+                } else {
+                    unique = true;
+                }
+            }
+            sp::ColumnOption::DialectSpecific(tokens) => {
+                let auto = tokens.iter().any(|t| {
+                    matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("AUTO_INCREMENT"))
+                });
+                if auto {
+                    column.auto_increment = true;
+                    column.nullable = false;
+                } else {
+                    let text: Vec<String> = tokens.iter().map(|t| t.to_string()).collect();
+                    return Err(unsupported(text.join(" ")));
+                }
+            }
+            sp::ColumnOption::CharacterSet(_)
+            | sp::ColumnOption::Collation(_)
+            | sp::ColumnOption::Comment(_) => {}
+            sp::ColumnOption::OnUpdate(_) => return Err(unsupported("ON UPDATE")),
+            other => return Err(unsupported(other.to_string())),
+        }
+    }
+    if let Some(e) = default_expr {
+        let v = match &e {
+            sp::Expr::Value(v) => match &v.value {
+                sp::Value::Number(n, _) => number(n)?,
+                sp::Value::SingleQuotedString(s) | sp::Value::DoubleQuotedString(s) => {
+                    Value::Bytes(s.clone().into_bytes())
+                }
+                sp::Value::Null => Value::Null,
+                sp::Value::Boolean(b) => Value::Int(i64::from(*b)),
+                _ => return Err(SqlError::InvalidDefault(name)),
+            },
+            sp::Expr::UnaryOp { op: sp::UnaryOperator::Minus, expr } => match expr.as_ref() {
+                sp::Expr::Value(v) => match &v.value {
+                    sp::Value::Number(n, _) => number(&format!("-{n}"))?,
+                    _ => return Err(SqlError::InvalidDefault(name)),
+                },
+                _ => return Err(SqlError::InvalidDefault(name)),
+            },
+            _ => return Err(unsupported("non-constant DEFAULT")),
+        };
+        if v == Value::Null {
+            if !column.nullable {
+                return Err(SqlError::InvalidDefault(name));
+            }
+        } else {
+            let v = to_column(v, &column, 1).map_err(|_| SqlError::InvalidDefault(name.clone()))?;
+            column.default = Some(v);
+        }
+    }
+    Ok(ColumnSpec { column, primary, unique })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stmt(sql: &str) -> Stmt {
+        parse(sql).unwrap_or_else(|e| panic!("{sql}: {e}")).stmt
+    }
+
+    #[test]
+    fn sysbench_statements_parse() {
+        let p = parse("UPDATE sbtest1 SET k=k+1 WHERE id=?").unwrap();
+        assert_eq!(p.params, 1);
+        let Stmt::Update(u) = p.stmt else { panic!() };
+        assert_eq!(u.set[0].0, "k");
+        let p = parse("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c").unwrap();
+        assert_eq!(p.params, 2);
+        let p = parse("INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)").unwrap();
+        assert_eq!(p.params, 4);
+        stmt("CREATE TABLE sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))");
+        stmt("CREATE INDEX k_1 ON sbtest1(k)");
+        stmt("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?");
+        stmt("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c");
+        stmt("DELETE FROM sbtest1 WHERE id=?");
+    }
+
+    #[test]
+    fn transaction_keywords_skip_the_tokenizer_and_match_the_parser() {
+        for (sql, want) in [
+            ("BEGIN", Stmt::Begin),
+            ("  begin\n", Stmt::Begin),
+            ("Commit", Stmt::Commit),
+            ("ROLLBACK\0", Stmt::Rollback),
+            ("start transaction", Stmt::Begin),
+        ] {
+            let text = sql.trim_end_matches('\0');
+            assert_eq!(transaction_keyword(text), Some(want.clone()), "{sql:?}");
+            assert_eq!(stmt(sql), want, "{sql:?}");
+            // The full parser (what the shortcut replaces) agrees.
+            let mut p = Front { sql: text, parser: new_parser(text).expect("lexes"), params: 0 };
+            assert_eq!(p.statement().expect("parses"), want, "{sql:?}");
+        }
+        for sql in ["BEGIN WORK", "COMMIT;", "START  TRANSACTION", "BEGINX", "/* c */ BEGIN"] {
+            assert_eq!(transaction_keyword(sql), None, "{sql:?}");
+        }
+        assert_eq!(stmt("COMMIT;"), Stmt::Commit);
+        assert_eq!(stmt("BEGIN WORK"), Stmt::Begin);
+        assert!(parse("BEGIN;;").is_err());
+    }
+
+    #[test]
+    fn utility_statements_parse() {
+        assert_eq!(stmt("show databases"), Stmt::Show(Show::Databases { like: None }));
+        assert_eq!(
+            stmt("SHOW GLOBAL VARIABLES LIKE 'gtid%'"),
+            Stmt::Show(Show::Variables { global: true, like: Some("gtid%".into()) })
+        );
+        assert_eq!(
+            stmt("SHOW BINLOG EVENTS IN 'binlog.000002' FROM 4 LIMIT 2, 5"),
+            Stmt::Admin(AdminCommand::ShowBinlogEvents {
+                file: Some("binlog.000002".into()),
+                from: Some(4),
+                offset: 2,
+                limit: Some(5)
+            })
+        );
+        assert_eq!(
+            stmt("PURGE BINARY LOGS TO 'b.000003'"),
+            Stmt::Admin(AdminCommand::PurgeTo("b.000003".into()))
+        );
+        assert!(matches!(
+            stmt("PURGE MASTER LOGS BEFORE '2024-01-02 03:04:05'"),
+            Stmt::Admin(AdminCommand::PurgeBefore(t)) if t.year == 2024 && t.second == 5
+        ));
+        assert_eq!(stmt("SHOW BINARY LOG STATUS"), Stmt::Admin(AdminCommand::ShowMasterStatus));
+        assert_eq!(
+            stmt("SHOW REPLICAS"),
+            Stmt::Admin(AdminCommand::ShowReplicas { old_names: false })
+        );
+        assert_eq!(
+            stmt("show slave hosts"),
+            Stmt::Admin(AdminCommand::ShowReplicas { old_names: true })
+        );
+        assert_eq!(stmt("RESET MASTER"), Stmt::Admin(AdminCommand::ResetMaster));
+        assert_eq!(stmt("FLUSH BINARY LOGS"), Stmt::Admin(AdminCommand::FlushBinaryLogs));
+        let Stmt::Set(items) = stmt("SET @@session.autocommit = 0, GLOBAL sync_binlog=1, @x := 5")
+        else {
+            panic!()
+        };
+        assert_eq!(items.len(), 3);
+        assert!(
+            matches!(&items[0], SetItem::System { scope: VarScope::Session, name, .. } if name == "autocommit")
+        );
+        assert!(
+            matches!(&items[1], SetItem::System { scope: VarScope::Global, name, .. } if name == "sync_binlog")
+        );
+        assert!(matches!(&items[2], SetItem::User { name, .. } if name == "x"));
+        assert!(matches!(stmt("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci"), Stmt::Set(_)));
+        assert_eq!(
+            stmt("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),
+            Stmt::SetTransaction
+        );
+        assert_eq!(
+            stmt("CREATE SCHEMA IF NOT EXISTS mysqlslap DEFAULT CHARACTER SET utf8mb4"),
+            Stmt::CreateDatabase { name: "mysqlslap".into(), if_not_exists: true }
+        );
+    }
+
+    #[test]
+    fn errors_quote_the_rest() {
+        let e = parse("SELEC 1").unwrap_err();
+        assert_eq!(e.code(), 1064);
+        assert!(e.to_string().contains("near 'SELEC 1' at line 1"), "{e}");
+        let e = parse("SELECT * FROM t WHERE").unwrap_err();
+        assert_eq!(e.code(), 1064);
+        let e = parse("SELECT * FROM a JOIN b ON a.x = b.x").unwrap_err();
+        assert_eq!(e.code(), 1235, "{e}");
+        let e = parse("SELECT * FROM t WHERE id IN (SELECT id FROM u)").unwrap_err();
+        assert_eq!(e.code(), 1235);
+    }
+
+    #[test]
+    fn labels_are_the_text_as_written() {
+        let Stmt::Select(s) = stmt("SELECT 1+1, @@version, COUNT(*) AS n, `c` FROM t") else {
+            panic!()
+        };
+        let labels: Vec<&str> = s
+            .items
+            .iter()
+            .map(|i| match i {
+                SelectItem::Expr { label, .. } => label.as_str(),
+                SelectItem::Wildcard => "*",
+            })
+            .collect();
+        assert_eq!(labels, ["1+1", "@@version", "n", "c"]);
+    }
+
+    #[test]
+    fn split_respects_quotes() {
+        assert_eq!(split_statements("select ';'; select 2;"), vec!["select ';'", " select 2"]);
+        assert_eq!(
+            split_statements("select 1 -- x;y\n; select 2"),
+            vec!["select 1 -- x;y\n", " select 2"]
+        );
+    }
+}

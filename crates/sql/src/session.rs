@@ -1,0 +1,797 @@
+//! A connection's SQL state and the statement dispatcher.
+//!
+//! Transaction rules (MySQL's, with InnoDB's defaults):
+//! - With autocommit on and no open transaction, each statement runs in its own transaction,
+//!   committed through the [`TxnCommitter`](super::commit::TxnCommitter) when it succeeds and
+//!   rolled back when it fails.
+//! - BEGIN / START TRANSACTION, or any statement with autocommit off, opens a transaction that
+//!   COMMIT or ROLLBACK ends. BEGIN, DDL and `SET autocommit=1` commit an open one first.
+//! - A failing statement inside a transaction is undone alone (statement atomicity): its row
+//!   changes are reverted in reverse order from their recorded images, under the row locks the
+//!   transaction still holds. A deadlock (1213) rolls back the whole transaction, as InnoDB
+//!   does. Either way the session stays usable.
+//!
+//! Invariant: `txn` is Some exactly while an engine transaction is open, and its `changes`
+//! list the row changes applied in it, in order, with their undo keys.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use binlog::gtid::Gtid;
+use engine::{DateTime, Key, TableId, Txn, Value};
+
+use super::ast::{Expr, SetItem, Stmt, UserName, VarScope};
+use super::commit::{ChangeKind, DeferredCommit, GtidNext, RowChange, TxnChanges};
+use super::error::{Result, SqlError};
+use super::eval::{datetime_of, eval, unix_now};
+use super::output::{ColumnDef, Output};
+use super::parse::{parse, split_statements, Parsed};
+use super::server::Server;
+use super::vars::{self, check, lookup, Scope, VERSION};
+use accounts::Privileges;
+
+/// A prepared statement: parsed once at PREPARE, bound to parameters at each EXECUTE.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    parsed: Arc<Parsed>,
+    sql: Arc<str>,
+    /// Number of `?` placeholders.
+    pub params: usize,
+    /// The result set's columns (empty for statements without one, or when they are only
+    /// known at execution, as for SHOW).
+    pub columns: Vec<ColumnDef>,
+}
+
+/// The outcome of running a statement on a thread that must not block
+/// ([`Session::try_query`], [`Session::try_execute`]).
+pub enum Attempt {
+    /// The statement ran. Its commit may still be in the pipeline: the caller awaits
+    /// [`Session::take_deferred_commit`] before answering.
+    Done(Result<Output>),
+    /// The statement would have blocked (a lock wait, an fsync, DDL, ...) and left no trace;
+    /// run it again with [`Session::query`] / [`Session::execute`] on a thread that may block.
+    Blocked,
+    /// The statement, in a transaction of its own (autocommit), needed a row lock another
+    /// transaction holds; it was rolled back, so it holds no locks. Await the holder's end,
+    /// then try it again.
+    Wait(engine::LockWait),
+}
+
+/// Where a row change can be undone: the table and the row's clustered key after the change
+/// (a deleted row is re-inserted from its before image, which carries its key).
+#[derive(Debug, Clone)]
+pub(crate) struct Undo {
+    pub table: TableId,
+    pub key_after: Option<Key>,
+}
+
+/// An open transaction.
+pub(crate) struct OpenTxn {
+    pub txn: Txn,
+    pub changes: TxnChanges,
+    pub undo: Vec<Undo>,
+}
+
+/// A warning or note for SHOW WARNINGS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub level: &'static str,
+    pub code: u16,
+    pub message: String,
+}
+
+/// What the session's account is allowed, resolved when the session opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SessionAccount {
+    /// `CURRENT_USER()`: the account's user and host pattern.
+    pub name: UserName,
+    pub privileges: Privileges,
+}
+
+/// One connection's SQL session.
+pub struct Session {
+    pub(crate) server: Arc<Server>,
+    pub(crate) connection_id: u32,
+    pub(crate) user: String,
+    pub(crate) host: String,
+    pub(crate) db: Option<String>,
+    pub(crate) autocommit: bool,
+    pub(crate) txn: Option<OpenTxn>,
+    pub(crate) vars: HashMap<&'static str, Value>,
+    pub(crate) user_vars: HashMap<String, Value>,
+    pub(crate) gtid_next: GtidNext,
+    pub(crate) last_insert_id: u64,
+    pub(crate) warnings: Vec<Warning>,
+    /// The statement's start time (NOW() is constant within a statement).
+    pub(crate) now: DateTime,
+    /// Set while a statement runs through [`Session::try_query`] / [`Session::try_execute`]:
+    /// its commit is handed over instead of waited for.
+    defer_commit: bool,
+    /// The commit the last statement handed over ([`Session::take_deferred_commit`]).
+    deferred: Option<Box<dyn DeferredCommit>>,
+    /// The statement is a re-run of an attempt that was [`Attempt::Blocked`]: it was counted.
+    recount: bool,
+    /// The authenticated account and its privileges (None: no accounts attached, all allowed).
+    pub(crate) account: Option<SessionAccount>,
+    /// The connection's registry entry (the protocol server's sessions have one).
+    pub(crate) process: Option<Arc<protocol::processlist::Process>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("connection_id", &self.connection_id)
+            .field("db", &self.db)
+            .field("in_transaction", &self.txn.is_some())
+            .finish()
+    }
+}
+
+impl Session {
+    pub(crate) fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
+        let vars = server.vars.session_defaults();
+        let autocommit = vars.get("autocommit").is_none_or(|v| *v != Value::Int(0));
+        let account = server.accounts().map(|users| {
+            let found = users.lookup(user, host);
+            SessionAccount {
+                name: UserName {
+                    user: found.as_ref().map_or_else(|| user.to_string(), |a| a.user.clone()),
+                    host: found.as_ref().map_or_else(|| host.to_string(), |a| a.host.clone()),
+                },
+                privileges: found.map_or(Privileges::NONE, |a| a.privileges),
+            }
+        });
+        Session {
+            server,
+            connection_id,
+            user: user.to_string(),
+            host: host.to_string(),
+            db: None,
+            autocommit,
+            txn: None,
+            vars,
+            user_vars: HashMap::new(),
+            gtid_next: GtidNext::Automatic,
+            last_insert_id: 0,
+            warnings: Vec::new(),
+            now: datetime_of(0),
+            defer_commit: false,
+            deferred: None,
+            recount: false,
+            account,
+            process: None,
+        }
+    }
+
+    pub fn connection_id(&self) -> u32 {
+        self.connection_id
+    }
+
+    /// Ties the session to its connection's registry entry (kept up to date with the default
+    /// database; the target of its own KILL).
+    pub fn attach_process(&mut self, process: Arc<protocol::processlist::Process>) {
+        process.set_db(self.db.as_deref());
+        self.process = Some(process);
+    }
+
+    /// The current database.
+    pub fn database(&self) -> Option<&str> {
+        self.db.as_deref()
+    }
+
+    pub fn autocommit(&self) -> bool {
+        self.autocommit
+    }
+
+    /// Whether a transaction is open (SERVER_STATUS_IN_TRANS).
+    pub fn in_transaction(&self) -> bool {
+        self.txn.is_some()
+    }
+
+    /// The user variable `@name` (names are case-insensitive), if set.
+    pub fn user_variable(&self, name: &str) -> Option<&Value> {
+        self.user_vars.get(&name.to_ascii_lowercase())
+    }
+
+    /// Warnings of the last statement (for the OK/EOF warning count).
+    pub fn warning_count(&self) -> u16 {
+        u16::try_from(self.warnings.len()).unwrap_or(u16::MAX)
+    }
+
+    /// Counts a statement in SHOW STATUS, once even when it is run again after
+    /// [`Attempt::Blocked`].
+    fn count(&self, name: &str) {
+        if !self.recount {
+            self.server.count(name);
+        }
+    }
+
+    /// [`Session::query`] on a thread that must not block (an async event loop): statements
+    /// that could only wait (DDL, SHOW, admin, commits other than a plain one) are not run;
+    /// DML, SELECT and COMMIT run with lock waits refused (a statement that would wait is
+    /// undone and reported `Blocked`) and hand their commit to the pipeline without waiting.
+    pub fn try_query(&mut self, sql: &str) -> Attempt {
+        let parsed = match parse(sql) {
+            Ok(p) => p,
+            // The blocking run reports the error (and counts the question) the usual way.
+            Err(_) => return Attempt::Blocked,
+        };
+        if parsed.params > 0 || !self.runs_inline(&parsed.stmt) {
+            return Attempt::Blocked;
+        }
+        self.count("Questions");
+        self.begin_statement();
+        self.attempt(|sess| sess.run(&parsed.stmt, &[], sql))
+    }
+
+    /// [`Session::execute`] on a thread that must not block; see [`Session::try_query`].
+    pub fn try_execute(&mut self, stmt: &Prepared, params: &[Value]) -> Attempt {
+        if params.len() != stmt.params || !self.runs_inline(&stmt.parsed.stmt) {
+            return Attempt::Blocked;
+        }
+        self.count("Com_stmt_execute");
+        self.count("Questions");
+        self.begin_statement();
+        self.attempt(|sess| sess.run(&stmt.parsed.stmt, params, &stmt.sql))
+    }
+
+    /// The commit the last statement handed to the pipeline, if any: the statement's answer
+    /// must wait for it (and becomes its error if it fails).
+    pub fn take_deferred_commit(&mut self) -> Option<Box<dyn DeferredCommit>> {
+        self.deferred.take()
+    }
+
+    /// Records a deferred commit's failure as the statement's diagnostics.
+    pub fn deferred_commit_failed(&mut self, e: SqlError) -> SqlError {
+        self.fail(e)
+    }
+
+    /// Whether `stmt` may run on a thread that must not block: row reads and writes (their
+    /// only waits are row locks, refused there) and transaction control whose commit can be
+    /// deferred. A BEGIN or SET that ends an open transaction commits it synchronously.
+    fn runs_inline(&self, stmt: &Stmt) -> bool {
+        if !self.server.hooks.committer.defers() || !matches!(self.gtid_next, GtidNext::Automatic) {
+            return false;
+        }
+        match stmt {
+            Stmt::Select(_) | Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) => true,
+            Stmt::Commit | Stmt::Rollback => true,
+            Stmt::Begin => self.txn.is_none(),
+            _ => false,
+        }
+    }
+
+    fn attempt(&mut self, f: impl FnOnce(&mut Session) -> Result<Output>) -> Attempt {
+        let had_txn = self.txn.is_some();
+        self.defer_commit = true;
+        let r = engine::without_waiting(|| f(self));
+        self.defer_commit = false;
+        let lock = engine::refused_wait();
+        match r {
+            Err(SqlError::Engine(engine::Error::WouldBlock)) => {
+                // `in_txn` undid the statement (or rolled back its own transaction); the
+                // re-run counts nothing again.
+                self.deferred = None;
+                self.recount = true;
+                match lock {
+                    Some(lock) if !had_txn && self.txn.is_none() => Attempt::Wait(lock),
+                    _ => Attempt::Blocked,
+                }
+            }
+            Err(e) => {
+                self.recount = false;
+                Attempt::Done(Err(self.fail(e)))
+            }
+            Ok(out) => {
+                self.recount = false;
+                Attempt::Done(Ok(out))
+            }
+        }
+    }
+
+    /// Runs one statement.
+    pub fn query(&mut self, sql: &str) -> Result<Output> {
+        let r = self.query_counted(sql);
+        self.recount = false;
+        r
+    }
+
+    fn query_counted(&mut self, sql: &str) -> Result<Output> {
+        self.count("Questions");
+        self.begin_statement();
+        if let Some(hook) = self.server.statement_hook().cloned() {
+            let hooked = hook.try_execute(sql, &|p| self.check_hook_privilege(p));
+            if let Some(r) = hooked {
+                self.warnings.clear();
+                return r.map_err(|e| self.fail(e));
+            }
+        }
+        let parsed = parse(sql);
+        let parsed = match parsed {
+            Ok(p) => p,
+            Err(e) => return Err(self.fail(e)),
+        };
+        if parsed.params > 0 {
+            return Err(self.fail(SqlError::near("?")));
+        }
+        let r = self.run(&parsed.stmt, &[], sql);
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// Runs `;`-separated statements (CLIENT_MULTI_STATEMENTS), stopping at the first error.
+    pub fn query_multi(&mut self, sql: &str) -> Vec<Result<Output>> {
+        let mut out = Vec::new();
+        for piece in split_statements(sql) {
+            let r = self.query(piece);
+            let failed = r.is_err();
+            out.push(r);
+            if failed {
+                break;
+            }
+        }
+        out
+    }
+
+    /// COM_STMT_PREPARE.
+    pub fn prepare(&mut self, sql: &str) -> Result<Prepared> {
+        self.count("Com_stmt_prepare");
+        self.begin_statement();
+        let parsed = parse(sql)?;
+        let columns = match &parsed.stmt {
+            Stmt::Select(s) => self.select_columns(s)?,
+            _ => Vec::new(),
+        };
+        Ok(Prepared { params: parsed.params, parsed: Arc::new(parsed), sql: sql.into(), columns })
+    }
+
+    /// COM_STMT_EXECUTE with one value per placeholder.
+    pub fn execute(&mut self, stmt: &Prepared, params: &[Value]) -> Result<Output> {
+        let r = self.execute_counted(stmt, params);
+        self.recount = false;
+        r
+    }
+
+    fn execute_counted(&mut self, stmt: &Prepared, params: &[Value]) -> Result<Output> {
+        self.count("Com_stmt_execute");
+        self.count("Questions");
+        if params.len() != stmt.params {
+            return Err(SqlError::WrongArguments("mysqld_stmt_execute"));
+        }
+        self.begin_statement();
+        let r = self.run(&stmt.parsed.stmt, params, &stmt.sql);
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// COM_INIT_DB.
+    pub fn use_database(&mut self, db: &str) -> Result<()> {
+        self.need_database(Privileges::NONE, db)?;
+        // Every MySQL server has information_schema, and clients name it as their default
+        // database (python-mysql-replication's control connection); it holds no tables here.
+        if db.eq_ignore_ascii_case("information_schema") {
+            self.db = Some("information_schema".to_string());
+            self.count("Com_change_db");
+            return Ok(());
+        }
+        let name = self.server.database(db).ok_or_else(|| SqlError::UnknownDatabase(db.into()))?;
+        self.db = Some(name);
+        self.count("Com_change_db");
+        if let Some(p) = &self.process {
+            p.set_db(self.db.as_deref());
+        }
+        Ok(())
+    }
+
+    /// COM_RESET_CONNECTION: rolls back and returns to a fresh session's state.
+    pub fn reset(&mut self) {
+        self.rollback_open();
+        let fresh = Session::new(self.server.clone(), self.connection_id, &self.user, &self.host);
+        let db = self.db.take();
+        let process = self.process.take();
+        *self = fresh;
+        self.db = db;
+        self.process = process;
+    }
+
+    fn begin_statement(&mut self) {
+        let (secs, _) = unix_now();
+        self.now = datetime_of(secs);
+    }
+
+    /// Records the error as the statement's diagnostics and passes it on.
+    fn fail(&mut self, e: SqlError) -> SqlError {
+        self.warnings = vec![Warning { level: "Error", code: e.code(), message: e.to_string() }];
+        e
+    }
+
+    fn run(&mut self, stmt: &Stmt, params: &[Value], sql: &str) -> Result<Output> {
+        if !matches!(stmt, Stmt::Show(super::ast::Show::Warnings | super::ast::Show::Errors)) {
+            self.warnings.clear();
+        }
+        self.check_privileges(stmt)?;
+        match stmt {
+            Stmt::Select(s) => {
+                self.count("Com_select");
+                if s.from.is_some() {
+                    self.in_txn(|sess| sess.select(s, params))
+                } else {
+                    self.select(s, params)
+                }
+            }
+            Stmt::Insert(i) => {
+                self.count(if i.replace { "Com_replace" } else { "Com_insert" });
+                self.in_txn(|sess| sess.insert(i, params))
+            }
+            Stmt::Update(u) => {
+                self.count("Com_update");
+                self.in_txn(|sess| sess.update(u, params))
+            }
+            Stmt::Delete(d) => {
+                self.count("Com_delete");
+                self.in_txn(|sess| sess.delete(d, params))
+            }
+            Stmt::Begin => {
+                self.count("Com_begin");
+                self.commit_open()?;
+                self.txn = Some(self.new_txn());
+                Ok(Output::ok(0))
+            }
+            Stmt::Commit => {
+                self.count("Com_commit");
+                self.commit_open_or_defer()?;
+                Ok(Output::ok(0))
+            }
+            Stmt::Rollback => {
+                self.count("Com_rollback");
+                self.rollback_open();
+                Ok(Output::ok(0))
+            }
+            Stmt::Use(db) => {
+                self.use_database(db)?;
+                Ok(Output::ok(0))
+            }
+            Stmt::Set(items) => {
+                self.count("Com_set_option");
+                for item in items {
+                    self.set(item, params)?;
+                }
+                Ok(Output::ok(0))
+            }
+            Stmt::SetTransaction | Stmt::Noop | Stmt::Flush => Ok(Output::ok(0)),
+            Stmt::Kill { query, id } => self.kill(*query, id, params),
+            Stmt::Show(s) => self.show(s),
+            Stmt::ShowWhere { show, filter } => self.show_where(show, filter),
+            Stmt::Admin(cmd) => self.admin(cmd),
+            Stmt::Checksum { tables, quick } => self.checksum_table(tables, *quick),
+            Stmt::Shutdown => self.shutdown(),
+            Stmt::Account(a) => {
+                // Account statements commit an open transaction, as mysqld's implicit commit.
+                self.commit_open()?;
+                self.account_statement(a)
+            }
+            ddl => {
+                self.commit_open()?;
+                self.ddl(ddl, sql)
+            }
+        }
+    }
+
+    pub(crate) fn new_txn(&self) -> OpenTxn {
+        OpenTxn {
+            txn: self.server.engine.begin(),
+            changes: TxnChanges { session: u64::from(self.connection_id), ..TxnChanges::default() },
+            undo: Vec::new(),
+        }
+    }
+
+    /// Runs a statement inside the open transaction, or in its own one under autocommit.
+    fn in_txn(&mut self, f: impl FnOnce(&mut Session) -> Result<Output>) -> Result<Output> {
+        let own = self.txn.is_none() && self.autocommit;
+        if self.txn.is_none() {
+            self.txn = Some(self.new_txn());
+        }
+        let mark = self.txn.as_ref().map_or(0, |t| t.changes.changes.len());
+        match f(self) {
+            Ok(out) => {
+                if own {
+                    self.commit_open_or_defer()?;
+                }
+                Ok(out)
+            }
+            Err(e) => {
+                if own || e.rolls_back_transaction() || e.code() == 1030 {
+                    self.rollback_open();
+                } else if self.undo_statement(mark).is_err() {
+                    // The statement could not be reverted row by row; the transaction cannot
+                    // continue in a known state, so it ends here.
+                    self.rollback_open();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Reverts the changes made after `mark`, newest first.
+    fn undo_statement(&mut self, mark: usize) -> Result<()> {
+        let engine = self.server.engine.clone();
+        let Some(open) = self.txn.as_mut() else { return Ok(()) };
+        while open.changes.changes.len() > mark {
+            let (Some(c), Some(u)) = (open.changes.changes.pop(), open.undo.pop()) else { break };
+            match c.kind {
+                ChangeKind::Insert => {
+                    if let Some(k) = &u.key_after {
+                        engine.delete(&mut open.txn, u.table, k)?;
+                    }
+                }
+                ChangeKind::Update => {
+                    if let (Some(k), Some(before)) = (&u.key_after, c.before) {
+                        engine.update(&mut open.txn, u.table, k, before)?;
+                    }
+                }
+                ChangeKind::Delete => {
+                    if let Some(before) = c.before {
+                        engine.insert(&mut open.txn, u.table, before)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a row change of the open transaction.
+    pub(crate) fn record(&mut self, change: RowChange, undo: Undo) {
+        if let Some(open) = self.txn.as_mut() {
+            open.changes.changes.push(change);
+            open.undo.push(undo);
+        }
+    }
+
+    /// Commits the open transaction (if any) through the committer.
+    pub(crate) fn commit_open(&mut self) -> Result<()> {
+        let Some(open) = self.txn.take() else { return Ok(()) };
+        let gtid = self.gtid_next;
+        if open.changes.is_empty() && !matches!(gtid, GtidNext::Assigned(_)) {
+            // Nothing to log: release the read locks (FOR UPDATE) without the pipeline.
+            self.server.engine.commit(open.txn)?;
+            return Ok(());
+        }
+        self.server.hooks.committer.commit(open.txn, open.changes, gtid)?;
+        self.consume_gtid();
+        Ok(())
+    }
+
+    /// [`Self::commit_open`], or, in a statement run by [`Session::try_query`] /
+    /// [`Session::try_execute`], hands the transaction to the committer without waiting
+    /// ([`Session::take_deferred_commit`]). Only the last step of a statement may defer.
+    fn commit_open_or_defer(&mut self) -> Result<()> {
+        if !self.defer_commit {
+            return self.commit_open();
+        }
+        let Some(open) = self.txn.take() else { return Ok(()) };
+        if open.changes.is_empty() {
+            // Nothing to log: release the read locks (FOR UPDATE) without the pipeline.
+            self.server.engine.commit(open.txn)?;
+            return Ok(());
+        }
+        let gtid = self.gtid_next;
+        self.deferred =
+            Some(self.server.hooks.committer.commit_deferred(open.txn, open.changes, gtid)?);
+        Ok(())
+    }
+
+    pub(crate) fn rollback_open(&mut self) {
+        if let Some(open) = self.txn.take() {
+            // A failed rollback means the redo is poisoned; the engine refuses further writes
+            // and recovery decides, so there is nothing more to do here.
+            let _ = self.server.engine.rollback(open.txn);
+        }
+    }
+
+    /// An assigned GTID is used by one transaction; later ones get automatic GTIDs again.
+    pub(crate) fn consume_gtid(&mut self) {
+        if matches!(self.gtid_next, GtidNext::Assigned(_)) {
+            self.gtid_next = GtidNext::Automatic;
+            self.vars.insert("gtid_next", Value::Bytes(b"AUTOMATIC".to_vec()));
+        }
+    }
+
+    /// The transaction a read runs in (the open one; `in_txn` guarantees one is open).
+    pub(crate) fn txn_mut(&mut self) -> Result<&mut OpenTxn> {
+        self.txn.as_mut().ok_or_else(|| SqlError::Other {
+            code: 1105,
+            sqlstate: "HY000",
+            message: "internal: no open transaction".into(),
+        })
+    }
+
+    // ---- variables ------------------------------------------------------------------------
+
+    /// `@@[scope.]name`.
+    pub(crate) fn sysvar(&self, scope: VarScope, name: &str) -> Result<Value> {
+        let def = lookup(name).ok_or_else(|| SqlError::UnknownVariable(name.to_string()))?;
+        match (scope, def.scope) {
+            (VarScope::Global, Scope::Session) => {
+                return Err(SqlError::Other {
+                    code: 1238,
+                    sqlstate: "HY000",
+                    message: format!("Variable '{}' is a SESSION variable", def.name),
+                })
+            }
+            (VarScope::Session, Scope::Global) => {
+                return Err(SqlError::GlobalOnlyVariable(def.name.to_string()))
+            }
+            _ => {}
+        }
+        let global = scope == VarScope::Global || def.scope == Scope::Global;
+        Ok(match def.name {
+            "autocommit" if !global => Value::Int(i64::from(self.autocommit)),
+            "gtid_next" => Value::Bytes(self.gtid_next_text().into_bytes()),
+            "gtid_executed" => Value::Bytes(self.server.hooks.admin.gtid_executed().into_bytes()),
+            "gtid_purged" => Value::Bytes(self.server.hooks.admin.gtid_purged().into_bytes()),
+            "last_insert_id" | "identity" => Value::UInt(self.last_insert_id),
+            "warning_count" => {
+                Value::UInt(self.warnings.iter().filter(|w| w.level != "Error").count() as u64)
+            }
+            "error_count" => {
+                Value::UInt(self.warnings.iter().filter(|w| w.level == "Error").count() as u64)
+            }
+            "timestamp" => Value::Int(unix_now().0),
+            "pseudo_thread_id" => Value::UInt(u64::from(self.connection_id)),
+            "version" => Value::Bytes(VERSION.as_bytes().to_vec()),
+            _ if global => self.server.vars.global(def),
+            _ => self.vars.get(def.name).cloned().unwrap_or_else(|| self.server.vars.global(def)),
+        })
+    }
+
+    fn gtid_next_text(&self) -> String {
+        match self.gtid_next {
+            GtidNext::Automatic => "AUTOMATIC".into(),
+            GtidNext::Anonymous => "ANONYMOUS".into(),
+            GtidNext::Assigned(g) => g.to_string(),
+        }
+    }
+
+    fn set(&mut self, item: &SetItem, params: &[Value]) -> Result<()> {
+        match item {
+            SetItem::User { name, value } => {
+                let v = self.const_value(value, params)?;
+                self.user_vars.insert(name.clone(), v);
+            }
+            SetItem::Names { charset, collation } => {
+                let cs = Value::Bytes(charset.to_ascii_lowercase().into_bytes());
+                for n in
+                    ["character_set_client", "character_set_connection", "character_set_results"]
+                {
+                    self.vars.insert(lookup(n).map_or(n, |d| d.name), cs.clone());
+                }
+                let coll = match collation {
+                    Some(c) => c.to_ascii_lowercase(),
+                    None if charset.eq_ignore_ascii_case("utf8mb4") => "utf8mb4_0900_ai_ci".into(),
+                    None => format!("{}_general_ci", charset.to_ascii_lowercase()),
+                };
+                self.vars.insert("collation_connection", Value::Bytes(coll.into_bytes()));
+            }
+            SetItem::System { scope, name, value } => {
+                let def = lookup(name).ok_or_else(|| SqlError::UnknownVariable(name.clone()))?;
+                if def.read_only {
+                    return Err(SqlError::ReadOnlyVariable(def.name.into()));
+                }
+                let global = match (scope, def.scope) {
+                    (VarScope::Global, Scope::Session) => {
+                        return Err(SqlError::SessionVariable(def.name.into()))
+                    }
+                    (VarScope::Global, _) => true,
+                    (_, Scope::Global) => return Err(SqlError::GlobalVariable(def.name.into())),
+                    _ => false,
+                };
+                let raw = match value {
+                    None if global => Value::Bytes(def.default.as_bytes().to_vec()),
+                    None => self.server.vars.global(def),
+                    Some(e) => self.const_value(e, params)?,
+                };
+                let v = check(def, &raw)?;
+                if global {
+                    if def.name == "gtid_purged" {
+                        return Err(SqlError::NotSupported("SET GLOBAL gtid_purged".into()));
+                    }
+                    if let Some(l) = &self.server.hooks.listener {
+                        l.set_global(def.name, &v)?;
+                    }
+                    self.server.vars.set_global(def, v);
+                    return Ok(());
+                }
+                self.set_session(def, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_session(&mut self, def: &'static vars::VarDef, v: Value) -> Result<()> {
+        match def.name {
+            "autocommit" => {
+                let on = v != Value::Int(0);
+                if on && !self.autocommit {
+                    self.commit_open()?;
+                }
+                self.autocommit = on;
+            }
+            "gtid_next" => {
+                let text = String::from_utf8_lossy(match &v {
+                    Value::Bytes(b) => b,
+                    _ => &[][..],
+                })
+                .trim()
+                .to_string();
+                self.gtid_next = if text.eq_ignore_ascii_case("AUTOMATIC") {
+                    GtidNext::Automatic
+                } else if text.eq_ignore_ascii_case("ANONYMOUS") {
+                    GtidNext::Anonymous
+                } else {
+                    let g: Gtid = text.parse().map_err(|_| SqlError::WrongVariableValue {
+                        name: "gtid_next".into(),
+                        value: text.clone(),
+                    })?;
+                    GtidNext::Assigned(g)
+                };
+            }
+            "sql_log_bin" if v == Value::Int(0) => {
+                return Err(SqlError::NotSupported("SET sql_log_bin = 0".into()));
+            }
+            "last_insert_id" | "insert_id" | "identity" => {
+                if let Value::UInt(n) = v {
+                    self.last_insert_id = n;
+                }
+            }
+            "transaction_isolation" | "tx_isolation" => {
+                self.vars.insert("transaction_isolation", v.clone());
+                self.vars.insert("tx_isolation", v.clone());
+            }
+            "transaction_read_only" | "tx_read_only" => {
+                self.vars.insert("transaction_read_only", v.clone());
+                self.vars.insert("tx_read_only", v.clone());
+            }
+            _ => {}
+        }
+        self.vars.insert(def.name, v);
+        Ok(())
+    }
+
+    /// Evaluates an expression without a table (SET values, SELECT without FROM parts).
+    pub(crate) fn const_value(&self, e: &Expr, params: &[Value]) -> Result<Value> {
+        let bound = self.binder(None, params, "field list").bind(e)?;
+        eval(&bound, &[], &[])
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.rollback_open();
+    }
+}
+
+/// Sessions are made by the server they belong to (here, beside [`Session::new`], so the
+/// server's module does not depend on this one).
+impl Server {
+    /// A new session with the next connection id.
+    pub fn session(self: &Arc<Self>, user: &str, host: &str) -> Session {
+        let id = self.next_connection_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.session_with_id(id, user, host)
+    }
+
+    /// A session of the server itself (the replica applier, mysqld's "system user"): it runs
+    /// with every privilege, as mysqld's applier does without PRIVILEGE_CHECKS_USER.
+    pub fn system_session(self: &Arc<Self>, user: &str) -> Session {
+        let mut session = self.session(user, "localhost");
+        session.account = None;
+        session
+    }
+
+    /// A new session with a connection id the caller (the protocol layer) assigned.
+    pub fn session_with_id(
+        self: &Arc<Self>,
+        connection_id: u32,
+        user: &str,
+        host: &str,
+    ) -> Session {
+        Session::new(self.clone(), connection_id, user, host)
+    }
+}

@@ -1,0 +1,678 @@
+//! SHOW statements and the binlog admin statements, with MySQL's column names and shapes.
+
+use engine::{ColumnType, TableSchema, Value};
+
+use super::admin::AdminCommand;
+use super::ast::Show;
+use super::commit::split_engine_name;
+use super::error::{Result, SqlError};
+use super::eval::like;
+use super::output::{ColumnDef, Output};
+use super::session::Session;
+use super::vars::{show_text, Scope, VARIABLES};
+use protocol::processlist::{ProcessRow, KILL_CONNECTION, KILL_QUERY};
+
+fn text(s: impl Into<String>) -> Value {
+    Value::Bytes(s.into().into_bytes())
+}
+
+fn rows(names: &[&str], rows: Vec<Vec<Value>>) -> Output {
+    Output::Rows { columns: names.iter().map(|n| ColumnDef::text(n, 64)).collect(), rows }
+}
+
+fn matches_like(pattern: &Option<String>, s: &str) -> bool {
+    pattern.as_ref().is_none_or(|p| like(s.as_bytes(), p.as_bytes()))
+}
+
+/// The type text SHOW CREATE TABLE and SHOW COLUMNS print.
+pub(crate) fn type_text(ty: ColumnType) -> String {
+    match ty {
+        ColumnType::Integer { bytes, unsigned } => {
+            let base = match bytes {
+                1 => "tinyint",
+                2 => "smallint",
+                3 => "mediumint",
+                4 => "int",
+                _ => "bigint",
+            };
+            if unsigned {
+                format!("{base} unsigned")
+            } else {
+                base.to_string()
+            }
+        }
+        ColumnType::Double => "double".into(),
+        ColumnType::Decimal { precision, scale } => format!("decimal({precision},{scale})"),
+        ColumnType::Char(n) => format!("char({n})"),
+        ColumnType::VarChar(n) => format!("varchar({n})"),
+        ColumnType::Text => "text".into(),
+        ColumnType::DateTime => "datetime".into(),
+    }
+}
+
+fn quote_default(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        v => format!("'{}'", v.to_string().replace('\'', "''")),
+    }
+}
+
+/// MySQL 8's SHOW CREATE TABLE text.
+pub(crate) fn create_table_text(
+    s: &TableSchema,
+    table: &str,
+    auto_increment: Option<u64>,
+) -> String {
+    let mut lines = Vec::new();
+    for c in &s.columns {
+        let mut l = format!("  `{}` {}", c.name, type_text(c.ty));
+        if !c.nullable {
+            l.push_str(" NOT NULL");
+        }
+        if c.auto_increment {
+            l.push_str(" AUTO_INCREMENT");
+        } else if let Some(d) = &c.default {
+            l.push_str(&format!(" DEFAULT {}", quote_default(d)));
+        } else if c.nullable && c.ty != ColumnType::Text {
+            l.push_str(" DEFAULT NULL");
+        }
+        lines.push(l);
+    }
+    let cols = |ps: &[usize]| {
+        ps.iter().map(|&p| format!("`{}`", s.columns[p].name)).collect::<Vec<_>>().join(",")
+    };
+    if !s.primary_key.is_empty() {
+        lines.push(format!("  PRIMARY KEY ({})", cols(&s.primary_key)));
+    }
+    for i in s.indexes.iter().filter(|i| i.unique) {
+        lines.push(format!("  UNIQUE KEY `{}` ({})", i.name, cols(&i.columns)));
+    }
+    for i in s.indexes.iter().filter(|i| !i.unique) {
+        lines.push(format!("  KEY `{}` ({})", i.name, cols(&i.columns)));
+    }
+    let auto = match auto_increment {
+        Some(n) if n > 1 && s.auto_increment_column().is_some() => format!(" AUTO_INCREMENT={n}"),
+        _ => String::new(),
+    };
+    format!(
+        "CREATE TABLE `{table}` (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
+        lines.join(",\n")
+    )
+}
+
+impl Session {
+    fn current_db(&self, db: &Option<String>) -> Result<String> {
+        let db = match db {
+            Some(d) => d.clone(),
+            None => self.db.clone().ok_or(SqlError::NoDatabaseSelected)?,
+        };
+        self.server.database(&db).ok_or(SqlError::UnknownDatabase(db))
+    }
+
+    /// `SHOW ... WHERE filter`: the SHOW's rows for which `filter`, with the result's column
+    /// names as its columns, is true (mysqld runs these SHOWs as a SELECT over an
+    /// information_schema view with that WHERE).
+    pub(crate) fn show_where(&mut self, s: &Show, filter: &super::ast::Expr) -> Result<Output> {
+        let Output::Rows { columns, rows } = self.show(s)? else {
+            return Err(SqlError::NotSupported(
+                "SHOW ... WHERE of a statement without rows".into(),
+            ));
+        };
+        let schema = TableSchema::new(
+            "show.result",
+            columns.iter().map(|c| engine::Column::new(&c.name, ColumnType::Text)).collect(),
+            vec![],
+        );
+        let bound = self.binder(Some(&schema), &[], "where clause").bind(filter)?;
+        let mut kept = Vec::with_capacity(rows.len());
+        for row in rows {
+            if super::eval::truth(&super::eval::eval(&bound, &row, &[])?) == Some(true) {
+                kept.push(row);
+            }
+        }
+        Ok(Output::Rows { columns, rows: kept })
+    }
+
+    pub(crate) fn show(&mut self, s: &Show) -> Result<Output> {
+        let server = self.server.clone();
+        Ok(match s {
+            Show::Databases { like: pat } => {
+                server.count("Com_show_databases");
+                let name = match pat {
+                    Some(p) => format!("Database ({p})"),
+                    None => "Database".into(),
+                };
+                let r = server
+                    .databases()
+                    .into_iter()
+                    .filter(|d| matches_like(pat, d))
+                    // mysqld lists only the databases the account holds a privilege in,
+                    // unless it has SHOW DATABASES (`sql_show.cc`, `find_files`).
+                    .filter(|d| self.may_see_database(d))
+                    .map(|d| vec![text(d)])
+                    .collect();
+                rows(&[&name], r)
+            }
+            Show::Tables { db, full, like: pat } => {
+                server.count("Com_show_tables");
+                let db = self.current_db(db)?;
+                let mut name = format!("Tables_in_{db}");
+                if let Some(p) = pat {
+                    name = format!("{name} ({p})");
+                }
+                let mut names: Vec<String> = self
+                    .tables_of(&db)
+                    .iter()
+                    .map(|t| split_engine_name(&t.name).1.to_string())
+                    .filter(|t| matches_like(pat, t))
+                    .collect();
+                names.sort();
+                if *full {
+                    rows(
+                        &[&name, "Table_type"],
+                        names.into_iter().map(|t| vec![text(t), text("BASE TABLE")]).collect(),
+                    )
+                } else {
+                    rows(&[&name], names.into_iter().map(|t| vec![text(t)]).collect())
+                }
+            }
+            Show::CreateTable(t) => {
+                server.count("Com_show_create_table");
+                let (id, schema, _) = self.resolve_table(t)?;
+                let table = split_engine_name(&schema.name).1.to_string();
+                let body = create_table_text(&schema, &table, server.engine.auto_increment(id));
+                rows(&["Table", "Create Table"], vec![vec![text(table), text(body)]])
+            }
+            Show::CreateDatabase(name) => {
+                let db =
+                    server.database(name).ok_or_else(|| SqlError::UnknownDatabase(name.clone()))?;
+                let body = format!(
+                    "CREATE DATABASE `{db}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci */ /*!80016 DEFAULT ENCRYPTION='N' */"
+                );
+                rows(&["Database", "Create Database"], vec![vec![text(db), text(body)]])
+            }
+            Show::Columns { table, full, like: pat } => {
+                server.count("Com_show_fields");
+                let (_, schema, _) = self.resolve_table(table)?;
+                let mut out = Vec::new();
+                for (i, c) in schema.columns.iter().enumerate() {
+                    if !matches_like(pat, &c.name) {
+                        continue;
+                    }
+                    let key = if schema.primary_key.contains(&i) {
+                        "PRI"
+                    } else if schema.indexes.iter().any(|x| x.unique && x.columns == [i]) {
+                        "UNI"
+                    } else if schema.indexes.iter().any(|x| x.columns.first() == Some(&i)) {
+                        "MUL"
+                    } else {
+                        ""
+                    };
+                    let default = match &c.default {
+                        Some(d) => text(d.to_string()),
+                        None => Value::Null,
+                    };
+                    let extra = if c.auto_increment { "auto_increment" } else { "" };
+                    let null = if c.nullable { "YES" } else { "NO" };
+                    let textual = matches!(
+                        c.ty,
+                        ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text
+                    );
+                    if *full {
+                        let coll = if textual { text("utf8mb4_0900_ai_ci") } else { Value::Null };
+                        out.push(vec![
+                            text(&c.name),
+                            text(type_text(c.ty)),
+                            coll,
+                            text(null),
+                            text(key),
+                            default,
+                            text(extra),
+                            text("select,insert,update,references"),
+                            text(""),
+                        ]);
+                    } else {
+                        out.push(vec![
+                            text(&c.name),
+                            text(type_text(c.ty)),
+                            text(null),
+                            text(key),
+                            default,
+                            text(extra),
+                        ]);
+                    }
+                }
+                if *full {
+                    rows(
+                        &[
+                            "Field",
+                            "Type",
+                            "Collation",
+                            "Null",
+                            "Key",
+                            "Default",
+                            "Extra",
+                            "Privileges",
+                            "Comment",
+                        ],
+                        out,
+                    )
+                } else {
+                    rows(&["Field", "Type", "Null", "Key", "Default", "Extra"], out)
+                }
+            }
+            Show::Variables { global, like: pat } => {
+                server.count("Com_show_variables");
+                let mut out = Vec::new();
+                for d in VARIABLES {
+                    if !matches_like(pat, d.name) {
+                        continue;
+                    }
+                    if *global && d.scope == Scope::Session {
+                        continue;
+                    }
+                    let scope = if *global {
+                        super::ast::VarScope::Global
+                    } else {
+                        super::ast::VarScope::Default
+                    };
+                    let v = self.sysvar(scope, d.name)?;
+                    out.push(vec![text(d.name), text(show_text(d, &v))]);
+                }
+                out.sort_by(|a, b| a[0].to_string().cmp(&b[0].to_string()));
+                rows(&["Variable_name", "Value"], out)
+            }
+            Show::Status { like: pat, .. } => {
+                server.count("Com_show_status");
+                let mut all = server.global_status();
+                all.retain(|(n, _)| matches_like(pat, n));
+                rows(
+                    &["Variable_name", "Value"],
+                    all.into_iter().map(|(n, v)| vec![text(n), text(v)]).collect(),
+                )
+            }
+            Show::Warnings | Show::Errors => {
+                server.count("Com_show_warnings");
+                let only_errors = matches!(s, Show::Errors);
+                let out = self
+                    .warnings
+                    .iter()
+                    .filter(|w| !only_errors || w.level == "Error")
+                    .map(|w| vec![text(w.level), Value::UInt(u64::from(w.code)), text(&w.message)])
+                    .collect();
+                let mut cols: Vec<ColumnDef> =
+                    ["Level", "Code", "Message"].iter().map(|n| ColumnDef::text(n, 64)).collect();
+                cols[1] = ColumnDef::bigint("Code", true);
+                Output::Rows { columns: cols, rows: out }
+            }
+            Show::Engines => rows(
+                &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],
+                vec![vec![
+                    text("InnoDB"),
+                    text("DEFAULT"),
+                    text("binlogd's in-memory row store, durable through its redo log"),
+                    text("YES"),
+                    text("YES"),
+                    text("NO"),
+                ]],
+            ),
+            Show::Index(t) => {
+                let (_, schema, _) = self.resolve_table(t)?;
+                let table = split_engine_name(&schema.name).1.to_string();
+                let mut out = Vec::new();
+                let mut add = |name: &str, unique: bool, cols: &[usize]| {
+                    for (seq, &p) in cols.iter().enumerate() {
+                        let c = &schema.columns[p];
+                        out.push(vec![
+                            text(&table),
+                            Value::Int(i64::from(!unique)),
+                            text(name),
+                            Value::Int(seq as i64 + 1),
+                            text(&c.name),
+                            text("A"),
+                            Value::Int(0),
+                            Value::Null,
+                            Value::Null,
+                            text(if c.nullable { "YES" } else { "" }),
+                            text("BTREE"),
+                            text(""),
+                            text(""),
+                            text("YES"),
+                            Value::Null,
+                        ]);
+                    }
+                };
+                if !schema.primary_key.is_empty() {
+                    add("PRIMARY", true, &schema.primary_key);
+                }
+                for i in &schema.indexes {
+                    add(&i.name, i.unique, &i.columns);
+                }
+                let names = [
+                    "Table",
+                    "Non_unique",
+                    "Key_name",
+                    "Seq_in_index",
+                    "Column_name",
+                    "Collation",
+                    "Cardinality",
+                    "Sub_part",
+                    "Packed",
+                    "Null",
+                    "Index_type",
+                    "Comment",
+                    "Index_comment",
+                    "Visible",
+                    "Expression",
+                ];
+                let mut cols: Vec<ColumnDef> =
+                    names.iter().map(|n| ColumnDef::text(n, 64)).collect();
+                for i in [1, 3, 6, 7] {
+                    cols[i] = ColumnDef::bigint(names[i], false);
+                }
+                Output::Rows { columns: cols, rows: out }
+            }
+            Show::Charset => rows(
+                &["Charset", "Description", "Default collation", "Maxlen"],
+                vec![
+                    vec![text("binary"), text("Binary pseudo charset"), text("binary"), text("1")],
+                    vec![
+                        text("utf8mb4"),
+                        text("UTF-8 Unicode"),
+                        text("utf8mb4_0900_ai_ci"),
+                        text("4"),
+                    ],
+                ],
+            ),
+            Show::Collation => rows(
+                &["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen", "Pad_attribute"],
+                vec![
+                    vec![
+                        text("binary"),
+                        text("binary"),
+                        text("63"),
+                        text("Yes"),
+                        text("Yes"),
+                        text("1"),
+                        text("NO PAD"),
+                    ],
+                    vec![
+                        text("utf8mb4_0900_ai_ci"),
+                        text("utf8mb4"),
+                        text("255"),
+                        text("Yes"),
+                        text("Yes"),
+                        text("0"),
+                        text("NO PAD"),
+                    ],
+                ],
+            ),
+            Show::ProcessList { full } => {
+                server.count("Com_show_processlist");
+                self.process_list(*full)?
+            }
+        })
+    }
+
+    /// `SHOW [FULL] PROCESSLIST` (mysqld's `mysqld_list_processes`, sql_show.cc): every
+    /// connection with PROCESS, otherwise those of the same user name; Info cut to 100
+    /// characters without FULL (`PROCESS_LIST_WIDTH`).
+    fn process_list(&self, full: bool) -> Result<Output> {
+        let columns = vec![
+            ColumnDef::bigint("Id", true),
+            ColumnDef::text("User", 32),
+            ColumnDef::text("Host", 261),
+            ColumnDef::text("db", 64),
+            ColumnDef::text("Command", 16),
+            ColumnDef::bigint("Time", false),
+            ColumnDef::text("State", 30),
+            ColumnDef::text("Info", if full { 65535 } else { 100 }),
+        ];
+        let all = self.has_global_privilege(accounts::Privileges::PROCESS);
+        let listed: Vec<ProcessRow> = match self.server.processes() {
+            Some(list) => list
+                .snapshot()
+                .iter()
+                .filter(|p| all || p.user() == self.user)
+                .map(|p| p.row())
+                .collect(),
+            // The SQL layer without a protocol server: this session alone.
+            None => vec![ProcessRow {
+                id: self.connection_id,
+                user: self.user.clone(),
+                host: self.host.clone(),
+                db: self.db.clone(),
+                command: "Query",
+                time: 0,
+                state: "executing",
+                info: None,
+            }],
+        };
+        let out = listed
+            .into_iter()
+            .map(|p| {
+                let info = p.info.map(|i| match i.char_indices().nth(100) {
+                    Some((cut, _)) if !full => text(&i[..cut]),
+                    _ => text(&*i),
+                });
+                vec![
+                    Value::UInt(u64::from(p.id)),
+                    text(p.user),
+                    text(p.host),
+                    p.db.map_or(Value::Null, text),
+                    text(p.command),
+                    Value::Int(i64::try_from(p.time).unwrap_or(i64::MAX)),
+                    text(p.state),
+                    info.unwrap_or(Value::Null),
+                ]
+            })
+            .collect();
+        Ok(Output::Rows { columns, rows: out })
+    }
+
+    /// `information_schema.PROCESSLIST` (MySQL 8's columns and types) when `t` names it (or
+    /// `PROCESSLIST` with information_schema as the default database): the rows of SHOW FULL
+    /// PROCESSLIST, for a single-table SELECT. Other information_schema tables: None.
+    pub(crate) fn information_schema_table(
+        &self,
+        t: &super::ast::TableRef,
+    ) -> Option<(std::sync::Arc<TableSchema>, Vec<Vec<Value>>)> {
+        if !self.is_processlist_table(t) {
+            return None;
+        }
+        let columns = vec![
+            engine::Column::new("ID", ColumnType::Integer { bytes: 8, unsigned: true }).not_null(),
+            engine::Column::new("USER", ColumnType::VarChar(32)).not_null(),
+            engine::Column::new("HOST", ColumnType::VarChar(261)).not_null(),
+            engine::Column::new("DB", ColumnType::VarChar(64)),
+            engine::Column::new("COMMAND", ColumnType::VarChar(16)).not_null(),
+            engine::Column::new("TIME", ColumnType::Integer { bytes: 4, unsigned: false })
+                .not_null(),
+            engine::Column::new("STATE", ColumnType::VarChar(64)),
+            engine::Column::new("INFO", ColumnType::Text),
+        ];
+        let schema = std::sync::Arc::new(TableSchema::new(
+            "information_schema.PROCESSLIST",
+            columns,
+            vec![],
+        ));
+        let Ok(Output::Rows { rows, .. }) = self.process_list(true) else { return None };
+        Some((schema, rows))
+    }
+
+    /// True if `t` names information_schema.PROCESSLIST.
+    pub(crate) fn is_processlist_table(&self, t: &super::ast::TableRef) -> bool {
+        t.db.as_deref()
+            .or(self.db.as_deref())
+            .is_some_and(|db| db.eq_ignore_ascii_case("information_schema"))
+            && t.name.eq_ignore_ascii_case("processlist")
+    }
+
+    /// `KILL [CONNECTION | QUERY] id` (mysqld's `sql_kill` / `kill_one_thread`, sql_parse.cc):
+    /// 1094 for an id no connection has, 1095 for another user's connection without SUPER
+    /// (mysqld also accepts CONNECTION_ADMIN, a dynamic privilege binlogd does not model).
+    /// Killing the session's own connection answers 1317 (mysqld: `send_kill_message`).
+    pub(crate) fn kill(
+        &mut self,
+        query: bool,
+        id: &super::ast::Expr,
+        params: &[Value],
+    ) -> Result<Output> {
+        self.server.count("Com_kill");
+        let id = match self.const_value(id, params)? {
+            Value::Int(i) => u64::try_from(i).unwrap_or(0),
+            Value::UInt(u) => u,
+            // mysqld reads the expression with `val_int()`: a string's leading digits.
+            Value::Bytes(b) => {
+                let digits: Vec<u8> = b.iter().copied().take_while(u8::is_ascii_digit).collect();
+                std::str::from_utf8(&digits).ok().and_then(|d| d.parse().ok()).unwrap_or(0)
+            }
+            _ => 0,
+        };
+        let unknown = || SqlError::Other {
+            code: 1094,
+            sqlstate: "HY000",
+            message: format!("Unknown thread id: {id}"),
+        };
+        let target = match self.server.processes() {
+            Some(list) => u32::try_from(id).ok().and_then(|id| list.get(id)).ok_or_else(unknown)?,
+            None if id == u64::from(self.connection_id) => {
+                return Err(crate::error::query_interrupted())
+            }
+            None => return Err(unknown()),
+        };
+        if target.user() != self.user && !self.has_global_privilege(accounts::Privileges::SUPER) {
+            return Err(SqlError::Other {
+                code: 1095,
+                sqlstate: "HY000",
+                message: format!("You are not owner of thread {id}"),
+            });
+        }
+        target.kill(if query { KILL_QUERY } else { KILL_CONNECTION });
+        if target.id() == self.connection_id {
+            return Err(crate::error::query_interrupted());
+        }
+        Ok(Output::ok(0))
+    }
+
+    pub(crate) fn admin(&mut self, cmd: &AdminCommand) -> Result<Output> {
+        let server = self.server.clone();
+        let admin = &server.hooks.admin;
+        Ok(match cmd {
+            AdminCommand::ShowBinaryLogs => {
+                server.count("Com_show_binlogs");
+                let files = admin.binary_logs()?;
+                let mut cols = vec![
+                    ColumnDef::text("Log_name", 255),
+                    ColumnDef::bigint("File_size", true),
+                    ColumnDef::text("Encrypted", 3),
+                ];
+                cols[0].length = 1020;
+                let out = files
+                    .into_iter()
+                    .map(|f| vec![text(f.name), Value::UInt(f.size), text("No")])
+                    .collect();
+                Output::Rows { columns: cols, rows: out }
+            }
+            AdminCommand::ShowMasterStatus => {
+                server.count("Com_show_master_status");
+                let cols = vec![
+                    ColumnDef::text("File", 255),
+                    ColumnDef::bigint("Position", true),
+                    ColumnDef::text("Binlog_Do_DB", 255),
+                    ColumnDef::text("Binlog_Ignore_DB", 255),
+                    ColumnDef::text("Executed_Gtid_Set", 1024),
+                ];
+                let out = match admin.master_status()? {
+                    None => Vec::new(),
+                    Some(m) => vec![vec![
+                        text(m.file),
+                        Value::UInt(m.position),
+                        text(""),
+                        text(""),
+                        text(m.executed_gtid_set),
+                    ]],
+                };
+                Output::Rows { columns: cols, rows: out }
+            }
+            AdminCommand::ShowBinlogEvents { file, from, offset, limit } => {
+                server.count("Com_show_binlog_events");
+                let events = admin.binlog_events(file.as_deref(), *from, *offset, *limit)?;
+                let cols = vec![
+                    ColumnDef::text("Log_name", 255),
+                    ColumnDef::bigint("Pos", true),
+                    ColumnDef::text("Event_type", 64),
+                    ColumnDef::bigint("Server_id", true),
+                    ColumnDef::bigint("End_log_pos", true),
+                    ColumnDef::text("Info", 1024),
+                ];
+                let out = events
+                    .into_iter()
+                    .map(|e| {
+                        vec![
+                            text(e.log_name),
+                            Value::UInt(e.pos),
+                            text(e.event_type),
+                            Value::UInt(u64::from(e.server_id)),
+                            Value::UInt(e.end_log_pos),
+                            text(e.info),
+                        ]
+                    })
+                    .collect();
+                Output::Rows { columns: cols, rows: out }
+            }
+            AdminCommand::FlushBinaryLogs => {
+                server.count("Com_flush");
+                admin.flush_binary_logs()?;
+                Output::ok(0)
+            }
+            AdminCommand::PurgeTo(f) => {
+                server.count("Com_purge");
+                admin.purge_to(f)?;
+                Output::ok(0)
+            }
+            AdminCommand::PurgeBefore(t) => {
+                server.count("Com_purge_before_date");
+                admin.purge_before(*t)?;
+                Output::ok(0)
+            }
+            AdminCommand::ResetMaster => {
+                server.count("Com_reset");
+                if self.txn.is_some() {
+                    return Err(SqlError::InTransaction);
+                }
+                admin.reset_master()?;
+                Output::ok(0)
+            }
+            AdminCommand::ShowReplicas { old_names } => {
+                server.count("Com_show_replicas");
+                let (source_id, uuid) = if *old_names {
+                    ("Master_id", "Slave_UUID")
+                } else {
+                    ("Source_Id", "Replica_UUID")
+                };
+                let cols = vec![
+                    ColumnDef::bigint(if *old_names { "Server_id" } else { "Server_Id" }, true),
+                    ColumnDef::text("Host", 255),
+                    ColumnDef::bigint("Port", true),
+                    ColumnDef::bigint(source_id, true),
+                    ColumnDef::text(uuid, 36),
+                ];
+                let out = admin
+                    .replicas()
+                    .into_iter()
+                    .map(|r| {
+                        vec![
+                            Value::UInt(u64::from(r.server_id)),
+                            text(r.host),
+                            Value::UInt(u64::from(r.port)),
+                            Value::UInt(u64::from(r.source_id)),
+                            text(r.uuid),
+                        ]
+                    })
+                    .collect();
+                Output::Rows { columns: cols, rows: out }
+            }
+        })
+    }
+}

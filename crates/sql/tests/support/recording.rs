@@ -1,0 +1,55 @@
+//! A [`TxnCommitter`] that records what an SQL session hands over (row changes with their
+//! `gtid_next`, DDL text) and then commits in the engine, for the tests that drive
+//! the `sql` crate in-process (`#[path = "support/recording.rs"] mod recording;`).
+
+use std::sync::{Arc, Mutex};
+
+use engine::{Engine, Txn};
+use sql::{CommitInfo, EngineCommitter, GtidNext, SqlError, TxnChanges, TxnCommitter};
+
+pub struct Recording {
+    engine: EngineCommitter,
+    /// Every committed transaction's row changes, in commit order.
+    pub commits: Mutex<Vec<(TxnChanges, GtidNext)>>,
+    /// Every DDL statement: its default database and text.
+    pub ddl: Mutex<Vec<(Option<String>, String)>>,
+}
+
+impl Recording {
+    pub fn new(engine: &Engine) -> Arc<Self> {
+        Arc::new(Recording {
+            engine: EngineCommitter::new(engine.clone()),
+            commits: Mutex::default(),
+            ddl: Mutex::default(),
+        })
+    }
+
+    /// The row changes of every transaction committed so far.
+    #[allow(dead_code)] // not every test binary that includes this module reads them
+    pub fn changes(&self) -> Vec<TxnChanges> {
+        self.commits.lock().expect("lock").iter().map(|(c, _)| c.clone()).collect()
+    }
+}
+
+impl TxnCommitter for Recording {
+    fn commit(
+        &self,
+        txn: Txn,
+        changes: TxnChanges,
+        gtid: GtidNext,
+    ) -> Result<CommitInfo, SqlError> {
+        self.commits.lock().expect("lock").push((changes.clone(), gtid));
+        self.engine.commit(txn, changes, gtid)
+    }
+
+    fn commit_ddl(
+        &self,
+        txn: Txn,
+        db: Option<&str>,
+        query: &str,
+        gtid: GtidNext,
+    ) -> Result<CommitInfo, SqlError> {
+        self.ddl.lock().expect("lock").push((db.map(str::to_string), query.to_string()));
+        self.engine.commit_ddl(txn, db, query, gtid)
+    }
+}
