@@ -7,7 +7,7 @@
 #  2. disk full: the data directory on a 64 MiB tmpfs, filled with a ballast file during the
 #     load: commits refused with a MySQL error (ENOSPC), data intact after the ballast is
 #     deleted and the server restarted.
-# `binlogd torture` does the checking (see crates/server/src/torture.rs); this script only sets
+# `binlogd torture` does the checking (see crates/tools/src/torture.rs); this script only sets
 # up the faults. Needs root (mount) and strace (installed when missing).
 #
 # Usage: bench/torture-faults.sh [cycles]     (default 3 per run)

@@ -51,7 +51,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use protocol::auth::{native_hash_from_str, native_hash_to_string};
-use protocol::{AuthPlugin, SqlError, StoredPassword, UserAuth};
+use protocol::{AuthPlugin, ErrPacket, StoredPassword, UserAuth};
 use vfs::write_file_durably;
 
 /// The accounts file in the data directory.
@@ -427,7 +427,7 @@ pub enum UserError {
 
 impl UserError {
     /// The ERR packet a client gets for this error.
-    pub fn to_sql_error(&self) -> SqlError {
+    pub fn to_sql_error(&self) -> ErrPacket {
         let (code, state) = match self {
             UserError::OperationFailed { .. } => (1396, "HY000"),
             UserError::NoSuchUserForGrant => (1410, "42000"),
@@ -444,7 +444,7 @@ impl UserError {
             message.push_str(&format!(": {cause}"));
             source = cause.source();
         }
-        SqlError::new(code, state, message)
+        ErrPacket::new(code, state, message)
     }
 }
 

@@ -189,10 +189,10 @@ impl sql::DeferredCommit for Deferred {
     fn poll_done(
         &mut self,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<SqlResult<sql::CommitInfo>> {
+    ) -> std::task::Poll<SqlResult<sql::CommitOutcome>> {
         self.0
             .poll(cx)
-            .map(|r| r.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e)))
+            .map(|r| r.map(|i| sql::CommitOutcome { gtid: i.gtid }).map_err(|e| to_sql_error(&e)))
     }
 }
 
@@ -220,7 +220,7 @@ impl TxnCommitter for Binlogging {
         txn: Txn,
         changes: TxnChanges,
         gtid_next: GtidNext,
-    ) -> SqlResult<sql::CommitInfo> {
+    ) -> SqlResult<sql::CommitOutcome> {
         let (txn, cache) = self.build_cache(txn, &changes)?;
         let info = match gtid_next {
             GtidNext::Automatic => self.coordinator.commit(txn, cache),
@@ -230,7 +230,7 @@ impl TxnCommitter for Binlogging {
                 }
                 commit::GtidNext::AlreadyExecuted => {
                     self.coordinator.rollback(txn).map_err(|e| to_sql_error(&e))?;
-                    return Ok(sql::CommitInfo { gtid: None });
+                    return Ok(sql::CommitOutcome { gtid: None });
                 }
             },
             GtidNext::Anonymous => {
@@ -244,7 +244,7 @@ impl TxnCommitter for Binlogging {
                 });
             }
         };
-        info.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
+        info.map(|i| sql::CommitOutcome { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
     }
 
     fn commit_ddl(
@@ -253,7 +253,7 @@ impl TxnCommitter for Binlogging {
         db: Option<&str>,
         query: &str,
         gtid_next: GtidNext,
-    ) -> SqlResult<sql::CommitInfo> {
+    ) -> SqlResult<sql::CommitOutcome> {
         let db = db.unwrap_or("");
         let info = match gtid_next {
             // An assigned GTID is logged with the DDL (the replica applier preserves the
@@ -264,12 +264,12 @@ impl TxnCommitter for Binlogging {
                 }
                 commit::GtidNext::AlreadyExecuted => {
                     self.coordinator.rollback(txn).map_err(|e| to_sql_error(&e))?;
-                    return Ok(sql::CommitInfo { gtid: None });
+                    return Ok(sql::CommitOutcome { gtid: None });
                 }
             },
             _ => self.coordinator.commit_ddl(txn, db, query),
         };
-        info.map(|i| sql::CommitInfo { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
+        info.map(|i| sql::CommitOutcome { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
     }
 }
 

@@ -40,9 +40,9 @@ use crate::datadir::{DataDir, DataDirError};
 use crate::logging::{LogError, Logger};
 use accounts::{UserError, Users};
 use protocol::{
-    self, Backend, Column, ColumnFlags, ColumnType, ConnectionInfo, OkResult, PacketWriter,
-    PreparedStatement, ReplicationCommand, ResultWriter, Server, ServerConfig, Session, UserAuth,
-    Value,
+    self, Backend, BackendSession, Column, ColumnFlags, ColumnType, ConnectionInfo, Listener,
+    OkResult, PacketWriter, PreparedStatement, ReplicationCommand, ResultWriter, ServerConfig,
+    UserAuth, Value,
 };
 use replication::{self, Peer, Replicas, Source};
 use sql::{self, Hooks, Output};
@@ -205,7 +205,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
             log::info!("metrics endpoint: http://{address}/metrics");
             tokio::spawn(crate::metrics::serve(admin, backend.sql.clone()));
         }
-        let server = Server::with_limits(server_config, backend, limits);
+        let server = Listener::with_limits(server_config, backend, limits);
         storage.status.attach_protocol(server.stats().clone());
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -434,7 +434,7 @@ impl Backend for SqlBackend {
         self.users.auth(user, host)
     }
 
-    fn open_session(&self, info: &ConnectionInfo) -> Result<SqlConnection, protocol::SqlError> {
+    fn open_session(&self, info: &ConnectionInfo) -> Result<SqlConnection, protocol::ErrPacket> {
         let mut session = self.sql.session_with_id(info.connection_id, &info.user, &info.host);
         session.attach_process(info.process.clone());
         if let Some(db) = &info.database {
@@ -605,7 +605,7 @@ async fn await_lock(lock: engine::LockWait) -> bool {
         .is_ok()
 }
 
-impl Session for SqlConnection {
+impl BackendSession for SqlConnection {
     async fn query(&mut self, sql: &str, out: &mut ResultWriter<'_>) -> protocol::Result<()> {
         if out.multi_statements() && sql::parse::split_statements(sql).len() > 1 {
             let interrupt = self.interrupt();
@@ -642,10 +642,9 @@ impl Session for SqlConnection {
         params: &[Value],
         out: &mut ResultWriter<'_>,
     ) -> protocol::Result<()> {
-        let prepared =
-            self.statements.get(&stmt_id).cloned().ok_or_else(|| {
-                protocol::SqlError::unknown_statement(stmt_id, "mysqld_stmt_execute")
-            })?;
+        let prepared = self.statements.get(&stmt_id).cloned().ok_or_else(|| {
+            protocol::ErrPacket::unknown_statement(stmt_id, "mysqld_stmt_execute")
+        })?;
         let params: Vec<engine::Value> = params.iter().map(to_engine_value).collect();
         let output =
             self.run_prepared(&prepared, &params).await.map_err(|e| to_protocol_error(&e))?;
@@ -677,7 +676,7 @@ impl Session for SqlConnection {
     ) -> protocol::Result<()> {
         let Some(source) = self.source.clone() else {
             // mysqld with log_bin=OFF refuses a dump the same way.
-            return Err(protocol::SqlError::new(1236, "HY000", "Binary log is not open").into());
+            return Err(protocol::ErrPacket::new(1236, "HY000", "Binary log is not open").into());
         };
         let vars = replication::DumpVariables::from_session(&self.session);
         source.handle(command, packet, &self.peer, vars, out).await
@@ -685,11 +684,11 @@ impl Session for SqlConnection {
 }
 
 /// The SQL layer's error as an ERR packet.
-pub fn to_protocol_error(e: &sql::SqlError) -> protocol::SqlError {
-    protocol::SqlError::new(e.code(), e.sqlstate(), e.to_string())
+pub fn to_protocol_error(e: &sql::SqlError) -> protocol::ErrPacket {
+    protocol::ErrPacket::new(e.code(), e.sqlstate(), e.to_string())
 }
 
-fn to_column(c: &sql::ColumnDef) -> Column {
+fn to_column(c: &sql::ResultColumn) -> Column {
     // MysqlType's discriminants are MySQL's type codes, which mysql_common knows.
     let column_type =
         ColumnType::try_from(c.mysql_type as u8).unwrap_or(ColumnType::MYSQL_TYPE_VAR_STRING);

@@ -11,8 +11,8 @@ use accounts::{
 };
 use binlogd::datadir::DataDir;
 use protocol::{
-    Backend, Column, ColumnType, ConnectionInfo, PreparedStatement, Result, ResultWriter, Server,
-    ServerConfig, Session, SqlError, UserAuth, Value,
+    Backend, BackendSession, Column, ColumnType, ConnectionInfo, ErrPacket, Listener,
+    PreparedStatement, Result, ResultWriter, ServerConfig, UserAuth, Value,
 };
 
 /// Cheap hashes for tests: the account semantics do not depend on the iteration count.
@@ -165,15 +165,15 @@ impl Backend for UsersBackend {
         self.0.auth(user, host)
     }
 
-    fn open_session(&self, _info: &ConnectionInfo) -> std::result::Result<OneSession, SqlError> {
+    fn open_session(&self, _info: &ConnectionInfo) -> std::result::Result<OneSession, ErrPacket> {
         Ok(OneSession)
     }
 }
 
-impl Session for OneSession {
+impl BackendSession for OneSession {
     async fn query(&mut self, sql: &str, out: &mut ResultWriter<'_>) -> Result<()> {
         if !sql.trim().eq_ignore_ascii_case("select 1") {
-            return Err(SqlError::new(1064, "42000", "only SELECT 1 here").into());
+            return Err(ErrPacket::new(1064, "42000", "only SELECT 1 here").into());
         }
         let column =
             Column::new(ColumnType::MYSQL_TYPE_LONGLONG).with_name(b"1").with_character_set(63);
@@ -183,11 +183,11 @@ impl Session for OneSession {
     }
 
     async fn prepare(&mut self, _stmt_id: u32, _sql: &str) -> Result<PreparedStatement> {
-        Err(SqlError::new(1295, "HY000", "not here").into())
+        Err(ErrPacket::new(1295, "HY000", "not here").into())
     }
 
     async fn execute(&mut self, _id: u32, _p: &[Value], _out: &mut ResultWriter<'_>) -> Result<()> {
-        Err(SqlError::new(1295, "HY000", "not here").into())
+        Err(ErrPacket::new(1295, "HY000", "not here").into())
     }
 
     fn close_statement(&mut self, _stmt_id: u32) {}
@@ -222,7 +222,7 @@ async fn mariadb_cli_logs_in_through_the_accounts() {
     users.create_user("elsewhere", "10.%", UserAuth::native("e-pw"), false).expect("create");
     let backend = UsersBackend(Arc::new(users));
     let config = ServerConfig { keys: Some(keys), ..ServerConfig::default() };
-    let server = Arc::new(Server::new(config, backend));
+    let server = Arc::new(Listener::new(config, backend));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let port = listener.local_addr().expect("addr").port();
     let serving = server.clone();

@@ -33,11 +33,11 @@ use super::auth::{
     generate_scramble, sha2_fast_hash, unxor_rsa_password, verify_native, verify_sha2_fast,
     AuthCache, AuthPlugin, StoredPassword, UserAuth, SCRAMBLE_LEN,
 };
-use super::error::{Error, Result, SqlError};
+use super::error::{ErrPacket, Error, Result};
 use super::keys::ServerKeys;
 use super::packet::{PacketStream, PacketWriter, Plain};
 use super::results::{write_column_block, write_eof, write_ok, OkResult, ResultWriter};
-use super::session::{Backend, ConnectionInfo, ReplicationCommand, Session};
+use super::session::{Backend, BackendSession, ConnectionInfo, ReplicationCommand};
 use super::settings::{Limits, ServerConfig};
 use super::stats::{command, Stats};
 use super::stmt::Statements;
@@ -73,13 +73,13 @@ const PERFORM_FULL_AUTHENTICATION: u8 = 0x04;
 const REQUEST_PUBLIC_KEY: u8 = 0x02;
 
 /// `ER_INVALID_CHARACTER_STRING`.
-fn invalid_utf8() -> SqlError {
-    SqlError::new(1300, "HY000", "Invalid utf8mb4 character string")
+fn invalid_utf8() -> ErrPacket {
+    ErrPacket::new(1300, "HY000", "Invalid utf8mb4 character string")
 }
 
 /// `ER_STMT_HAS_NO_OPEN_CURSOR`: statements never open cursors here.
-fn no_open_cursor(stmt_id: u32) -> SqlError {
-    SqlError::new(1421, "HY000", format!("The statement ({stmt_id}) has no open cursor."))
+fn no_open_cursor(stmt_id: u32) -> ErrPacket {
+    ErrPacket::new(1421, "HY000", format!("The statement ({stmt_id}) has no open cursor."))
 }
 
 /// State shared by all connections of one server.
@@ -107,7 +107,7 @@ impl<B: Backend> Drop for Slot<B> {
 pub(crate) async fn refuse(socket: impl Into<Plain>, shared: &Shared<impl Backend>) {
     let mut io =
         PacketStream::new(socket, shared.limits.max_allowed_packet(), shared.stats.clone());
-    io.write_err(&SqlError::too_many_connections());
+    io.write_err(&ErrPacket::too_many_connections());
     io.close().await;
 }
 
@@ -257,22 +257,22 @@ async fn connect<B: Backend>(
     let client_flags = packet
         .get(..4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .ok_or(Error::Refused(SqlError::bad_handshake()))?;
+        .ok_or(Error::Refused(ErrPacket::bad_handshake()))?;
     let client_flags = CapabilityFlags::from_bits_truncate(client_flags);
     if client_flags.contains(CapabilityFlags::CLIENT_SSL) && packet.len() == 32 {
         // SSLRequest: the first 32 bytes of a Handshake Response, then TLS.
         let Some(keys) = keys else {
-            return Err(Error::Refused(SqlError::bad_handshake()));
+            return Err(Error::Refused(ErrPacket::bad_handshake()));
         };
         io.upgrade_to_tls(&keys.tls).await?;
         packet = io.read_packet().await?;
     }
     let response: HandshakeResponse<'_> =
-        ParseBuf(&packet).parse(()).map_err(|_| Error::Refused(SqlError::bad_handshake()))?;
+        ParseBuf(&packet).parse(()).map_err(|_| Error::Refused(ErrPacket::bad_handshake()))?;
     let capabilities = offered & response.capabilities();
     if !capabilities.contains(CapabilityFlags::CLIENT_PROTOCOL_41) {
         // Pre-4.1 clients are long gone; mysqld 8 refuses them the same way.
-        return Err(Error::Refused(SqlError::bad_handshake()));
+        return Err(Error::Refused(ErrPacket::bad_handshake()));
     }
 
     let user = String::from_utf8_lossy(response.user()).into_owned();
@@ -296,7 +296,7 @@ async fn connect<B: Backend>(
     let mut auth_data = response.scramble_buf().to_vec();
     if client_plugin != plugin.name().as_bytes() {
         if !capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
-            return Err(Error::Refused(SqlError::auth_mode_not_supported()));
+            return Err(Error::Refused(ErrPacket::auth_mode_not_supported()));
         }
         let mut nonce = scramble.to_vec();
         nonce.push(0);
@@ -315,7 +315,7 @@ async fn connect<B: Backend>(
     let authenticated =
         authenticate(shared, io, account.as_ref(), plugin, &scramble, &auth_data).await?;
     if !authenticated {
-        return Err(Error::Refused(SqlError::access_denied(&user, &host, password_used)));
+        return Err(Error::Refused(ErrPacket::access_denied(&user, &host, password_used)));
     }
 
     // Listed from here on: SHOW PROCESSLIST prints `ip:port`, as mysqld does for TCP clients
@@ -597,7 +597,7 @@ impl<B: Backend> Connection<B> {
                 match body {
                     [0, 0] => self.multi_statements = true,
                     [1, 0] => self.multi_statements = false,
-                    [_, _] => return Err(SqlError::unknown_command().into()),
+                    [_, _] => return Err(ErrPacket::unknown_command().into()),
                     _ => return Err(Error::Malformed { what: "COM_SET_OPTION" }),
                 }
                 self.eof();
@@ -651,7 +651,7 @@ impl<B: Backend> Connection<B> {
                 let st = self
                     .statements
                     .get_mut(id)
-                    .ok_or_else(|| SqlError::unknown_statement(id, "mysqld_stmt_reset"))?;
+                    .ok_or_else(|| ErrPacket::unknown_statement(id, "mysqld_stmt_reset"))?;
                 st.reset();
                 self.ok();
             }
@@ -663,7 +663,7 @@ impl<B: Backend> Connection<B> {
             command::FIELD_LIST => {
                 // Deprecated since MySQL 5.7.11 and removed in 9.0; clients use SHOW COLUMNS.
                 stats.command(cmd);
-                return Err(SqlError::unknown_command().into());
+                return Err(ErrPacket::unknown_command().into());
             }
             command::REGISTER_SLAVE | command::BINLOG_DUMP | command::BINLOG_DUMP_GTID => {
                 stats.command(cmd);
@@ -694,7 +694,7 @@ impl<B: Backend> Connection<B> {
             }
             _ => {
                 stats.unknown_command();
-                return Err(SqlError::unknown_command().into());
+                return Err(ErrPacket::unknown_command().into());
             }
         }
         Ok(Next::Continue)
@@ -722,7 +722,7 @@ impl<B: Backend> Connection<B> {
         else {
             self.session.close_statement(id);
             // mysqld's limit on placeholders (ER_PS_MANY_PARAM).
-            return Err(SqlError::new(
+            return Err(ErrPacket::new(
                 1390,
                 "HY000",
                 "Prepared statement contains too many placeholders",
@@ -756,7 +756,7 @@ impl<B: Backend> Connection<B> {
         let st = self
             .statements
             .get_mut(id)
-            .ok_or_else(|| SqlError::unknown_statement(id, "mysqld_stmt_execute"))?;
+            .ok_or_else(|| ErrPacket::unknown_statement(id, "mysqld_stmt_execute"))?;
         let params = st.decode_params(buf.eat_all())?;
         let mut out =
             ResultWriter::new(&mut self.io, self.capabilities, true, false, &mut self.status);

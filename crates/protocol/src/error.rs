@@ -43,7 +43,7 @@ pub mod code {
 
 /// An error as the client sees it: the fields of an ERR packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SqlError {
+pub struct ErrPacket {
     /// MySQL error number (`ER_*`).
     pub code: u16,
     /// Five-character SQLSTATE.
@@ -52,7 +52,7 @@ pub struct SqlError {
     pub message: String,
 }
 
-impl SqlError {
+impl ErrPacket {
     /// An error with the given code, SQLSTATE (5 ASCII characters) and message.
     pub fn new(code: u16, sqlstate: &str, message: impl Into<String>) -> Self {
         let mut state = *b"HY000";
@@ -136,7 +136,7 @@ impl SqlError {
     }
 }
 
-impl fmt::Display for SqlError {
+impl fmt::Display for ErrPacket {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -148,14 +148,14 @@ impl fmt::Display for SqlError {
     }
 }
 
-impl std::error::Error for SqlError {}
+impl std::error::Error for ErrPacket {}
 
 /// Everything that can go wrong on a connection.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The statement or command failed; the client gets this ERR and the connection goes on.
     #[error(transparent)]
-    Sql(#[from] SqlError),
+    Sql(#[from] ErrPacket),
     /// A command packet that does not parse; answered with ER_MALFORMED_PACKET.
     #[error("malformed {what} packet")]
     Malformed {
@@ -199,7 +199,7 @@ pub enum Error {
     },
     /// The connection phase failed; the contained error was sent to the client.
     #[error("connection refused: {0}")]
-    Refused(SqlError),
+    Refused(ErrPacket),
     /// Socket I/O failed.
     #[error("i/o error")]
     Io(#[from] std::io::Error),
@@ -224,15 +224,15 @@ impl Error {
     }
 
     /// The ERR packet the client should get for this error, if any.
-    pub fn to_sql_error(&self) -> Option<SqlError> {
+    pub fn to_sql_error(&self) -> Option<ErrPacket> {
         match self {
             Error::Sql(e) | Error::Refused(e) => Some(e.clone()),
-            Error::Malformed { .. } => Some(SqlError::malformed_packet()),
+            Error::Malformed { .. } => Some(ErrPacket::malformed_packet()),
             Error::BadValue { .. } | Error::Misuse(_) => {
-                Some(SqlError::new(code::UNKNOWN, "HY000", self.to_string()))
+                Some(ErrPacket::new(code::UNKNOWN, "HY000", self.to_string()))
             }
-            Error::PacketTooLarge { .. } => Some(SqlError::packet_too_large()),
-            Error::OutOfOrder { .. } => Some(SqlError::packets_out_of_order()),
+            Error::PacketTooLarge { .. } => Some(ErrPacket::packet_too_large()),
+            Error::OutOfOrder { .. } => Some(ErrPacket::packets_out_of_order()),
             Error::Closed
             | Error::Truncated
             | Error::ConnectTimeout
@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn classification() {
-        assert!(!Error::Sql(SqlError::unknown_command()).is_fatal());
+        assert!(!Error::Sql(ErrPacket::unknown_command()).is_fatal());
         assert!(!Error::Malformed { what: "x" }.is_fatal());
         assert!(Error::Closed.is_fatal());
         assert!(Error::PacketTooLarge { max_allowed_packet: 1 }.is_fatal());
@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn access_denied_message_is_mysqls() {
-        let e = SqlError::access_denied("bob", "127.0.0.1", true);
+        let e = ErrPacket::access_denied("bob", "127.0.0.1", true);
         assert_eq!(e.code, 1045);
         assert_eq!(&e.sqlstate, b"28000");
         assert_eq!(e.message, "Access denied for user 'bob'@'127.0.0.1' (using password: YES)");

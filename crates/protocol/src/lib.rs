@@ -10,7 +10,7 @@
 //! - [`results`] and [`stmt`]: OK/ERR/EOF, text and binary result sets, binary parameters;
 //! - [`server`]: the listener, `max_connections`, one task per connection; [`settings`]: the
 //!   connection-level settings and the limits `SET GLOBAL` changes;
-//! - [`session`]: the traits the SQL layer implements ([`Backend`], [`Session`]);
+//! - [`session`]: the traits the SQL layer implements ([`Backend`], [`BackendSession`]);
 //! - [`processlist`]: the registered connections (`SHOW PROCESSLIST`, `KILL`), which the
 //!   connection loop updates and the SQL layer reads.
 //!
@@ -38,12 +38,12 @@ pub mod stats;
 pub mod stmt;
 
 pub use auth::{AuthCache, AuthPlugin, Sha2Hash, StoredPassword, UserAuth};
-pub use error::{Error, Result, SqlError};
+pub use error::{ErrPacket, Error, Result};
 pub use keys::ServerKeys;
 pub use packet::PacketWriter;
 pub use results::{OkResult, ResultWriter};
-pub use server::Server;
-pub use session::{Backend, ConnectionInfo, PreparedStatement, ReplicationCommand, Session};
+pub use server::Listener;
+pub use session::{Backend, BackendSession, ConnectionInfo, PreparedStatement, ReplicationCommand};
 pub use settings::{Limits, ServerConfig};
 pub use stats::Stats;
 

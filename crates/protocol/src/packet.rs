@@ -28,7 +28,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpStream, UnixStream};
 use tokio_rustls::server::TlsStream;
 
-use super::error::{Error, Result, SqlError};
+use super::error::{ErrPacket, Error, Result};
 use super::stats::Stats;
 
 /// Buffered output past this size is written out even in the middle of a response, so a large
@@ -340,7 +340,7 @@ impl PacketStream {
     }
 
     /// Appends an ERR packet.
-    pub fn write_err(&mut self, error: &SqlError) {
+    pub fn write_err(&mut self, error: &ErrPacket) {
         // Format: 0xFF | error_code u16 | '#' | sqlstate[5] | message (rest of packet)
         self.write_with(|buf| {
             buf.push(0xFF);
@@ -462,7 +462,7 @@ impl<'a> PacketWriter<'a> {
     }
 
     /// Buffers an ERR packet (ends a binlog dump, for instance).
-    pub fn write_err(&mut self, error: &SqlError) {
+    pub fn write_err(&mut self, error: &ErrPacket) {
         self.stream.write_err(error);
     }
 

@@ -19,7 +19,7 @@ use mysql_common::packets::Column;
 use mysql_common::proto::MySerialize;
 use mysql_common::Value;
 
-use super::error::{Error, Result, SqlError};
+use super::error::{ErrPacket, Error, Result};
 use super::packet::PacketStream;
 
 /// The fields of an OK packet a session chooses; status flags come from the connection.
@@ -191,7 +191,7 @@ impl<'a> ResultWriter<'a> {
                 self.release_pending(true);
                 let sql = e
                     .to_sql_error()
-                    .unwrap_or_else(|| SqlError::new(super::error::code::UNKNOWN, "HY000", ""));
+                    .unwrap_or_else(|| ErrPacket::new(super::error::code::UNKNOWN, "HY000", ""));
                 self.io.write_err(&sql);
                 Ok(())
             }

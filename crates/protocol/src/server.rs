@@ -15,18 +15,18 @@ use super::settings::{Limits, ServerConfig};
 use super::stats::Stats;
 
 /// A MySQL protocol server over a [`Backend`].
-pub struct Server<B: Backend> {
+pub struct Listener<B: Backend> {
     shared: Arc<Shared<B>>,
 }
 
-impl<B: Backend> Server<B> {
+impl<B: Backend> Listener<B> {
     /// A server answering with `backend`'s sessions.
     pub fn new(config: ServerConfig, backend: B) -> Self {
         let limits = Arc::new(Limits::new(&config));
         Self::with_limits(config, backend, limits)
     }
 
-    /// As [`Server::new`], with live limits the caller keeps a handle to (`SET GLOBAL`).
+    /// As [`Listener::new`], with live limits the caller keeps a handle to (`SET GLOBAL`).
     pub fn with_limits(config: ServerConfig, backend: B, limits: Arc<Limits>) -> Self {
         Self {
             shared: Arc::new(Shared {

@@ -1,5 +1,5 @@
 //! The seam between the protocol layer and the SQL layer: a [`Backend`] knows the user
-//! accounts and opens a [`Session`] per authenticated connection; the session answers
+//! accounts and opens a [`BackendSession`] per authenticated connection; the session answers
 //! commands by writing to a [`ResultWriter`].
 //!
 //! Methods return futures that must be `Send` (connections are tokio tasks on a multi-threaded
@@ -15,7 +15,7 @@ use mysql_common::packets::Column;
 use mysql_common::Value;
 
 use super::auth::UserAuth;
-use super::error::{Result, SqlError};
+use super::error::{ErrPacket, Result};
 use super::packet::PacketWriter;
 use super::results::ResultWriter;
 
@@ -54,7 +54,7 @@ pub struct PreparedStatement {
     pub columns: Vec<Column>,
 }
 
-/// Replication commands, routed to [`Session::replication`] with their raw packet.
+/// Replication commands, routed to [`BackendSession::replication`] with their raw packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplicationCommand {
     /// COM_REGISTER_SLAVE: the replica announces itself; answered with OK or ERR.
@@ -68,7 +68,7 @@ pub enum ReplicationCommand {
 /// The server's view of users and sessions, shared by all connections.
 pub trait Backend: Send + Sync + 'static {
     /// One connection's session.
-    type Session: Session;
+    type Session: BackendSession;
 
     /// The account `user` connecting from `host` (an IP address in text form), or `None` if no
     /// account matches. Host-pattern matching is the backend's business.
@@ -76,11 +76,11 @@ pub trait Backend: Send + Sync + 'static {
 
     /// Opens a session for an authenticated connection. An `Err` is sent to the client and the
     /// connection closes.
-    fn open_session(&self, info: &ConnectionInfo) -> Result<Self::Session, SqlError>;
+    fn open_session(&self, info: &ConnectionInfo) -> Result<Self::Session, ErrPacket>;
 }
 
 /// One client connection's SQL state (current database, transaction, prepared plans, ...).
-pub trait Session: Send + 'static {
+pub trait BackendSession: Send + 'static {
     /// COM_QUERY: runs `sql` and writes its result(s). Writing nothing means a plain OK.
     /// With multi-statements on ([`ResultWriter::multi_statements`]) a session may write several
     /// results; the protocol sets SERVER_MORE_RESULTS_EXISTS on all but the last.
@@ -114,7 +114,7 @@ pub trait Session: Send + 'static {
     fn init_db(&mut self, db: &str) -> impl Future<Output = Result<()>> + Send;
 
     /// COM_RESET_CONNECTION: back to a fresh session's state (rolls back, clears variables).
-    /// Prepared statements are closed one by one through [`Session::close_statement`] first.
+    /// Prepared statements are closed one by one through [`BackendSession::close_statement`] first.
     fn reset(&mut self) -> impl Future<Output = Result<()>> + Send;
 
     /// 1227 unless the session's account holds the global privilege named `privilege`
@@ -138,6 +138,6 @@ pub trait Session: Send + 'static {
         out: &mut PacketWriter<'_>,
     ) -> impl Future<Output = Result<()>> + Send {
         let _ = (command, packet, out);
-        async { Err(SqlError::unknown_command().into()) }
+        async { Err(ErrPacket::unknown_command().into()) }
     }
 }

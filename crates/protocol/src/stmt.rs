@@ -20,7 +20,7 @@ use mysql_common::constants::ColumnType;
 use mysql_common::io::ParseBuf;
 use mysql_common::Value;
 
-use super::error::{Error, Result, SqlError};
+use super::error::{ErrPacket, Error, Result};
 
 /// One prepared statement's protocol state.
 #[derive(Debug, Default)]
@@ -125,7 +125,7 @@ impl StatementState {
         }
         let Some(types) = self.param_types.as_ref() else {
             // Types were never sent: mysqld answers ER_WRONG_ARGUMENTS here.
-            return Err(SqlError::wrong_arguments("mysqld_stmt_execute").into());
+            return Err(ErrPacket::wrong_arguments("mysqld_stmt_execute").into());
         };
         let mut params = Vec::with_capacity(n);
         for (i, &(column_type, unsigned)) in types.iter().enumerate() {

@@ -70,7 +70,7 @@ use tokio::sync::{mpsc, Notify};
 
 use super::tail::{Follower, Located, Segment, Tail, COALESCE};
 use accounts::{Privileges, Users};
-use protocol::{self, PacketWriter, ReplicationCommand, SqlError};
+use protocol::{self, ErrPacket, PacketWriter, ReplicationCommand};
 use sql::admin::ReplicaInfo;
 
 /// ER_MASTER_FATAL_ERROR_READING_BINLOG.
@@ -235,7 +235,7 @@ impl Source {
             .lookup(&peer.user, &peer.host)
             .is_some_and(|a| a.privileges.contains(Privileges::REPLICATION_SLAVE))
         {
-            return Err(SqlError::new(
+            return Err(ErrPacket::new(
                 ER_SPECIFIC_ACCESS_DENIED,
                 "42000",
                 "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) \
@@ -567,7 +567,7 @@ async fn end_fatal(
     message: String,
 ) -> protocol::Result<()> {
     log::info!("binlog dump for connection {} ended: {message}", peer.connection_id);
-    out.write_err(&SqlError::new(ER_FATAL_READING_BINLOG, "HY000", message));
+    out.write_err(&ErrPacket::new(ER_FATAL_READING_BINLOG, "HY000", message));
     out.flush().await
 }
 
@@ -972,7 +972,7 @@ fn parse_request(command: ReplicationCommand, packet: &[u8]) -> protocol::Result
         if sid.tag().is_some_and(|t| !t.as_str().is_empty()) {
             // Tagged GTIDs (8.4) do not exist on this server; a replica holding some has
             // transactions this source never had.
-            return Err(SqlError::new(
+            return Err(ErrPacket::new(
                 ER_FATAL_READING_BINLOG,
                 "HY000",
                 "The replica's GTID set holds tagged GTIDs, which this source does not support",

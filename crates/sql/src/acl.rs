@@ -43,7 +43,7 @@ use super::ast::{
     AccountStmt, GrantTarget, Identified, Plugin, Secret, Stmt, TableRef, UserName, UserSpec,
 };
 use super::error::{Result, SqlError};
-use super::output::{ColumnDef, Output};
+use super::output::{Output, ResultColumn};
 use super::session::{Session, Warning};
 use accounts::{Account, Privileges, UserError};
 use protocol::{AuthPlugin, UserAuth};
@@ -764,7 +764,7 @@ impl Session {
         );
         let label = format!("CREATE USER for {}@{}", account.user, account.host);
         Ok(Output::Rows {
-            columns: vec![ColumnDef::text(&label, 1024)],
+            columns: vec![ResultColumn::text(&label, 1024)],
             rows: vec![vec![Value::Bytes(text.into_bytes())]],
         })
     }
@@ -800,7 +800,7 @@ impl Session {
             rows.push(row(&level, g.privileges));
         }
         let label = format!("Grants for {}@{}", account.user, account.host);
-        Ok(Output::Rows { columns: vec![ColumnDef::text(&label, 1024)], rows })
+        Ok(Output::Rows { columns: vec![ResultColumn::text(&label, 1024)], rows })
     }
 }
 

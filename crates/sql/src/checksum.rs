@@ -27,7 +27,7 @@ use engine::{Row, Value};
 
 use super::ast::TableRef;
 use super::error::{Result, SqlError};
-use super::output::{ColumnDef, Output};
+use super::output::{Output, ResultColumn};
 use super::session::{Session, Warning};
 
 /// Appends the canonical encoding of one column value (see the module doc's Format).
@@ -91,7 +91,8 @@ impl Session {
     /// CHECKSUM TABLE (see the module doc).
     pub(crate) fn checksum_table(&mut self, tables: &[TableRef], quick: bool) -> Result<Output> {
         self.server.count("Com_checksum");
-        let columns = vec![ColumnDef::text("Table", 128), ColumnDef::bigint("Checksum", false)];
+        let columns =
+            vec![ResultColumn::text("Table", 128), ResultColumn::bigint("Checksum", false)];
         let mut rows = Vec::with_capacity(tables.len());
         for t in tables {
             let db = match &t.db {

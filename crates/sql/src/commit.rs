@@ -33,7 +33,7 @@ pub enum ChangeKind {
 
 /// One row change, with full row images (binlog_row_image=FULL).
 #[derive(Debug, Clone, PartialEq)]
-pub struct RowChange {
+pub struct ChangedRow {
     /// The table's definition when the change was made; `schema.name` is `db.table`.
     pub table: Arc<TableSchema>,
     pub kind: ChangeKind,
@@ -41,7 +41,7 @@ pub struct RowChange {
     pub after: Option<Row>,
 }
 
-impl RowChange {
+impl ChangedRow {
     /// The database and table names of the change (split from the engine name `db.table`).
     pub fn names(&self) -> (&str, &str) {
         split_engine_name(&self.table.name)
@@ -56,7 +56,7 @@ pub fn split_engine_name(name: &str) -> (&str, &str) {
 /// A transaction's row changes in the order they were made.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TxnChanges {
-    pub changes: Vec<RowChange>,
+    pub changes: Vec<ChangedRow>,
     /// The connection that made them (0: none), for WRITESET_SESSION dependency tracking.
     pub session: u64,
 }
@@ -81,7 +81,7 @@ pub enum GtidNext {
 
 /// What a commit produced.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CommitInfo {
+pub struct CommitOutcome {
     /// The GTID the transaction got in the binlog, if it was binlogged with one.
     pub gtid: Option<Gtid>,
 }
@@ -92,7 +92,7 @@ pub trait TxnCommitter: Send + Sync {
     /// Commits `txn`, whose changes are `changes` (empty for a transaction that wrote nothing
     /// but must still be logged, e.g. an empty transaction with an assigned `gtid_next`).
     /// On error the transaction is rolled back.
-    fn commit(&self, txn: Txn, changes: TxnChanges, gtid_next: GtidNext) -> Result<CommitInfo>;
+    fn commit(&self, txn: Txn, changes: TxnChanges, gtid_next: GtidNext) -> Result<CommitOutcome>;
 
     /// Commits DDL transaction `txn` (schema changes staged in the engine with
     /// `Engine::create_table_in` and the like) and binlogs `query`, run in database `db`, as a
@@ -105,7 +105,7 @@ pub trait TxnCommitter: Send + Sync {
         db: Option<&str>,
         query: &str,
         gtid_next: GtidNext,
-    ) -> Result<CommitInfo>;
+    ) -> Result<CommitOutcome>;
 
     /// True when [`TxnCommitter::commit_deferred`] hands the commit over without blocking
     /// (the caller may then run statements on threads that must not block).
@@ -138,11 +138,11 @@ pub trait DeferredCommit: Send + Sync {
     fn hand_off(&mut self) -> bool {
         false
     }
-    fn poll_done(&mut self, cx: &mut Context<'_>) -> Poll<Result<CommitInfo>>;
+    fn poll_done(&mut self, cx: &mut Context<'_>) -> Poll<Result<CommitOutcome>>;
 }
 
 /// A commit whose outcome is already known.
-pub struct ReadyCommit(pub Option<Result<CommitInfo>>);
+pub struct ReadyCommit(pub Option<Result<CommitOutcome>>);
 
 impl DeferredCommit for ReadyCommit {
     fn needs_thread(&self) -> bool {
@@ -151,8 +151,8 @@ impl DeferredCommit for ReadyCommit {
 
     fn run(&mut self) {}
 
-    fn poll_done(&mut self, _cx: &mut Context<'_>) -> Poll<Result<CommitInfo>> {
-        Poll::Ready(self.0.take().unwrap_or_else(|| Ok(CommitInfo::default())))
+    fn poll_done(&mut self, _cx: &mut Context<'_>) -> Poll<Result<CommitOutcome>> {
+        Poll::Ready(self.0.take().unwrap_or_else(|| Ok(CommitOutcome::default())))
     }
 }
 
@@ -170,10 +170,15 @@ impl EngineCommitter {
 }
 
 impl TxnCommitter for EngineCommitter {
-    fn commit(&self, txn: Txn, _changes: TxnChanges, _gtid_next: GtidNext) -> Result<CommitInfo> {
+    fn commit(
+        &self,
+        txn: Txn,
+        _changes: TxnChanges,
+        _gtid_next: GtidNext,
+    ) -> Result<CommitOutcome> {
         let lsn = self.engine.commit(txn)?;
         self.engine.flush_up_to(lsn)?;
-        Ok(CommitInfo::default())
+        Ok(CommitOutcome::default())
     }
 
     fn commit_ddl(
@@ -182,10 +187,10 @@ impl TxnCommitter for EngineCommitter {
         _db: Option<&str>,
         _query: &str,
         _gtid: GtidNext,
-    ) -> Result<CommitInfo> {
+    ) -> Result<CommitOutcome> {
         // Without a binlog there is nothing to log: a one-phase commit, durable on return.
         let lsn = self.engine.commit(txn)?;
         self.engine.flush_up_to(lsn)?;
-        Ok(CommitInfo::default())
+        Ok(CommitOutcome::default())
     }
 }

@@ -20,7 +20,7 @@ use engine::{encode_key, ColumnType, Decimal, Key, Row, TableId, TableSchema, Tx
 use super::ast::*;
 use super::error::{Result, SqlError};
 use super::eval::{arith, compare, eval, parse_datetime, truth};
-use super::output::{flags, ColumnDef, MysqlType, Output};
+use super::output::{flags, MysqlType, Output, ResultColumn};
 use super::session::Session;
 use super::vars::VERSION;
 
@@ -535,7 +535,7 @@ struct SelectPlan {
     /// A table the server makes up instead (information_schema.PROCESSLIST): its rows.
     made_up: Option<(Arc<TableSchema>, Vec<Row>)>,
     items: Vec<Expr>,
-    columns: Vec<ColumnDef>,
+    columns: Vec<ResultColumn>,
     filter: Option<Expr>,
     group_by: Vec<Expr>,
     having: Option<Expr>,
@@ -579,7 +579,7 @@ impl Session {
                     };
                     for (i, c) in sc.columns.iter().enumerate() {
                         items.push(Expr::Col(i));
-                        columns.push(ColumnDef::for_table_column(
+                        columns.push(ResultColumn::for_table_column(
                             &db,
                             &tlabel,
                             c,
@@ -590,7 +590,7 @@ impl Session {
                 SelectItem::Expr { expr, label, aliased } => {
                     let bound = b.bind(expr)?;
                     let mut col = match (&bound, schema) {
-                        (Expr::Col(i), Some(sc)) => ColumnDef::for_table_column(
+                        (Expr::Col(i), Some(sc)) => ResultColumn::for_table_column(
                             &db,
                             &tlabel,
                             &sc.columns[*i],
@@ -599,7 +599,7 @@ impl Session {
                         _ => {
                             let aggs = b.aggs.as_deref().unwrap_or(&[]);
                             let ty = expr_type(&bound, schema, aggs);
-                            let mut c = ColumnDef::expr(label, ty);
+                            let mut c = ResultColumn::expr(label, ty);
                             if ty == MysqlType::NewDecimal {
                                 c.decimals = decimal_scale(&bound, schema, aggs);
                             }
@@ -658,7 +658,7 @@ impl Session {
     }
 
     /// The result columns of a SELECT (for PREPARE).
-    pub(crate) fn select_columns(&self, s: &Select) -> Result<Vec<ColumnDef>> {
+    pub(crate) fn select_columns(&self, s: &Select) -> Result<Vec<ResultColumn>> {
         Ok(self.plan_select(s, None)?.columns)
     }
 

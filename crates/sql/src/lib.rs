@@ -38,10 +38,10 @@ mod write;
 
 pub use admin::{AdminCommand, BinlogAdmin, NoBinlog, NoStatus, StatusProvider};
 pub use commit::{
-    ChangeKind, CommitInfo, DeferredCommit, EngineCommitter, GtidNext, ReadyCommit, RowChange,
+    ChangeKind, ChangedRow, CommitOutcome, DeferredCommit, EngineCommitter, GtidNext, ReadyCommit,
     TxnChanges, TxnCommitter,
 };
 pub use error::SqlError;
-pub use output::{ColumnDef, MysqlType, Output};
+pub use output::{MysqlType, Output, ResultColumn};
 pub use server::{HookPrivilege, Hooks, Server, StatementHook};
 pub use session::{Attempt, Prepared, Session, Warning};

@@ -43,7 +43,7 @@ pub const CHARSET_BINARY: u16 = 63;
 
 /// One result column, as a MySQL column definition packet describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ColumnDef {
+pub struct ResultColumn {
     /// Database of the source table ("" for expressions).
     pub schema: String,
     /// Table (alias) and original table name ("" for expressions).
@@ -60,9 +60,9 @@ pub struct ColumnDef {
     pub charset: u16,
 }
 
-impl ColumnDef {
+impl ResultColumn {
     /// An expression column of `ty` named `name`.
-    pub fn expr(name: &str, ty: MysqlType) -> ColumnDef {
+    pub fn expr(name: &str, ty: MysqlType) -> ResultColumn {
         let (length, charset, flags, decimals) = match ty {
             MysqlType::Tiny | MysqlType::Short | MysqlType::Long | MysqlType::Int24 => {
                 (11, CHARSET_BINARY, flags::NUM, 0)
@@ -76,7 +76,7 @@ impl ColumnDef {
                 (1024, CHARSET_UTF8MB4, 0, 31)
             }
         };
-        ColumnDef {
+        ResultColumn {
             schema: String::new(),
             table: String::new(),
             org_table: String::new(),
@@ -91,13 +91,17 @@ impl ColumnDef {
     }
 
     /// A text column (SHOW output), `chars` characters wide.
-    pub fn text(name: &str, chars: u32) -> ColumnDef {
-        ColumnDef { length: chars * 4, decimals: 0, ..ColumnDef::expr(name, MysqlType::VarString) }
+    pub fn text(name: &str, chars: u32) -> ResultColumn {
+        ResultColumn {
+            length: chars * 4,
+            decimals: 0,
+            ..ResultColumn::expr(name, MysqlType::VarString)
+        }
     }
 
     /// A BIGINT column (SHOW output).
-    pub fn bigint(name: &str, unsigned: bool) -> ColumnDef {
-        let mut c = ColumnDef::expr(name, MysqlType::LongLong);
+    pub fn bigint(name: &str, unsigned: bool) -> ResultColumn {
+        let mut c = ResultColumn::expr(name, MysqlType::LongLong);
         if unsigned {
             c.flags |= flags::UNSIGNED;
             c.length = 20;
@@ -111,7 +115,7 @@ impl ColumnDef {
         table: &str,
         col: &engine::Column,
         flags_extra: u16,
-    ) -> ColumnDef {
+    ) -> ResultColumn {
         let (ty, length, mut fl, decimals, charset) = match col.ty {
             ColumnType::Integer { bytes, unsigned } => {
                 let (ty, len) = match bytes {
@@ -139,7 +143,7 @@ impl ColumnDef {
         if col.auto_increment {
             fl |= flags::AUTO_INCREMENT;
         }
-        ColumnDef {
+        ResultColumn {
             schema: db.to_string(),
             table: table.to_string(),
             org_table: table.to_string(),
@@ -158,7 +162,7 @@ impl ColumnDef {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
     /// A result set.
-    Rows { columns: Vec<ColumnDef>, rows: Vec<Vec<Value>> },
+    Rows { columns: Vec<ResultColumn>, rows: Vec<Vec<Value>> },
     /// An OK packet.
     Ok { affected_rows: u64, last_insert_id: u64, info: String, warnings: u16 },
 }

@@ -21,10 +21,10 @@ use binlog::gtid::Gtid;
 use engine::{DateTime, Key, TableId, Txn, Value};
 
 use super::ast::{Expr, SetItem, Stmt, UserName, VarScope};
-use super::commit::{ChangeKind, DeferredCommit, GtidNext, RowChange, TxnChanges};
+use super::commit::{ChangeKind, ChangedRow, DeferredCommit, GtidNext, TxnChanges};
 use super::error::{Result, SqlError};
 use super::eval::{datetime_of, eval, unix_now};
-use super::output::{ColumnDef, Output};
+use super::output::{Output, ResultColumn};
 use super::parse::{parse, split_statements, Parsed};
 use super::server::Server;
 use super::vars::{self, check, lookup, Scope, VERSION};
@@ -39,7 +39,7 @@ pub struct Prepared {
     pub params: usize,
     /// The result set's columns (empty for statements without one, or when they are only
     /// known at execution, as for SHOW).
-    pub columns: Vec<ColumnDef>,
+    pub columns: Vec<ResultColumn>,
 }
 
 /// The outcome of running a statement on a thread that must not block
@@ -538,7 +538,7 @@ impl Session {
     }
 
     /// Records a row change of the open transaction.
-    pub(crate) fn record(&mut self, change: RowChange, undo: Undo) {
+    pub(crate) fn record(&mut self, change: ChangedRow, undo: Undo) {
         if let Some(open) = self.txn.as_mut() {
             open.changes.changes.push(change);
             open.undo.push(undo);

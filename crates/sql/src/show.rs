@@ -7,7 +7,7 @@ use super::ast::Show;
 use super::commit::split_engine_name;
 use super::error::{Result, SqlError};
 use super::eval::like;
-use super::output::{ColumnDef, Output};
+use super::output::{Output, ResultColumn};
 use super::session::Session;
 use super::vars::{show_text, Scope, VARIABLES};
 use protocol::processlist::{ProcessRow, KILL_CONNECTION, KILL_QUERY};
@@ -17,7 +17,7 @@ fn text(s: impl Into<String>) -> Value {
 }
 
 fn rows(names: &[&str], rows: Vec<Vec<Value>>) -> Output {
-    Output::Rows { columns: names.iter().map(|n| ColumnDef::text(n, 64)).collect(), rows }
+    Output::Rows { columns: names.iter().map(|n| ResultColumn::text(n, 64)).collect(), rows }
 }
 
 fn matches_like(pattern: &Option<String>, s: &str) -> bool {
@@ -300,9 +300,11 @@ impl Session {
                     .filter(|w| !only_errors || w.level == "Error")
                     .map(|w| vec![text(w.level), Value::UInt(u64::from(w.code)), text(&w.message)])
                     .collect();
-                let mut cols: Vec<ColumnDef> =
-                    ["Level", "Code", "Message"].iter().map(|n| ColumnDef::text(n, 64)).collect();
-                cols[1] = ColumnDef::bigint("Code", true);
+                let mut cols: Vec<ResultColumn> = ["Level", "Code", "Message"]
+                    .iter()
+                    .map(|n| ResultColumn::text(n, 64))
+                    .collect();
+                cols[1] = ResultColumn::bigint("Code", true);
                 Output::Rows { columns: cols, rows: out }
             }
             Show::Engines => rows(
@@ -365,10 +367,10 @@ impl Session {
                     "Visible",
                     "Expression",
                 ];
-                let mut cols: Vec<ColumnDef> =
-                    names.iter().map(|n| ColumnDef::text(n, 64)).collect();
+                let mut cols: Vec<ResultColumn> =
+                    names.iter().map(|n| ResultColumn::text(n, 64)).collect();
                 for i in [1, 3, 6, 7] {
-                    cols[i] = ColumnDef::bigint(names[i], false);
+                    cols[i] = ResultColumn::bigint(names[i], false);
                 }
                 Output::Rows { columns: cols, rows: out }
             }
@@ -419,14 +421,14 @@ impl Session {
     /// characters without FULL (`PROCESS_LIST_WIDTH`).
     fn process_list(&self, full: bool) -> Result<Output> {
         let columns = vec![
-            ColumnDef::bigint("Id", true),
-            ColumnDef::text("User", 32),
-            ColumnDef::text("Host", 261),
-            ColumnDef::text("db", 64),
-            ColumnDef::text("Command", 16),
-            ColumnDef::bigint("Time", false),
-            ColumnDef::text("State", 30),
-            ColumnDef::text("Info", if full { 65535 } else { 100 }),
+            ResultColumn::bigint("Id", true),
+            ResultColumn::text("User", 32),
+            ResultColumn::text("Host", 261),
+            ResultColumn::text("db", 64),
+            ResultColumn::text("Command", 16),
+            ResultColumn::bigint("Time", false),
+            ResultColumn::text("State", 30),
+            ResultColumn::text("Info", if full { 65535 } else { 100 }),
         ];
         let all = self.has_global_privilege(accounts::Privileges::PROCESS);
         let listed: Vec<ProcessRow> = match self.server.processes() {
@@ -563,9 +565,9 @@ impl Session {
                 server.count("Com_show_binlogs");
                 let files = admin.binary_logs()?;
                 let mut cols = vec![
-                    ColumnDef::text("Log_name", 255),
-                    ColumnDef::bigint("File_size", true),
-                    ColumnDef::text("Encrypted", 3),
+                    ResultColumn::text("Log_name", 255),
+                    ResultColumn::bigint("File_size", true),
+                    ResultColumn::text("Encrypted", 3),
                 ];
                 cols[0].length = 1020;
                 let out = files
@@ -577,11 +579,11 @@ impl Session {
             AdminCommand::ShowMasterStatus => {
                 server.count("Com_show_master_status");
                 let cols = vec![
-                    ColumnDef::text("File", 255),
-                    ColumnDef::bigint("Position", true),
-                    ColumnDef::text("Binlog_Do_DB", 255),
-                    ColumnDef::text("Binlog_Ignore_DB", 255),
-                    ColumnDef::text("Executed_Gtid_Set", 1024),
+                    ResultColumn::text("File", 255),
+                    ResultColumn::bigint("Position", true),
+                    ResultColumn::text("Binlog_Do_DB", 255),
+                    ResultColumn::text("Binlog_Ignore_DB", 255),
+                    ResultColumn::text("Executed_Gtid_Set", 1024),
                 ];
                 let out = match admin.master_status()? {
                     None => Vec::new(),
@@ -599,12 +601,12 @@ impl Session {
                 server.count("Com_show_binlog_events");
                 let events = admin.binlog_events(file.as_deref(), *from, *offset, *limit)?;
                 let cols = vec![
-                    ColumnDef::text("Log_name", 255),
-                    ColumnDef::bigint("Pos", true),
-                    ColumnDef::text("Event_type", 64),
-                    ColumnDef::bigint("Server_id", true),
-                    ColumnDef::bigint("End_log_pos", true),
-                    ColumnDef::text("Info", 1024),
+                    ResultColumn::text("Log_name", 255),
+                    ResultColumn::bigint("Pos", true),
+                    ResultColumn::text("Event_type", 64),
+                    ResultColumn::bigint("Server_id", true),
+                    ResultColumn::bigint("End_log_pos", true),
+                    ResultColumn::text("Info", 1024),
                 ];
                 let out = events
                     .into_iter()
@@ -652,11 +654,11 @@ impl Session {
                     ("Source_Id", "Replica_UUID")
                 };
                 let cols = vec![
-                    ColumnDef::bigint(if *old_names { "Server_id" } else { "Server_Id" }, true),
-                    ColumnDef::text("Host", 255),
-                    ColumnDef::bigint("Port", true),
-                    ColumnDef::bigint(source_id, true),
-                    ColumnDef::text(uuid, 36),
+                    ResultColumn::bigint(if *old_names { "Server_id" } else { "Server_Id" }, true),
+                    ResultColumn::text("Host", 255),
+                    ResultColumn::bigint("Port", true),
+                    ResultColumn::bigint(source_id, true),
+                    ResultColumn::text(uuid, 36),
                 ];
                 let out = admin
                     .replicas()

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use engine::{ColumnType, Key, Row, TableId, TableSchema, Value};
 
 use super::ast::{BinOp, Delete, Expr, Insert, OrderItem, Update};
-use super::commit::{ChangeKind, RowChange};
+use super::commit::{ChangeKind, ChangedRow};
 use super::error::{Result, SqlError};
 use super::eval::{engine_value_error, eval, to_column};
 use super::exec::{count_value, fetch, key_value, matches, plan_access, Access};
@@ -48,7 +48,7 @@ impl Session {
             .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &proposed, c)))?;
         let after = self.image(t, &ins.key)?;
         self.record(
-            RowChange { table: t.schema.clone(), kind: ChangeKind::Insert, before: None, after },
+            ChangedRow { table: t.schema.clone(), kind: ChangeKind::Insert, before: None, after },
             Undo { table: t.id, key_after: Some(ins.key.clone()) },
         );
         Ok((ins.key, ins.auto_inc))
@@ -82,7 +82,7 @@ impl Session {
             .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &stored, c)))?;
         let after = found.then_some(stored);
         self.record(
-            RowChange {
+            ChangedRow {
                 table: t.schema.clone(),
                 kind: ChangeKind::Update,
                 before: Some(before),
@@ -100,7 +100,7 @@ impl Session {
             return Ok(false);
         }
         self.record(
-            RowChange {
+            ChangedRow {
                 table: t.schema.clone(),
                 kind: ChangeKind::Delete,
                 before: Some(before),

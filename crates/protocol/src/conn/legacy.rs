@@ -18,7 +18,7 @@
 //! binlogd keeps it with MySQL 5.7's and MariaDB's behaviour, because `mariadb-admin
 //! shutdown` sends it.
 
-use super::{Backend, Connection, Error, Result, ResultWriter, Session, SqlError};
+use super::{Backend, BackendSession, Connection, ErrPacket, Error, Result, ResultWriter};
 
 /// COM_REFRESH.
 pub(super) const REFRESH: u8 = 0x07;
@@ -88,7 +88,7 @@ impl<B: Backend> Connection<B> {
                 );
                 self.eof();
             }
-            _ => return Err(SqlError::unknown_command().into()),
+            _ => return Err(ErrPacket::unknown_command().into()),
         }
         Ok(())
     }
@@ -112,6 +112,6 @@ impl<B: Backend> Connection<B> {
 }
 
 /// 1235 ER_NOT_SUPPORTED_YET.
-fn not_supported(what: &str) -> SqlError {
-    SqlError::new(1235, "42000", format!("This version of binlogd doesn't yet support '{what}'"))
+fn not_supported(what: &str) -> ErrPacket {
+    ErrPacket::new(1235, "42000", format!("This version of binlogd doesn't yet support '{what}'"))
 }

@@ -18,9 +18,9 @@ use std::sync::{Arc, OnceLock};
 
 use protocol::error::Result;
 use protocol::{
-    Backend, Column, ColumnFlags, ColumnType, ConnectionInfo, OkResult, PacketWriter,
-    PreparedStatement, ReplicationCommand, ResultWriter, Server, ServerConfig, ServerKeys, Session,
-    SqlError, Stats, UserAuth, Value,
+    Backend, BackendSession, Column, ColumnFlags, ColumnType, ConnectionInfo, ErrPacket, Listener,
+    OkResult, PacketWriter, PreparedStatement, ReplicationCommand, ResultWriter, ServerConfig,
+    ServerKeys, Stats, UserAuth, Value,
 };
 
 pub const NATIVE_USER: &str = "native_user";
@@ -71,7 +71,7 @@ impl Backend for TestBackend {
         self.users.get(user).cloned()
     }
 
-    fn open_session(&self, info: &ConnectionInfo) -> Result<TestSession, SqlError> {
+    fn open_session(&self, info: &ConnectionInfo) -> Result<TestSession, ErrPacket> {
         Ok(TestSession { db: None, tls: info.tls, statements: HashMap::new() })
     }
 }
@@ -82,8 +82,8 @@ pub struct TestSession {
     statements: HashMap<u32, String>,
 }
 
-fn parse_error(sql: &str) -> SqlError {
-    SqlError::new(1064, "42000", format!("You have an error in your SQL syntax near '{sql}'"))
+fn parse_error(sql: &str) -> ErrPacket {
+    ErrPacket::new(1064, "42000", format!("You have an error in your SQL syntax near '{sql}'"))
 }
 
 fn col(name: &str, column_type: ColumnType) -> Column {
@@ -186,7 +186,7 @@ impl TestSession {
     }
 }
 
-impl Session for TestSession {
+impl BackendSession for TestSession {
     async fn query(&mut self, sql: &str, out: &mut ResultWriter<'_>) -> Result<()> {
         if out.multi_statements() {
             for statement in sql.split(';').filter(|s| !s.trim().is_empty()) {
@@ -225,7 +225,7 @@ impl Session for TestSession {
         out: &mut ResultWriter<'_>,
     ) -> Result<()> {
         let Some(sql) = self.statements.get(&stmt_id).cloned() else {
-            return Err(SqlError::unknown_statement(stmt_id, "execute").into());
+            return Err(ErrPacket::unknown_statement(stmt_id, "execute").into());
         };
         if sql.starts_with("select rows") {
             let n = match params.first() {
@@ -276,7 +276,7 @@ impl Session for TestSession {
 
     async fn init_db(&mut self, db: &str) -> Result<()> {
         if db == "nosuchdb" {
-            return Err(SqlError::bad_db(db).into());
+            return Err(ErrPacket::bad_db(db).into());
         }
         self.db = Some(db.to_string());
         Ok(())
@@ -336,7 +336,7 @@ impl Drop for TestServer {
 pub async fn start(config: ServerConfig) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
-    let server = Server::new(config, TestBackend::new());
+    let server = Listener::new(config, TestBackend::new());
     let stats = server.stats().clone();
     let task = tokio::spawn(async move { server.serve(listener).await });
     TestServer { addr, stats, task }

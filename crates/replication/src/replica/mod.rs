@@ -35,7 +35,7 @@ use engine::{Engine, Value};
 use parking_lot::Mutex;
 
 use settings::Settings;
-use sql::{self, ColumnDef, Output, SqlError};
+use sql::{self, Output, ResultColumn, SqlError};
 use statements::{ChangeOption, ReplicaStmt};
 
 /// The relay log's directory inside the data directory.
@@ -397,14 +397,14 @@ impl Replica {
     }
 
     fn show_status(&self, old_names: bool) -> Output {
-        let columns: Vec<ColumnDef> = STATUS_COLUMNS
+        let columns: Vec<ResultColumn> = STATUS_COLUMNS
             .iter()
             .map(|(name, numeric)| {
                 let name = if old_names { old_name(name) } else { (*name).to_string() };
                 if *numeric {
-                    ColumnDef::bigint(&name, true)
+                    ResultColumn::bigint(&name, true)
                 } else {
-                    ColumnDef::text(&name, 256)
+                    ResultColumn::text(&name, 256)
                 }
             })
             .collect();

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use engine::{Engine, Txn};
-use sql::{CommitInfo, EngineCommitter, GtidNext, SqlError, TxnChanges, TxnCommitter};
+use sql::{CommitOutcome, EngineCommitter, GtidNext, SqlError, TxnChanges, TxnCommitter};
 
 pub struct Recording {
     engine: EngineCommitter,
@@ -37,7 +37,7 @@ impl TxnCommitter for Recording {
         txn: Txn,
         changes: TxnChanges,
         gtid: GtidNext,
-    ) -> Result<CommitInfo, SqlError> {
+    ) -> Result<CommitOutcome, SqlError> {
         self.commits.lock().expect("lock").push((changes.clone(), gtid));
         self.engine.commit(txn, changes, gtid)
     }
@@ -48,7 +48,7 @@ impl TxnCommitter for Recording {
         db: Option<&str>,
         query: &str,
         gtid: GtidNext,
-    ) -> Result<CommitInfo, SqlError> {
+    ) -> Result<CommitOutcome, SqlError> {
         self.ddl.lock().expect("lock").push((db.map(str::to_string), query.to_string()));
         self.engine.commit_ddl(txn, db, query, gtid)
     }
