@@ -58,7 +58,7 @@ use binlog::gtid::GtidSet;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 
 use crate::dump;
 
