@@ -6,7 +6,7 @@ bench/results/<date>/: points.csv (every measured point), results.md (the table 
 binlogd/MariaDB ratio per point) and PNG charts drawn with matplotlib.
 
 MariaDB is Debian's mariadb-server started with the durability settings of
-../shared/anchors/mariadb.sh (sync_binlog, innodb_flush_log_at_trx_commit=1, ROW binlog) in its
+bench/mariadb-anchor.sh (sync_binlog, innodb_flush_log_at_trx_commit=1, ROW binlog) in its
 own directory (/tmp/mdb-compare) and port (3402). binlogd is target/release/binlogd serve on a
 fresh data directory per configuration (/tmp/binlogd-compare, port 3403). Both run on
 127.0.0.1 only, every point is bounded by --time.
@@ -168,7 +168,7 @@ class MariaDB:
         run(["mariadb-install-db", "--no-defaults", "--datadir=%s/data" % MDB_DIR, "--user=root",
              "--auth-root-authentication-method=normal"])
         logfile = MDB_DIR + "/err.log"
-        # The anchor's settings (../shared/anchors/mariadb.sh); sync_binlog is set per point.
+        # The anchor's settings (bench/mariadb-anchor.sh); sync_binlog is set per point.
         self.proc = subprocess.Popen([
             "mariadbd", "--no-defaults", "--datadir=%s/data" % MDB_DIR,
             "--socket=%s/sock" % MDB_DIR, "--port=%d" % MDB_PORT, "--bind-address=127.0.0.1",

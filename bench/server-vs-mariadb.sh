@@ -2,11 +2,11 @@
 # sysbench oltp_update_non_index against `binlogd serve` and MariaDB in the same run, one thread
 # count at a time (all servers in turn, so they share the machine's noise): issue 4's benchmark.
 #
-# Servers, all started here on fresh data directories (4 tables x 10 000 rows, DESIGN.md's
-# anchor workload), all with max_connections >= 2000:
+# Servers, all started here on fresh data directories (4 tables x 10 000 rows, the design
+# brief's anchor workload), all with max_connections >= 2000:
 #   binlogd         durable: sync_binlog=1, innodb_flush_log_at_trx_commit=1 (classic 2PC)
 #   binlogd-inredo  durable: the same plus binlog_in_redo=ON (one fsync per group)
-#   mariadb         durable: ../shared/anchors/mariadb.sh (sync_binlog=1, flush=1)
+#   mariadb         durable: bench/mariadb-anchor.sh (sync_binlog=1, flush=1)
 #   mariadb-nd      non-durable: the same with SYNC_BINLOG=0 FLUSH=2
 # Both servers are reached over their Unix sockets (MariaDB's is the anchor script's way; its
 # root account authenticates by socket). TRANSPORT=tcp reaches binlogd over TCP 127.0.0.1
@@ -25,8 +25,7 @@ shift || true
 threads=${*:-"1 16 64 256 1024"}
 servers=${SERVERS:-"binlogd binlogd-inredo mariadb mariadb-nd"}
 here=$(cd "$(dirname "$0")/.." && pwd)
-anchor=${ANCHOR:-$here/../shared/anchors/mariadb.sh}
-[ -f "$anchor" ] || anchor=/work/shared/anchors/mariadb.sh
+anchor=${ANCHOR:-$here/bench/mariadb-anchor.sh}
 if ! command -v sysbench >/dev/null || ! command -v mariadb >/dev/null \
     || ! command -v mariadbd >/dev/null; then
     apt-get update -qq

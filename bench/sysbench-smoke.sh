@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Smoke benchmark: sysbench oltp_update_non_index for a few seconds against `binlogd serve`
 # with durable settings (sync_binlog=1, innodb_flush_log_at_trx_commit=1), 4 tables x 10 000
-# rows as DESIGN.md's anchor. Prints sysbench's summary per thread count; not a timed test.
-# The side-by-side comparison with MariaDB (issue 6) is separate: ../shared/anchors/mariadb.sh.
+# rows as the design brief's anchor (docs/design-brief.md). Prints sysbench's summary per thread
+# count; not a timed test.
+# The side-by-side comparison with MariaDB (issue 6) is separate: bench/mariadb-anchor.sh.
 #
 # Usage: bench/sysbench-smoke.sh [seconds] [threads...]   (defaults: 5, then 1 4 64)
 set -euo pipefail

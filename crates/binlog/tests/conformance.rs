@@ -1,4 +1,4 @@
-//! Conformance against real MySQL binlog files (`fixtures/mysql-binlogs`, see its README).
+//! Conformance against real MySQL binlog files (`tests/fixtures/mysql-binlogs`, see its README).
 //!
 //! Every file decodes completely (the two cut files fail with a typed error naming the
 //! offset), every event of a type binlogd writes re-encodes byte for byte with its checksum,
@@ -13,14 +13,11 @@ use binlog::event::{
     RowsEvent, TableMap, Time, Value,
 };
 
-/// The fixture folder: `$BINLOGD_FIXTURES`, else `../../../shared/fixtures/mysql-binlogs`
-/// from this crate.
+/// The fixture folder: `$BINLOGD_FIXTURES`, else `tests/fixtures/mysql-binlogs` in this crate.
 fn fixtures_dir() -> PathBuf {
     let dir = match std::env::var_os("BINLOGD_FIXTURES") {
         Some(d) => PathBuf::from(d),
-        None => {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/mysql-binlogs")
-        }
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mysql-binlogs"),
     };
     assert!(dir.is_dir(), "fixture folder {} is missing (set BINLOGD_FIXTURES)", dir.display());
     dir

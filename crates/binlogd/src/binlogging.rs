@@ -5,8 +5,11 @@
 //! A transaction's row changes (full before/after images, in statement order) become its
 //! binlog cache (TABLE_MAP + WRITE/UPDATE/DELETE_ROWS); the coordinator then runs the ordered
 //! group commit (redo prepare, binlog write and sync, engine commit) and returns once the
-//! transaction is durable per `sync_binlog` / `innodb_flush_log_at_trx_commit`. DDL, already
-//! durable in the engine, is logged as a QUERY event with its own GTID.
+//! transaction is durable per `sync_binlog` / `innodb_flush_log_at_trx_commit`. DDL, staged in
+//! an engine DDL transaction, goes through the same two-phase commit
+//! ([`Coordinator::commit_ddl`]): the engine's DDL prepare record, then GTID + QUERY (carrying
+//! the XID as `ddl_xid`, as MySQL 8.0's atomic DDL does), then the engine commit; after a
+//! crash it is committed exactly when its QUERY event is in the binlog (docs/commit.md, "DDL").
 //!
 //! SHOW BINLOG EVENTS reads the file set through its tailing reader, so it never shows bytes past
 //! the synced end. `SET GLOBAL sync_binlog` and the other group-commit variables reach the running pipeline

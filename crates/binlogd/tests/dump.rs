@@ -1,13 +1,16 @@
-//! `binlogd dump` run as a process on the real MySQL files in `fixtures/mysql-binlogs`.
+//! `binlogd dump` run as a process on the real MySQL files in the binlog crate's
+//! `tests/fixtures/mysql-binlogs`.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// The fixture folder: `$BINLOGD_FIXTURES`, else the binlog crate's
+/// `tests/fixtures/mysql-binlogs` (a sibling crate under `crates/`).
 fn fixtures_dir() -> PathBuf {
     let dir = match std::env::var_os("BINLOGD_FIXTURES") {
         Some(d) => PathBuf::from(d),
         None => {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/mysql-binlogs")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../binlog/tests/fixtures/mysql-binlogs")
         }
     };
     assert!(dir.is_dir(), "fixture folder {} is missing (set BINLOGD_FIXTURES)", dir.display());

@@ -2,7 +2,7 @@
 //! rollbacks, groups, DDL and autocommit inserts on other tables, rotations, checkpoints) on
 //! the simulated disk, with a power cut at
 //! write/sync point k, dropping, tearing or keeping the unsynced state; then restart, XA
-//! recovery, and DESIGN.md's invariant. Both modes × sync_binlog 1 and 0.
+//! recovery, and docs/design-brief.md's invariant. Both modes × sync_binlog 1 and 0.
 //!
 //! By default every crash point is covered for one crash mode and the three modes rotate
 //! over the points; `COMMIT_CRASH_EXHAUSTIVE=1` runs every point in every mode. A failure

@@ -1,5 +1,6 @@
-//! One named test per row of DESIGN.md's crash table, each on the simulated disk with the
-//! crash placed exactly, then restart, XA recovery and the invariant.
+//! One named test per row of the crash table of docs/design-brief.md (docs/architecture.md
+//! maps each row to its tests), each on the simulated disk with the crash placed exactly, then
+//! restart, XA recovery and the invariant.
 
 mod common;
 

@@ -29,7 +29,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Mutex;
 
-use rand::RngCore;
+use rand::Rng;
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;

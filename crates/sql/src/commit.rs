@@ -5,8 +5,10 @@
 //! in statement order — exactly what the binlog cache needs to encode TABLE_MAP and
 //! WRITE/UPDATE/DELETE_ROWS v2 events. At COMMIT it hands the engine transaction and the
 //! changes to a [`TxnCommitter`], which makes them durable and visible (2PC with the binlog
-//! in the real pipeline). DDL, which the engine makes durable itself, is handed over as its
-//! statement text to be binlogged as a QUERY event with its own GTID.
+//! in the real pipeline). DDL is staged in an engine DDL transaction and handed over with its
+//! statement text ([`TxnCommitter::commit_ddl`]); with the binlog on it takes the same
+//! two-phase commit as rows, logged as a QUERY event with its own GTID, so after a crash the
+//! change and its event are both there or both gone.
 //!
 //! [`EngineCommitter`] is a complete committer for a server without a binary log: it commits in
 //! the engine (one-phase) and waits for the redo to be durable. The tests of this layer use it;

@@ -166,7 +166,7 @@ pub static VARIABLES: &[VarDef] = &[
     var("thread_cache_size", Global, uint(16384), "9"),
     var("max_connect_errors", Global, uint(u64::MAX), "100"),
     var("event_scheduler", Global, STR, "OFF"),
-    // Binary log and commit (DESIGN.md).
+    // Binary log and commit (docs/design-brief.md).
     ro("log_bin", Global, ON_OFF, "ON"),
     ro("log_bin_basename", Global, STR, ""),
     ro("log_bin_index", Global, STR, ""),

@@ -2,11 +2,11 @@
 //!
 //! Each cycle starts the server (this same executable, `serve`, loopback only) on a
 //! data directory, which recovers whatever the previous cycle's crash left; checks the
-//! invariants of DESIGN.md ("Crash recovery"); runs a write load in which every client inserts
-//! rows with unique (client, sequence) keys, one autocommit INSERT at a time, noting which
-//! commits it attempted and which were acknowledged; and kills the server with SIGKILL at a
-//! moment drawn from the seed. After the last cycle the server is started once more, checked,
-//! and stopped cleanly.
+//! invariants of docs/design-brief.md ("Crash recovery"); runs a write load in which every
+//! client inserts rows with unique (client, sequence) keys, one autocommit INSERT at a time,
+//! noting which commits it attempted and which were acknowledged; and kills the server with
+//! SIGKILL at a moment drawn from the seed. After the last cycle the server is started once
+//! more, checked, and stopped cleanly.
 //!
 //! The checks after each restart:
 //! - every acknowledged row is in the table;
@@ -58,7 +58,7 @@ use binlog::gtid::GtidSet;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 
 use crate::dump;
 

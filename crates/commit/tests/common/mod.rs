@@ -1,5 +1,6 @@
 //! Shared pieces of the commit layer's integration tests: a deterministic seeded workload
-//! (rows and DDL) over the real engine, and the invariant check of DESIGN.md after a restart.
+//! (rows and DDL) over the real engine, and the invariant check of docs/design-brief.md after a
+//! restart.
 
 #![allow(dead_code)]
 
@@ -418,10 +419,10 @@ fn replay_ddl(aux: &mut BTreeMap<String, AuxModel>, query: &str, ctx: &str) {
     }
 }
 
-/// DESIGN.md's invariant after a restart: the engine's rows and tables are exactly the replay
-/// of the binlog's complete transactions (rows and DDL); `gtid_executed` equals the binlog's
-/// GTIDs (no purge in these tests); no prepared transaction is left; every acknowledged GTID
-/// is present.
+/// The invariant of docs/design-brief.md after a restart: the engine's rows and tables are
+/// exactly the replay of the binlog's complete transactions (rows and DDL); `gtid_executed`
+/// equals the binlog's GTIDs (no purge in these tests); no prepared transaction is left; every
+/// acknowledged GTID is present.
 pub fn check_invariant(c: &Coord, acked: &[Gtid], ctx: &str) -> usize {
     let txns = read_binlog(c, ctx);
     let mut model: BTreeMap<i64, (i64, Vec<u8>)> = BTreeMap::new();
