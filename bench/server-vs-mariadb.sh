@@ -15,7 +15,8 @@
 # Usage: bench/server-vs-mariadb.sh [seconds] [threads...]   (defaults: 10, 1 16 64 256 1024)
 # Env: SERVERS="binlogd binlogd-inredo mariadb mariadb-nd" (subset/order), BINLOGD_OPTS (extra
 # options for both binlogd servers), BIN (a binlogd binary to use instead of building
-# target/release/binlogd), PORT_BASE (ports PORT_BASE+1.. are used; default 33161), TRANSPORT
+# target/release/binlogd), BIN_B (a second binlogd binary, e.g. an earlier commit's, run as the
+# servers binlogd-b and binlogd-b-inredo: an A/B in one run), PORT_BASE (ports PORT_BASE+1.. are used; default 33161), TRANSPORT
 # (socket or tcp, for binlogd; default socket).
 # Prints one line per server and thread count, then a table.
 set -euo pipefail
@@ -47,19 +48,22 @@ trap cleanup EXIT
 bin=${BIN:-$here/target/release/binlogd}
 [ -n "${BIN:-}" ] || cargo build --release -q -p binlogd --manifest-path "$here/Cargo.toml"
 sb=(--tables=4 --table-size=10000 --report-interval=0)
-declare -A conn
+declare -A conn server_pid
 port=${PORT_BASE:-33161}
 for s in $servers; do
     case $s in
-    binlogd | binlogd-inredo)
+    binlogd | binlogd-inredo | binlogd-b | binlogd-b-inredo)
         extra=()
-        [ "$s" = binlogd-inredo ] && extra=(--binlog-in-redo=ON)
+        case $s in *-inredo) extra=(--binlog-in-redo=ON) ;; esac
+        this_bin=$bin
+        case $s in binlogd-b*) this_bin=${BIN_B:?BIN_B names the second binlogd binary} ;; esac
         port=$((port + 1))
         # shellcheck disable=SC2086
-        "$bin" serve --datadir="$work/$s" --port="$port" \
+        "$this_bin" serve --datadir="$work/$s" --port="$port" \
             --initialize-insecure --sync-binlog=1 --innodb-flush-log-at-trx-commit=1 \
             --max-connections=2000 "${extra[@]}" ${BINLOGD_OPTS:-} >"$work/$s.log" 2>&1 &
         pids+=($!)
+        server_pid[$s]=$!
         # Up to 60 s: the first start generates the RSA key pair, slow on a loaded machine.
         for _ in $(seq 600); do
             grep -q "ready for connections" "$work/$s.log" && break
@@ -82,22 +86,33 @@ for s in $servers; do
         # Starts the server and prepares the tables (plus a 1-second warm-up run).
         env "${env[@]}" bash "$anchor" oltp_update_non_index 1 >/dev/null
         conn[$s]="--db-driver=mysql --mysql-socket=$work/mdb-$s/sock --mysql-user=root --mysql-db=sbtest"
+        server_pid[$s]=$(cat "$work/mdb-$s/pid")
         ;;
     *) echo "unknown server $s" >&2; exit 2 ;;
     esac
 done
 
-declare -A tps
+# CPU seconds (user + system) the server process has used so far.
+cpu_secs() {
+    awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"
+}
+declare -A tps cpu
 echo "# $(date -u +%FT%TZ) load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for t in $threads; do
     for s in $servers; do
+        c0=$(cpu_secs "${server_pid[$s]}")
         # shellcheck disable=SC2086
         r=$(sysbench oltp_update_non_index ${conn[$s]} "${sb[@]}" --threads="$t" \
             --time="$seconds" run)
+        c1=$(cpu_secs "${server_pid[$s]}")
         tps[$s,$t]=$(echo "$r" | awk '/transactions:/ {gsub("\\(","",$3); printf "%.0f", $3}')
+        trx=$(echo "$r" | awk '/transactions:/ {print $2}')
+        # Server CPU per transaction, microseconds (the client shares the cores).
+        cpu[$s,$t]=$(awk -v a="$c0" -v b="$c1" -v n="$trx" 'BEGIN {printf "%.0f", (b - a) * 1e6 / (n > 0 ? n : 1)}')
         p95=$(echo "$r" | awk '/95th percentile:/ {print $3}')
         errors=$(echo "$r" | awk '/ignored errors:/ {print $3}')
-        echo "$s threads=$t tps=${tps[$s,$t]} p95_ms=$p95 ignored_errors=$errors" \
+        echo "$s threads=$t tps=${tps[$s,$t]} p95_ms=$p95 cpu_us_per_trx=${cpu[$s,$t]}" \
+            "ignored_errors=$errors" \
             "load=$(cut -d' ' -f1 /proc/loadavg)"
     done
 done
@@ -110,5 +125,15 @@ echo
 for t in $threads; do
     printf '| %s |' "$t"
     for s in $servers; do printf ' %s |' "${tps[$s,$t]}"; done
+    echo
+done
+printf '\nServer CPU per transaction, µs:\n\n| threads |'
+for s in $servers; do printf ' %s |' "$s"; done
+printf '\n|---:|'
+for _ in $servers; do printf -- '---:|'; done
+echo
+for t in $threads; do
+    printf '| %s |' "$t"
+    for s in $servers; do printf ' %s |' "${cpu[$s,$t]}"; done
     echo
 done
