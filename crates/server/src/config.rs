@@ -849,7 +849,7 @@ impl Config {
     /// The binlog files' path prefix: `log_bin` resolved against `datadir`, or `None` when the
     /// binary log is off.
     pub fn log_bin_basename(&self) -> Option<PathBuf> {
-        Some(self.datadir.join(crate::serve::BINLOG_DIR).join(self.log_bin.as_deref()?))
+        Some(self.datadir.join(crate::datadir::BINLOG_DIR).join(self.log_bin.as_deref()?))
     }
 
     /// Applies one setting; returns a warning for an ignored `--loose-` option.

@@ -36,7 +36,7 @@ use engine::{Engine, EngineConfig};
 
 use crate::binlogging::{Binlogging, CommitVariables, ServerStatus};
 use crate::config::{BinlogChecksum, Config, ConfigError, LiveVariables, VARIABLES};
-use crate::datadir::{DataDir, DataDirError};
+use crate::datadir::{DataDir, DataDirError, BINLOG_DIR};
 use crate::logging::{LogError, Logger};
 use crate::protocol::{
     self, Backend, Column, ColumnFlags, ColumnType, ConnectionInfo, OkResult, PacketWriter,
@@ -49,8 +49,6 @@ use crate::users::{UserError, Users};
 
 /// The engine's directory inside the data directory (the commit pipeline uses the same).
 pub const ENGINE_DIR: &str = "engine";
-/// The binlog files' directory inside the data directory, as the commit pipeline keeps them.
-pub const BINLOG_DIR: &str = "binlog";
 
 /// Why the server could not start or stop cleanly.
 #[derive(Debug, thiserror::Error)]

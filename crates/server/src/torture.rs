@@ -895,7 +895,7 @@ impl Campaign<'_> {
                 ),
             ));
         }
-        let binlog = read_binlog(&datadir.join(binlogd::serve::BINLOG_DIR))
+        let binlog = read_binlog(&datadir.join(binlogd::datadir::BINLOG_DIR))
             .map_err(|message| self.violation(cycle, message))?;
         if binlog.rows != table {
             let only_binlog: Vec<_> = binlog.rows.difference(&table).take(5).collect();
