@@ -20,10 +20,12 @@
 //! Precedence: built-in defaults, then the option file's `[mysqld]` and `[binlogd]` sections in
 //! file order, then the command line, left to right; the last setting of a variable wins.
 //!
-//! [`VARIABLES`] describes every server variable (type, default, scope, whether `SET GLOBAL` may
-//! change it), for the SQL layer's `SHOW VARIABLES` and `SET`. Invariant, checked by tests: every
-//! variable marked [`Variable::startup_option`] is a field of [`Config`], its default is what
-//! [`Config::value`] shows for a default configuration, and that text parses back to itself.
+//! The variables themselves (type, default, scope, whether `SET GLOBAL` may change them, help)
+//! are rows of the one registry, `crate::sql::vars::VARIABLES` (mysqld's `sys_var` table), which
+//! `SHOW VARIABLES`, `SET` and this parser all read; [`VARIABLES`] here is its documented part.
+//! Invariant, checked by tests: every variable marked [`Variable::startup_option`] is a field of
+//! [`Config`], its default is what [`Config::value`] shows for a default configuration, and that
+//! text parses back to itself.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -118,442 +120,40 @@ pub enum ConfigError {
     },
 }
 
-/// A variable's type, which decides what values it accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VarType {
-    /// ON/OFF (also TRUE/FALSE, 1/0).
-    Bool,
-    /// A whole number in `min..=max`.
-    Integer {
-        /// Smallest value.
-        min: u64,
-        /// Largest value.
-        max: u64,
-    },
-    /// A byte count in `min..=max`, with an optional K, M, G or T suffix.
-    Size {
-        /// Smallest value.
-        min: u64,
-        /// Largest value.
-        max: u64,
-    },
-    /// One of these words (case-insensitive; shown upper-case).
-    Enum(&'static [&'static str]),
-    /// Free text (a path, an address, a GTID set).
-    Text,
-}
+pub use crate::sql::vars::{parse_bool, parse_size, Parsed, Scope, VarType, Variable};
+use crate::sql::vars::{Change, Var, VariableListener};
 
-impl VarType {
-    /// Parses `text` as this type; on failure, a description of what is expected.
-    pub fn parse(self, text: &str) -> Result<Parsed, String> {
-        let text = text.trim();
-        match self {
-            VarType::Bool => parse_bool(text).map(Parsed::Bool).ok_or_else(|| self.expected()),
-            VarType::Integer { min, max } => match text.parse::<u64>() {
-                Ok(n) if (min..=max).contains(&n) => Ok(Parsed::Int(n)),
-                _ => Err(self.expected()),
-            },
-            VarType::Size { min, max } => match parse_size(text) {
-                Some(n) if (min..=max).contains(&n) => Ok(Parsed::Int(n)),
-                _ => Err(self.expected()),
-            },
-            VarType::Enum(words) => words
-                .iter()
-                .find(|w| w.eq_ignore_ascii_case(text))
-                .map(|w| Parsed::Text((*w).to_string()))
-                .ok_or_else(|| self.expected()),
-            VarType::Text => Ok(Parsed::Text(text.to_string())),
-        }
-    }
-
-    fn expected(self) -> String {
-        match self {
-            VarType::Bool => "ON, OFF, TRUE, FALSE, 1 or 0".to_string(),
-            VarType::Integer { min, max } => format!("an integer from {min} to {max}"),
-            VarType::Size { min, max } => {
-                format!("a size from {min} to {max} bytes (K, M, G suffixes allowed)")
-            }
-            VarType::Enum(words) => format!("one of {}", words.join(", ")),
-            VarType::Text => "text".to_string(),
-        }
-    }
-}
-
-/// A value checked against its variable's type.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Parsed {
-    /// A boolean.
-    Bool(bool),
-    /// An integer or a size in bytes.
-    Int(u64),
-    /// Text, or an enum's canonical word.
-    Text(String),
-}
-
-/// Whether a variable exists globally, per session, or both (`SET GLOBAL` / `SET SESSION`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// Only `@@global.name`.
-    Global,
-    /// Only `@@session.name`.
-    Session,
-    /// Both; a session starts with the global value.
-    Both,
-}
-
-/// One server variable, as `SHOW VARIABLES` and `SET` see it.
-#[derive(Debug, Clone, Copy)]
-pub struct Variable {
-    /// The MySQL name (underscores).
-    pub name: &'static str,
-    /// What it accepts.
-    pub ty: VarType,
-    /// The default, as `SHOW VARIABLES` shows it.
-    pub default: &'static str,
-    /// Global, session or both.
-    pub scope: Scope,
-    /// True when `SET` may change it while the server runs.
-    pub dynamic: bool,
-    /// True when it may be given at startup (`--name=value`, option file).
-    pub startup_option: bool,
-    /// One line of help.
-    pub help: &'static str,
-}
-
-const U32_MAX: u64 = u32::MAX as u64;
 const GIB: u64 = 1 << 30;
 
-/// Every variable the server knows, sorted by name.
-pub static VARIABLES: &[Variable] = &[
-    Variable {
-        name: "admin_port",
-        ty: VarType::Integer { min: 0, max: 65_535 },
-        default: "0",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "port of the Prometheus /metrics endpoint on 127.0.0.1 (0: off)",
-    },
-    Variable {
-        name: "bind_address",
-        ty: VarType::Text,
-        default: "127.0.0.1",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "IP address to listen on",
-    },
-    Variable {
-        name: "binlog_checksum",
-        ty: VarType::Enum(&["NONE", "CRC32"]),
-        default: "CRC32",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "checksum written after each binlog event",
-    },
-    Variable {
-        name: "binlog_group_commit_sync_delay",
-        ty: VarType::Integer { min: 0, max: 1_000_000 },
-        default: "0",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "microseconds to wait before syncing the binlog, to gather a larger group",
-    },
-    Variable {
-        name: "binlog_group_commit_sync_no_delay_count",
-        ty: VarType::Integer { min: 0, max: 100_000 },
-        default: "0",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "stop waiting for the sync delay once this many transactions are queued",
-    },
-    Variable {
-        name: "binlog_in_redo",
-        ty: VarType::Bool,
-        default: "OFF",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "write binlog events into the redo log: one fsync per group instead of two",
-    },
-    Variable {
-        name: "binlog_max_flush_queue_time",
-        ty: VarType::Integer { min: 0, max: 100_000 },
-        default: "0",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "microseconds the flush-stage leader keeps taking new members",
-    },
-    Variable {
-        name: "binlog_order_commits",
-        ty: VarType::Bool,
-        default: "ON",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "commit in the engine in binlog order (the commit-stage leader commits the group)",
-    },
-    Variable {
-        name: "binlog_preallocate",
-        ty: VarType::Bool,
-        default: "OFF",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "preallocate each binlog file to max_binlog_size (fallocate)",
-    },
-    Variable {
-        name: "binlog_row_metadata",
-        ty: VarType::Enum(&["MINIMAL", "FULL"]),
-        default: "MINIMAL",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "column metadata written in TABLE_MAP events",
-    },
-    Variable {
-        name: "binlog_transaction_dependency_history_size",
-        ty: VarType::Integer { min: 1, max: commit::MAX_HISTORY_SIZE },
-        default: "25000",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "row hashes the WRITESET dependency history keeps before it is cleared",
-    },
-    Variable {
-        name: "binlog_transaction_dependency_tracking",
-        ty: VarType::Enum(&commit::DependencyTracking::NAMES),
-        default: "COMMIT_ORDER",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "how last_committed is computed: COMMIT_ORDER, WRITESET or WRITESET_SESSION",
-    },
-    Variable {
-        name: "connect_timeout",
-        ty: VarType::Integer { min: 2, max: 31_536_000 },
-        default: "10",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "seconds a client may take to authenticate",
-    },
-    Variable {
-        name: "datadir",
-        ty: VarType::Text,
-        default: "./data",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "data directory (created on first start)",
-    },
-    Variable {
-        name: "gtid_executed",
-        ty: VarType::Text,
-        default: "",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: false,
-        help: "GTIDs of every transaction in the binlog",
-    },
-    Variable {
-        name: "gtid_mode",
-        ty: VarType::Enum(&["OFF", "ON"]),
-        default: "ON",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "give each transaction a GTID",
-    },
-    Variable {
-        name: "gtid_next",
-        ty: VarType::Text,
-        default: "AUTOMATIC",
-        scope: Scope::Session,
-        dynamic: true,
-        startup_option: false,
-        help: "GTID of the session's next transaction (AUTOMATIC, ANONYMOUS or uuid:N)",
-    },
-    Variable {
-        name: "gtid_purged",
-        ty: VarType::Text,
-        default: "",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: false,
-        help: "GTIDs executed but no longer in any binlog file",
-    },
-    Variable {
-        name: "innodb_flush_log_at_trx_commit",
-        ty: VarType::Integer { min: 0, max: 2 },
-        default: "1",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "redo log at commit: 1 write+sync, 2 write, 0 neither (the engine's flush-at-commit)",
-    },
-    // MySQL's values also include O_DIRECT and O_DIRECT_NO_FSYNC, which change how InnoDB's
-    // *data* files are opened (binlogd has none: its tables live in memory and checkpoint
-    // files); MySQL's O_DSYNC opens the log files O_SYNC and skips their fsync
-    // (srv_unix_flush_t in MySQL's srv0srv.h: "open log files in O_SYNC mode"). binlogd's
-    // O_DSYNC also skips the fsync but opens the redo O_DIRECT|O_DSYNC and writes whole 4 KiB
-    // blocks, which measured faster than pwrite + fdatasync (bench/RESULTS.md).
-    Variable {
-        name: "innodb_flush_method",
-        ty: VarType::Enum(&engine::RedoFlushMethod::NAMES),
-        default: "O_DSYNC",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "how a redo flush is made durable: fsync (pwrite + fdatasync) or O_DSYNC (one write \
-               of whole blocks opened O_DIRECT and O_DSYNC; write + fdatasync where the file system \
-               has no direct I/O)",
-    },
-    Variable {
-        name: "innodb_lock_wait_timeout",
-        ty: VarType::Integer { min: 1, max: 1_073_741_824 },
-        default: "50",
-        scope: Scope::Both,
-        dynamic: true,
-        startup_option: true,
-        help: "seconds a statement waits for a row lock",
-    },
-    Variable {
-        name: "log_bin",
-        ty: VarType::Bool,
-        default: "ON",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "binary log on (--log-bin[=basename]) or off (--skip-log-bin)",
-    },
-    Variable {
-        name: "log_bin_basename",
-        ty: VarType::Text,
-        default: "./data/binlog/binlog",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: false,
-        help: "path and name prefix of the binlog files",
-    },
-    Variable {
-        name: "log_error",
-        ty: VarType::Text,
-        default: "stderr",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "error log file (relative names are in datadir); stderr when not given",
-    },
-    Variable {
-        name: "log_error_verbosity",
-        ty: VarType::Integer { min: 1, max: 3 },
-        default: "3",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "1 errors, 2 errors and warnings, 3 also notes",
-    },
-    Variable {
-        name: "max_allowed_packet",
-        ty: VarType::Size { min: 1024, max: GIB },
-        default: "67108864",
-        scope: Scope::Both,
-        dynamic: true,
-        startup_option: true,
-        help: "largest packet or statement a client may send",
-    },
-    Variable {
-        name: "max_binlog_size",
-        ty: VarType::Size { min: 4096, max: GIB },
-        default: "1073741824",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "rotate the binlog once a file reaches this size",
-    },
-    Variable {
-        name: "max_connections",
-        ty: VarType::Integer { min: 1, max: 100_000 },
-        default: "151",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "most client connections open at once",
-    },
-    Variable {
-        name: "port",
-        ty: VarType::Integer { min: 0, max: 65_535 },
-        default: "3306",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "TCP port to listen on (0: any free port, logged at startup)",
-    },
-    Variable {
-        name: "replica_parallel_workers",
-        ty: VarType::Integer { min: 0, max: 1024 },
-        default: "4",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "replica applier workers (logical-clock scheduling; read at START REPLICA)",
-    },
-    Variable {
-        name: "replica_preserve_commit_order",
-        ty: VarType::Bool,
-        default: "ON",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "replica workers commit in the source's order (read at START REPLICA)",
-    },
-    Variable {
-        name: "server_id",
-        ty: VarType::Integer { min: 0, max: U32_MAX },
-        default: "1",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "this server's id in binlog event headers and replication",
-    },
-    Variable {
-        name: "server_uuid",
-        ty: VarType::Text,
-        default: "",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: false,
-        help: "this server's UUID, generated once and kept in datadir/auto.cnf",
-    },
-    Variable {
-        name: "socket",
-        ty: VarType::Text,
-        default: "mysql.sock",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "Unix socket file to listen on too; relative to datadir; empty: none",
-    },
-    Variable {
-        name: "sync_binlog",
-        ty: VarType::Integer { min: 0, max: U32_MAX },
-        default: "1",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "fdatasync the binlog every N commit groups (0: leave it to the OS)",
-    },
-];
+/// The server's documented variables: the rows of the one registry
+/// ([`crate::sql::vars::VARIABLES`]) that have help text, sorted by name. These are what
+/// `--help` and the README list and what the option parser knows; the registry's other rows
+/// are MySQL variables for clients (`version_comment`, `sql_mode`, ...), unknown as options.
+pub static VARIABLES: Documented = Documented;
 
-/// The variable named `name` (dashes or underscores, any case).
+/// The type of [`VARIABLES`]: iterates the documented rows of the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Documented;
+
+impl Documented {
+    /// The documented variables, sorted by name.
+    pub fn iter(self) -> impl Iterator<Item = &'static Variable> {
+        crate::sql::vars::VARIABLES.iter().filter(|v| v.documented())
+    }
+}
+
+impl IntoIterator for Documented {
+    type Item = &'static Variable;
+    type IntoIter = std::iter::Filter<std::slice::Iter<'static, Variable>, fn(&&Variable) -> bool>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        crate::sql::vars::VARIABLES.iter().filter(|v| v.documented())
+    }
+}
+
+/// The documented variable named `name` (dashes or underscores, any case).
 pub fn variable(name: &str) -> Option<&'static Variable> {
-    let name = normalize_name(name);
-    VARIABLES.iter().find(|v| v.name == name)
+    crate::sql::vars::lookup(&normalize_name(name)).filter(|v| v.documented())
 }
 
 /// A name as the registry spells it: lower case, underscores.
@@ -1020,31 +620,6 @@ fn bad_value(s: &Setting, value: &str, ty: VarType) -> ConfigError {
     }
 }
 
-/// ON/OFF, TRUE/FALSE, 1/0, any case.
-pub fn parse_bool(text: &str) -> Option<bool> {
-    match text.trim().to_ascii_uppercase().as_str() {
-        "ON" | "TRUE" | "1" => Some(true),
-        "OFF" | "FALSE" | "0" => Some(false),
-        _ => None,
-    }
-}
-
-/// Digits with an optional K, M, G or T suffix (powers of 1024, any case).
-pub fn parse_size(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let (digits, shift) = match text.as_bytes().last()?.to_ascii_uppercase() {
-        b'K' => (&text[..text.len() - 1], 10),
-        b'M' => (&text[..text.len() - 1], 20),
-        b'G' => (&text[..text.len() - 1], 30),
-        b'T' => (&text[..text.len() - 1], 40),
-        _ => (text, 0),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse::<u64>().ok()?.checked_mul(1u64 << shift)
-}
-
 /// The command line as settings: `--name=value`, `--name value` (for options that need a
 /// value), or bare `--name`.
 fn split_command_line<I, S>(args: I) -> Result<Vec<Setting>, ConfigError>
@@ -1191,26 +766,22 @@ pub fn help_text() -> String {
 /// other variable goes on to `next` (the commit pipeline's listener).
 pub struct LiveVariables {
     /// The listener of the other variables.
-    pub next: Option<std::sync::Arc<dyn crate::sql::vars::VariableListener>>,
+    pub next: Option<std::sync::Arc<dyn VariableListener>>,
     /// The protocol server's limits.
     pub limits: std::sync::Arc<crate::protocol::Limits>,
 }
 
-impl crate::sql::vars::VariableListener for LiveVariables {
-    fn set_global(&self, name: &str, value: &engine::Value) -> Result<(), crate::sql::SqlError> {
+impl VariableListener for LiveVariables {
+    fn set_global(&self, change: Change<'_>) -> Result<(), crate::sql::SqlError> {
         // The SQL layer checked type and range (vars.rs) before calling.
-        let number = match value {
-            engine::Value::Int(i) => usize::try_from(*i).ok(),
-            engine::Value::UInt(u) => usize::try_from(*u).ok(),
-            _ => None,
-        };
-        match (name, number) {
-            ("max_connections", Some(n)) => self.limits.set_max_connections(n),
-            ("max_allowed_packet", Some(n)) => self.limits.set_max_allowed_packet(n),
+        let number = change.number().and_then(|n| usize::try_from(n).ok());
+        match (change.var, number) {
+            (Var::MaxConnections, Some(n)) => self.limits.set_max_connections(n),
+            (Var::MaxAllowedPacket, Some(n)) => self.limits.set_max_allowed_packet(n),
             _ => {}
         }
         match &self.next {
-            Some(next) => next.set_global(name, value),
+            Some(next) => next.set_global(change),
             None => Ok(()),
         }
     }

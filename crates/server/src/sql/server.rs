@@ -225,7 +225,7 @@ impl Server {
 
     /// A global variable's value (None for an unknown name).
     pub fn global_variable(&self, name: &str) -> Option<engine::Value> {
-        super::vars::lookup(name).map(|def| self.vars.global(def))
+        super::vars::lookup(name).map(|def| self.vars.global(def.var))
     }
 
     pub fn engine(&self) -> &Engine {
