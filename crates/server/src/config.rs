@@ -384,55 +384,56 @@ impl Config {
     /// configuration holds (`None` for runtime state such as `gtid_executed`, and unknown names).
     pub fn value(&self, name: &str) -> Option<String> {
         let on_off = |b: bool| if b { "ON" } else { "OFF" }.to_string();
-        Some(match normalize_name(name).as_str() {
-            "server_id" => self.server_id.to_string(),
-            "port" => self.port.to_string(),
-            "admin_port" => self.admin_port.to_string(),
-            "bind_address" => self.bind_address.clone(),
-            "socket" => self.socket_path().map(|p| p.display().to_string()).unwrap_or_default(),
-            "datadir" => self.datadir.display().to_string(),
-            "log_bin" => on_off(self.log_bin.is_some()),
-            "log_bin_basename" => self.log_bin_basename()?.display().to_string(),
-            "max_binlog_size" => self.max_binlog_size.to_string(),
-            "sync_binlog" => self.sync_binlog.to_string(),
-            "binlog_order_commits" => on_off(self.binlog_order_commits),
-            "binlog_max_flush_queue_time" => self.binlog_max_flush_queue_time.to_string(),
-            "binlog_group_commit_sync_delay" => self.binlog_group_commit_sync_delay.to_string(),
-            "binlog_group_commit_sync_no_delay_count" => {
+        let var = crate::sql::vars::lookup(&normalize_name(name))?.var;
+        Some(match var {
+            Var::ServerId => self.server_id.to_string(),
+            Var::Port => self.port.to_string(),
+            Var::AdminPort => self.admin_port.to_string(),
+            Var::BindAddress => self.bind_address.clone(),
+            Var::Socket => self.socket_path().map(|p| p.display().to_string()).unwrap_or_default(),
+            Var::Datadir => self.datadir.display().to_string(),
+            Var::LogBin => on_off(self.log_bin.is_some()),
+            Var::LogBinBasename => self.log_bin_basename()?.display().to_string(),
+            Var::MaxBinlogSize => self.max_binlog_size.to_string(),
+            Var::SyncBinlog => self.sync_binlog.to_string(),
+            Var::BinlogOrderCommits => on_off(self.binlog_order_commits),
+            Var::BinlogMaxFlushQueueTime => self.binlog_max_flush_queue_time.to_string(),
+            Var::BinlogGroupCommitSyncDelay => self.binlog_group_commit_sync_delay.to_string(),
+            Var::BinlogGroupCommitSyncNoDelayCount => {
                 self.binlog_group_commit_sync_no_delay_count.to_string()
             }
-            "binlog_checksum" => match self.binlog_checksum {
+            Var::BinlogChecksum => match self.binlog_checksum {
                 BinlogChecksum::None => "NONE",
                 BinlogChecksum::Crc32 => "CRC32",
             }
             .to_string(),
-            "binlog_row_metadata" => match self.binlog_row_metadata {
+            Var::BinlogRowMetadata => match self.binlog_row_metadata {
                 RowMetadata::Minimal => "MINIMAL",
                 RowMetadata::Full => "FULL",
             }
             .to_string(),
-            "binlog_preallocate" => on_off(self.binlog_preallocate),
-            "binlog_in_redo" => on_off(self.binlog_in_redo),
-            "binlog_transaction_dependency_tracking" => {
+            Var::BinlogPreallocate => on_off(self.binlog_preallocate),
+            Var::BinlogInRedo => on_off(self.binlog_in_redo),
+            Var::BinlogTransactionDependencyTracking => {
                 self.binlog_transaction_dependency_tracking.name().to_string()
             }
-            "binlog_transaction_dependency_history_size" => {
+            Var::BinlogTransactionDependencyHistorySize => {
                 self.binlog_transaction_dependency_history_size.to_string()
             }
-            "replica_parallel_workers" => self.replica_parallel_workers.to_string(),
-            "replica_preserve_commit_order" => on_off(self.replica_preserve_commit_order),
-            "gtid_mode" => on_off(self.gtid_mode),
-            "innodb_flush_log_at_trx_commit" => self.innodb_flush_log_at_trx_commit.to_string(),
-            "innodb_flush_method" => self.innodb_flush_method.name().to_string(),
-            "innodb_lock_wait_timeout" => self.innodb_lock_wait_timeout.to_string(),
-            "max_connections" => self.max_connections.to_string(),
-            "max_allowed_packet" => self.max_allowed_packet.to_string(),
-            "connect_timeout" => self.connect_timeout.to_string(),
-            "log_error" => match &self.log_error {
+            Var::ReplicaParallelWorkers => self.replica_parallel_workers.to_string(),
+            Var::ReplicaPreserveCommitOrder => on_off(self.replica_preserve_commit_order),
+            Var::GtidMode => on_off(self.gtid_mode),
+            Var::InnodbFlushLogAtTrxCommit => self.innodb_flush_log_at_trx_commit.to_string(),
+            Var::InnodbFlushMethod => self.innodb_flush_method.name().to_string(),
+            Var::InnodbLockWaitTimeout => self.innodb_lock_wait_timeout.to_string(),
+            Var::MaxConnections => self.max_connections.to_string(),
+            Var::MaxAllowedPacket => self.max_allowed_packet.to_string(),
+            Var::ConnectTimeout => self.connect_timeout.to_string(),
+            Var::LogError => match &self.log_error {
                 Some(path) => path.display().to_string(),
                 None => "stderr".to_string(),
             },
-            "log_error_verbosity" => self.log_error_verbosity.to_string(),
+            Var::LogErrorVerbosity => self.log_error_verbosity.to_string(),
             _ => return None,
         })
     }
@@ -512,7 +513,7 @@ impl Config {
                 origin: s.origin.clone(),
             });
         }
-        if var.name == "log_bin" {
+        if var.var == Var::LogBin {
             // `--log-bin[=basename]`: a boolean word turns it on or off, anything else is the
             // basename.
             self.log_bin = match value.as_deref().map(|v| (v, parse_bool(v))) {
@@ -544,62 +545,62 @@ impl Config {
             }
         };
         let parsed = var.ty.parse(&value).map_err(|_| bad_value(s, &value, var.ty))?;
-        self.set_parsed(var.name, parsed).ok_or_else(|| bad_value(s, &value, var.ty))?;
+        self.set_parsed(var.var, parsed).ok_or_else(|| bad_value(s, &value, var.ty))?;
         Ok(None)
     }
 
     /// Stores a checked value in its field; `None` if the value does not fit the field (which
-    /// the registry's ranges rule out) or the name is no field.
-    fn set_parsed(&mut self, name: &str, parsed: Parsed) -> Option<()> {
+    /// the registry's ranges rule out) or the variable is no field.
+    fn set_parsed(&mut self, var: Var, parsed: Parsed) -> Option<()> {
         use Parsed::{Bool, Int, Text};
-        match (name, parsed) {
-            ("server_id", Int(n)) => self.server_id = u32::try_from(n).ok()?,
-            ("port", Int(n)) => self.port = u16::try_from(n).ok()?,
-            ("admin_port", Int(n)) => self.admin_port = u16::try_from(n).ok()?,
-            ("bind_address", Text(t)) => self.bind_address = t,
-            ("socket", Text(t)) => self.socket = t,
-            ("datadir", Text(t)) => self.datadir = PathBuf::from(t),
-            ("max_binlog_size", Int(n)) => self.max_binlog_size = n,
-            ("sync_binlog", Int(n)) => self.sync_binlog = u32::try_from(n).ok()?,
-            ("binlog_order_commits", Bool(b)) => self.binlog_order_commits = b,
-            ("binlog_max_flush_queue_time", Int(n)) => self.binlog_max_flush_queue_time = n,
-            ("binlog_group_commit_sync_delay", Int(n)) => self.binlog_group_commit_sync_delay = n,
-            ("binlog_group_commit_sync_no_delay_count", Int(n)) => {
+        match (var, parsed) {
+            (Var::ServerId, Int(n)) => self.server_id = u32::try_from(n).ok()?,
+            (Var::Port, Int(n)) => self.port = u16::try_from(n).ok()?,
+            (Var::AdminPort, Int(n)) => self.admin_port = u16::try_from(n).ok()?,
+            (Var::BindAddress, Text(t)) => self.bind_address = t,
+            (Var::Socket, Text(t)) => self.socket = t,
+            (Var::Datadir, Text(t)) => self.datadir = PathBuf::from(t),
+            (Var::MaxBinlogSize, Int(n)) => self.max_binlog_size = n,
+            (Var::SyncBinlog, Int(n)) => self.sync_binlog = u32::try_from(n).ok()?,
+            (Var::BinlogOrderCommits, Bool(b)) => self.binlog_order_commits = b,
+            (Var::BinlogMaxFlushQueueTime, Int(n)) => self.binlog_max_flush_queue_time = n,
+            (Var::BinlogGroupCommitSyncDelay, Int(n)) => self.binlog_group_commit_sync_delay = n,
+            (Var::BinlogGroupCommitSyncNoDelayCount, Int(n)) => {
                 self.binlog_group_commit_sync_no_delay_count = n
             }
-            ("binlog_checksum", Text(t)) => {
+            (Var::BinlogChecksum, Text(t)) => {
                 self.binlog_checksum =
                     if t == "NONE" { BinlogChecksum::None } else { BinlogChecksum::Crc32 }
             }
-            ("binlog_row_metadata", Text(t)) => {
+            (Var::BinlogRowMetadata, Text(t)) => {
                 self.binlog_row_metadata =
                     if t == "FULL" { RowMetadata::Full } else { RowMetadata::Minimal }
             }
-            ("binlog_preallocate", Bool(b)) => self.binlog_preallocate = b,
-            ("binlog_in_redo", Bool(b)) => self.binlog_in_redo = b,
-            ("binlog_transaction_dependency_tracking", Text(t)) => {
+            (Var::BinlogPreallocate, Bool(b)) => self.binlog_preallocate = b,
+            (Var::BinlogInRedo, Bool(b)) => self.binlog_in_redo = b,
+            (Var::BinlogTransactionDependencyTracking, Text(t)) => {
                 self.binlog_transaction_dependency_tracking =
                     commit::DependencyTracking::from_name(&t)?
             }
-            ("binlog_transaction_dependency_history_size", Int(n)) => {
+            (Var::BinlogTransactionDependencyHistorySize, Int(n)) => {
                 self.binlog_transaction_dependency_history_size = n
             }
-            ("replica_parallel_workers", Int(n)) => self.replica_parallel_workers = n,
-            ("replica_preserve_commit_order", Bool(b)) => self.replica_preserve_commit_order = b,
-            ("gtid_mode", Text(t)) => self.gtid_mode = t == "ON",
-            ("innodb_flush_log_at_trx_commit", Int(n)) => {
+            (Var::ReplicaParallelWorkers, Int(n)) => self.replica_parallel_workers = n,
+            (Var::ReplicaPreserveCommitOrder, Bool(b)) => self.replica_preserve_commit_order = b,
+            (Var::GtidMode, Text(t)) => self.gtid_mode = t == "ON",
+            (Var::InnodbFlushLogAtTrxCommit, Int(n)) => {
                 self.innodb_flush_log_at_trx_commit = u8::try_from(n).ok()?
             }
-            ("innodb_flush_method", Text(t)) => {
+            (Var::InnodbFlushMethod, Text(t)) => {
                 self.innodb_flush_method = engine::RedoFlushMethod::from_name(&t)?
             }
-            ("innodb_lock_wait_timeout", Int(n)) => self.innodb_lock_wait_timeout = n,
-            ("max_connections", Int(n)) => self.max_connections = u32::try_from(n).ok()?,
+            (Var::InnodbLockWaitTimeout, Int(n)) => self.innodb_lock_wait_timeout = n,
+            (Var::MaxConnections, Int(n)) => self.max_connections = u32::try_from(n).ok()?,
             // mysqld rounds max_allowed_packet down to a multiple of 1024.
-            ("max_allowed_packet", Int(n)) => self.max_allowed_packet = n / 1024 * 1024,
-            ("connect_timeout", Int(n)) => self.connect_timeout = n,
-            ("log_error", Text(t)) => self.log_error = Some(PathBuf::from(t)),
-            ("log_error_verbosity", Int(n)) => self.log_error_verbosity = u8::try_from(n).ok()?,
+            (Var::MaxAllowedPacket, Int(n)) => self.max_allowed_packet = n / 1024 * 1024,
+            (Var::ConnectTimeout, Int(n)) => self.connect_timeout = n,
+            (Var::LogError, Text(t)) => self.log_error = Some(PathBuf::from(t)),
+            (Var::LogErrorVerbosity, Int(n)) => self.log_error_verbosity = u8::try_from(n).ok()?,
             _ => return None,
         }
         Some(())
@@ -659,7 +660,7 @@ fn takes_separate_value(raw_name: &str) -> bool {
     }
     // log_bin and log_error take an optional value, so a bare one stays bare, as in mysqld.
     variable(name).is_some_and(|v| {
-        v.startup_option && v.ty != VarType::Bool && !matches!(v.name, "log_bin" | "log_error")
+        v.startup_option && v.ty != VarType::Bool && !matches!(v.var, Var::LogBin | Var::LogError)
     })
 }
 
