@@ -228,6 +228,11 @@ impl Server {
         super::vars::lookup(name).map(|def| self.vars.global(def.var))
     }
 
+    /// The global value of `var`.
+    pub fn global(&self, var: super::vars::Var) -> engine::Value {
+        self.vars.global(var)
+    }
+
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
