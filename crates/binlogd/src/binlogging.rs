@@ -30,13 +30,13 @@ use binlog::event::{decode_event, rows_flags, EventBody, FormatContext};
 use binlog::files::{BinlogFiles, Next};
 
 use commit::{CommitConfig, Coordinator};
-use engine::{TableSchema, Txn, Value};
+use engine::{TableSchema, Txn};
 
 use crate::config::RowMetadata;
 use sql::admin::{BinlogEventInfo, BinlogFileInfo, MasterStatus};
 use sql::error::Result as SqlResult;
-use sql::vars::VariableListener;
-use sql::{self, BinlogAdmin, ChangeKind, GtidNext, SqlError, TxnChanges, TxnCommitter};
+use sql::vars::{Change, Var, VariableListener};
+use sql::{BinlogAdmin, ChangeKind, GtidNext, SqlError, TxnChanges, TxnCommitter};
 
 /// The coordinator as the SQL layer's committer and binlog administrator.
 pub struct Binlogging {
@@ -558,41 +558,31 @@ impl sql::StatusProvider for ServerStatus {
 pub struct CommitVariables(pub Arc<CommitConfig>);
 
 impl VariableListener for CommitVariables {
-    fn set_global(&self, name: &str, value: &Value) -> SqlResult<()> {
+    fn set_global(&self, change: Change<'_>) -> SqlResult<()> {
         // The SQL layer checked the value against the variable's type and range; booleans and
-        // integers arrive as Int or UInt.
+        // integers arrive as Int or UInt, an enum as its (checked) name.
         let config = &self.0;
-        if name == "binlog_transaction_dependency_tracking" {
-            // An enum arrives as its (checked) name.
-            if let Value::Bytes(b) = value {
-                if let Some(mode) =
-                    std::str::from_utf8(b).ok().and_then(commit::DependencyTracking::from_name)
-                {
+        let number = || change.number().unwrap_or(0);
+        match change.var {
+            Var::SyncBinlog => config.set_sync_binlog(u32::try_from(number()).unwrap_or(u32::MAX)),
+            Var::BinlogOrderCommits => config.set_binlog_order_commits(number() != 0),
+            Var::BinlogMaxFlushQueueTime => config.set_binlog_max_flush_queue_time_us(number()),
+            Var::BinlogGroupCommitSyncDelay => {
+                config.set_binlog_group_commit_sync_delay_us(number())
+            }
+            Var::BinlogGroupCommitSyncNoDelayCount => {
+                config.set_binlog_group_commit_sync_no_delay_count(number())
+            }
+            Var::InnodbFlushLogAtTrxCommit => {
+                config.set_innodb_flush_log_at_trx_commit(u8::try_from(number()).unwrap_or(1))
+            }
+            Var::BinlogTransactionDependencyHistorySize => {
+                config.set_binlog_transaction_dependency_history_size(number())
+            }
+            Var::BinlogTransactionDependencyTracking => {
+                if let Some(mode) = change.text().and_then(commit::DependencyTracking::from_name) {
                     config.set_binlog_transaction_dependency_tracking(mode);
                 }
-            }
-            return Ok(());
-        }
-        let number = match value {
-            Value::Int(i) => u64::try_from(*i).unwrap_or(0),
-            Value::UInt(u) => *u,
-            _ => return Ok(()),
-        };
-        match name {
-            "sync_binlog" => config.set_sync_binlog(u32::try_from(number).unwrap_or(u32::MAX)),
-            "binlog_order_commits" => config.set_binlog_order_commits(number != 0),
-            "binlog_max_flush_queue_time" => config.set_binlog_max_flush_queue_time_us(number),
-            "binlog_group_commit_sync_delay" => {
-                config.set_binlog_group_commit_sync_delay_us(number)
-            }
-            "binlog_group_commit_sync_no_delay_count" => {
-                config.set_binlog_group_commit_sync_no_delay_count(number)
-            }
-            "innodb_flush_log_at_trx_commit" => {
-                config.set_innodb_flush_log_at_trx_commit(u8::try_from(number).unwrap_or(1))
-            }
-            "binlog_transaction_dependency_history_size" => {
-                config.set_binlog_transaction_dependency_history_size(number)
             }
             _ => {}
         }
@@ -603,29 +593,27 @@ impl VariableListener for CommitVariables {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::Value;
 
     #[test]
     fn set_global_reaches_the_pipeline_configuration() {
         let config = Arc::new(CommitConfig::default());
         let listener = CommitVariables(config.clone());
-        listener.set_global("sync_binlog", &Value::UInt(0)).expect("set");
-        listener.set_global("binlog_order_commits", &Value::Int(0)).expect("set");
-        listener.set_global("binlog_group_commit_sync_delay", &Value::UInt(500)).expect("set");
-        listener
-            .set_global("binlog_group_commit_sync_no_delay_count", &Value::UInt(8))
+        // SET GLOBAL name = value, as the SQL layer tells it: the typed id and the checked value.
+        let set = |name: &str, value: Value| {
+            let var = sql::vars::lookup(name).expect(name).var;
+            listener.set_global(Change { var, value: &value })
+        };
+        set("sync_binlog", Value::UInt(0)).expect("set");
+        set("binlog_order_commits", Value::Int(0)).expect("set");
+        set("binlog_group_commit_sync_delay", Value::UInt(500)).expect("set");
+        set("binlog_group_commit_sync_no_delay_count", Value::UInt(8)).expect("set");
+        set("binlog_max_flush_queue_time", Value::UInt(30)).expect("set");
+        set("innodb_flush_log_at_trx_commit", Value::Int(2)).expect("set");
+        set("max_connections", Value::UInt(9)).expect("others pass through");
+        set("binlog_transaction_dependency_tracking", Value::Bytes(b"WRITESET".to_vec()))
             .expect("set");
-        listener.set_global("binlog_max_flush_queue_time", &Value::UInt(30)).expect("set");
-        listener.set_global("innodb_flush_log_at_trx_commit", &Value::Int(2)).expect("set");
-        listener.set_global("max_connections", &Value::UInt(9)).expect("others pass through");
-        listener
-            .set_global(
-                "binlog_transaction_dependency_tracking",
-                &Value::Bytes(b"WRITESET".to_vec()),
-            )
-            .expect("set");
-        listener
-            .set_global("binlog_transaction_dependency_history_size", &Value::UInt(7))
-            .expect("set");
+        set("binlog_transaction_dependency_history_size", Value::UInt(7)).expect("set");
         assert_eq!(config.sync_binlog(), 0);
         assert!(!config.binlog_order_commits());
         assert_eq!(config.binlog_group_commit_sync_delay_us(), 500);

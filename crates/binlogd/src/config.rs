@@ -20,10 +20,12 @@
 //! Precedence: built-in defaults, then the option file's `[mysqld]` and `[binlogd]` sections in
 //! file order, then the command line, left to right; the last setting of a variable wins.
 //!
-//! [`VARIABLES`] describes every server variable (type, default, scope, whether `SET GLOBAL` may
-//! change it), for the SQL layer's `SHOW VARIABLES` and `SET`. Invariant, checked by tests: every
-//! variable marked [`Variable::startup_option`] is a field of [`Config`], its default is what
-//! [`Config::value`] shows for a default configuration, and that text parses back to itself.
+//! The variables themselves (type, default, scope, whether `SET GLOBAL` may change them, help)
+//! are rows of the one registry, `sql::vars::VARIABLES` (mysqld's `sys_var` table), which
+//! `SHOW VARIABLES`, `SET` and this parser all read; [`VARIABLES`] here is its documented part.
+//! Invariant, checked by tests: every variable marked [`Variable::startup_option`] is a field of
+//! [`Config`], its default is what [`Config::value`] shows for a default configuration, and that
+//! text parses back to itself.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -118,442 +120,40 @@ pub enum ConfigError {
     },
 }
 
-/// A variable's type, which decides what values it accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VarType {
-    /// ON/OFF (also TRUE/FALSE, 1/0).
-    Bool,
-    /// A whole number in `min..=max`.
-    Integer {
-        /// Smallest value.
-        min: u64,
-        /// Largest value.
-        max: u64,
-    },
-    /// A byte count in `min..=max`, with an optional K, M, G or T suffix.
-    Size {
-        /// Smallest value.
-        min: u64,
-        /// Largest value.
-        max: u64,
-    },
-    /// One of these words (case-insensitive; shown upper-case).
-    Enum(&'static [&'static str]),
-    /// Free text (a path, an address, a GTID set).
-    Text,
-}
+pub use sql::vars::{parse_bool, parse_size, Parsed, Scope, VarType, Variable};
+use sql::vars::{Change, Var, VariableListener};
 
-impl VarType {
-    /// Parses `text` as this type; on failure, a description of what is expected.
-    pub fn parse(self, text: &str) -> Result<Parsed, String> {
-        let text = text.trim();
-        match self {
-            VarType::Bool => parse_bool(text).map(Parsed::Bool).ok_or_else(|| self.expected()),
-            VarType::Integer { min, max } => match text.parse::<u64>() {
-                Ok(n) if (min..=max).contains(&n) => Ok(Parsed::Int(n)),
-                _ => Err(self.expected()),
-            },
-            VarType::Size { min, max } => match parse_size(text) {
-                Some(n) if (min..=max).contains(&n) => Ok(Parsed::Int(n)),
-                _ => Err(self.expected()),
-            },
-            VarType::Enum(words) => words
-                .iter()
-                .find(|w| w.eq_ignore_ascii_case(text))
-                .map(|w| Parsed::Text((*w).to_string()))
-                .ok_or_else(|| self.expected()),
-            VarType::Text => Ok(Parsed::Text(text.to_string())),
-        }
-    }
-
-    fn expected(self) -> String {
-        match self {
-            VarType::Bool => "ON, OFF, TRUE, FALSE, 1 or 0".to_string(),
-            VarType::Integer { min, max } => format!("an integer from {min} to {max}"),
-            VarType::Size { min, max } => {
-                format!("a size from {min} to {max} bytes (K, M, G suffixes allowed)")
-            }
-            VarType::Enum(words) => format!("one of {}", words.join(", ")),
-            VarType::Text => "text".to_string(),
-        }
-    }
-}
-
-/// A value checked against its variable's type.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Parsed {
-    /// A boolean.
-    Bool(bool),
-    /// An integer or a size in bytes.
-    Int(u64),
-    /// Text, or an enum's canonical word.
-    Text(String),
-}
-
-/// Whether a variable exists globally, per session, or both (`SET GLOBAL` / `SET SESSION`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// Only `@@global.name`.
-    Global,
-    /// Only `@@session.name`.
-    Session,
-    /// Both; a session starts with the global value.
-    Both,
-}
-
-/// One server variable, as `SHOW VARIABLES` and `SET` see it.
-#[derive(Debug, Clone, Copy)]
-pub struct Variable {
-    /// The MySQL name (underscores).
-    pub name: &'static str,
-    /// What it accepts.
-    pub ty: VarType,
-    /// The default, as `SHOW VARIABLES` shows it.
-    pub default: &'static str,
-    /// Global, session or both.
-    pub scope: Scope,
-    /// True when `SET` may change it while the server runs.
-    pub dynamic: bool,
-    /// True when it may be given at startup (`--name=value`, option file).
-    pub startup_option: bool,
-    /// One line of help.
-    pub help: &'static str,
-}
-
-const U32_MAX: u64 = u32::MAX as u64;
 const GIB: u64 = 1 << 30;
 
-/// Every variable the server knows, sorted by name.
-pub static VARIABLES: &[Variable] = &[
-    Variable {
-        name: "admin_port",
-        ty: VarType::Integer { min: 0, max: 65_535 },
-        default: "0",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "port of the Prometheus /metrics endpoint on 127.0.0.1 (0: off)",
-    },
-    Variable {
-        name: "bind_address",
-        ty: VarType::Text,
-        default: "127.0.0.1",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "IP address to listen on",
-    },
-    Variable {
-        name: "binlog_checksum",
-        ty: VarType::Enum(&["NONE", "CRC32"]),
-        default: "CRC32",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "checksum written after each binlog event",
-    },
-    Variable {
-        name: "binlog_group_commit_sync_delay",
-        ty: VarType::Integer { min: 0, max: 1_000_000 },
-        default: "0",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "microseconds to wait before syncing the binlog, to gather a larger group",
-    },
-    Variable {
-        name: "binlog_group_commit_sync_no_delay_count",
-        ty: VarType::Integer { min: 0, max: 100_000 },
-        default: "0",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "stop waiting for the sync delay once this many transactions are queued",
-    },
-    Variable {
-        name: "binlog_in_redo",
-        ty: VarType::Bool,
-        default: "OFF",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "write binlog events into the redo log: one fsync per group instead of two",
-    },
-    Variable {
-        name: "binlog_max_flush_queue_time",
-        ty: VarType::Integer { min: 0, max: 100_000 },
-        default: "0",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "microseconds the flush-stage leader keeps taking new members",
-    },
-    Variable {
-        name: "binlog_order_commits",
-        ty: VarType::Bool,
-        default: "ON",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "commit in the engine in binlog order (the commit-stage leader commits the group)",
-    },
-    Variable {
-        name: "binlog_preallocate",
-        ty: VarType::Bool,
-        default: "OFF",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "preallocate each binlog file to max_binlog_size (fallocate)",
-    },
-    Variable {
-        name: "binlog_row_metadata",
-        ty: VarType::Enum(&["MINIMAL", "FULL"]),
-        default: "MINIMAL",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "column metadata written in TABLE_MAP events",
-    },
-    Variable {
-        name: "binlog_transaction_dependency_history_size",
-        ty: VarType::Integer { min: 1, max: commit::MAX_HISTORY_SIZE },
-        default: "25000",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "row hashes the WRITESET dependency history keeps before it is cleared",
-    },
-    Variable {
-        name: "binlog_transaction_dependency_tracking",
-        ty: VarType::Enum(&commit::DependencyTracking::NAMES),
-        default: "COMMIT_ORDER",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "how last_committed is computed: COMMIT_ORDER, WRITESET or WRITESET_SESSION",
-    },
-    Variable {
-        name: "connect_timeout",
-        ty: VarType::Integer { min: 2, max: 31_536_000 },
-        default: "10",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "seconds a client may take to authenticate",
-    },
-    Variable {
-        name: "datadir",
-        ty: VarType::Text,
-        default: "./data",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "data directory (created on first start)",
-    },
-    Variable {
-        name: "gtid_executed",
-        ty: VarType::Text,
-        default: "",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: false,
-        help: "GTIDs of every transaction in the binlog",
-    },
-    Variable {
-        name: "gtid_mode",
-        ty: VarType::Enum(&["OFF", "ON"]),
-        default: "ON",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "give each transaction a GTID",
-    },
-    Variable {
-        name: "gtid_next",
-        ty: VarType::Text,
-        default: "AUTOMATIC",
-        scope: Scope::Session,
-        dynamic: true,
-        startup_option: false,
-        help: "GTID of the session's next transaction (AUTOMATIC, ANONYMOUS or uuid:N)",
-    },
-    Variable {
-        name: "gtid_purged",
-        ty: VarType::Text,
-        default: "",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: false,
-        help: "GTIDs executed but no longer in any binlog file",
-    },
-    Variable {
-        name: "innodb_flush_log_at_trx_commit",
-        ty: VarType::Integer { min: 0, max: 2 },
-        default: "1",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "redo log at commit: 1 write+sync, 2 write, 0 neither (the engine's flush-at-commit)",
-    },
-    // MySQL's values also include O_DIRECT and O_DIRECT_NO_FSYNC, which change how InnoDB's
-    // *data* files are opened (binlogd has none: its tables live in memory and checkpoint
-    // files); MySQL's O_DSYNC opens the log files O_SYNC and skips their fsync
-    // (srv_unix_flush_t in MySQL's srv0srv.h: "open log files in O_SYNC mode"). binlogd's
-    // O_DSYNC also skips the fsync but opens the redo O_DIRECT|O_DSYNC and writes whole 4 KiB
-    // blocks, which measured faster than pwrite + fdatasync (bench/RESULTS.md).
-    Variable {
-        name: "innodb_flush_method",
-        ty: VarType::Enum(&engine::RedoFlushMethod::NAMES),
-        default: "O_DSYNC",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "how a redo flush is made durable: fsync (pwrite + fdatasync) or O_DSYNC (one write \
-               of whole blocks opened O_DIRECT and O_DSYNC; write + fdatasync where the file system \
-               has no direct I/O)",
-    },
-    Variable {
-        name: "innodb_lock_wait_timeout",
-        ty: VarType::Integer { min: 1, max: 1_073_741_824 },
-        default: "50",
-        scope: Scope::Both,
-        dynamic: true,
-        startup_option: true,
-        help: "seconds a statement waits for a row lock",
-    },
-    Variable {
-        name: "log_bin",
-        ty: VarType::Bool,
-        default: "ON",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "binary log on (--log-bin[=basename]) or off (--skip-log-bin)",
-    },
-    Variable {
-        name: "log_bin_basename",
-        ty: VarType::Text,
-        default: "./data/binlog/binlog",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: false,
-        help: "path and name prefix of the binlog files",
-    },
-    Variable {
-        name: "log_error",
-        ty: VarType::Text,
-        default: "stderr",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "error log file (relative names are in datadir); stderr when not given",
-    },
-    Variable {
-        name: "log_error_verbosity",
-        ty: VarType::Integer { min: 1, max: 3 },
-        default: "3",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "1 errors, 2 errors and warnings, 3 also notes",
-    },
-    Variable {
-        name: "max_allowed_packet",
-        ty: VarType::Size { min: 1024, max: GIB },
-        default: "67108864",
-        scope: Scope::Both,
-        dynamic: true,
-        startup_option: true,
-        help: "largest packet or statement a client may send",
-    },
-    Variable {
-        name: "max_binlog_size",
-        ty: VarType::Size { min: 4096, max: GIB },
-        default: "1073741824",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "rotate the binlog once a file reaches this size",
-    },
-    Variable {
-        name: "max_connections",
-        ty: VarType::Integer { min: 1, max: 100_000 },
-        default: "151",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "most client connections open at once",
-    },
-    Variable {
-        name: "port",
-        ty: VarType::Integer { min: 0, max: 65_535 },
-        default: "3306",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "TCP port to listen on (0: any free port, logged at startup)",
-    },
-    Variable {
-        name: "replica_parallel_workers",
-        ty: VarType::Integer { min: 0, max: 1024 },
-        default: "4",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "replica applier workers (logical-clock scheduling; read at START REPLICA)",
-    },
-    Variable {
-        name: "replica_preserve_commit_order",
-        ty: VarType::Bool,
-        default: "ON",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "replica workers commit in the source's order (read at START REPLICA)",
-    },
-    Variable {
-        name: "server_id",
-        ty: VarType::Integer { min: 0, max: U32_MAX },
-        default: "1",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "this server's id in binlog event headers and replication",
-    },
-    Variable {
-        name: "server_uuid",
-        ty: VarType::Text,
-        default: "",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: false,
-        help: "this server's UUID, generated once and kept in datadir/auto.cnf",
-    },
-    Variable {
-        name: "socket",
-        ty: VarType::Text,
-        default: "mysql.sock",
-        scope: Scope::Global,
-        dynamic: false,
-        startup_option: true,
-        help: "Unix socket file to listen on too; relative to datadir; empty: none",
-    },
-    Variable {
-        name: "sync_binlog",
-        ty: VarType::Integer { min: 0, max: U32_MAX },
-        default: "1",
-        scope: Scope::Global,
-        dynamic: true,
-        startup_option: true,
-        help: "fdatasync the binlog every N commit groups (0: leave it to the OS)",
-    },
-];
+/// The server's documented variables: the rows of the one registry
+/// ([`sql::vars::VARIABLES`]) that have help text, sorted by name. These are what
+/// `--help` and the README list and what the option parser knows; the registry's other rows
+/// are MySQL variables for clients (`version_comment`, `sql_mode`, ...), unknown as options.
+pub static VARIABLES: Documented = Documented;
 
-/// The variable named `name` (dashes or underscores, any case).
+/// The type of [`VARIABLES`]: iterates the documented rows of the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Documented;
+
+impl Documented {
+    /// The documented variables, sorted by name.
+    pub fn iter(self) -> impl Iterator<Item = &'static Variable> {
+        sql::vars::VARIABLES.iter().filter(|v| v.documented())
+    }
+}
+
+impl IntoIterator for Documented {
+    type Item = &'static Variable;
+    type IntoIter = std::iter::Filter<std::slice::Iter<'static, Variable>, fn(&&Variable) -> bool>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        sql::vars::VARIABLES.iter().filter(|v| v.documented())
+    }
+}
+
+/// The documented variable named `name` (dashes or underscores, any case).
 pub fn variable(name: &str) -> Option<&'static Variable> {
-    let name = normalize_name(name);
-    VARIABLES.iter().find(|v| v.name == name)
+    sql::vars::lookup(&normalize_name(name)).filter(|v| v.documented())
 }
 
 /// A name as the registry spells it: lower case, underscores.
@@ -784,55 +384,56 @@ impl Config {
     /// configuration holds (`None` for runtime state such as `gtid_executed`, and unknown names).
     pub fn value(&self, name: &str) -> Option<String> {
         let on_off = |b: bool| if b { "ON" } else { "OFF" }.to_string();
-        Some(match normalize_name(name).as_str() {
-            "server_id" => self.server_id.to_string(),
-            "port" => self.port.to_string(),
-            "admin_port" => self.admin_port.to_string(),
-            "bind_address" => self.bind_address.clone(),
-            "socket" => self.socket_path().map(|p| p.display().to_string()).unwrap_or_default(),
-            "datadir" => self.datadir.display().to_string(),
-            "log_bin" => on_off(self.log_bin.is_some()),
-            "log_bin_basename" => self.log_bin_basename()?.display().to_string(),
-            "max_binlog_size" => self.max_binlog_size.to_string(),
-            "sync_binlog" => self.sync_binlog.to_string(),
-            "binlog_order_commits" => on_off(self.binlog_order_commits),
-            "binlog_max_flush_queue_time" => self.binlog_max_flush_queue_time.to_string(),
-            "binlog_group_commit_sync_delay" => self.binlog_group_commit_sync_delay.to_string(),
-            "binlog_group_commit_sync_no_delay_count" => {
+        let var = sql::vars::lookup(&normalize_name(name))?.var;
+        Some(match var {
+            Var::ServerId => self.server_id.to_string(),
+            Var::Port => self.port.to_string(),
+            Var::AdminPort => self.admin_port.to_string(),
+            Var::BindAddress => self.bind_address.clone(),
+            Var::Socket => self.socket_path().map(|p| p.display().to_string()).unwrap_or_default(),
+            Var::Datadir => self.datadir.display().to_string(),
+            Var::LogBin => on_off(self.log_bin.is_some()),
+            Var::LogBinBasename => self.log_bin_basename()?.display().to_string(),
+            Var::MaxBinlogSize => self.max_binlog_size.to_string(),
+            Var::SyncBinlog => self.sync_binlog.to_string(),
+            Var::BinlogOrderCommits => on_off(self.binlog_order_commits),
+            Var::BinlogMaxFlushQueueTime => self.binlog_max_flush_queue_time.to_string(),
+            Var::BinlogGroupCommitSyncDelay => self.binlog_group_commit_sync_delay.to_string(),
+            Var::BinlogGroupCommitSyncNoDelayCount => {
                 self.binlog_group_commit_sync_no_delay_count.to_string()
             }
-            "binlog_checksum" => match self.binlog_checksum {
+            Var::BinlogChecksum => match self.binlog_checksum {
                 BinlogChecksum::None => "NONE",
                 BinlogChecksum::Crc32 => "CRC32",
             }
             .to_string(),
-            "binlog_row_metadata" => match self.binlog_row_metadata {
+            Var::BinlogRowMetadata => match self.binlog_row_metadata {
                 RowMetadata::Minimal => "MINIMAL",
                 RowMetadata::Full => "FULL",
             }
             .to_string(),
-            "binlog_preallocate" => on_off(self.binlog_preallocate),
-            "binlog_in_redo" => on_off(self.binlog_in_redo),
-            "binlog_transaction_dependency_tracking" => {
+            Var::BinlogPreallocate => on_off(self.binlog_preallocate),
+            Var::BinlogInRedo => on_off(self.binlog_in_redo),
+            Var::BinlogTransactionDependencyTracking => {
                 self.binlog_transaction_dependency_tracking.name().to_string()
             }
-            "binlog_transaction_dependency_history_size" => {
+            Var::BinlogTransactionDependencyHistorySize => {
                 self.binlog_transaction_dependency_history_size.to_string()
             }
-            "replica_parallel_workers" => self.replica_parallel_workers.to_string(),
-            "replica_preserve_commit_order" => on_off(self.replica_preserve_commit_order),
-            "gtid_mode" => on_off(self.gtid_mode),
-            "innodb_flush_log_at_trx_commit" => self.innodb_flush_log_at_trx_commit.to_string(),
-            "innodb_flush_method" => self.innodb_flush_method.name().to_string(),
-            "innodb_lock_wait_timeout" => self.innodb_lock_wait_timeout.to_string(),
-            "max_connections" => self.max_connections.to_string(),
-            "max_allowed_packet" => self.max_allowed_packet.to_string(),
-            "connect_timeout" => self.connect_timeout.to_string(),
-            "log_error" => match &self.log_error {
+            Var::ReplicaParallelWorkers => self.replica_parallel_workers.to_string(),
+            Var::ReplicaPreserveCommitOrder => on_off(self.replica_preserve_commit_order),
+            Var::GtidMode => on_off(self.gtid_mode),
+            Var::InnodbFlushLogAtTrxCommit => self.innodb_flush_log_at_trx_commit.to_string(),
+            Var::InnodbFlushMethod => self.innodb_flush_method.name().to_string(),
+            Var::InnodbLockWaitTimeout => self.innodb_lock_wait_timeout.to_string(),
+            Var::MaxConnections => self.max_connections.to_string(),
+            Var::MaxAllowedPacket => self.max_allowed_packet.to_string(),
+            Var::ConnectTimeout => self.connect_timeout.to_string(),
+            Var::LogError => match &self.log_error {
                 Some(path) => path.display().to_string(),
                 None => "stderr".to_string(),
             },
-            "log_error_verbosity" => self.log_error_verbosity.to_string(),
+            Var::LogErrorVerbosity => self.log_error_verbosity.to_string(),
             _ => return None,
         })
     }
@@ -912,7 +513,7 @@ impl Config {
                 origin: s.origin.clone(),
             });
         }
-        if var.name == "log_bin" {
+        if var.var == Var::LogBin {
             // `--log-bin[=basename]`: a boolean word turns it on or off, anything else is the
             // basename.
             self.log_bin = match value.as_deref().map(|v| (v, parse_bool(v))) {
@@ -944,62 +545,62 @@ impl Config {
             }
         };
         let parsed = var.ty.parse(&value).map_err(|_| bad_value(s, &value, var.ty))?;
-        self.set_parsed(var.name, parsed).ok_or_else(|| bad_value(s, &value, var.ty))?;
+        self.set_parsed(var.var, parsed).ok_or_else(|| bad_value(s, &value, var.ty))?;
         Ok(None)
     }
 
     /// Stores a checked value in its field; `None` if the value does not fit the field (which
-    /// the registry's ranges rule out) or the name is no field.
-    fn set_parsed(&mut self, name: &str, parsed: Parsed) -> Option<()> {
+    /// the registry's ranges rule out) or the variable is no field.
+    fn set_parsed(&mut self, var: Var, parsed: Parsed) -> Option<()> {
         use Parsed::{Bool, Int, Text};
-        match (name, parsed) {
-            ("server_id", Int(n)) => self.server_id = u32::try_from(n).ok()?,
-            ("port", Int(n)) => self.port = u16::try_from(n).ok()?,
-            ("admin_port", Int(n)) => self.admin_port = u16::try_from(n).ok()?,
-            ("bind_address", Text(t)) => self.bind_address = t,
-            ("socket", Text(t)) => self.socket = t,
-            ("datadir", Text(t)) => self.datadir = PathBuf::from(t),
-            ("max_binlog_size", Int(n)) => self.max_binlog_size = n,
-            ("sync_binlog", Int(n)) => self.sync_binlog = u32::try_from(n).ok()?,
-            ("binlog_order_commits", Bool(b)) => self.binlog_order_commits = b,
-            ("binlog_max_flush_queue_time", Int(n)) => self.binlog_max_flush_queue_time = n,
-            ("binlog_group_commit_sync_delay", Int(n)) => self.binlog_group_commit_sync_delay = n,
-            ("binlog_group_commit_sync_no_delay_count", Int(n)) => {
+        match (var, parsed) {
+            (Var::ServerId, Int(n)) => self.server_id = u32::try_from(n).ok()?,
+            (Var::Port, Int(n)) => self.port = u16::try_from(n).ok()?,
+            (Var::AdminPort, Int(n)) => self.admin_port = u16::try_from(n).ok()?,
+            (Var::BindAddress, Text(t)) => self.bind_address = t,
+            (Var::Socket, Text(t)) => self.socket = t,
+            (Var::Datadir, Text(t)) => self.datadir = PathBuf::from(t),
+            (Var::MaxBinlogSize, Int(n)) => self.max_binlog_size = n,
+            (Var::SyncBinlog, Int(n)) => self.sync_binlog = u32::try_from(n).ok()?,
+            (Var::BinlogOrderCommits, Bool(b)) => self.binlog_order_commits = b,
+            (Var::BinlogMaxFlushQueueTime, Int(n)) => self.binlog_max_flush_queue_time = n,
+            (Var::BinlogGroupCommitSyncDelay, Int(n)) => self.binlog_group_commit_sync_delay = n,
+            (Var::BinlogGroupCommitSyncNoDelayCount, Int(n)) => {
                 self.binlog_group_commit_sync_no_delay_count = n
             }
-            ("binlog_checksum", Text(t)) => {
+            (Var::BinlogChecksum, Text(t)) => {
                 self.binlog_checksum =
                     if t == "NONE" { BinlogChecksum::None } else { BinlogChecksum::Crc32 }
             }
-            ("binlog_row_metadata", Text(t)) => {
+            (Var::BinlogRowMetadata, Text(t)) => {
                 self.binlog_row_metadata =
                     if t == "FULL" { RowMetadata::Full } else { RowMetadata::Minimal }
             }
-            ("binlog_preallocate", Bool(b)) => self.binlog_preallocate = b,
-            ("binlog_in_redo", Bool(b)) => self.binlog_in_redo = b,
-            ("binlog_transaction_dependency_tracking", Text(t)) => {
+            (Var::BinlogPreallocate, Bool(b)) => self.binlog_preallocate = b,
+            (Var::BinlogInRedo, Bool(b)) => self.binlog_in_redo = b,
+            (Var::BinlogTransactionDependencyTracking, Text(t)) => {
                 self.binlog_transaction_dependency_tracking =
                     commit::DependencyTracking::from_name(&t)?
             }
-            ("binlog_transaction_dependency_history_size", Int(n)) => {
+            (Var::BinlogTransactionDependencyHistorySize, Int(n)) => {
                 self.binlog_transaction_dependency_history_size = n
             }
-            ("replica_parallel_workers", Int(n)) => self.replica_parallel_workers = n,
-            ("replica_preserve_commit_order", Bool(b)) => self.replica_preserve_commit_order = b,
-            ("gtid_mode", Text(t)) => self.gtid_mode = t == "ON",
-            ("innodb_flush_log_at_trx_commit", Int(n)) => {
+            (Var::ReplicaParallelWorkers, Int(n)) => self.replica_parallel_workers = n,
+            (Var::ReplicaPreserveCommitOrder, Bool(b)) => self.replica_preserve_commit_order = b,
+            (Var::GtidMode, Text(t)) => self.gtid_mode = t == "ON",
+            (Var::InnodbFlushLogAtTrxCommit, Int(n)) => {
                 self.innodb_flush_log_at_trx_commit = u8::try_from(n).ok()?
             }
-            ("innodb_flush_method", Text(t)) => {
+            (Var::InnodbFlushMethod, Text(t)) => {
                 self.innodb_flush_method = engine::RedoFlushMethod::from_name(&t)?
             }
-            ("innodb_lock_wait_timeout", Int(n)) => self.innodb_lock_wait_timeout = n,
-            ("max_connections", Int(n)) => self.max_connections = u32::try_from(n).ok()?,
+            (Var::InnodbLockWaitTimeout, Int(n)) => self.innodb_lock_wait_timeout = n,
+            (Var::MaxConnections, Int(n)) => self.max_connections = u32::try_from(n).ok()?,
             // mysqld rounds max_allowed_packet down to a multiple of 1024.
-            ("max_allowed_packet", Int(n)) => self.max_allowed_packet = n / 1024 * 1024,
-            ("connect_timeout", Int(n)) => self.connect_timeout = n,
-            ("log_error", Text(t)) => self.log_error = Some(PathBuf::from(t)),
-            ("log_error_verbosity", Int(n)) => self.log_error_verbosity = u8::try_from(n).ok()?,
+            (Var::MaxAllowedPacket, Int(n)) => self.max_allowed_packet = n / 1024 * 1024,
+            (Var::ConnectTimeout, Int(n)) => self.connect_timeout = n,
+            (Var::LogError, Text(t)) => self.log_error = Some(PathBuf::from(t)),
+            (Var::LogErrorVerbosity, Int(n)) => self.log_error_verbosity = u8::try_from(n).ok()?,
             _ => return None,
         }
         Some(())
@@ -1018,31 +619,6 @@ fn bad_value(s: &Setting, value: &str, ty: VarType) -> ConfigError {
         expected: ty.expected(),
         origin: s.origin.clone(),
     }
-}
-
-/// ON/OFF, TRUE/FALSE, 1/0, any case.
-pub fn parse_bool(text: &str) -> Option<bool> {
-    match text.trim().to_ascii_uppercase().as_str() {
-        "ON" | "TRUE" | "1" => Some(true),
-        "OFF" | "FALSE" | "0" => Some(false),
-        _ => None,
-    }
-}
-
-/// Digits with an optional K, M, G or T suffix (powers of 1024, any case).
-pub fn parse_size(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let (digits, shift) = match text.as_bytes().last()?.to_ascii_uppercase() {
-        b'K' => (&text[..text.len() - 1], 10),
-        b'M' => (&text[..text.len() - 1], 20),
-        b'G' => (&text[..text.len() - 1], 30),
-        b'T' => (&text[..text.len() - 1], 40),
-        _ => (text, 0),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse::<u64>().ok()?.checked_mul(1u64 << shift)
 }
 
 /// The command line as settings: `--name=value`, `--name value` (for options that need a
@@ -1084,7 +660,7 @@ fn takes_separate_value(raw_name: &str) -> bool {
     }
     // log_bin and log_error take an optional value, so a bare one stays bare, as in mysqld.
     variable(name).is_some_and(|v| {
-        v.startup_option && v.ty != VarType::Bool && !matches!(v.name, "log_bin" | "log_error")
+        v.startup_option && v.ty != VarType::Bool && !matches!(v.var, Var::LogBin | Var::LogError)
     })
 }
 
@@ -1191,26 +767,22 @@ pub fn help_text() -> String {
 /// other variable goes on to `next` (the commit pipeline's listener).
 pub struct LiveVariables {
     /// The listener of the other variables.
-    pub next: Option<std::sync::Arc<dyn sql::vars::VariableListener>>,
+    pub next: Option<std::sync::Arc<dyn VariableListener>>,
     /// The protocol server's limits.
     pub limits: std::sync::Arc<protocol::Limits>,
 }
 
-impl sql::vars::VariableListener for LiveVariables {
-    fn set_global(&self, name: &str, value: &engine::Value) -> Result<(), sql::SqlError> {
+impl VariableListener for LiveVariables {
+    fn set_global(&self, change: Change<'_>) -> Result<(), sql::SqlError> {
         // The SQL layer checked type and range (vars.rs) before calling.
-        let number = match value {
-            engine::Value::Int(i) => usize::try_from(*i).ok(),
-            engine::Value::UInt(u) => usize::try_from(*u).ok(),
-            _ => None,
-        };
-        match (name, number) {
-            ("max_connections", Some(n)) => self.limits.set_max_connections(n),
-            ("max_allowed_packet", Some(n)) => self.limits.set_max_allowed_packet(n),
+        let number = change.number().and_then(|n| usize::try_from(n).ok());
+        match (change.var, number) {
+            (Var::MaxConnections, Some(n)) => self.limits.set_max_connections(n),
+            (Var::MaxAllowedPacket, Some(n)) => self.limits.set_max_allowed_packet(n),
             _ => {}
         }
         match &self.next {
-            Some(next) => next.set_global(name, value),
+            Some(next) => next.set_global(change),
             None => Ok(()),
         }
     }

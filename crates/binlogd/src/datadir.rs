@@ -34,6 +34,8 @@ use protocol::ServerKeys;
 pub const PID_FILE: &str = "binlogd.pid";
 /// The server identity file's name.
 pub const AUTO_CNF: &str = "auto.cnf";
+/// The binlog files' directory inside the data directory, as the commit pipeline keeps them.
+pub use commit::BINLOG_DIR;
 
 /// The data directory cannot be used.
 #[derive(Debug, thiserror::Error)]

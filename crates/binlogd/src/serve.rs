@@ -35,8 +35,8 @@ use commit::{CommitConfig, Coordinator, OpenOptions};
 use engine::{Engine, EngineConfig};
 
 use crate::binlogging::{Binlogging, CommitVariables, ServerStatus};
-use crate::config::{BinlogChecksum, Config, ConfigError, LiveVariables, VARIABLES};
-use crate::datadir::{DataDir, DataDirError};
+use crate::config::{BinlogChecksum, Config, ConfigError, LiveVariables};
+use crate::datadir::{DataDir, DataDirError, BINLOG_DIR};
 use crate::logging::{LogError, Logger};
 use accounts::{UserError, Users};
 use protocol::{
@@ -45,12 +45,11 @@ use protocol::{
     UserAuth, Value,
 };
 use replication::{self, Peer, Replicas, Source};
+use sql::vars::Var;
 use sql::{self, Hooks, Output};
 
 /// The engine's directory inside the data directory (the commit pipeline uses the same).
 pub const ENGINE_DIR: &str = "engine";
-/// The binlog files' directory inside the data directory, as the commit pipeline keeps them.
-pub use commit::BINLOG_DIR;
 
 /// Why the server could not start or stop cleanly.
 #[derive(Debug, thiserror::Error)]
@@ -386,24 +385,19 @@ fn open_engine_only(datadir: &DataDir, engine_config: EngineConfig) -> Result<St
     Ok(Storage { engine, coordinator: None, hooks, status, source: None, replica: None })
 }
 
-/// The start-up variables the SQL layer shows (SHOW VARIABLES, `@@name`), from the config.
+/// The start-up variables the SQL layer shows (SHOW VARIABLES, `@@name`), from the config:
+/// every registry row the configuration holds a value for (the options, and values derived
+/// from them such as `log_bin_basename`), and the data directory's `server_uuid`.
 fn sql_overrides(config: &Config, datadir: &DataDir) -> Vec<(String, String)> {
-    let mut overrides: Vec<(String, String)> = VARIABLES
+    let mut overrides: Vec<(String, String)> = sql::vars::VARIABLES
         .iter()
-        .filter(|v| v.startup_option && sql::vars::lookup(v.name).is_some())
         .filter_map(|v| Some((v.name.to_string(), config.value(v.name)?)))
         .collect();
-    // Derived from options rather than options themselves.
-    for name in ["log_bin_basename", "log_error"] {
-        if let (Some(_), Some(value)) = (sql::vars::lookup(name), config.value(name)) {
-            if !overrides.iter().any(|(n, _)| n == name) {
-                overrides.push((name.to_string(), value));
-            }
-        }
+    if config.log_bin.is_none() {
+        // No binary log, no basename (the registry's default is the default configuration's).
+        overrides.push((Var::LogBinBasename.name().to_string(), String::new()));
     }
-    if sql::vars::lookup("server_uuid").is_some() {
-        overrides.push(("server_uuid".to_string(), datadir.server_uuid().to_string()));
-    }
+    overrides.push((Var::ServerUuid.name().to_string(), datadir.server_uuid().to_string()));
     overrides
 }
 

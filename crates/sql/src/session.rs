@@ -27,7 +27,7 @@ use super::eval::{datetime_of, eval, unix_now};
 use super::output::{Output, ResultColumn};
 use super::parse::{parse, split_statements, Parsed};
 use super::server::Server;
-use super::vars::{self, check, lookup, Scope, VERSION};
+use super::vars::{self, check, lookup, Change, Scope, Var, VERSION};
 use accounts::Privileges;
 
 /// A prepared statement: parsed once at PREPARE, bound to parameters at each EXECUTE.
@@ -97,7 +97,7 @@ pub struct Session {
     pub(crate) db: Option<String>,
     pub(crate) autocommit: bool,
     pub(crate) txn: Option<OpenTxn>,
-    pub(crate) vars: HashMap<&'static str, Value>,
+    pub(crate) vars: HashMap<Var, Value>,
     pub(crate) user_vars: HashMap<String, Value>,
     pub(crate) gtid_next: GtidNext,
     pub(crate) last_insert_id: u64,
@@ -130,7 +130,7 @@ impl std::fmt::Debug for Session {
 impl Session {
     pub(crate) fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
         let vars = server.vars.session_defaults();
-        let autocommit = vars.get("autocommit").is_none_or(|v| *v != Value::Int(0));
+        let autocommit = vars.get(&Var::Autocommit).is_none_or(|v| *v != Value::Int(0));
         let account = server.accounts().map(|users| {
             let found = users.lookup(user, host);
             SessionAccount {
@@ -590,7 +590,7 @@ impl Session {
     pub(crate) fn consume_gtid(&mut self) {
         if matches!(self.gtid_next, GtidNext::Assigned(_)) {
             self.gtid_next = GtidNext::Automatic;
-            self.vars.insert("gtid_next", Value::Bytes(b"AUTOMATIC".to_vec()));
+            self.vars.insert(Var::GtidNext, Value::Bytes(b"AUTOMATIC".to_vec()));
         }
     }
 
@@ -622,23 +622,25 @@ impl Session {
             _ => {}
         }
         let global = scope == VarScope::Global || def.scope == Scope::Global;
-        Ok(match def.name {
-            "autocommit" if !global => Value::Int(i64::from(self.autocommit)),
-            "gtid_next" => Value::Bytes(self.gtid_next_text().into_bytes()),
-            "gtid_executed" => Value::Bytes(self.server.hooks.admin.gtid_executed().into_bytes()),
-            "gtid_purged" => Value::Bytes(self.server.hooks.admin.gtid_purged().into_bytes()),
-            "last_insert_id" | "identity" => Value::UInt(self.last_insert_id),
-            "warning_count" => {
+        Ok(match def.var {
+            Var::Autocommit if !global => Value::Int(i64::from(self.autocommit)),
+            Var::GtidNext => Value::Bytes(self.gtid_next_text().into_bytes()),
+            Var::GtidExecuted => Value::Bytes(self.server.hooks.admin.gtid_executed().into_bytes()),
+            Var::GtidPurged => Value::Bytes(self.server.hooks.admin.gtid_purged().into_bytes()),
+            Var::LastInsertId | Var::Identity => Value::UInt(self.last_insert_id),
+            Var::WarningCount => {
                 Value::UInt(self.warnings.iter().filter(|w| w.level != "Error").count() as u64)
             }
-            "error_count" => {
+            Var::ErrorCount => {
                 Value::UInt(self.warnings.iter().filter(|w| w.level == "Error").count() as u64)
             }
-            "timestamp" => Value::Int(unix_now().0),
-            "pseudo_thread_id" => Value::UInt(u64::from(self.connection_id)),
-            "version" => Value::Bytes(VERSION.as_bytes().to_vec()),
-            _ if global => self.server.vars.global(def),
-            _ => self.vars.get(def.name).cloned().unwrap_or_else(|| self.server.vars.global(def)),
+            Var::Timestamp => Value::Int(unix_now().0),
+            Var::PseudoThreadId => Value::UInt(u64::from(self.connection_id)),
+            Var::Version => Value::Bytes(VERSION.as_bytes().to_vec()),
+            _ if global => self.server.vars.global(def.var),
+            _ => {
+                self.vars.get(&def.var).cloned().unwrap_or_else(|| self.server.vars.global(def.var))
+            }
         })
     }
 
@@ -658,21 +660,21 @@ impl Session {
             }
             SetItem::Names { charset, collation } => {
                 let cs = Value::Bytes(charset.to_ascii_lowercase().into_bytes());
-                for n in
-                    ["character_set_client", "character_set_connection", "character_set_results"]
+                for var in
+                    [Var::CharacterSetClient, Var::CharacterSetConnection, Var::CharacterSetResults]
                 {
-                    self.vars.insert(lookup(n).map_or(n, |d| d.name), cs.clone());
+                    self.vars.insert(var, cs.clone());
                 }
                 let coll = match collation {
                     Some(c) => c.to_ascii_lowercase(),
                     None if charset.eq_ignore_ascii_case("utf8mb4") => "utf8mb4_0900_ai_ci".into(),
                     None => format!("{}_general_ci", charset.to_ascii_lowercase()),
                 };
-                self.vars.insert("collation_connection", Value::Bytes(coll.into_bytes()));
+                self.vars.insert(Var::CollationConnection, Value::Bytes(coll.into_bytes()));
             }
             SetItem::System { scope, name, value } => {
                 let def = lookup(name).ok_or_else(|| SqlError::UnknownVariable(name.clone()))?;
-                if def.read_only {
+                if !def.dynamic {
                     return Err(SqlError::ReadOnlyVariable(def.name.into()));
                 }
                 let global = match (scope, def.scope) {
@@ -685,18 +687,18 @@ impl Session {
                 };
                 let raw = match value {
                     None if global => Value::Bytes(def.default.as_bytes().to_vec()),
-                    None => self.server.vars.global(def),
+                    None => self.server.vars.global(def.var),
                     Some(e) => self.const_value(e, params)?,
                 };
                 let v = check(def, &raw)?;
                 if global {
-                    if def.name == "gtid_purged" {
+                    if def.var == Var::GtidPurged {
                         return Err(SqlError::NotSupported("SET GLOBAL gtid_purged".into()));
                     }
                     if let Some(l) = &self.server.hooks.listener {
-                        l.set_global(def.name, &v)?;
+                        l.set_global(Change { var: def.var, value: &v })?;
                     }
-                    self.server.vars.set_global(def, v);
+                    self.server.vars.set_global(def.var, v);
                     return Ok(());
                 }
                 self.set_session(def, v)?;
@@ -705,16 +707,16 @@ impl Session {
         Ok(())
     }
 
-    fn set_session(&mut self, def: &'static vars::VarDef, v: Value) -> Result<()> {
-        match def.name {
-            "autocommit" => {
+    fn set_session(&mut self, def: &'static vars::Variable, v: Value) -> Result<()> {
+        match def.var {
+            Var::Autocommit => {
                 let on = v != Value::Int(0);
                 if on && !self.autocommit {
                     self.commit_open()?;
                 }
                 self.autocommit = on;
             }
-            "gtid_next" => {
+            Var::GtidNext => {
                 let text = String::from_utf8_lossy(match &v {
                     Value::Bytes(b) => b,
                     _ => &[][..],
@@ -733,25 +735,25 @@ impl Session {
                     GtidNext::Assigned(g)
                 };
             }
-            "sql_log_bin" if v == Value::Int(0) => {
+            Var::SqlLogBin if v == Value::Int(0) => {
                 return Err(SqlError::NotSupported("SET sql_log_bin = 0".into()));
             }
-            "last_insert_id" | "insert_id" | "identity" => {
+            Var::LastInsertId | Var::InsertId | Var::Identity => {
                 if let Value::UInt(n) = v {
                     self.last_insert_id = n;
                 }
             }
-            "transaction_isolation" | "tx_isolation" => {
-                self.vars.insert("transaction_isolation", v.clone());
-                self.vars.insert("tx_isolation", v.clone());
+            Var::TransactionIsolation | Var::TxIsolation => {
+                self.vars.insert(Var::TransactionIsolation, v.clone());
+                self.vars.insert(Var::TxIsolation, v.clone());
             }
-            "transaction_read_only" | "tx_read_only" => {
-                self.vars.insert("transaction_read_only", v.clone());
-                self.vars.insert("tx_read_only", v.clone());
+            Var::TransactionReadOnly | Var::TxReadOnly => {
+                self.vars.insert(Var::TransactionReadOnly, v.clone());
+                self.vars.insert(Var::TxReadOnly, v.clone());
             }
             _ => {}
         }
-        self.vars.insert(def.name, v);
+        self.vars.insert(def.var, v);
         Ok(())
     }
 

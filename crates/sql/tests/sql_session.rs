@@ -687,3 +687,22 @@ fn multi_statements_and_bad_input() {
     }
     assert_eq!(rows(&mut s, "SELECT 1"), strs(&[&["1"]]));
 }
+
+/// One registry: a start-up-only variable refuses SET (1238) as the README's table says, the
+/// server's own options (admin_port, log_error_verbosity) are visible to `@@` and SHOW
+/// VARIABLES, and SET GLOBAL clamps an integer into its registry range.
+#[test]
+fn one_registry_for_options_and_sql() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    for name in ["server_id", "binlog_checksum", "gtid_mode", "binlog_in_redo", "port"] {
+        assert_eq!(err(&mut s, &format!("SET GLOBAL {name} = 1")).code(), 1238, "{name}");
+    }
+    assert_eq!(rows(&mut s, "SELECT @@admin_port, @@log_error_verbosity"), strs(&[&["0", "3"]]));
+    assert_eq!(
+        rows(&mut s, "SHOW VARIABLES LIKE 'log_error%'"),
+        strs(&[&["log_error", "stderr"], &["log_error_verbosity", "3"]])
+    );
+    q(&mut s, "SET GLOBAL max_connections = 0");
+    assert_eq!(rows(&mut s, "SELECT @@global.max_connections"), strs(&[&["1"]]));
+}

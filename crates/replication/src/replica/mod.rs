@@ -35,6 +35,7 @@ use engine::{Engine, Value};
 use parking_lot::Mutex;
 
 use settings::Settings;
+use sql::vars::Var;
 use sql::{self, Output, ResultColumn, SqlError};
 use statements::{ChangeOption, ReplicaStmt};
 
@@ -319,14 +320,14 @@ impl Replica {
             .map_err(|e| io_failure("cannot create the relay log", &e))?;
         let files = relay.files();
 
-        let workers = match server.global_variable("replica_parallel_workers") {
-            Some(Value::UInt(n)) => n as usize,
-            Some(Value::Int(n)) => n.max(0) as usize,
+        let workers = match server.global(Var::ReplicaParallelWorkers) {
+            Value::UInt(n) => n as usize,
+            Value::Int(n) => n.max(0) as usize,
             _ => 4,
         };
         let preserve = !matches!(
-            server.global_variable("replica_preserve_commit_order"),
-            Some(Value::Int(0) | Value::UInt(0))
+            server.global(Var::ReplicaPreserveCommitOrder),
+            Value::Int(0) | Value::UInt(0)
         );
         {
             let mut st = self.shared.status.lock();
