@@ -80,6 +80,9 @@ use crate::stats::{CommitStats, CyclePart, Stage, Stats};
 use crate::writeset::{DependencyTracker, TxnWrites, WriteSet};
 
 mod leaders;
+mod request;
+
+pub use request::{CommitRequest, GtidChoice, Work};
 
 /// The server version the GTID events name (`immediate_server_version`).
 const SERVER_VERSION: u32 = 80040;
@@ -124,7 +127,7 @@ impl OpenOptions {
 
 /// Where an acknowledged transaction went.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommitInfo {
+pub struct Committed {
     /// None for a read-only transaction (nothing logged).
     pub gtid: Option<Gtid>,
     /// The binlog file and the offset just past the transaction.
@@ -147,7 +150,7 @@ pub struct RecoveryOutcome {
     pub rolled_back_xids: Vec<u64>,
 }
 
-enum Work {
+enum PreparedWork {
     /// `writeset` and `session` (0: none) are for WRITESET dependency tracking.
     Dml { xid: u64, prepare_lsn: u64, rows: Vec<u8>, db: String, writeset: WriteSet, session: u64 },
     /// A DDL transaction: its schema changes are prepared in the engine with `xid`, which
@@ -159,17 +162,17 @@ enum Outcome {
     Pending,
     /// `binlog_order_commits=OFF`: durable in the binlog; the session commits itself.
     SelfCommit,
-    Done(Result<CommitInfo>),
+    Done(Result<Committed>),
 }
 
 struct MemberState<E: Engine> {
     txn: Option<E::Txn>,
-    work: Work,
+    work: PreparedWork,
     explicit: Option<(Gtid, u64)>,
     /// Absolute `m_max_committed_transaction` when the transaction prepared.
     last_committed_abs: i64,
     sequence_abs: i64,
-    info: Option<CommitInfo>,
+    info: Option<Committed>,
     written: bool,
     outcome: Outcome,
     /// The task awaiting this member through a [`PendingCommit`], woken with `done`.
@@ -454,82 +457,29 @@ impl<E: Engine> Coordinator<E> {
         self.inner.stats.snapshot(self.inner.engine.redo_fsyncs())
     }
 
-    /// Commits a transaction with an automatic GTID. Returns once it is durable per the
-    /// settings and committed in the engine.
-    pub fn commit(&self, txn: E::Txn, cache: BinlogCache) -> Result<CommitInfo> {
-        let mut r = self.commit_batch(vec![(txn, cache)]);
+    /// Commits one transaction (rows or DDL, automatic or assigned GTID). Returns once it is
+    /// durable per the settings and committed in the engine. An assigned GTID the caller no
+    /// longer owns refuses the commit (error 1837) and rolls the transaction back. On any
+    /// other error the transaction is rolled back, or, if the pipeline failed after its
+    /// prepare, left for recovery to decide.
+    ///
+    /// A DDL request ([`CommitRequest::ddl`]: schema changes staged in the engine, e.g.
+    /// `engine::Engine::create_table_in`) takes the same two-phase commit as rows: the engine
+    /// prepares the changes with an XID; the FLUSH leader makes that durable, then writes
+    /// GTID + QUERY (the QUERY carries the XID, as MySQL 8.0's atomic DDL does); the COMMIT
+    /// stage commits them in the engine. After a crash the DDL is committed if its QUERY
+    /// event is in the binlog, rolled back if not.
+    pub fn commit(&self, req: CommitRequest<E::Txn>) -> Result<Committed> {
+        let mut r = self.inner.submit(vec![req]);
         r.pop().unwrap_or(Err(Error::ShutDown))
     }
 
-    /// Commits several transactions as one submission (they enter the FLUSH queue
-    /// together, in order). The results are in the same order. Used by appliers and by the
-    /// deterministic crash simulation, which has no threads to form groups.
-    pub fn commit_batch(&self, items: Vec<(E::Txn, BinlogCache)>) -> Vec<Result<CommitInfo>> {
-        let items = items.into_iter().map(|(t, c)| (Some(t), Ok(c), None)).collect();
-        self.inner.submit(items)
-    }
-
-    /// Commits with an explicit GTID (`gtid_next`) the session owns.
-    pub fn commit_with_gtid(
-        &self,
-        txn: E::Txn,
-        cache: BinlogCache,
-        owned: OwnedGtid,
-    ) -> Result<CommitInfo> {
-        if !self.inner.gtids.is_owner(&owned) {
-            let _ = self.inner.engine.rollback(txn);
-            return Err(Error::GtidNotOwned { gtid: owned.gtid });
-        }
-        let explicit = Some((owned.gtid, owned.owner));
-        let mut r = self.inner.submit(vec![(Some(txn), Ok(cache), explicit)]);
-        r.pop().unwrap_or(Err(Error::ShutDown))
-    }
-
-    /// Commits several transactions with explicit GTIDs their caller owns as one submission:
-    /// they enter the FLUSH queue together, in this order, so the binlog and the engine commit
-    /// them in this order (the replica applier's `replica_preserve_commit_order`).
-    pub fn commit_batch_with_gtids(
-        &self,
-        items: Vec<(E::Txn, BinlogCache, OwnedGtid)>,
-    ) -> Vec<Result<CommitInfo>> {
-        let items = items
-            .into_iter()
-            .map(|(t, c, owned)| (Some(t), Ok(c), Some((owned.gtid, owned.owner))))
-            .collect();
-        self.inner.submit(items)
-    }
-
-    /// Commits a DDL transaction (schema changes staged in the engine, e.g.
-    /// `engine::Engine::create_table_in`) with statement `query` run in database `db`: the
-    /// same two-phase commit as rows. The engine prepares the changes with an XID; the FLUSH
-    /// leader makes that durable, then writes GTID + QUERY (the QUERY carries the XID, as
-    /// MySQL 8.0's atomic DDL does); the COMMIT stage commits them in the engine. After a
-    /// crash the DDL is committed if its QUERY event is in the binlog, rolled back if not.
-    /// On error the transaction is rolled back (or, if the pipeline failed after its
-    /// prepare, left for recovery to decide).
-    pub fn commit_ddl(&self, txn: E::Txn, db: &str, query: &str) -> Result<CommitInfo> {
-        let work = Err((db.to_string(), query.to_string()));
-        let mut r = self.inner.submit(vec![(Some(txn), work, None)]);
-        r.pop().unwrap_or(Err(Error::ShutDown))
-    }
-
-    /// [`Coordinator::commit_ddl`] with an explicit GTID the caller owns (`SET gtid_next`
-    /// before DDL; the replica applier).
-    pub fn commit_ddl_with_gtid(
-        &self,
-        txn: E::Txn,
-        db: &str,
-        query: &str,
-        owned: OwnedGtid,
-    ) -> Result<CommitInfo> {
-        if !self.inner.gtids.is_owner(&owned) {
-            let _ = self.inner.engine.rollback(txn);
-            return Err(Error::GtidNotOwned { gtid: owned.gtid });
-        }
-        let work = Err((db.to_string(), query.to_string()));
-        let explicit = Some((owned.gtid, owned.owner));
-        let mut r = self.inner.submit(vec![(Some(txn), work, explicit)]);
-        r.pop().unwrap_or(Err(Error::ShutDown))
+    /// Commits several transactions as one submission: they enter the FLUSH queue together,
+    /// in this order, so the binlog and the engine commit them in this order (the replica
+    /// applier's `replica_preserve_commit_order`; the deterministic crash simulation, which
+    /// has no threads to form groups). The results are in the same order.
+    pub fn commit_batch(&self, reqs: Vec<CommitRequest<E::Txn>>) -> Vec<Result<Committed>> {
+        self.inner.submit(reqs)
     }
 
     /// `SET gtid_next='uuid:N'`: owns the GTID, or reports it executed (skip the
@@ -741,14 +691,6 @@ impl<E: Engine> Drop for Inner<E> {
     }
 }
 
-/// A submission: the engine transaction (rows or staged DDL), the cache or (db, DDL query),
-/// and an explicit GTID with its owner token.
-type Item<E> = (
-    Option<<E as Engine>::Txn>,
-    std::result::Result<BinlogCache, (String, String)>,
-    Option<(Gtid, u64)>,
-);
-
 impl<E: Engine> Inner<E> {
     fn check_poison(&self) -> Result<()> {
         if self.poisoned.load(Ordering::Acquire) {
@@ -791,20 +733,39 @@ impl<E: Engine> Inner<E> {
         f(w.as_mut().ok_or(Error::ShutDown)?)
     }
 
-    fn submit(&self, items: Vec<Item<E>>) -> Vec<Result<CommitInfo>> {
+    /// The ownership check of assigned GTIDs: the indexes of the requests whose GTID the
+    /// caller no longer owns (one lock of the owned set for the whole submission; none
+    /// without assigned GTIDs).
+    fn not_owned(&self, reqs: &[CommitRequest<E::Txn>]) -> Vec<usize> {
+        fn assigned<T>(r: &CommitRequest<T>) -> Option<&OwnedGtid> {
+            match &r.gtid {
+                GtidChoice::Assigned(o) => Some(o),
+                GtidChoice::Automatic => None,
+            }
+        }
+        if !reqs.iter().any(|r| assigned(r).is_some()) {
+            return Vec::new();
+        }
+        self.gtids.not_owned(reqs.iter().map(assigned))
+    }
+
+    fn submit(&self, reqs: Vec<CommitRequest<E::Txn>>) -> Vec<Result<Committed>> {
+        let refused = self.not_owned(&reqs);
         let serial = (!self.config.binlog_group_commit()).then(|| self.serial.lock());
-        let mut results: Vec<Option<Result<CommitInfo>>> = Vec::with_capacity(items.len());
+        let mut results: Vec<Option<Result<Committed>>> = Vec::with_capacity(reqs.len());
         let mut members = Vec::new();
         let mut slots = Vec::new();
-        for (txn, work, explicit) in items {
+        for (i, req) in reqs.into_iter().enumerate() {
+            if refused.contains(&i) {
+                results.push(Some(Err(self.refuse_not_owned(req))));
+                continue;
+            }
             if let Err(e) = self.check_poison() {
-                if let Some(t) = txn {
-                    let _ = self.engine.rollback(t);
-                }
+                let _ = self.engine.rollback(req.txn);
                 results.push(Some(Err(e)));
                 continue;
             }
-            match self.prepare(txn, work, explicit) {
+            match self.prepare(req) {
                 Ok(Prepared::Member(m)) => {
                     slots.push(results.len());
                     results.push(None);
@@ -824,17 +785,26 @@ impl<E: Engine> Inner<E> {
         results.into_iter().map(|r| r.unwrap_or(Err(Error::ShutDown))).collect()
     }
 
-    fn prepare(
-        &self,
-        txn: Option<E::Txn>,
-        work: std::result::Result<BinlogCache, (String, String)>,
-        explicit: Option<(Gtid, u64)>,
-    ) -> Result<Prepared<E>> {
+    /// Rolls back a request whose assigned GTID the caller no longer owns; its error.
+    fn refuse_not_owned(&self, req: CommitRequest<E::Txn>) -> Error {
+        let _ = self.engine.rollback(req.txn);
+        match req.gtid {
+            GtidChoice::Assigned(owned) => Error::GtidNotOwned { gtid: owned.gtid },
+            GtidChoice::Automatic => Error::ShutDown,
+        }
+    }
+
+    fn prepare(&self, req: CommitRequest<E::Txn>) -> Result<Prepared<E>> {
         let last_committed_abs = self.max_committed.load(Ordering::Acquire);
+        let CommitRequest { txn, work, gtid } = req;
+        let explicit = match gtid {
+            GtidChoice::Assigned(owned) => Some((owned.gtid, owned.owner)),
+            GtidChoice::Automatic => None,
+        };
         let (txn, work) = match (txn, work) {
-            (Some(t), Ok(cache)) if cache.is_empty() && E::is_read_only(&t) => {
+            (t, Work::Rows(cache)) if cache.is_empty() && E::is_read_only(&t) => {
                 self.engine.commit(t).map_err(engine_error::<E>)?;
-                return Ok(Prepared::ReadOnly(CommitInfo {
+                return Ok(Prepared::ReadOnly(Committed {
                     gtid: None,
                     file: String::new(),
                     end_pos: 0,
@@ -842,7 +812,7 @@ impl<E: Engine> Inner<E> {
                     sequence_number: 0,
                 }));
             }
-            (Some(mut t), Ok(mut cache)) => {
+            (mut t, Work::Rows(mut cache)) => {
                 let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
                 let db = cache.db().to_string();
                 let (writeset, session) = cache.take_writes();
@@ -860,9 +830,9 @@ impl<E: Engine> Inner<E> {
                         return Err(engine_error::<E>(e));
                     }
                 };
-                (Some(t), Work::Dml { xid, prepare_lsn, rows, db, writeset, session })
+                (Some(t), PreparedWork::Dml { xid, prepare_lsn, rows, db, writeset, session })
             }
-            (Some(mut t), Err((db, query))) => {
+            (mut t, Work::Ddl { db, query }) => {
                 let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
                 let prepare_lsn = match self.engine.prepare(&mut t, xid) {
                     Ok(l) => l,
@@ -871,9 +841,8 @@ impl<E: Engine> Inner<E> {
                         return Err(engine_error::<E>(e));
                     }
                 };
-                (Some(t), Work::Ddl { xid, prepare_lsn, db, query })
+                (Some(t), PreparedWork::Ddl { xid, prepare_lsn, db, query })
             }
-            (None, _) => return Err(Error::ShutDown),
         };
         Ok(Prepared::Member(Arc::new(Member {
             start: Instant::now(),
@@ -1010,7 +979,7 @@ impl<E: Engine> Inner<E> {
         }
     }
 
-    fn wait_done(&self, m: &Arc<Member<E>>) -> Result<CommitInfo> {
+    fn wait_done(&self, m: &Arc<Member<E>>) -> Result<Committed> {
         let t = Instant::now();
         let mut st = m.st.lock();
         let mut slept = false;
@@ -1049,7 +1018,7 @@ impl<E: Engine> Inner<E> {
 
     /// [`Self::wait_done`] for a task: ready when the member's outcome is known, otherwise the
     /// waker is stored for [`complete`] to wake.
-    fn poll_done(&self, m: &Arc<Member<E>>, waker: &Waker) -> Poll<Result<CommitInfo>> {
+    fn poll_done(&self, m: &Arc<Member<E>>, waker: &Waker) -> Poll<Result<Committed>> {
         let mut st = m.st.lock();
         match std::mem::replace(&mut st.outcome, Outcome::Pending) {
             Outcome::Done(r) => {
@@ -1185,17 +1154,18 @@ impl<E: Engine> Inner<E> {
                 (st.last_committed_abs - fs.offset).min(sequence - 1)
             };
             let writes = match &st.work {
-                Work::Dml { writeset, session, .. } => {
+                PreparedWork::Dml { writeset, session, .. } => {
                     TxnWrites::Rows { writeset, session: *session }
                 }
-                Work::Ddl { .. } => TxnWrites::Ddl,
+                PreparedWork::Ddl { .. } => TxnWrites::Ddl,
             };
             let last_committed =
                 fs.deps.last_committed(tracking, history_size, sequence, commit_order, writes);
             let start = start_pos + bytes.len() as u64;
             let clock = LogicalClock { last_committed, sequence_number: sequence };
             let xid = match &st.work {
-                Work::Dml { xid, prepare_lsn, .. } | Work::Ddl { xid, prepare_lsn, .. } => {
+                PreparedWork::Dml { xid, prepare_lsn, .. }
+                | PreparedWork::Ddl { xid, prepare_lsn, .. } => {
                     flush_lsn = flush_lsn.max(*prepare_lsn);
                     Some(*xid)
                 }
@@ -1208,7 +1178,7 @@ impl<E: Engine> Inner<E> {
             }
             let len = (start_pos + bytes.len() as u64 - start) as u32;
             st.sequence_abs = fs.counter;
-            st.info = Some(CommitInfo {
+            st.info = Some(Committed {
                 gtid: Some(gtid),
                 file: file.clone(),
                 end_pos: start + u64::from(len),
@@ -1258,7 +1228,7 @@ impl<E: Engine> Inner<E> {
     /// Appends one transaction's events at file offset `start`.
     fn encode_txn(
         &self,
-        work: &Work,
+        work: &PreparedWork,
         gtid: Gtid,
         clock: LogicalClock,
         ts_us: u64,
@@ -1269,14 +1239,14 @@ impl<E: Engine> Inner<E> {
         let trailer = self.ctx.checksum.len();
         let mut rest = Vec::new();
         match work {
-            Work::Dml { xid, rows, db, .. } => {
+            PreparedWork::Dml { xid, rows, db, .. } => {
                 let begin = QueryEvent::begin(0, db, &StatusVars::mysql80_default())?;
                 Event::new(header, EventBody::Query(begin)).encode(&self.ctx, 0, &mut rest)?;
                 rest.extend_from_slice(rows);
                 Event::new(header, EventBody::Xid(XidEvent { xid: *xid }))
                     .encode(&self.ctx, 0, &mut rest)?;
             }
-            Work::Ddl { xid, db, query, .. } => {
+            PreparedWork::Ddl { xid, db, query, .. } => {
                 // MySQL 8.0's atomic DDL: the QUERY event names the DDL's XID
                 // (Q_DDL_LOGGED_WITH_XID), which binlog recovery collects with the XID events'
                 // (`Binlog_recovery::process_atomic_ddl`, sql/binlog/recovery.cc).
@@ -1384,7 +1354,7 @@ impl<E: Engine> Inner<E> {
     }
 
     /// The engine commit of a member whose binlog bytes are durable.
-    fn finish_member(&self, st: &mut MemberState<E>) -> Result<CommitInfo> {
+    fn finish_member(&self, st: &mut MemberState<E>) -> Result<Committed> {
         // The clock advances before the engine commit releases the row locks, as mysqld's
         // `process_commit_stage_queue` calls `update_max_committed` before
         // `finish_transaction_in_engines`: a transaction that waited for one of these locks
@@ -1407,7 +1377,7 @@ impl<E: Engine> Inner<E> {
 
 enum Prepared<E: Engine> {
     Member(Arc<Member<E>>),
-    ReadOnly(CommitInfo),
+    ReadOnly(Committed),
 }
 
 /// Sets a member's outcome and wakes whoever waits for it: a thread in `wait_done` (the
@@ -1452,32 +1422,34 @@ pub struct PendingCommit<E: Engine> {
 
 enum PendingState<E: Engine> {
     /// Group commit OFF: the serialized path, all of it blocking, runs in `run`.
-    Serial(Vec<Item<E>>),
+    Serial(Vec<CommitRequest<E::Txn>>),
     /// The FLUSH leader, its stages not yet run; `Instant`: when it enrolled.
     Leader(Arc<Member<E>>, Instant),
     /// Waiting for the pipeline.
     Queued(Arc<Member<E>>),
     /// Known already (read-only, refused, or taken).
-    Ready(Option<Result<CommitInfo>>),
+    Ready(Option<Result<Committed>>),
 }
 
 impl<E: Engine> Coordinator<E> {
     /// [`Coordinator::commit`] for an async caller: prepares the transaction and enrolls it in
     /// the FLUSH queue without waiting. See [`PendingCommit`].
-    pub fn commit_deferred(&self, txn: E::Txn, cache: BinlogCache) -> PendingCommit<E> {
+    pub fn commit_deferred(&self, req: CommitRequest<E::Txn>) -> PendingCommit<E> {
         let inner = self.inner.clone();
-        let item: Item<E> = (Some(txn), Ok(cache), None);
+        if let GtidChoice::Assigned(owned) = &req.gtid {
+            if !inner.gtids.is_owner(owned) {
+                let e = inner.refuse_not_owned(req);
+                return PendingCommit { inner, state: PendingState::Ready(Some(Err(e))) };
+            }
+        }
         if !inner.config.binlog_group_commit() {
-            return PendingCommit { inner, state: PendingState::Serial(vec![item]) };
+            return PendingCommit { inner, state: PendingState::Serial(vec![req]) };
         }
         if let Err(e) = inner.check_poison() {
-            if let (Some(t), _, _) = item {
-                let _ = inner.engine.rollback(t);
-            }
+            let _ = inner.engine.rollback(req.txn);
             return PendingCommit { inner, state: PendingState::Ready(Some(Err(e))) };
         }
-        let (txn, work, explicit) = item;
-        let state = match inner.prepare(txn, work, explicit) {
+        let state = match inner.prepare(req) {
             Ok(Prepared::Member(m)) => {
                 let t = Instant::now();
                 if inner.enroll(&inner.flush_q, vec![m.clone()]) {
@@ -1516,7 +1488,7 @@ impl<E: Engine> PendingCommit<E> {
 
     /// The outcome once known; `Pending` stores the context's waker, woken when it is. Polling
     /// before [`Self::run`] of a leader would never complete: it returns an error instead.
-    pub fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<CommitInfo>> {
+    pub fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<Committed>> {
         match &mut self.state {
             PendingState::Queued(m) => {
                 let m = m.clone();
@@ -1549,7 +1521,7 @@ impl<E: Engine> PendingCommit<E> {
     }
 
     /// Blocks until the outcome is known (runs the leader's work first if needed).
-    pub fn wait(mut self) -> Result<CommitInfo> {
+    pub fn wait(mut self) -> Result<Committed> {
         self.run();
         let state = std::mem::replace(&mut self.state, PendingState::Ready(None));
         match state {

@@ -17,7 +17,7 @@
 //! ```text
 //! let mut txn = coord.begin();
 //! engine.insert(&mut txn, table, row.clone())?;  cache.insert(&schema, &row)?;
-//! let info = coord.commit(txn, cache)?;           // durable and committed on return
+//! let done = coord.commit(CommitRequest::rows(txn, cache))?;  // durable and committed on return
 //! ```
 
 mod cache;
@@ -32,7 +32,10 @@ mod writeset;
 
 pub use cache::{datetime_from_binlog, datetime_to_binlog, table_map, BinlogCache, MappedTable};
 pub use config::CommitConfig;
-pub use coordinator::{CommitInfo, Coordinator, OpenOptions, PendingCommit, RecoveryOutcome};
+pub use coordinator::{
+    CommitRequest, Committed, Coordinator, GtidChoice, OpenOptions, PendingCommit, RecoveryOutcome,
+    Work,
+};
 pub use engine_api::Engine;
 pub use error::{Error, ErrorClass, Result};
 pub use gtid_state::{GtidNext, OwnedGtid};
