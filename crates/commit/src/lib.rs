@@ -5,8 +5,10 @@
 //!
 //! Layout:
 //! - `engine_api.rs`: the [`Engine`] trait and its implementation for `engine::Engine`.
-//! - `coordinator.rs`: the [`Coordinator`] (pipeline, recovery, binlog-in-redo); its module
-//!   doc states the protocol and the invariants.
+//! - `coordinator.rs` and `coordinator/`: the [`Coordinator`] (the API, one
+//!   [`CommitRequest`] per commit), the pipeline's stages, recovery, binlog-in-redo, and how
+//!   a panic poisons the pipeline; its module doc states the protocol, the invariants and
+//!   the file layout.
 //! - `cache.rs`: the session's [`BinlogCache`] (TABLE_MAP + ROWS events from engine rows).
 //! - `writeset.rs`: write sets and WRITESET dependency tracking (`last_committed`).
 //! - `gtid_state.rs`: `gtid_executed` and the owned set of explicit GTIDs.
