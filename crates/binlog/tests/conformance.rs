@@ -905,7 +905,7 @@ mod properties {
                     gno,
                     logical_clock: (depth >= 1)
                         .then_some(LogicalClock { last_committed: lc, sequence_number: sn }),
-                    commit_info: (depth >= 2).then_some(CommitInfo {
+                    commit_info: (depth >= 2).then_some(GtidCommitFields {
                         immediate_commit_ts: ts,
                         original_commit_ts: ots,
                         transaction_length: (depth >= 3).then_some(len),

@@ -215,7 +215,9 @@ impl TxnCommitter for Binlogging {
             return Ok(Box::new(sql::ReadyCommit(Some(self.commit(txn, changes, gtid_next)))));
         }
         let (txn, cache) = self.build_cache(txn, &changes)?;
-        Ok(Box::new(Deferred(self.coordinator.commit_deferred(txn, cache))))
+        Ok(Box::new(Deferred(
+            self.coordinator.commit_deferred(commit::CommitRequest::rows(txn, cache)),
+        )))
     }
 
     fn commit(
@@ -226,11 +228,11 @@ impl TxnCommitter for Binlogging {
     ) -> SqlResult<sql::CommitOutcome> {
         let (txn, cache) = self.build_cache(txn, &changes)?;
         let info = match gtid_next {
-            GtidNext::Automatic => self.coordinator.commit(txn, cache),
+            GtidNext::Automatic => self.coordinator.commit(commit::CommitRequest::rows(txn, cache)),
             GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
-                commit::GtidNext::Owned(owned) => {
-                    self.coordinator.commit_with_gtid(txn, cache, owned)
-                }
+                commit::GtidNext::Owned(owned) => self
+                    .coordinator
+                    .commit(commit::CommitRequest::rows(txn, cache).with_gtid(owned)),
                 commit::GtidNext::AlreadyExecuted => {
                     self.coordinator.rollback(txn).map_err(|e| to_sql_error(&e))?;
                     return Ok(sql::CommitOutcome { gtid: None });
@@ -262,15 +264,15 @@ impl TxnCommitter for Binlogging {
             // An assigned GTID is logged with the DDL (the replica applier preserves the
             // source's GTIDs for DDL too); one already executed skips the statement.
             GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
-                commit::GtidNext::Owned(owned) => {
-                    self.coordinator.commit_ddl_with_gtid(txn, db, query, owned)
-                }
+                commit::GtidNext::Owned(owned) => self
+                    .coordinator
+                    .commit(commit::CommitRequest::ddl(txn, db, query).with_gtid(owned)),
                 commit::GtidNext::AlreadyExecuted => {
                     self.coordinator.rollback(txn).map_err(|e| to_sql_error(&e))?;
                     return Ok(sql::CommitOutcome { gtid: None });
                 }
             },
-            _ => self.coordinator.commit_ddl(txn, db, query),
+            _ => self.coordinator.commit(commit::CommitRequest::ddl(txn, db, query)),
         };
         info.map(|i| sql::CommitOutcome { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
     }

@@ -60,6 +60,10 @@ pub enum Error {
     /// transaction with an explicit GTID was committed without owning it.
     #[error("GTID {gtid} is not owned by this session")]
     GtidNotOwned { gtid: Gtid },
+    /// A pipeline thread panicked (a failed run-time invariant included) while it worked for
+    /// the transaction, or before it: the pipeline is poisoned (see `coordinator/poison.rs`).
+    #[error("commit pipeline thread '{thread}' panicked: {message}")]
+    Panicked { thread: String, message: String },
     /// The coordinator was shut down.
     #[error("the commit coordinator is shut down")]
     ShutDown,
@@ -99,6 +103,8 @@ impl Error {
         }
         match self {
             Error::Engine { mysql_code, .. } => *mysql_code,
+            // A panic is no write error: ER_UNKNOWN_ERROR, as for the panic itself.
+            Error::Poisoned { cause } if matches!(**cause, Error::Panicked { .. }) => 1105,
             // ER_ERROR_ON_WRITE for log I/O, as MySQL reports a failed binlog flush/sync.
             Error::Binlog { .. } | Error::Poisoned { .. } => 1026,
             Error::Encode { .. } => 1366,
@@ -106,7 +112,9 @@ impl Error {
             // ER_GTID_NEXT_TYPE_UNDEFINED_GTID: committing with a GTID the session no longer
             // owns is what MySQL reports when gtid_next was not set again.
             Error::GtidNotOwned { .. } => 1837,
-            Error::CorruptPayload { .. } | Error::Inconsistent { .. } => 1105,
+            Error::CorruptPayload { .. } | Error::Inconsistent { .. } | Error::Panicked { .. } => {
+                1105
+            }
             Error::ShutDown => 1053,
         }
     }

@@ -30,7 +30,7 @@ pub(crate) struct GtidState {
 /// What `SET gtid_next = 'uuid:N'` found.
 #[derive(Debug)]
 pub enum GtidNext {
-    /// The session owns the GTID; commit with it ([`crate::Coordinator::commit_with_gtid`])
+    /// The session owns the GTID; commit with it ([`crate::CommitRequest::with_gtid`])
     /// or give it back ([`crate::Coordinator::release_gtid`]).
     Owned(OwnedGtid),
     /// Already executed: MySQL skips the transaction silently (its statements do nothing and
@@ -126,6 +126,20 @@ impl GtidState {
 
     pub fn is_owner(&self, o: &OwnedGtid) -> bool {
         self.owned.lock().get(&o.gtid) == Some(&o.owner)
+    }
+
+    /// [`Self::is_owner`] for each assigned GTID of a submission under one lock: the indexes
+    /// of those no longer owned.
+    pub fn not_owned<'a>(
+        &self,
+        assigned: impl Iterator<Item = Option<&'a OwnedGtid>>,
+    ) -> Vec<usize> {
+        let owned = self.owned.lock();
+        assigned
+            .enumerate()
+            .filter(|(_, o)| o.is_some_and(|o| owned.get(&o.gtid) != Some(&o.owner)))
+            .map(|(i, _)| i)
+            .collect()
     }
 
     pub fn release(&self, gtid: Gtid, owner: u64) {

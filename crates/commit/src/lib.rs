@@ -5,8 +5,10 @@
 //!
 //! Layout:
 //! - `engine_api.rs`: the [`Engine`] trait and its implementation for `engine::Engine`.
-//! - `coordinator.rs`: the [`Coordinator`] (pipeline, recovery, binlog-in-redo); its module
-//!   doc states the protocol and the invariants.
+//! - `coordinator.rs` and `coordinator/`: the [`Coordinator`] (the API, one
+//!   [`CommitRequest`] per commit), the pipeline's stages, recovery, binlog-in-redo, and how
+//!   a panic poisons the pipeline; its module doc states the protocol, the invariants and
+//!   the file layout.
 //! - `cache.rs`: the session's [`BinlogCache`] (TABLE_MAP + ROWS events from engine rows).
 //! - `writeset.rs`: write sets and WRITESET dependency tracking (`last_committed`).
 //! - `gtid_state.rs`: `gtid_executed` and the owned set of explicit GTIDs.
@@ -17,7 +19,7 @@
 //! ```text
 //! let mut txn = coord.begin();
 //! engine.insert(&mut txn, table, row.clone())?;  cache.insert(&schema, &row)?;
-//! let info = coord.commit(txn, cache)?;           // durable and committed on return
+//! let done = coord.commit(CommitRequest::rows(txn, cache))?;  // durable and committed on return
 //! ```
 
 mod cache;
@@ -32,7 +34,10 @@ mod writeset;
 
 pub use cache::{datetime_from_binlog, datetime_to_binlog, table_map, BinlogCache, MappedTable};
 pub use config::CommitConfig;
-pub use coordinator::{CommitInfo, Coordinator, OpenOptions, PendingCommit, RecoveryOutcome};
+pub use coordinator::{
+    CommitRequest, Committed, Coordinator, GtidChoice, OpenOptions, PendingCommit, RecoveryOutcome,
+    Work,
+};
 pub use engine_api::Engine;
 pub use error::{Error, ErrorClass, Result};
 pub use gtid_state::{GtidNext, OwnedGtid};

@@ -6,6 +6,7 @@ mod common;
 
 use std::path::Path;
 
+use commit::CommitRequest;
 use common::{check_invariant, open, read_binlog_with_previous, setup, Coord, Mode};
 use engine::Value;
 use vfs::{CrashMode, Fault, FaultKind, FaultOp, OpenMode, SimVfs, Vfs};
@@ -15,7 +16,7 @@ const IN_REDO: Mode = Mode { in_redo: true, sync_binlog: 1 };
 const FIRST_BINLOG: &str = "/data/binlog/binlog.000001";
 
 /// Inserts row `id` and commits it.
-fn commit_row(c: &Coord, id: i64) -> commit::Result<commit::CommitInfo> {
+fn commit_row(c: &Coord, id: i64) -> commit::Result<commit::Committed> {
     let e = c.engine();
     let t = e.table_id(common::TABLE).expect("table");
     let schema = e.schema(t).expect("schema");
@@ -24,7 +25,7 @@ fn commit_row(c: &Coord, id: i64) -> commit::Result<commit::CommitInfo> {
     e.insert(&mut txn, t, row.clone()).expect("insert");
     let mut cache = c.new_cache("test");
     cache.insert(&schema, &row).expect("log row");
-    c.commit(txn, cache)
+    c.commit(CommitRequest::rows(txn, cache))
 }
 
 fn has_row(c: &Coord, id: i64) -> bool {

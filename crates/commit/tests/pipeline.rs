@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use binlog::gtid::Gtid;
-use commit::{CommitConfig, GtidNext};
+use commit::{CommitConfig, CommitRequest, GtidNext};
 use common::{check_invariant, read_binlog, setup, Coord, Mode};
 use engine::Value;
 use vfs::{CrashMode, LatencyVfs, SimVfs};
@@ -25,7 +25,7 @@ fn insert(
     c: &Coord,
     id: i64,
     gtid: Option<commit::OwnedGtid>,
-) -> commit::Result<commit::CommitInfo> {
+) -> commit::Result<commit::Committed> {
     let e = c.engine();
     let t = e.table_id(common::TABLE).expect("table");
     let schema = e.schema(t).expect("schema");
@@ -35,8 +35,8 @@ fn insert(
     let mut cache = c.new_cache("test");
     cache.insert(&schema, &row).expect("log");
     match gtid {
-        Some(g) => c.commit_with_gtid(txn, cache, g),
-        None => c.commit(txn, cache),
+        Some(g) => c.commit(CommitRequest::rows(txn, cache).with_gtid(g)),
+        None => c.commit(CommitRequest::rows(txn, cache)),
     }
 }
 
@@ -164,7 +164,7 @@ fn logical_clock_follows_commit_order() {
             e.insert(&mut txn, t, row.clone()).expect("insert");
             let mut cache = c.new_cache("test");
             cache.insert(&schema, &row).expect("log");
-            (txn, cache)
+            CommitRequest::rows(txn, cache)
         })
         .collect();
     let infos: Vec<_> = c.commit_batch(batch).into_iter().map(|r| r.expect("commit")).collect();
@@ -271,7 +271,7 @@ fn deferred_commits(hand_off: bool, in_redo: bool) {
                     e.insert(&mut txn, t, row.clone()).expect("insert");
                     let mut cache = c.new_cache("test");
                     cache.insert(&schema, &row).expect("log");
-                    let mut pending = c.commit_deferred(txn, cache);
+                    let mut pending = c.commit_deferred(CommitRequest::rows(txn, cache));
                     if hand_off && pending.hand_off() {
                         handed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         assert!(!pending.needs_thread(), "a handed-off leader needs no thread");
@@ -310,7 +310,7 @@ fn deferred_commits(hand_off: bool, in_redo: bool) {
 }
 
 /// Inserts row `id` into auxiliary table `name` and commits it.
-fn insert_aux(c: &Coord, name: &str, id: i64) -> commit::Result<commit::CommitInfo> {
+fn insert_aux(c: &Coord, name: &str, id: i64) -> commit::Result<commit::Committed> {
     let e = c.engine();
     let t = e.table_id(name).expect("aux table");
     let schema = e.schema(t).expect("schema");
@@ -319,7 +319,7 @@ fn insert_aux(c: &Coord, name: &str, id: i64) -> commit::Result<commit::CommitIn
     e.insert(&mut txn, t, row.clone()).expect("insert");
     let mut cache = c.new_cache("test");
     cache.insert(&schema, &row).expect("log");
-    c.commit(txn, cache)
+    c.commit(CommitRequest::rows(txn, cache))
 }
 
 /// DDL transactions in the same groups as row transactions, with checkpoints running all the
@@ -359,7 +359,7 @@ fn ddl_and_rows_in_the_same_groups_with_checkpoints() {
                 let acked = acked.clone();
                 let c = &c;
                 workers.push(s.spawn(move || {
-                    let ack = |r: commit::Result<commit::CommitInfo>| {
+                    let ack = |r: commit::Result<commit::Committed>| {
                         acked.lock().expect("lock").extend(r.expect("commit").gtid);
                     };
                     for round in 0..6i64 {

@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use binlog::gtid::Gtid;
+use commit::CommitRequest;
 use common::{check_invariant, Coord, Mode};
 use engine::Value;
 use vfs::RealVfs;
@@ -72,7 +73,7 @@ fn child() {
                     e.insert(&mut txn, t, row.clone()).expect("insert");
                     let mut cache = c.new_cache("test");
                     cache.insert(&schema, &row).expect("log");
-                    let info = c.commit(txn, cache).expect("commit");
+                    let info = c.commit(CommitRequest::rows(txn, cache)).expect("commit");
                     let g = info.gtid.expect("gtid");
                     let mut o = out.lock().expect("stdout");
                     writeln!(o, "ACK {g}").expect("write ack");

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use binlog::event::Value as BinValue;
-use commit::{CommitConfig, CommitInfo, DependencyTracking};
+use commit::{CommitConfig, CommitRequest, Committed, DependencyTracking};
 use common::{read_binlog, setup, Coord, Mode};
 use engine::{Column, ColumnType, TableSchema, Value};
 use vfs::SimVfs;
@@ -37,7 +37,7 @@ enum Op<'a> {
     Delete(&'a str, i64),
 }
 
-fn commit(c: &Coord, ops: &[Op<'_>], session: u64) -> CommitInfo {
+fn commit(c: &Coord, ops: &[Op<'_>], session: u64) -> Committed {
     let e = c.engine();
     let mut txn = e.begin();
     let mut cache = c.new_cache("test");
@@ -68,7 +68,7 @@ fn commit(c: &Coord, ops: &[Op<'_>], session: u64) -> CommitInfo {
             }
         }
     }
-    c.commit(txn, cache).expect("commit")
+    c.commit(CommitRequest::rows(txn, cache)).expect("commit")
 }
 
 fn t_row(id: i64, v: i64) -> Vec<Value> {
@@ -84,7 +84,7 @@ fn int() -> ColumnType {
 }
 
 /// `u (id PRIMARY KEY, code UNIQUE NOT NULL)` and `n (k, note)` without any key.
-fn create_u_and_n(c: &Coord) -> (CommitInfo, CommitInfo) {
+fn create_u_and_n(c: &Coord) -> (Committed, Committed) {
     let u = TableSchema::new(
         "u",
         vec![
@@ -96,20 +96,20 @@ fn create_u_and_n(c: &Coord) -> (CommitInfo, CommitInfo) {
     .with_index("code", vec![1], true);
     let mut txn = c.begin();
     c.engine().create_table_in(&mut txn, u).expect("stage create u");
-    let a = c.commit_ddl(
+    let a = c.commit(CommitRequest::ddl(
         txn,
         "test",
         "CREATE TABLE u (id BIGINT PRIMARY KEY, code VARCHAR(8) NOT NULL UNIQUE)",
-    );
+    ));
     let n =
         TableSchema::new("n", vec![Column::new("k", int()), Column::new("note", int())], vec![]);
     let mut txn = c.begin();
     c.engine().create_table_in(&mut txn, n).expect("stage create n");
-    let b = c.commit_ddl(txn, "test", "CREATE TABLE n (k BIGINT, note BIGINT)");
+    let b = c.commit(CommitRequest::ddl(txn, "test", "CREATE TABLE n (k BIGINT, note BIGINT)"));
     (a.expect("log u"), b.expect("log n"))
 }
 
-fn clock(i: &CommitInfo) -> (i64, i64) {
+fn clock(i: &Committed) -> (i64, i64) {
     (i.last_committed, i.sequence_number)
 }
 
@@ -208,7 +208,7 @@ fn groups_of_disjoint_rows_share_the_floor() {
                     e.insert(&mut txn, t, row.clone()).expect("insert");
                     cache.insert(&schema, &row).expect("log");
                 }
-                (txn, cache)
+                CommitRequest::rows(txn, cache)
             })
             .collect();
         c.commit_batch(items).into_iter().map(|r| clock(&r.expect("commit"))).collect::<Vec<_>>()

@@ -36,6 +36,8 @@
 //! Invariants:
 //! - `flushed_lsn <= written_lsn <= next_lsn`; bytes below `written_lsn` are in files, bytes
 //!   from `written_lsn` are in the writer's `unwritten` buffer or the append buffer.
+//! - The durable LSN (`flushed_lsn`) never moves back: checked with `assert!` at each flush
+//!   (one compare), since the commit layer acknowledges transactions on it.
 //! - After a failed write (other than ENOSPC) or a failed sync the log is poisoned: every
 //!   later append and flush fails with `Poisoned`, and a sync is never retried.
 //! - A file is recycled only when its whole range lies below both the checkpoint LSN and the
@@ -594,6 +596,11 @@ impl RedoLog {
                     }
                 }
             }
+            // Checked at run time, not only in debug builds: a durable LSN that moved back would
+            // let a caller believe records durable that are not (an integer compare, once per
+            // flush, under the writer lock that orders every store of it).
+            let before = self.flushed_lsn.load(Ordering::Relaxed);
+            assert!(end >= before, "redo: the durable LSN moved back from {before} to {end}");
             self.flushed_lsn.store(end, Ordering::Release);
         }
         Ok(())

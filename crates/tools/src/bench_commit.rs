@@ -17,7 +17,7 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use binlog::gtid::Sid;
-use commit::{CommitConfig, CommitStats, Coordinator, OpenOptions};
+use commit::{CommitConfig, CommitRequest, CommitStats, Coordinator, OpenOptions};
 use engine::{Column, ColumnType, EngineConfig, TableSchema, Value};
 use hdrhistogram::Histogram;
 use vfs::RealVfs;
@@ -338,11 +338,11 @@ fn measure(
     let (c, _) = Coord::open(RealVfs::shared(), dir, options, Arc::new(setup.config()))?;
     let mut ddl = c.begin();
     let table = c.engine().create_table_in(&mut ddl, schema())?;
-    c.commit_ddl(
+    c.commit(CommitRequest::ddl(
         ddl,
         "sbtest",
         "CREATE TABLE sbtest1 (id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60))",
-    )?;
+    ))?;
     let table_schema =
         c.engine().schema(table).ok_or(engine::Error::NoSuchTable { name: "sbtest1".into() })?;
     let mut id = 1;
@@ -354,7 +354,7 @@ fn measure(
             c.engine().insert(&mut txn, table, r.clone())?;
             cache.insert(&table_schema, &r)?;
         }
-        c.commit(txn, cache)?;
+        c.commit(CommitRequest::rows(txn, cache))?;
         id += LOAD_BATCH_ROWS;
     }
     // The timed window opens once every client thread runs (spawning 1024 threads and
@@ -458,7 +458,7 @@ fn client(
             continue;
         }
         let t = Instant::now();
-        match c.commit(txn, cache) {
+        match c.commit(CommitRequest::rows(txn, cache)) {
             // Only commits inside the timed window.
             Ok(_) if stop.load(Ordering::Relaxed) => {}
             Ok(_) => h.saturating_record((t.elapsed().as_micros() as u64).max(1)),

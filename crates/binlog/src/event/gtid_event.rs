@@ -41,9 +41,11 @@ pub struct LogicalClock {
     pub sequence_number: i64,
 }
 
-/// Commit timestamps and what follows them (8.0).
+/// The fields MySQL 8.0 added after the logical clock: the commit timestamps, the
+/// transaction length and the server versions (was `CommitInfo`, a name the commit layer's
+/// acknowledgement also had).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CommitInfo {
+pub struct GtidCommitFields {
     /// Commit time on the server that wrote this event, µs since the epoch (56 bits).
     pub immediate_commit_ts: u64,
     /// Commit time on the originating server, present when it differs (replicated).
@@ -73,7 +75,7 @@ pub struct GtidEvent {
     pub sid: Sid,
     pub gno: u64,
     pub logical_clock: Option<LogicalClock>,
-    pub commit_info: Option<CommitInfo>,
+    pub commit_info: Option<GtidCommitFields>,
     /// Bytes after the parsed fields (e.g. an old `lt_type`'s clock), kept for re-encoding.
     pub trailing: Vec<u8>,
 }
@@ -93,7 +95,7 @@ impl GtidEvent {
             sid: gtid.sid,
             gno: gtid.gno,
             logical_clock: Some(clock),
-            commit_info: Some(CommitInfo {
+            commit_info: Some(GtidCommitFields {
                 immediate_commit_ts: commit_ts_us,
                 original_commit_ts: None,
                 transaction_length: Some(transaction_length),
@@ -172,9 +174,9 @@ impl GtidEvent {
             return Ok(ev);
         }
         let raw_ts = c.uint_n(7, "immediate commit timestamp")?;
-        let mut info = CommitInfo {
+        let mut info = GtidCommitFields {
             immediate_commit_ts: raw_ts & !ORIGINAL_COMMIT_TS_BIT,
-            ..CommitInfo::default()
+            ..GtidCommitFields::default()
         };
         if raw_ts & ORIGINAL_COMMIT_TS_BIT != 0 {
             info.original_commit_ts = Some(c.uint_n(7, "original commit timestamp")?);

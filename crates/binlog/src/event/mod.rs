@@ -66,7 +66,8 @@ mod value;
 
 pub use fde::{FormatDescription, MYSQL80_POST_HEADER_LENS, SERVER_VERSION_LEN};
 pub use gtid_event::{
-    CommitInfo, GtidEvent, LogicalClock, PreviousGtids, ServerVersions, GTID_FLAG_MAY_HAVE_SBR,
+    GtidCommitFields, GtidEvent, LogicalClock, PreviousGtids, ServerVersions,
+    GTID_FLAG_MAY_HAVE_SBR,
 };
 pub use header::{
     flags, EventHeader, EVENT_SIZE_OFFSET, FLAGS_OFFSET, HEADER_LEN, LOG_POS_OFFSET,

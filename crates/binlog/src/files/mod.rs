@@ -16,6 +16,9 @@
 //!   synced is there, none twice;
 //! - readers never see bytes of the active file past the published synced end.
 //!
+//! Checked at run time (`assert!`, every build): the published synced end of the active file
+//! never moves back (`reader::Shared::publish_synced_end`).
+//!
 //! The protocols (rotation, purge, recovery) are in [`writer`]'s doc, the index update in
 //! [`index`]'s, preallocation in [`prealloc`]'s, the reader in [`reader`]'s; `docs/binlog-files.md`
 //! summarizes them.

@@ -77,6 +77,24 @@ impl Shared {
         self.cond.notify_all();
     }
 
+    /// Publishes a new synced end of the active file and wakes every waiting reader. The
+    /// synced end of a file never moves back (readers treat everything below it as durable
+    /// and final): checked with `assert!` in every build, one compare per sync. Rotation and
+    /// `RESET MASTER` publish a new active file through [`Self::publish`] instead.
+    pub fn publish_synced_end(&self, end: u64) {
+        {
+            let mut st = self.lock();
+            assert!(
+                end >= st.synced_end,
+                "binlog: the published synced end of file {} moved back from {} to {end}",
+                st.active_seq,
+                st.synced_end
+            );
+            st.synced_end = end;
+        }
+        self.cond.notify_all();
+    }
+
     fn name(&self, seq: u64) -> String {
         names::file_name(&self.basename, seq)
     }

@@ -411,7 +411,7 @@ impl BinlogWriter {
             }
             self.active.synced_pos = self.active.write_pos;
             let end = self.active.synced_pos;
-            self.shared.publish(|st| st.synced_end = end);
+            self.shared.publish_synced_end(end);
         }
         Ok(self.synced_position())
     }
@@ -443,7 +443,7 @@ impl BinlogWriter {
         if target.seq == self.active.seq && target.end > self.active.synced_pos {
             self.active.synced_pos = target.end;
             let end = target.end;
-            self.shared.publish(|st| st.synced_end = end);
+            self.shared.publish_synced_end(end);
         }
         Ok(self.synced_position())
     }

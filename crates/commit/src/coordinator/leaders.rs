@@ -138,7 +138,10 @@ impl Lane {
             };
             let Some(enrolled) = job else { return };
             let Some(inner) = weak.upgrade() else { return };
-            match self.kind {
+            // The stages catch their own panics (failing the members they hold); anything
+            // escaping them still poisons the pipeline and leaves the thread serving jobs, so
+            // a job left later is answered (with the poisoned error) rather than never run.
+            let job = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match self.kind {
                 Kind::Flush => {
                     if inner.lead_flush(enrolled)
                         && !inner.leaders.sync.push(&inner, Instant::now())
@@ -147,6 +150,9 @@ impl Lane {
                     }
                 }
                 Kind::Sync => inner.lead_sync(),
+            }));
+            if let Err(payload) = job {
+                inner.poison_with(super::poison::panic_error(&*payload));
             }
         }
     }

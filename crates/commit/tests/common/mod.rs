@@ -13,7 +13,7 @@ use std::time::Duration;
 use binlog::event::{decode_event, EventBody, FormatContext, TableMap, Value as BinValue};
 use binlog::files::Next;
 use binlog::gtid::{Gtid, GtidSet, Sid};
-use commit::{BinlogCache, CommitConfig, Coordinator, OpenOptions, RecoveryOutcome};
+use commit::{BinlogCache, CommitConfig, CommitRequest, Coordinator, OpenOptions, RecoveryOutcome};
 use engine::{Column, ColumnType, EngineConfig, TableSchema, Value};
 
 pub type Coord = Coordinator<engine::Engine>;
@@ -82,7 +82,7 @@ pub const CREATE_T: &str = "CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT, s V
 pub fn setup(c: &Coord) {
     let mut txn = c.begin();
     c.engine().create_table_in(&mut txn, schema()).expect("stage create table");
-    c.commit_ddl(txn, "test", CREATE_T).expect("commit ddl");
+    c.commit(CommitRequest::ddl(txn, "test", CREATE_T)).expect("commit ddl");
 }
 
 /// Tables the workload's DDL creates, changes and drops (never held by an open session, so
@@ -102,7 +102,7 @@ pub fn aux_schema(name: &str) -> TableSchema {
 
 /// Stages `query` (one of the forms [`AuxModel`] replays) in a DDL transaction and commits
 /// it through the pipeline.
-pub fn run_ddl(c: &Coord, query: &str) -> commit::Result<commit::CommitInfo> {
+pub fn run_ddl(c: &Coord, query: &str) -> commit::Result<commit::Committed> {
     let e = c.engine();
     let mut txn = c.begin();
     let words: Vec<&str> = query.split([' ', ',', '(', ')']).filter(|w| !w.is_empty()).collect();
@@ -121,12 +121,12 @@ pub fn run_ddl(c: &Coord, query: &str) -> commit::Result<commit::CommitInfo> {
         _ => panic!("not a workload DDL: {query}"),
     };
     staged.expect("staging a workload DDL");
-    c.commit_ddl(txn, "test", query)
+    c.commit(CommitRequest::ddl(txn, "test", query))
 }
 
 /// One statement on an auxiliary table, chosen by `rng`: a DDL (CREATE, DROP of one or all,
 /// TRUNCATE, CREATE/DROP INDEX) or an autocommit insert.
-pub fn aux_step(c: &Coord, rng: &mut Rng, step: usize) -> commit::Result<commit::CommitInfo> {
+pub fn aux_step(c: &Coord, rng: &mut Rng, step: usize) -> commit::Result<commit::Committed> {
     let e = c.engine();
     let name = AUX[rng.below(AUX.len() as u64) as usize];
     let Some(table) = e.table_id(name) else {
@@ -148,7 +148,7 @@ pub fn aux_step(c: &Coord, rng: &mut Rng, step: usize) -> commit::Result<commit:
             e.insert(&mut txn, table, row.clone()).expect("insert into an aux table");
             let mut cache = c.new_cache("test");
             cache.insert(&schema, &row).expect("log row");
-            c.commit(txn, cache)
+            c.commit(CommitRequest::rows(txn, cache))
         }
     }
 }
@@ -236,7 +236,7 @@ pub fn workload(c: &Coord, seed: u64, steps: usize) -> Run {
             for slot in sessions.iter_mut() {
                 if slot.as_ref().is_some_and(|x| x.ops >= 1) && rng.below(3) != 0 {
                     let x = slot.take().expect("checked");
-                    batch.push((x.txn, x.cache));
+                    batch.push(CommitRequest::rows(x.txn, x.cache));
                 }
             }
             for r in c.commit_batch(batch) {

@@ -20,7 +20,7 @@
 //!
 //! Commit: workers apply a transaction in the engine, then hand it to the committer thread.
 //! The committer gives all ready transactions to the commit pipeline as one submission
-//! ([`commit::Coordinator::commit_batch_with_gtids`]), so they form one group: one redo and
+//! ([`commit::Coordinator::commit_batch`]), so they form one group: one redo and
 //! one binlog fsync. With `replica_preserve_commit_order=ON` it takes them only in relay log
 //! order (a transaction waits for its predecessors), so the replica's binlog and
 //! `gtid_executed` grow in the source's order; with OFF in any order.
@@ -455,7 +455,10 @@ impl Applier {
             for (_, r) in batch {
                 match r.outcome {
                     Outcome::Commit(applied, owned) if !failed && error.is_none() => {
-                        items.push((applied.txn, applied.cache, owned));
+                        items.push(
+                            commit::CommitRequest::rows(applied.txn, applied.cache)
+                                .with_gtid(owned),
+                        );
                         meta.push((r.seq, r.txn_gtid, r.commit_ts_us, true));
                     }
                     Outcome::Commit(applied, owned) => {
@@ -474,11 +477,8 @@ impl Applier {
                     }
                 }
             }
-            let results = if items.is_empty() {
-                Vec::new()
-            } else {
-                self.coordinator.commit_batch_with_gtids(items)
-            };
+            let results =
+                if items.is_empty() { Vec::new() } else { self.coordinator.commit_batch(items) };
             for r in results {
                 if let Err(e) = r {
                     if error.is_none() {

@@ -1,0 +1,59 @@
+//! What a session hands to the pipeline: one [`CommitRequest`] for every kind of commit (rows
+//! or DDL, automatic or assigned GTID), so the coordinator has one entry point per way of
+//! waiting ([`super::Coordinator::commit`], [`super::Coordinator::commit_batch`],
+//! [`super::Coordinator::commit_deferred`]) instead of one per combination.
+
+use crate::cache::BinlogCache;
+use crate::gtid_state::OwnedGtid;
+
+/// One transaction to commit: the engine transaction, what it logs, and its GTID.
+#[derive(Debug)]
+pub struct CommitRequest<T> {
+    /// The engine transaction (row changes, or staged schema changes for DDL).
+    pub txn: T,
+    pub work: Work,
+    pub gtid: GtidChoice,
+}
+
+/// What the transaction writes to the binlog.
+// Not boxed: that would be an allocation per commit; a request is moved a few times only.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Work {
+    /// Row changes: the session's cache (TABLE_MAP + ROWS events), logged as GTID + QUERY
+    /// `BEGIN` + rows + XID.
+    Rows(BinlogCache),
+    /// A DDL statement `query` run in database `db`, logged as GTID + QUERY naming the DDL's
+    /// XID (MySQL 8.0's atomic DDL).
+    Ddl { db: String, query: String },
+}
+
+/// Which GTID the transaction gets (`gtid_next`).
+#[derive(Debug)]
+pub enum GtidChoice {
+    /// `gtid_next=AUTOMATIC`: the FLUSH leader assigns `server_uuid:N`.
+    Automatic,
+    /// `SET gtid_next='uuid:N'` (or the replica applier): a GTID the caller owns
+    /// ([`super::Coordinator::acquire_gtid`]); a commit with a GTID no longer owned is
+    /// refused (error 1837).
+    Assigned(OwnedGtid),
+}
+
+impl<T> CommitRequest<T> {
+    /// A row transaction with an automatic GTID.
+    pub fn rows(txn: T, cache: BinlogCache) -> Self {
+        CommitRequest { txn, work: Work::Rows(cache), gtid: GtidChoice::Automatic }
+    }
+
+    /// A DDL transaction (schema changes staged in `txn`) with an automatic GTID.
+    pub fn ddl(txn: T, db: impl Into<String>, query: impl Into<String>) -> Self {
+        let work = Work::Ddl { db: db.into(), query: query.into() };
+        CommitRequest { txn, work, gtid: GtidChoice::Automatic }
+    }
+
+    /// The same request with an assigned GTID the caller owns.
+    pub fn with_gtid(mut self, owned: OwnedGtid) -> Self {
+        self.gtid = GtidChoice::Assigned(owned);
+        self
+    }
+}
