@@ -117,23 +117,19 @@ for t in $threads; do
     done
 done
 echo "# $(date -u +%FT%TZ) load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '\n| threads |'
-for s in $servers; do printf ' %s |' "$s"; done
-printf '\n|---:|'
-for _ in $servers; do printf -- '---:|'; done
-echo
-for t in $threads; do
-    printf '| %s |' "$t"
-    for s in $servers; do printf ' %s |' "${tps[$s,$t]}"; done
+# print_table TITLE ARRAY: one markdown row per thread count, one column per server.
+print_table() {
+    local -n values=$2
+    printf '\n%s\n\n| threads |' "$1"
+    for s in $servers; do printf ' %s |' "$s"; done
+    printf '\n|---:|'
+    for _ in $servers; do printf -- '---:|'; done
     echo
-done
-printf '\nServer CPU per transaction, µs:\n\n| threads |'
-for s in $servers; do printf ' %s |' "$s"; done
-printf '\n|---:|'
-for _ in $servers; do printf -- '---:|'; done
-echo
-for t in $threads; do
-    printf '| %s |' "$t"
-    for s in $servers; do printf ' %s |' "${cpu[$s,$t]}"; done
-    echo
-done
+    for t in $threads; do
+        printf '| %s |' "$t"
+        for s in $servers; do printf ' %s |' "${values[$s,$t]}"; done
+        echo
+    done
+}
+print_table "Transactions per second:" tps
+print_table "Server CPU per transaction, µs:" cpu

@@ -13,7 +13,6 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use commit::{CommitRequest, Coordinator, Error, ErrorClass};
-use engine::Value;
 use vfs::SimVfs;
 
 /// Where the wrapped engine panics (once).
@@ -135,14 +134,7 @@ fn open(at: Arc<AtomicU32>) -> Coord {
 }
 
 fn request(c: &Coord, id: i64) -> CommitRequest<engine::Txn> {
-    let e = &c.engine().inner;
-    let t = e.table_id(common::TABLE).expect("table");
-    let schema = e.schema(t).expect("schema");
-    let mut txn = e.begin();
-    let row = vec![Value::Int(id), Value::Int(id), Value::Bytes(b"p".to_vec())];
-    e.insert(&mut txn, t, row.clone()).expect("insert");
-    let mut cache = c.new_cache("test");
-    cache.insert(&schema, &row).expect("log");
+    let (txn, cache) = common::one_row_txn(&c.engine().inner, || c.new_cache("test"), id);
     CommitRequest::rows(txn, cache)
 }
 

@@ -26,14 +26,7 @@ fn insert(
     id: i64,
     gtid: Option<commit::OwnedGtid>,
 ) -> commit::Result<commit::Committed> {
-    let e = c.engine();
-    let t = e.table_id(common::TABLE).expect("table");
-    let schema = e.schema(t).expect("schema");
-    let mut txn = e.begin();
-    let row = vec![Value::Int(id), Value::Int(id), Value::Bytes(b"p".to_vec())];
-    e.insert(&mut txn, t, row.clone()).expect("insert");
-    let mut cache = c.new_cache("test");
-    cache.insert(&schema, &row).expect("log");
+    let (txn, cache) = common::one_row_txn(c.engine(), || c.new_cache("test"), id);
     match gtid {
         Some(g) => c.commit(CommitRequest::rows(txn, cache).with_gtid(g)),
         None => c.commit(CommitRequest::rows(txn, cache)),

@@ -79,6 +79,23 @@ pub fn schema() -> TableSchema {
 pub const CREATE_T: &str = "CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT, s VARCHAR(16))";
 
 /// Creates the table: a DDL transaction committed through the pipeline.
+/// Row `id` inserted into [`TABLE`] in a new transaction of `e`, and logged in a new cache
+/// for database `test` from `new_cache`: a one-row transaction, ready to commit.
+pub fn one_row_txn(
+    e: &engine::Engine,
+    new_cache: impl FnOnce() -> commit::BinlogCache,
+    id: i64,
+) -> (engine::Txn, commit::BinlogCache) {
+    let t = e.table_id(TABLE).expect("table");
+    let schema = e.schema(t).expect("schema");
+    let mut txn = e.begin();
+    let row = vec![Value::Int(id), Value::Int(id), Value::Bytes(b"p".to_vec())];
+    e.insert(&mut txn, t, row.clone()).expect("insert");
+    let mut cache = new_cache();
+    cache.insert(&schema, &row).expect("log");
+    (txn, cache)
+}
+
 pub fn setup(c: &Coord) {
     let mut txn = c.begin();
     c.engine().create_table_in(&mut txn, schema()).expect("stage create table");
