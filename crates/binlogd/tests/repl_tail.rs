@@ -1,5 +1,5 @@
 //! Dump readers that reached the synced end share one reader of the binlog (the tail,
-//! `src/replication/tail.rs`): several raw COM_BINLOG_DUMP clients must still receive, byte
+//! `crates/replication/src/tail.rs`): several raw COM_BINLOG_DUMP clients must still receive, byte
 //! for byte, the same stream — the files' events as stored, each file announced by a fake
 //! ROTATE and its FORMAT_DESCRIPTION — across a rotation that happens while they follow, with
 //! consecutive packet sequence numbers. The test also checks from /proc that the readers did

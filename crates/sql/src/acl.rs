@@ -33,8 +33,8 @@
 //! as mysqld's `check_access` / `check_grant` do; they are read from the accounts at each check.
 //!
 //! Account statements are written to the binary log as mysqld writes them (rewritten text,
-//! passwords as hashes, one GTID each) and committed with it; see `users.rs`, "Committed with
-//! the binary log".
+//! passwords as hashes, one GTID each) and committed with it; see the `accounts` crate's module
+//! doc, "Committed with the binary log".
 
 use engine::Value;
 
