@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use binlog::error::DecodeError;
 use binlog::event::{
-    BinlogFileReader, ColumnDef, ColumnType, Date, DateTime, EventBody, EventType, RowChange,
+    BinlogDateTime, BinlogFileReader, ColumnDef, ColumnType, Date, EventBody, EventType, RowChange,
     RowsEvent, TableMap, Time, Value,
 };
 
@@ -383,7 +383,7 @@ fn sample_row(i: i64) -> Vec<Value> {
         Value::Double(1.5 * i as f64),
         Value::Float(-0.25),
         Value::Decimal(format!("-{i}.05")),
-        Value::DateTime(DateTime {
+        Value::DateTime(BinlogDateTime {
             year: 2024,
             month: 2,
             day: 29,
@@ -826,7 +826,15 @@ mod properties {
             ColumnType::DATETIME2 => {
                 ((0u16..=9999, 0u8..=12, 0u8..=31), (0u8..24, 0u8..60, 0u8..60), micros(meta))
                     .prop_map(|((year, month, day), (hour, minute, second), micros)| {
-                        Value::DateTime(DateTime { year, month, day, hour, minute, second, micros })
+                        Value::DateTime(BinlogDateTime {
+                            year,
+                            month,
+                            day,
+                            hour,
+                            minute,
+                            second,
+                            micros,
+                        })
                     })
                     .boxed()
             }

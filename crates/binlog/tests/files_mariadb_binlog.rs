@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use binlog::event::{
-    rows_flags, ChecksumAlg, ColumnDef, ColumnType, DateTime, Event, EventBody, EventHeader,
+    rows_flags, BinlogDateTime, ChecksumAlg, ColumnDef, ColumnType, Event, EventBody, EventHeader,
     FormatContext, GtidEvent, LogicalClock, QueryEvent, RowMetadata, RowsEvent, RowsKind,
     StatusVars, TableMap, Value, XidEvent,
 };
@@ -61,8 +61,15 @@ fn table_map() -> TableMap {
 }
 
 fn row(n: u64) -> Vec<Value> {
-    let at =
-        DateTime { year: 2026, month: 11, day: 22, hour: 3, minute: 4, second: 5, micros: 678 };
+    let at = BinlogDateTime {
+        year: 2026,
+        month: 11,
+        day: 22,
+        hour: 3,
+        minute: 4,
+        second: 5,
+        micros: 678,
+    };
     vec![
         Value::Int(n as i64),
         Value::Bytes(format!("row-{n}").into_bytes()),

@@ -14,9 +14,8 @@
 use std::sync::Arc;
 
 use binlog::event::{
-    patch_log_pos, rows_flags, ColumnDef, ColumnType as BinType, DateTime as BinDateTime, Event,
-    EventBody, EventHeader, FormatContext, RowMetadata, RowsEvent, RowsKind, TableMap,
-    Value as BinValue,
+    patch_log_pos, rows_flags, BinlogDateTime, ColumnDef, ColumnType as BinType, Event, EventBody,
+    EventHeader, FormatContext, RowMetadata, RowsEvent, RowsKind, TableMap, Value as BinValue,
 };
 use engine::{ColumnType, Row, TableSchema, Value};
 
@@ -364,8 +363,8 @@ fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {
 }
 
 /// An engine DATETIME as a rows event carries it.
-pub fn datetime_to_binlog(t: &engine::DateTime) -> BinDateTime {
-    BinDateTime {
+pub fn datetime_to_binlog(t: &engine::DateTime) -> BinlogDateTime {
+    BinlogDateTime {
         year: t.year,
         month: t.month,
         day: t.day,
@@ -377,7 +376,7 @@ pub fn datetime_to_binlog(t: &engine::DateTime) -> BinDateTime {
 }
 
 /// A rows event's DATETIME as the engine keeps it (the replica applier's direction).
-pub fn datetime_from_binlog(t: &BinDateTime) -> engine::DateTime {
+pub fn datetime_from_binlog(t: &BinlogDateTime) -> engine::DateTime {
     engine::DateTime {
         year: t.year,
         month: t.month,

@@ -79,7 +79,7 @@ pub use rows::{rows_flags, RowChange, RowsEvent, RowsKind};
 pub use table_map::{
     optional, Bitmap, ColumnDef, OptionalField, RowMetadata, TableMap, TM_BIT_LEN_EXACT_F,
 };
-pub use value::{decimal_binary_len, raw_uint_le, ColumnType, Date, DateTime, Time, Value};
+pub use value::{decimal_binary_len, raw_uint_le, BinlogDateTime, ColumnType, Date, Time, Value};
 
 use crate::error::{DecodeError, EncodeError};
 use bytes::Cursor;

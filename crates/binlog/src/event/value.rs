@@ -232,9 +232,10 @@ pub struct Date {
     pub day: u8,
 }
 
-/// A DATETIME value.
+/// A DATETIME value as a row event carries it (DATETIME2, or the old DATETIME): the codec's
+/// own type, apart from the engine's `DateTime` (the commit layer converts between them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct DateTime {
+pub struct BinlogDateTime {
     pub year: u16,
     pub month: u8,
     pub day: u8,
@@ -269,7 +270,7 @@ pub enum Value {
     /// CHAR/VARCHAR/BINARY/VARBINARY/BLOB/TEXT contents (without the length prefix).
     Bytes(Vec<u8>),
     Date(Date),
-    DateTime(DateTime),
+    DateTime(BinlogDateTime),
     /// TIMESTAMP: seconds since the epoch (UTC) and microseconds.
     Timestamp {
         seconds: u32,
@@ -393,7 +394,7 @@ pub(crate) fn decode_value(
             let ymd = (packed >> 17) & 0x3f_ffff;
             let ym = ymd >> 5;
             let hms = packed & 0x1_ffff;
-            Value::DateTime(DateTime {
+            Value::DateTime(BinlogDateTime {
                 year: (ym / 13) as u16,
                 month: (ym % 13) as u8,
                 day: (ymd & 0x1f) as u8,
