@@ -28,6 +28,8 @@ if ! python3 -c 'import pymysql, cryptography, mysql.connector, pymysqlreplicati
     python3 -m pip install -q --break-system-packages "${pkgs[@]}"
 fi
 
+# The layering of docs/architecture.md: crates depend only downward, no module cycles.
+python3 scripts/check_layers.py
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked --release
