@@ -763,8 +763,9 @@ pub fn help_text() -> String {
 }
 
 /// `SET GLOBAL` of the variables the protocol layer enforces (`max_connections`,
-/// `max_allowed_packet`), forwarded to its live [`Limits`](protocol::Limits); every
-/// other variable goes on to `next` (the commit pipeline's listener).
+/// `max_allowed_packet`), forwarded to its live [`Limits`](protocol::Limits), and of
+/// `log_error_verbosity`, forwarded to the error log; every other variable goes on to `next`
+/// (the commit pipeline's listener).
 pub struct LiveVariables {
     /// The listener of the other variables.
     pub next: Option<std::sync::Arc<dyn VariableListener>>,
@@ -779,6 +780,9 @@ impl VariableListener for LiveVariables {
         match (change.var, number) {
             (Var::MaxConnections, Some(n)) => self.limits.set_max_connections(n),
             (Var::MaxAllowedPacket, Some(n)) => self.limits.set_max_allowed_packet(n),
+            (Var::LogErrorVerbosity, Some(n)) => {
+                crate::logging::set_verbosity(u8::try_from(n).unwrap_or(u8::MAX))
+            }
             _ => {}
         }
         match &self.next {

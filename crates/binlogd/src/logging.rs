@@ -19,6 +19,8 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use log::{Level, LevelFilter, Log, Metadata, Record};
@@ -58,18 +60,47 @@ const OWN_CRATES: [&str; 10] = [
 /// A logger for the `log` crate.
 pub struct Logger {
     out: Mutex<Box<dyn Write + Send>>,
-    level: LevelFilter,
+    /// The `LevelFilter` of `log_error_verbosity`, as its `usize`; `SET GLOBAL` changes it.
+    level: AtomicUsize,
+}
+
+/// The installed logger, for `SET GLOBAL log_error_verbosity` ([`set_verbosity`]).
+static INSTALLED: OnceLock<&'static Logger> = OnceLock::new();
+
+/// mysqld's `log_error_verbosity`: 1 errors, 2 also warnings, 3 also notes.
+fn level_of(verbosity: u8) -> LevelFilter {
+    match verbosity {
+        0 | 1 => LevelFilter::Error,
+        2 => LevelFilter::Warn,
+        _ => LevelFilter::Info,
+    }
+}
+
+/// `SET GLOBAL log_error_verbosity`: the installed logger writes at the new level from now on
+/// (nothing to do before one is installed, as in the embedded SQL layer's tests).
+pub fn set_verbosity(verbosity: u8) {
+    if let Some(logger) = INSTALLED.get() {
+        let level = level_of(verbosity);
+        logger.level.store(level as usize, Ordering::Relaxed);
+        log::set_max_level(level);
+    }
 }
 
 impl Logger {
     /// A logger writing to `out` at `log_error_verbosity` (1, 2 or 3).
     pub fn new(out: Box<dyn Write + Send>, verbosity: u8) -> Self {
-        let level = match verbosity {
-            0 | 1 => LevelFilter::Error,
+        Self { out: Mutex::new(out), level: AtomicUsize::new(level_of(verbosity) as usize) }
+    }
+
+    fn level(&self) -> LevelFilter {
+        match self.level.load(Ordering::Relaxed) {
+            0 => LevelFilter::Off,
+            1 => LevelFilter::Error,
             2 => LevelFilter::Warn,
-            _ => LevelFilter::Info,
-        };
-        Self { out: Mutex::new(out), level }
+            3 => LevelFilter::Info,
+            4 => LevelFilter::Debug,
+            _ => LevelFilter::Trace,
+        }
     }
 
     /// A logger writing to the file `path` (appended, made with mode 0640), or to stderr.
@@ -90,10 +121,12 @@ impl Logger {
 
     /// Installs this logger for the whole process.
     pub fn install(self) -> Result<(), LogError> {
-        let level = self.level;
+        let level = self.level();
         // The logger lives as long as the process: leaking it is how `log` holds one without
         // its `std` feature.
-        log::set_logger(Box::leak(Box::new(self))).map_err(|_| LogError::AlreadySet)?;
+        let logger: &'static Logger = Box::leak(Box::new(self));
+        log::set_logger(logger).map_err(|_| LogError::AlreadySet)?;
+        let _ = INSTALLED.set(logger);
         log::set_max_level(level);
         Ok(())
     }
@@ -101,7 +134,7 @@ impl Logger {
 
 impl Log for Logger {
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        if metadata.level() > self.level {
+        if metadata.level() > self.level() {
             return false;
         }
         let krate = metadata.target().split("::").next().unwrap_or_default();

@@ -323,8 +323,17 @@ fn reset_master_live_limits_log_bin_basename_and_metrics() {
     assert!(metrics.contains("\nbinlogd_global_status_com_insert 2\n"), "{metrics}");
     assert!(http_get(admin_port, "/nope").starts_with("HTTP/1.1 404"));
 
-    // RESET MASTER: one empty first file, no GTIDs executed or purged; commits go on.
+    // RESET MASTER: one empty first file, no GTIDs executed or purged; commits go on. Its note
+    // in the error log follows SET GLOBAL log_error_verbosity: absent at 1 (errors only),
+    // written at 3.
+    let notes =
+        || std::fs::read_to_string(&server.log).expect("log").matches("RESET MASTER").count();
+    root(port, "SET GLOBAL log_error_verbosity = 1");
     root(port, "RESET MASTER");
+    assert_eq!(notes(), 0, "a note written at log_error_verbosity 1");
+    root(port, "SET GLOBAL log_error_verbosity = 3");
+    root(port, "RESET MASTER");
+    assert_eq!(notes(), 1, "the note of RESET MASTER at log_error_verbosity 3");
     assert_eq!(root(port, "SHOW BINARY LOGS"), "mysql-bin.000001\t157\tNo\n");
     assert_eq!(root(port, "SELECT @@global.gtid_executed, @@global.gtid_purged"), "\t\n");
     assert!(!datadir.join("binlog").join("mysql-bin.000002").exists());
