@@ -1,24 +1,107 @@
 //! A panic in a pipeline stage poisons the pipeline and answers every waiting session with
-//! an error, promptly; later commits are refused. The panic is injected through the engine
-//! seam (an engine wrapper that panics once in a chosen call), so no fault hook exists in the
-//! commit layer itself: FLUSH (the redo flush), COMMIT (the engine commit), and FLUSH run by
-//! the pipeline's `binlog-flush` thread for async sessions.
+//! an error, promptly; later commits are refused. The panic is injected through the seams (an
+//! engine wrapper, and a file-system wrapper under the binlog files, that panic once in a
+//! chosen call), so no fault hook exists in the commit layer itself: FLUSH (the redo flush),
+//! SYNC (the binlog file's fdatasync), COMMIT (the engine commit), and FLUSH run by the
+//! pipeline's `binlog-flush` thread for async sessions.
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use commit::{CommitRequest, Coordinator, Error, ErrorClass};
-use vfs::SimVfs;
+use vfs::{Allocation, FileRef, OpenMode, SimVfs, Vfs, VfsFile, VfsRef};
 
 /// Where the wrapped engine panics (once).
 const NOWHERE: u32 = 0;
 const REDO_FLUSH: u32 = 1;
 const ENGINE_COMMIT: u32 = 2;
+const BINLOG_SYNC: u32 = 3;
+
+/// The binlog files' file system: panics once in the `sync_data` of a binlog file (not the
+/// index) when armed with [`BINLOG_SYNC`].
+#[derive(Debug)]
+struct PanickyVfs {
+    inner: VfsRef,
+    at: Arc<AtomicU32>,
+}
+
+#[derive(Debug)]
+struct PanickyFile {
+    inner: FileRef,
+    at: Arc<AtomicU32>,
+}
+
+impl Vfs for PanickyVfs {
+    fn open(&self, path: &Path, mode: OpenMode) -> vfs::Result<FileRef> {
+        let inner = self.inner.open(path, mode)?;
+        Ok(Arc::new(PanickyFile { inner, at: self.at.clone() }))
+    }
+    fn rename(&self, from: &Path, to: &Path) -> vfs::Result<()> {
+        self.inner.rename(from, to)
+    }
+    fn remove_file(&self, path: &Path) -> vfs::Result<()> {
+        self.inner.remove_file(path)
+    }
+    fn create_dir_all(&self, path: &Path) -> vfs::Result<()> {
+        self.inner.create_dir_all(path)
+    }
+    fn list_dir(&self, path: &Path) -> vfs::Result<Vec<PathBuf>> {
+        self.inner.list_dir(path)
+    }
+    fn exists(&self, path: &Path) -> vfs::Result<bool> {
+        self.inner.exists(path)
+    }
+    fn sync_dir(&self, path: &Path) -> vfs::Result<()> {
+        self.inner.sync_dir(path)
+    }
+    fn modified_unix_secs(&self, path: &Path) -> vfs::Result<u64> {
+        self.inner.modified_unix_secs(path)
+    }
+}
+
+impl VfsFile for PanickyFile {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> vfs::Result<usize> {
+        self.inner.read_at(buf, offset)
+    }
+    fn write_at(&self, buf: &[u8], offset: u64) -> vfs::Result<()> {
+        self.inner.write_at(buf, offset)
+    }
+    fn sync_data(&self) -> vfs::Result<()> {
+        let binlog_file = self.path().extension().is_some_and(|e| e != "index");
+        if binlog_file
+            && self
+                .at
+                .compare_exchange(BINLOG_SYNC, NOWHERE, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            panic!("injected panic in the binlog fdatasync");
+        }
+        self.inner.sync_data()
+    }
+    fn open_direct(&self) -> vfs::Result<bool> {
+        self.inner.open_direct()
+    }
+    fn write_durable_at(&self, buf: &[u8], offset: u64) -> vfs::Result<()> {
+        self.inner.write_durable_at(buf, offset)
+    }
+    fn len(&self) -> vfs::Result<u64> {
+        self.inner.len()
+    }
+    fn set_len(&self, len: u64) -> vfs::Result<()> {
+        self.inner.set_len(len)
+    }
+    fn allocate(&self, len: u64) -> vfs::Result<Allocation> {
+        self.inner.allocate(len)
+    }
+    fn path(&self) -> &Path {
+        self.inner.path()
+    }
+}
 
 struct Panicky {
     inner: engine::Engine,
@@ -116,12 +199,13 @@ fn open(at: Arc<AtomicU32>) -> Coord {
     let (engine, rec) =
         engine::Engine::open(vfs.clone(), Path::new("/data/engine"), ec).expect("open engine");
     let config = common::config(common::Mode { in_redo: false, sync_binlog: 1 });
+    let binlog_vfs = Arc::new(PanickyVfs { inner: vfs, at: at.clone() });
     let engine = Panicky { inner: engine, at };
     let (c, _) = Coord::with_engine(
         engine,
         rec.prepared_xids,
         rec.max_xid,
-        vfs,
+        binlog_vfs,
         Path::new("/data/binlog"),
         options,
         config,
@@ -197,6 +281,11 @@ fn threads_all_answered(at: u32) {
 #[test]
 fn a_panic_in_the_flush_stage_answers_every_waiter_and_refuses_later_commits() {
     threads_all_answered(REDO_FLUSH);
+}
+
+#[test]
+fn a_panic_in_the_sync_stage_answers_every_waiter_and_refuses_later_commits() {
+    threads_all_answered(BINLOG_SYNC);
 }
 
 #[test]
