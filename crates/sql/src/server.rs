@@ -222,11 +222,6 @@ impl Server {
         }
     }
 
-    /// A global variable's value (None for an unknown name).
-    pub fn global_variable(&self, name: &str) -> Option<engine::Value> {
-        super::vars::lookup(name).map(|def| self.vars.global(def.var))
-    }
-
     /// The global value of `var`.
     pub fn global(&self, var: super::vars::Var) -> engine::Value {
         self.vars.global(var)
