@@ -7,7 +7,7 @@
 //! group commit (redo prepare, binlog write and sync, engine commit) and returns once the
 //! transaction is durable per `sync_binlog` / `innodb_flush_log_at_trx_commit`. DDL, staged in
 //! an engine DDL transaction, goes through the same two-phase commit
-//! ([`Coordinator::commit_ddl`]): the engine's DDL prepare record, then GTID + QUERY (carrying
+//! ([`commit::CommitRequest::ddl`]): the engine's DDL prepare record, then GTID + QUERY (carrying
 //! the XID as `ddl_xid`, as MySQL 8.0's atomic DDL does), then the engine commit; after a
 //! crash it is committed exactly when its QUERY event is in the binlog (docs/commit.md, "DDL").
 //!

@@ -595,7 +595,7 @@ impl Engine {
         self.commit_durably(txn)
     }
 
-    /// CREATE [UNIQUE] INDEX; fails with 1062 if existing rows violate a unique index.
+    /// `CREATE [UNIQUE] INDEX`; fails with 1062 if existing rows violate a unique index.
     pub fn create_index(&self, id: TableId, index: IndexDef) -> Result<()> {
         let mut txn = self.begin();
         self.create_index_in(&mut txn, id, index)?;
@@ -646,7 +646,7 @@ impl Engine {
         Ok(())
     }
 
-    /// Stages CREATE [UNIQUE] INDEX in `txn` (the index is built now: 1062 if existing rows
+    /// Stages `CREATE [UNIQUE] INDEX` in `txn` (the index is built now: 1062 if existing rows
     /// violate a unique index).
     pub fn create_index_in(&self, txn: &mut Txn, id: TableId, index: IndexDef) -> Result<()> {
         self.inner.enter_ddl(txn)?;

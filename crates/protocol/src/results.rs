@@ -49,8 +49,8 @@ struct ColumnShape {
     decimals: u8,
 }
 
-/// Writes a command's results; lent to [`super::Session::query`] and
-/// [`super::Session::execute`].
+/// Writes a command's results; lent to [`super::BackendSession::query`] and
+/// [`super::BackendSession::execute`].
 pub struct ResultWriter<'a> {
     io: &'a mut PacketStream,
     capabilities: CapabilityFlags,

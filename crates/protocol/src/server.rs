@@ -63,7 +63,7 @@ impl<B: Backend> Listener<B> {
         self.serve_all(listener, None).await
     }
 
-    /// [`Server::serve`] on a TCP listener and, if given, a Unix socket listener (mysqld's
+    /// [`Listener::serve`] on a TCP listener and, if given, a Unix socket listener (mysqld's
     /// `socket`), whose clients are `localhost`.
     pub async fn serve_all(&self, listener: TcpListener, unix: Option<UnixListener>) {
         loop {

@@ -16,7 +16,7 @@ pub enum AdminCommand {
     ShowBinaryLogs,
     /// SHOW MASTER STATUS / SHOW BINARY LOG STATUS.
     ShowMasterStatus,
-    /// SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [offset,] count].
+    /// `SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [offset,] count]`.
     ShowBinlogEvents { file: Option<String>, from: Option<u64>, offset: u64, limit: Option<u64> },
     /// FLUSH BINARY LOGS (and FLUSH LOGS).
     FlushBinaryLogs,

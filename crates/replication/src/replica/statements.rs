@@ -15,7 +15,7 @@ pub enum ReplicaStmt {
     Change(Vec<ChangeOption>),
     Start,
     Stop,
-    /// RESET REPLICA [ALL].
+    /// `RESET REPLICA [ALL]`.
     Reset {
         all: bool,
     },
