@@ -59,6 +59,11 @@ pub struct EngineConfig {
     pub retain_redo_for_binlog: bool,
     /// How a redo flush is made durable (`innodb_flush_method`).
     pub redo_flush_method: RedoFlushMethod,
+    /// Recovery mode: false (strict, the default) refuses to open when the redo is damaged
+    /// (a bad record followed by records that had been durable) or missing beside a
+    /// checkpoint; true (point-in-time) recovers up to the damage and reports the loss in
+    /// [`Recovery::lost`], as RocksDB's `kPointInTimeRecovery`.
+    pub recovery_accept_loss: bool,
 }
 
 impl Default for EngineConfig {
@@ -69,6 +74,7 @@ impl Default for EngineConfig {
             checkpoint_redo_bytes: Some(64 << 20),
             retain_redo_for_binlog: false,
             redo_flush_method: RedoFlushMethod::default(),
+            recovery_accept_loss: false,
         }
     }
 }
@@ -94,6 +100,11 @@ pub struct Recovery {
     pub checkpoint_lsn: Lsn,
     /// The end of the valid log (replay stopped here).
     pub end_lsn: Lsn,
+    /// The engine was created by this open (no checkpoint and no redo file before it).
+    pub fresh: bool,
+    /// Damage found and accepted (`EngineConfig::recovery_accept_loss`): what was lost, for
+    /// the server to report. Empty in strict mode (damage is an error there).
+    pub lost: Vec<String>,
 }
 
 /// Counters, cheap to read.
@@ -557,6 +568,12 @@ impl Engine {
             // The thread only ends by returning; a panic there already printed its message.
             let _ = h.join();
         }
+        // A sharp checkpoint at a clean shutdown (as InnoDB's slow shutdown flushes every
+        // page): the next start replays nothing and recycles the whole redo.
+        if self.inner.log.is_poisoned() {
+            return Err(Error::Poisoned);
+        }
+        self.inner.checkpoint()?;
         self.inner.log.flush_up_to(self.inner.log.next_lsn())
     }
 
@@ -1682,6 +1699,7 @@ impl Inner {
 
     fn recover(self: &Arc<Self>) -> Result<Recovery> {
         let snap = checkpoint::read(&self.vfs, &self.dir)?;
+        let had_checkpoint = snap.is_some();
         // xid -> (is a DDL list, row ops or DDL list).
         let mut pending: HashMap<u64, (bool, Arc<Vec<u8>>)> = HashMap::new();
         let mut rec = Recovery::default();
@@ -1702,9 +1720,24 @@ impl Inner {
                     pending.insert(p.xid, (p.ddl, Arc::new(p.bytes)));
                 }
                 rec.max_xid = s.max_xid;
+                if !self.log.has_files() {
+                    // A checkpoint is written only after the first redo file exists, and redo
+                    // files are recycled, never deleted: no file at all means it was removed.
+                    let what = format!(
+                        "redo missing: the checkpoint (lsn {}) exists but {} holds no redo file",
+                        s.lsn,
+                        self.dir.join("#redo").display()
+                    );
+                    if !self.config.recovery_accept_loss {
+                        return Err(Error::RedoMissing { what });
+                    }
+                    log::warn!("{what}; accepted (recovery mode point-in-time)");
+                    rec.lost.push(what);
+                }
                 Lsn(s.lsn)
             }
             None => {
+                rec.fresh = !self.log.has_files();
                 if self.log.oldest_lsn() > Lsn(0) {
                     return Err(Error::Corrupt {
                         what: "redo without its checkpoint",
@@ -1760,15 +1793,26 @@ impl Inner {
                     bytes: r.payload,
                 }),
                 Kind::Ddl => self.replay_ddl(decode_ddl(&r.payload, r.lsn)?, r.lsn)?,
-                Kind::Pad => {}
+                Kind::Pad | Kind::Mark | Kind::Fragment => {}
             }
             Ok(())
         })?;
+        if let Some(damage) = self.log.find_damage(end)? {
+            if !self.config.recovery_accept_loss {
+                return Err(Error::RedoDamaged { damage: Box::new(damage) });
+            }
+            log::warn!(
+                "{damage}; accepted (recovery mode point-in-time): recovered to lsn {}",
+                end.0
+            );
+            rec.lost.push(damage.to_string());
+        }
         rec.end_lsn = end;
         self.log.set_checkpoint_lsn(from);
         self.checkpoint_lsn.store(from.0, Ordering::Release);
         self.log.start(end)?;
         self.max_xid.store(rec.max_xid, Ordering::Release);
+
         let mut xids: Vec<u64> = pending.keys().copied().collect();
         xids.sort_unstable();
         for xid in &xids {
@@ -1779,6 +1823,12 @@ impl Inner {
             self.recovered.lock().insert(*xid, txn);
         }
         rec.prepared_xids = xids;
+        if !had_checkpoint {
+            // A new engine's first checkpoint, written after its first redo file exists,
+            // marks the directory as holding an engine, so a redo removed later is refused
+            // rather than taken for a fresh start.
+            self.checkpoint()?;
+        }
         Ok(rec)
     }
 

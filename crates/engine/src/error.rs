@@ -66,6 +66,12 @@ pub enum Error {
     /// Bytes read from disk are not what the engine wrote.
     #[error("corrupt {what} at {position}")]
     Corrupt { what: &'static str, position: u64 },
+    /// Recovery found the redo damaged inside data that had been durable (strict mode).
+    #[error("{damage}; refusing to start (a recovery mode that accepts the loss can override)")]
+    RedoDamaged { damage: Box<crate::redo::RedoDamage> },
+    /// Recovery found the redo files gone beside a checkpoint (strict mode).
+    #[error("{what}; refusing to start (a recovery mode that accepts the loss can override)")]
+    RedoMissing { what: String },
     /// The requested redo is no longer on disk (recycled).
     #[error("redo at {requested:?} was recycled; oldest available is {oldest:?}")]
     RedoPurged { requested: Lsn, oldest: Lsn },
@@ -104,7 +110,11 @@ impl Error {
             Error::UnknownXid { .. } => 1397,
             Error::RecordTooLarge { .. } => 1118,
             Error::NoSpace { .. } => 1021,
-            Error::Io { .. } | Error::Poisoned | Error::Corrupt { .. } => 1030,
+            Error::Io { .. }
+            | Error::Poisoned
+            | Error::Corrupt { .. }
+            | Error::RedoDamaged { .. }
+            | Error::RedoMissing { .. } => 1030,
             Error::RedoPurged { .. } => 1236,
             Error::WouldBlock => 1205,
             Error::Interrupted => 1317,
@@ -113,7 +123,14 @@ impl Error {
 
     /// True when the engine can no longer make anything durable (restart needed).
     pub fn is_fatal(&self) -> bool {
-        matches!(self, Error::Io { .. } | Error::Poisoned | Error::Corrupt { .. })
+        matches!(
+            self,
+            Error::Io { .. }
+                | Error::Poisoned
+                | Error::Corrupt { .. }
+                | Error::RedoDamaged { .. }
+                | Error::RedoMissing { .. }
+        )
     }
 
     /// True when retrying the transaction may succeed (lock conflicts, a full disk).

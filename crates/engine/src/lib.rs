@@ -33,6 +33,6 @@ pub use engine::{
     Inserted, Interrupt, LockWait, Recovery, Txn,
 };
 pub use error::{Error, Result};
-pub use redo::{Lsn, RedoFlushMethod};
+pub use redo::{Lsn, RedoDamage, RedoFlushMethod};
 pub use schema::{Column, ColumnType, IndexDef, TableId, TableSchema};
 pub use value::{encode_key, DateTime, Decimal, Key, Row, Value};

@@ -114,6 +114,13 @@ pub(crate) enum Kind {
     DdlPrepare = 8,
     /// ddl list: a DDL transaction committed without 2PC (no binlog).
     DdlOnePhase = 9,
+    /// u64 durable LSN: appended by the writer to each write batch; everything below the LSN
+    /// it holds was durable (synced) before the batch was written. Replay uses it to tell a
+    /// torn tail from damage (see `RedoLog::find_damage`).
+    Mark = 10,
+    /// The leading part of a record larger than what a file can hold: the record's payload is
+    /// the concatenation of the Fragments before it and its own payload.
+    Fragment = 11,
 }
 
 impl Kind {
@@ -128,6 +135,8 @@ impl Kind {
             7 => Kind::Pad,
             8 => Kind::DdlPrepare,
             9 => Kind::DdlOnePhase,
+            10 => Kind::Mark,
+            11 => Kind::Fragment,
             _ => return None,
         })
     }
@@ -137,6 +146,9 @@ pub(crate) const HEADER_BYTES: u64 = 4096;
 // Format (record header): u32 payload length | u32 crc32(salt, length, lsn, kind, payload; a
 // Pad's crc omits its payload) | u64 lsn | u8 kind. The payload follows.
 pub(crate) const RECORD_HEADER_BYTES: u64 = 17;
+/// A Mark record's size (header + the u64 durable LSN), when it does not need a Pad first.
+#[cfg(test)]
+pub(crate) const MARK_BYTES: u64 = RECORD_HEADER_BYTES + 8;
 const MAGIC: &[u8; 8] = b"BLDREDO1";
 const VERSION: u32 = 1;
 
@@ -351,7 +363,10 @@ impl RedoLog {
         })
     }
 
-    /// Reads records from `from` (a record boundary or a file start) to the end of the log.
+    /// Reads records from `from` (a record boundary or a file start) to the end of the log:
+    /// the first position holding no valid record, or the start of a Fragment chain that no
+    /// record completes. A record split into Fragments is delivered whole, at the LSN of its
+    /// first Fragment; Pad and Mark records are not delivered.
     pub(crate) fn read_from(
         &self,
         from: Lsn,
@@ -359,6 +374,9 @@ impl RedoLog {
     ) -> Result<Lsn> {
         let cap = self.capacity;
         let mut pos = from.0;
+        // The Fragments read so far of a record not yet complete: (first LSN, payload).
+        let mut frag: Option<(u64, Vec<u8>)> = None;
+        let end = |pos: u64, frag: &Option<(u64, Vec<u8>)>| Lsn(frag.as_ref().map_or(pos, |f| f.0));
         loop {
             let start = pos - pos % cap;
             let Some((file, salt)) =
@@ -368,7 +386,7 @@ impl RedoLog {
                     // The file holding `from` must exist: records below `from` were in it.
                     return Err(Error::Corrupt { what: "redo (missing file)", position: pos });
                 }
-                return Ok(Lsn(pos));
+                return Ok(end(pos, &frag));
             };
             let data = read_data(&file, cap)?;
             loop {
@@ -377,33 +395,102 @@ impl RedoLog {
                     pos = start + cap;
                     break;
                 }
-                let o = off as usize;
-                let mut r = Reader::new(&data[o..], "redo record", pos);
-                let (len, crc, lsn, kind) = (r.u32()?, r.u32()?, r.u64()?, r.u8()?);
-                let body_end = off + RECORD_HEADER_BYTES + u64::from(len);
-                if lsn != pos || body_end > cap {
-                    return Ok(Lsn(pos));
+                let Some(rec) = check_record(&data, start, off, salt) else {
+                    return Ok(end(pos, &frag));
+                };
+                let payload = &data[rec.body as usize..rec.end as usize];
+                match rec.kind {
+                    Kind::Pad | Kind::Mark => {}
+                    Kind::Fragment => {
+                        frag.get_or_insert_with(|| (pos, Vec::new())).1.extend_from_slice(payload)
+                    }
+                    kind => {
+                        let (lsn, payload) = match frag.take() {
+                            Some((lsn, mut head)) => {
+                                head.extend_from_slice(payload);
+                                (lsn, head)
+                            }
+                            None => (pos, payload.to_vec()),
+                        };
+                        f(ReadRecord {
+                            lsn: Lsn(lsn),
+                            end_lsn: Lsn(start + rec.end),
+                            kind,
+                            payload,
+                        })?;
+                    }
                 }
-                let payload = &data[o + RECORD_HEADER_BYTES as usize..body_end as usize];
-                let Some(kind) = Kind::from_u8(kind) else { return Ok(Lsn(pos)) };
-                let covered = if kind == Kind::Pad { &[][..] } else { payload };
-                if crc != record_crc(salt, len, lsn, kind as u8, covered) {
-                    return Ok(Lsn(pos));
-                }
-                if kind != Kind::Pad {
-                    f(ReadRecord {
-                        lsn: Lsn(pos),
-                        end_lsn: Lsn(start + body_end),
-                        kind,
-                        payload: payload.to_vec(),
-                    })?;
-                }
-                pos = start + body_end;
+                pos = start + rec.end;
                 if pos == start + cap {
                     break;
                 }
             }
         }
+    }
+
+    /// Tells a torn tail from damage, given `end`, where replay stopped. A crash may leave the
+    /// last write batch partly on disk (any subset of its sectors), so records after a hole
+    /// are legal when they belong to that batch. But every batch ends with a Mark naming the
+    /// LSN that was durable before the batch was written: a valid Mark after `end` naming an
+    /// LSN above `end` proves that the bytes at `end` had been synced by an earlier batch, so
+    /// they were damaged after the fact. Scans every byte offset after `end` in its file and
+    /// in the later files (a record is valid only with its own LSN and the file's salted CRC,
+    /// so stale or random bytes do not pass). Returns the damage found, if any.
+    pub(crate) fn find_damage(&self, end: Lsn) -> Result<Option<RedoDamage>> {
+        let cap = self.capacity;
+        let end_file = end.0 - end.0 % cap;
+        let files: Vec<(u64, FileRef, u64)> = self
+            .files
+            .lock()
+            .range(end_file..)
+            .map(|(&s, l)| (s, l.file.clone(), l.salt))
+            .collect();
+        let mut worst: Option<(u64, u64)> = None; // (durable LSN claimed, at LSN)
+        let mut valid_after = 0u64;
+        for (start, file, salt) in files {
+            let data = read_data(&file, cap)?;
+            let first = if start == end_file { end.0 - start + 1 } else { 0 };
+            let mut off = first;
+            while off + RECORD_HEADER_BYTES <= cap {
+                let o = off as usize;
+                let lsn = u64::from_le_bytes(data[o + 8..o + 16].try_into().expect("8 bytes"));
+                if lsn == start + off {
+                    if let Some(rec) = check_record(&data, start, off, salt) {
+                        valid_after += 1;
+                        if rec.kind == Kind::Mark {
+                            let body = &data[rec.body as usize..rec.end as usize];
+                            if let Ok(b) = <[u8; 8]>::try_from(body) {
+                                let durable = u64::from_le_bytes(b);
+                                if durable > end.0 && worst.is_none_or(|(d, _)| durable > d) {
+                                    worst = Some((durable, lsn));
+                                }
+                            }
+                        }
+                    }
+                }
+                off += 1;
+            }
+        }
+        let Some((durable, mark_lsn)) = worst else { return Ok(None) };
+        let path = self
+            .files
+            .lock()
+            .get(&end_file)
+            .map(|l| l.file.path().to_path_buf())
+            .unwrap_or_else(|| self.dir.join("(missing file)"));
+        Ok(Some(RedoDamage {
+            file: path,
+            offset: HEADER_BYTES + end.0 - end_file,
+            lsn: end,
+            durable: Lsn(durable),
+            mark_lsn: Lsn(mark_lsn),
+            valid_after,
+        }))
+    }
+
+    /// Whether any redo file has a valid header (in use or history).
+    pub(crate) fn has_files(&self) -> bool {
+        !self.files.lock().is_empty()
     }
 
     /// The oldest LSN still on disk.
@@ -468,6 +555,22 @@ impl RedoLog {
         self.buf.lock().next_lsn = next;
         self.written_lsn.store(next, Ordering::Release);
         self.flushed_lsn.store(next, Ordering::Release);
+        // History the checkpoint no longer needs is recycled now, so the file a restart moves
+        // to is a spare rather than a new one (no growth per restart).
+        let limit = self
+            .checkpoint_lsn
+            .load(Ordering::Acquire)
+            .min(self.retain_lsn.load(Ordering::Acquire));
+        {
+            let mut files = self.files.lock();
+            let old: Vec<u64> =
+                files.range(..).map(|(&s, _)| s).take_while(|&s| s + cap <= limit).collect();
+            for s in old {
+                if let Some(l) = files.remove(&s) {
+                    w.spares.push(l.file);
+                }
+            }
+        }
         // Have the first file ready so the first commit does not create it.
         self.prepare_file(&mut w, next - next % cap)?;
         Ok(())
@@ -486,7 +589,8 @@ impl RedoLog {
     }
 
     /// Buffers a record; `then` runs under the append mutex with the record's start and end
-    /// LSN (used to keep the prepared set in step with LSN order).
+    /// LSN (used to keep the prepared set in step with LSN order). A record larger than what
+    /// the rest of the file holds is split into Fragments (see `append_locked`).
     pub(crate) fn append<T>(
         &self,
         kind: Kind,
@@ -494,38 +598,14 @@ impl RedoLog {
         then: impl FnOnce(&mut Buffer, Lsn, Lsn) -> T,
     ) -> Result<(Lsn, Lsn, T)> {
         self.check_poison()?;
-        let cap = self.capacity;
-        let len: usize = parts.iter().map(|p| p.len()).sum();
-        let need = RECORD_HEADER_BYTES + len as u64;
-        if need > cap || len > u32::MAX as usize {
-            return Err(Error::RecordTooLarge { bytes: len });
+        let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
+        if len > MAX_RECORD_BYTES {
+            return Err(Error::RecordTooLarge { bytes: len as usize });
         }
         let mut b = self.buf.lock();
-        let mut pos = b.next_lsn;
-        let off = pos % cap;
-        if off + need > cap {
-            // The record does not fit in this file: fill the rest so the next file starts at a
-            // record boundary. CRCs are filled in by the writer, which knows the file's salt.
-            let rem = cap - off;
-            if rem >= RECORD_HEADER_BYTES {
-                let pad = encode_record(0, pos, Kind::Pad, &[], rem - RECORD_HEADER_BYTES);
-                b.bytes.extend_from_slice(&pad);
-            } else {
-                b.bytes.extend(std::iter::repeat_n(0u8, rem as usize));
-            }
-            pos += rem;
-        }
-        b.bytes.extend_from_slice(&(len as u32).to_le_bytes());
-        b.bytes.extend_from_slice(&[0; 4]);
-        b.bytes.extend_from_slice(&pos.to_le_bytes());
-        b.bytes.push(kind as u8);
-        for p in parts {
-            b.bytes.extend_from_slice(p);
-        }
-        b.next_lsn = pos + need;
-        let end = b.next_lsn;
-        let t = then(&mut b, Lsn(pos), Lsn(end));
-        Ok((Lsn(pos), Lsn(end), t))
+        let (start, end) = append_locked(&mut b, self.capacity, kind, parts);
+        let t = then(&mut b, start, end);
+        Ok((start, end, t))
     }
 
     /// The LSN the next record will get (the end of everything appended).
@@ -571,6 +651,11 @@ impl RedoLog {
         }
         {
             let mut b = self.buf.lock();
+            if !b.bytes.is_empty() {
+                // The batch's Mark: what was durable before it (see `find_damage`).
+                let durable = self.flushed_lsn.load(Ordering::Acquire);
+                append_locked(&mut b, self.capacity, Kind::Mark, &[&durable.to_le_bytes()]);
+            }
             if w.unwritten.is_empty() {
                 std::mem::swap(&mut w.unwritten, &mut b.bytes);
             } else {
@@ -776,6 +861,150 @@ impl RedoLog {
         let w = self.writer.lock();
         let live = self.files.lock().len();
         (live, w.spares.len())
+    }
+}
+
+/// Where replay stopped inside data that had been durable: the redo is damaged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedoDamage {
+    /// The redo file holding the first bad record.
+    pub file: PathBuf,
+    /// Its byte offset in that file.
+    pub offset: u64,
+    /// Its LSN (where replay stopped).
+    pub lsn: Lsn,
+    /// The durable LSN a later Mark names (everything below it had been synced).
+    pub durable: Lsn,
+    /// Where that Mark is.
+    pub mark_lsn: Lsn,
+    /// Valid records found after the bad one.
+    pub valid_after: u64,
+}
+
+impl std::fmt::Display for RedoDamage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "redo damaged: {} offset {} (lsn {}) holds no valid record, but {} valid records \
+             follow and the mark at lsn {} says the redo was durable up to lsn {}; {} bytes of \
+             redo after the damage would be lost",
+            self.file.display(),
+            self.offset,
+            self.lsn.0,
+            self.valid_after,
+            self.mark_lsn.0,
+            self.durable.0,
+            self.durable.0 - self.lsn.0,
+        )
+    }
+}
+
+/// A record header and body checked at `off` of a file's data: length within the file, LSN
+/// equal to its position, a known kind, the salted CRC.
+struct Checked {
+    kind: Kind,
+    /// Offsets of the payload in the file's data.
+    body: u64,
+    end: u64,
+}
+
+fn check_record(data: &[u8], start: u64, off: u64, salt: u64) -> Option<Checked> {
+    let cap = data.len() as u64;
+    if cap.checked_sub(off)? < RECORD_HEADER_BYTES {
+        return None;
+    }
+    let o = off as usize;
+    let h = &data[o..o + RECORD_HEADER_BYTES as usize];
+    let len = u32::from_le_bytes(h[0..4].try_into().ok()?);
+    let crc = u32::from_le_bytes(h[4..8].try_into().ok()?);
+    let lsn = u64::from_le_bytes(h[8..16].try_into().ok()?);
+    let kind = Kind::from_u8(h[16])?;
+    let body = off + RECORD_HEADER_BYTES;
+    let end = body + u64::from(len);
+    if lsn != start + off || end > cap {
+        return None;
+    }
+    let payload = &data[body as usize..end as usize];
+    let covered = if kind == Kind::Pad { &[][..] } else { payload };
+    (crc == record_crc(salt, len, lsn, kind as u8, covered)).then_some(Checked { kind, body, end })
+}
+
+/// The largest record payload (a transaction's row images, a DDL list, a binlog payload):
+/// above it even the Fragments' sum would not be addressable in memory comfortably; the commit
+/// layer refuses a transaction far earlier (`max_binlog_cache_size`, error 1197).
+pub(crate) const MAX_RECORD_BYTES: u64 = 1 << 40;
+
+/// Appends one record (its CRC filled in later by the writer) to the buffer: a Pad (or zeros)
+/// first when its header does not fit in the current file; a payload that does not fit in the
+/// rest of the file goes out as Fragments, each filling the rest of its file, and the record
+/// itself carries the last part. All parts are appended under one lock, so no other record
+/// (and no checkpoint LSN) falls between a record's Fragments. Returns the start LSN of the
+/// first part and the end LSN of the record.
+fn append_locked(b: &mut Buffer, cap: u64, kind: Kind, parts: &[&[u8]]) -> (Lsn, Lsn) {
+    let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
+    let mut first = None;
+    let mut rest: Vec<&[u8]> = parts.to_vec();
+    let mut left = len;
+    loop {
+        let mut pos = b.next_lsn;
+        let off = pos % cap;
+        // Room for a header plus at least one payload byte, else go to the next file.
+        if cap - off < RECORD_HEADER_BYTES + left.min(1) {
+            pad_to_file_end(b, pos, cap);
+            pos += cap - off;
+            b.next_lsn = pos;
+        }
+        let room = cap - pos % cap - RECORD_HEADER_BYTES;
+        if left <= room {
+            let first = *first.get_or_insert(pos);
+            put_record_header(b, pos, left as u32, kind);
+            for p in &rest {
+                b.bytes.extend_from_slice(p);
+            }
+            b.next_lsn = pos + RECORD_HEADER_BYTES + left;
+            return (Lsn(first), Lsn(b.next_lsn));
+        }
+        if room < RECORD_HEADER_BYTES || (left + RECORD_HEADER_BYTES <= cap && pos % cap != 0) {
+            // A record that fits in one file never spans two (as before Fragments existed), and
+            // a sliver at the end of a file is not worth a Fragment: pad to the next file.
+            pad_to_file_end(b, pos, cap);
+            b.next_lsn = pos + (cap - pos % cap);
+            continue;
+        }
+        first.get_or_insert(pos);
+        put_record_header(b, pos, room as u32, Kind::Fragment);
+        let mut need = room as usize;
+        while need > 0 {
+            let p = rest[0];
+            let n = p.len().min(need);
+            b.bytes.extend_from_slice(&p[..n]);
+            need -= n;
+            if n == p.len() {
+                rest.remove(0);
+            } else {
+                rest[0] = &p[n..];
+            }
+        }
+        left -= room;
+        b.next_lsn = pos + RECORD_HEADER_BYTES + room;
+    }
+}
+
+fn put_record_header(b: &mut Buffer, pos: u64, len: u32, kind: Kind) {
+    b.bytes.extend_from_slice(&len.to_le_bytes());
+    b.bytes.extend_from_slice(&[0; 4]);
+    b.bytes.extend_from_slice(&pos.to_le_bytes());
+    b.bytes.push(kind as u8);
+}
+
+/// Fills the rest of the file holding `pos`: a Pad, or zeros where a header does not fit.
+fn pad_to_file_end(b: &mut Buffer, pos: u64, cap: u64) {
+    let rem = cap - pos % cap;
+    if rem >= RECORD_HEADER_BYTES {
+        let pad = encode_record(0, pos, Kind::Pad, &[], rem - RECORD_HEADER_BYTES);
+        b.bytes.extend_from_slice(&pad);
+    } else {
+        b.bytes.extend(std::iter::repeat_n(0u8, rem as usize));
     }
 }
 

@@ -40,6 +40,7 @@ fn config() -> EngineConfig {
         checkpoint_redo_bytes: None,
         retain_redo_for_binlog: false,
         redo_flush_method: method,
+        recovery_accept_loss: false,
     }
 }
 

@@ -18,6 +18,7 @@ fn config(file_bytes: u64) -> EngineConfig {
         checkpoint_redo_bytes: None,
         retain_redo_for_binlog: false,
         redo_flush_method: crate::RedoFlushMethod::Fsync,
+        recovery_accept_loss: false,
     }
 }
 
@@ -145,7 +146,13 @@ fn a_torn_tail_ends_the_log() {
             assert_eq!(value_of(&e, t, k), None, "seed {seed}: a commit after a hole");
         }
         if survived > 5 {
-            assert_eq!(rec.end_lsn, tail[survived - 6], "seed {seed}");
+            // The log ends after the last surviving record, or after the batch's Mark.
+            let last = tail[survived - 6];
+            assert!(
+                rec.end_lsn == last || rec.end_lsn == Lsn(last.0 + super::MARK_BYTES),
+                "seed {seed}: {:?} after {last:?}",
+                rec.end_lsn
+            );
         }
     }
 }
@@ -365,7 +372,8 @@ fn o_dsync_a_crash_during_a_multi_block_write_keeps_every_acknowledged_record() 
             let want = payload(i, if i < 5 { 700 } else { 900 });
             assert_eq!(p.bytes, want, "seed {seed}: record {i} wrong");
         }
-        assert!(rec.end_lsn <= appended, "seed {seed}");
+        // At most the batch's Mark after what was appended.
+        assert!(rec.end_lsn.0 <= appended.0 + super::MARK_BYTES, "seed {seed}");
         // Work after recovery is durable and lands behind the recovered end.
         let end = e.append_binlog_payload(b"after").expect("append");
         e.flush_up_to(end).expect("flush");
@@ -435,4 +443,149 @@ fn flush_method_names_round_trip() {
     assert_eq!(RedoFlushMethod::from_name("o_dsync"), Some(RedoFlushMethod::ODsync));
     assert_eq!(RedoFlushMethod::from_name("FSYNC"), Some(RedoFlushMethod::Fsync));
     assert_eq!(RedoFlushMethod::from_name("O_DIRECT"), None);
+}
+
+/// Flips one byte of the file's data at `lsn + delta` (the file is the first one: `redo.0`).
+fn flip(sim: &SimVfs, lsn: Lsn, delta: u64) {
+    let f = sim.shared().open(Path::new("/data/#redo/redo.0"), OpenMode::ReadWrite).expect("open");
+    let off = super::HEADER_BYTES + lsn.0 + delta;
+    let mut b = [0u8; 1];
+    f.read_exact_at(&mut b, off).expect("read");
+    f.write_at(&[b[0] ^ 0x40], off).expect("write");
+    f.sync_data().expect("sync");
+}
+
+#[test]
+fn a_damaged_record_followed_by_durable_ones_is_refused_then_accepted_by_name() {
+    let sim = SimVfs::new();
+    let (e, _) = open_with(sim.shared(), config(1 << 20));
+    let t = kv(&e);
+    let mut starts = Vec::new();
+    for k in 0..20 {
+        starts.push(e.next_lsn());
+        put(&e, t, k, k);
+        e.flush_all().expect("flush");
+    }
+    drop(e); // as kill -9: no shutdown checkpoint, everything after the first in the redo
+    flip(&sim, starts[10], super::RECORD_HEADER_BYTES + 3);
+    let err =
+        Engine::open(sim.shared(), Path::new("/data"), config(1 << 20)).err().expect("refused");
+    let msg = err.to_string();
+    let want = format!("/data/#redo/redo.0 offset {}", super::HEADER_BYTES + starts[10].0);
+    assert!(msg.contains(&want), "{msg}");
+    assert!(matches!(err, crate::Error::RedoDamaged { .. }), "{err:?}");
+    // Refused again: nothing was changed by the refusal.
+    assert!(Engine::open(sim.shared(), Path::new("/data"), config(1 << 20)).is_err());
+    // The explicit recovery mode takes the named loss: rows 0..10 stay, 10.. are gone.
+    let accept = EngineConfig { recovery_accept_loss: true, ..config(1 << 20) };
+    let (e, rec) = open_with(sim.shared(), accept);
+    assert_eq!(rec.lost.len(), 1, "{:?}", rec.lost);
+    assert!(rec.lost[0].contains(&want), "{:?}", rec.lost);
+    assert_eq!(
+        (value_of(&e, t, 9), value_of(&e, t, 10), value_of(&e, t, 19)),
+        (Some(9), None, None)
+    );
+    put(&e, t, 30, 30);
+    e.flush_all().expect("flush");
+    drop(e);
+    // Accepted once: later starts are strict again and find a consistent log.
+    let (e, rec) = open_with(sim.shared(), config(1 << 20));
+    assert!(rec.lost.is_empty());
+    assert_eq!((value_of(&e, t, 10), value_of(&e, t, 30)), (None, Some(30)));
+}
+
+#[test]
+fn damage_in_the_last_batch_is_a_torn_tail_not_a_refusal() {
+    // The last write batch may be cut anywhere by a crash: no Mark after it says it was durable.
+    let sim = SimVfs::new();
+    let (e, _) = open_with(sim.shared(), config(1 << 20));
+    let t = kv(&e);
+    put(&e, t, 1, 1);
+    e.flush_all().expect("flush");
+    let second = e.next_lsn();
+    put(&e, t, 2, 2);
+    put(&e, t, 3, 3);
+    e.flush_all().expect("flush");
+    drop(e);
+    flip(&sim, second, super::RECORD_HEADER_BYTES + 3);
+    let (e, rec) = open_with(sim.shared(), config(1 << 20));
+    assert!(rec.lost.is_empty());
+    assert_eq!((value_of(&e, t, 1), value_of(&e, t, 2), value_of(&e, t, 3)), (Some(1), None, None));
+}
+
+#[test]
+fn a_redo_removed_beside_its_checkpoint_is_refused() {
+    let sim = SimVfs::new();
+    let (e, _) = open_with(sim.shared(), config(1 << 20));
+    let t = kv(&e);
+    put(&e, t, 1, 1);
+    e.flush_all().expect("flush");
+    drop(e);
+    let vfs = sim.shared();
+    let dir = Path::new("/data/#redo");
+    for name in vfs.list_dir(dir).expect("list") {
+        vfs.remove_file(&dir.join(name)).expect("remove");
+    }
+    let err =
+        Engine::open(sim.shared(), Path::new("/data"), config(1 << 20)).err().expect("refused");
+    assert!(matches!(err, crate::Error::RedoMissing { .. }), "{err:?}");
+    assert!(err.to_string().contains("/data/#redo"), "{err}");
+    let accept = EngineConfig { recovery_accept_loss: true, ..config(1 << 20) };
+    let (_, rec) = open_with(sim.shared(), accept);
+    assert_eq!(rec.lost.len(), 1);
+}
+
+#[test]
+fn a_record_larger_than_a_file_spans_files_and_survives_a_crash() {
+    let cfg = config(64 << 10);
+    for mode in [CrashMode::DropUnsynced, CrashMode::KeepAll, CrashMode::Tear { seed: 7 }] {
+        let sim = SimVfs::new();
+        let (e, _) = open_with(sim.shared(), cfg.clone());
+        let small = e.append_binlog_payload(b"before").expect("append");
+        e.flush_up_to(small).expect("flush");
+        let big: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let end = e.append_binlog_payload(&big).expect("a record of 4.6 files");
+        e.flush_up_to(end).expect("flush");
+        // Not acknowledged: another big one, written but never synced.
+        e.append_binlog_payload(&big[..200_000]).expect("append");
+        e.write_up_to(e.next_lsn()).expect("write");
+        drop(e);
+        let (e, rec) = open_with(sim.crash(mode).shared(), cfg.clone());
+        let got: Vec<&[u8]> = rec.binlog_payloads.iter().map(|p| &p.bytes[..]).collect();
+        assert!(got.len() >= 2, "{mode:?}: acknowledged records lost");
+        assert_eq!(got[0], b"before");
+        assert_eq!(got[1], &big[..], "{mode:?}");
+        if got.len() == 3 {
+            assert_eq!(got[2], &big[..200_000], "{mode:?}: a cut record came back");
+        }
+        // After recovery new records land after the recovered end, never joined to a
+        // Fragment chain cut by the crash.
+        let after = e.append_binlog_payload(b"after").expect("append");
+        e.flush_up_to(after).expect("flush");
+        drop(e);
+        let (_, rec) = open_with(sim.crash(CrashMode::DropUnsynced).shared(), cfg.clone());
+        assert_eq!(rec.binlog_payloads.last().map(|p| &p.bytes[..]), Some(&b"after"[..]));
+    }
+}
+
+#[test]
+fn restarts_recycle_the_redo_instead_of_growing_it() {
+    let sim = SimVfs::new();
+    let cfg = config(64 << 10);
+    let (e, _) = open_with(sim.shared(), cfg.clone());
+    let t = kv(&e);
+    e.shutdown().expect("shutdown");
+    drop(e);
+    for round in 0..13 {
+        let (e, _) = open_with(sim.shared(), cfg.clone());
+        for k in 0..50 {
+            put(&e, t, round * 100 + k, k);
+        }
+        e.shutdown().expect("shutdown");
+        drop(e);
+    }
+    let files = sim.shared().list_dir(Path::new("/data/#redo")).expect("list").len();
+    assert!(files <= 3, "{files} redo files after 13 restarts");
+    let (e, _) = open_with(sim.shared(), cfg);
+    assert_eq!(value_of(&e, t, 1249), Some(49));
 }
