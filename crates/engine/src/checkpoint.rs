@@ -11,6 +11,7 @@
 
 use std::path::Path;
 
+use binlog::gtid::GtidSet;
 use vfs::{OpenMode, VfsRef};
 
 use crate::codec::{Put, Reader};
@@ -23,7 +24,8 @@ const TMP_NAME: &str = "checkpoint.tmp";
 const MAGIC: &[u8; 8] = b"BLDCKPT1";
 /// Version 2 added the kind byte of prepared entries (DDL prepared for 2PC); version 1 files
 /// (row ops only) are still read.
-const VERSION: u32 = 2;
+/// Version 3 added the executed GTID set after the prepared entries.
+const VERSION: u32 = 3;
 
 pub(crate) struct TableImage {
     pub(crate) schema: TableSchema,
@@ -39,6 +41,8 @@ pub(crate) struct Snapshot {
     pub(crate) tables: Vec<TableImage>,
     /// Transactions prepared before `lsn` and undecided at it.
     pub(crate) prepared: Vec<PreparedImage>,
+    /// The engine's executed GTIDs at `lsn` (version 3; empty for older files).
+    pub(crate) gtid_executed: GtidSet,
 }
 
 /// A prepared transaction in a checkpoint: its row ops, or its DDL list (`ddl`).
@@ -77,6 +81,9 @@ pub(crate) fn encode(s: &Snapshot) -> Vec<u8> {
         b.put_u8(if p.ddl { 2 } else { 1 });
         b.put_bytes(&p.bytes);
     }
+    let mut gtids = Vec::new();
+    s.gtid_executed.encode_binary(&mut gtids);
+    b.put_bytes(&gtids);
     let crc = crc32fast::hash(&b);
     b.put_u32(crc);
     b
@@ -96,7 +103,7 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Snapshot> {
         return Err(corrupt(0));
     }
     let version = r.u32()?;
-    if version != 1 && version != VERSION {
+    if !(1..=VERSION).contains(&version) {
         return Err(corrupt(8));
     }
     let lsn = r.u64()?;
@@ -134,10 +141,19 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Snapshot> {
         };
         prepared.push(PreparedImage { xid, ddl, bytes: r.bytes()?.to_vec() });
     }
+    let gtid_executed = if version >= 3 {
+        let raw = r.bytes()?;
+        match GtidSet::decode_binary(raw) {
+            Ok((set, used)) if used == raw.len() => set,
+            _ => return Err(r.corrupt()),
+        }
+    } else {
+        GtidSet::new()
+    };
     if !r.is_empty() {
         return Err(r.corrupt());
     }
-    Ok(Snapshot { lsn, max_xid, next_table_id, tables, prepared })
+    Ok(Snapshot { lsn, max_xid, next_table_id, tables, prepared, gtid_executed })
 }
 
 /// Writes the snapshot durably and atomically (temp file, fsync, rename, directory fsync).

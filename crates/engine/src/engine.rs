@@ -31,6 +31,7 @@ use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use binlog::gtid::{Gtid, GtidSet, Sid};
 use parking_lot::{Condvar, Mutex, RwLock};
 use vfs::VfsRef;
 
@@ -102,6 +103,8 @@ pub struct Recovery {
     pub end_lsn: Lsn,
     /// The engine was created by this open (no checkpoint and no redo file before it).
     pub fresh: bool,
+    /// The engine's executed GTID set: the checkpoint's plus the replayed Commit records'.
+    pub gtid_executed: GtidSet,
     /// Damage found and accepted (`EngineConfig::recovery_accept_loss`): what was lost, for
     /// the server to report. Empty in strict mode (damage is an error there).
     pub lost: Vec<String>,
@@ -252,6 +255,9 @@ pub struct Txn {
     ddl: Vec<DdlStep>,
     /// Whether it holds the engine's DDL gate (one DDL transaction at a time).
     holds_ddl_gate: bool,
+    /// The GTID its Commit record carries (`set_gtid`): the engine's own copy of
+    /// `gtid_executed`, as mysqld's `mysql.gtid_executed` table is InnoDB's.
+    gtid: Option<Gtid>,
 }
 
 impl Txn {
@@ -265,6 +271,12 @@ impl Txn {
             TxnState::Prepared { xid } => Some(xid),
             _ => None,
         }
+    }
+
+    /// Names the GTID the commit layer gave the transaction; its Commit record carries it and
+    /// the engine's executed set (`Engine::gtid_executed`) gains it with the commit.
+    pub fn set_gtid(&mut self, gtid: Gtid) {
+        self.gtid = Some(gtid);
     }
 
     /// Whether the transaction changed or locked no row and holds no schema change.
@@ -356,6 +368,24 @@ fn encode_ddl_list(steps: &[DdlStep]) -> Vec<u8> {
         b.put_bytes(&encode_ddl(&s.ddl));
     }
     b
+}
+
+/// A GTID in a Commit record: sid (16 bytes) | u64 gno.
+fn encode_gtid(g: Gtid) -> Vec<u8> {
+    let mut b = Vec::with_capacity(24);
+    b.extend_from_slice(&g.sid.0);
+    b.put_u64(g.gno);
+    b
+}
+
+fn decode_gtid(r: &mut Reader<'_>) -> Result<Gtid> {
+    let sid = Sid(r.take(16)?.try_into().map_err(|_| r.corrupt())?);
+    let gno = r.u64()?;
+    let g = Gtid::new(sid, gno).map_err(|_| r.corrupt())?;
+    if !r.is_empty() {
+        return Err(r.corrupt());
+    }
+    Ok(g)
 }
 
 fn decode_ddl_list(buf: &[u8], lsn: Lsn) -> Result<Vec<Ddl>> {
@@ -903,8 +933,31 @@ impl Engine {
 
     /// Commits a transaction that recovery returned as prepared.
     pub fn commit_prepared(&self, xid: u64) -> Result<Lsn> {
+        self.commit_prepared_with_gtid(xid, None)
+    }
+
+    /// Commits a transaction that recovery returned as prepared, with the GTID the binlog
+    /// gave it (see [`Txn::set_gtid`]).
+    pub fn commit_prepared_with_gtid(&self, xid: u64, gtid: Option<Gtid>) -> Result<Lsn> {
         let mut txn = self.inner.recovered.lock().remove(&xid).ok_or(Error::UnknownXid { xid })?;
+        txn.gtid = gtid;
         self.inner.commit_impl(&mut txn)
+    }
+
+    /// The GTIDs of the transactions committed in the engine (with a GTID, `Txn::set_gtid`),
+    /// durable with their Commit records and kept in checkpoints: a lower bound of the
+    /// binlog's `gtid_executed` that survives the binlog's loss.
+    pub fn gtid_executed(&self) -> GtidSet {
+        self.inner.log.with_buffer(|b| b.gtids.clone())
+    }
+
+    /// `RESET MASTER`: empties the engine's executed set (a GtidReset record, made durable).
+    pub fn reset_gtid_executed(&self) -> Result<()> {
+        let end = {
+            let _gate = self.inner.commit_gate.write();
+            self.inner.log.append(Kind::GtidReset, &[], |b, _, _| b.gtids = GtidSet::new())?.1
+        };
+        self.inner.log.flush_up_to(end)
     }
 
     /// Rolls back a transaction that recovery returned as prepared.
@@ -1157,6 +1210,7 @@ impl Inner {
             index_added: Vec::new(),
             ddl: Vec::new(),
             holds_ddl_gate: false,
+            gtid: None,
         }
     }
 
@@ -1592,10 +1646,14 @@ impl Inner {
             TxnState::Done => return Err(Error::TxnState { reason: "the transaction has ended" }),
             TxnState::Prepared { xid } => {
                 let _gate = self.commit_gate.read();
+                let gtid = txn.gtid.map(encode_gtid).unwrap_or_default();
                 end = self
                     .log
-                    .append(Kind::Commit, &[&xid.to_le_bytes()], |b, _, _| {
+                    .append(Kind::Commit, &[&xid.to_le_bytes(), &gtid], |b, _, _| {
                         b.prepared.remove(&xid);
+                        if let Some(g) = txn.gtid {
+                            b.gtids.add(g);
+                        }
                     })?
                     .1;
                 // Inside the gate: a checkpoint sees the commit record and the catalog change
@@ -1661,12 +1719,13 @@ impl Inner {
         // all as of L. A DDL commits (record + catalog change) inside the shared gate, so a
         // DDL prepared and undecided at L is in the prepared set and not in the catalog.
         // Table objects a later DDL replaces stay readable as they were.
-        let (lsn, prepared, max_xid, mut tables, next_table_id) = {
+        let (lsn, prepared, gtid_executed, max_xid, mut tables, next_table_id) = {
             let _gate = self.commit_gate.write();
-            let (lsn, prepared) = self.log.with_buffer(|b| (b.next_lsn(), b.prepared.clone()));
+            let (lsn, prepared, gtids) =
+                self.log.with_buffer(|b| (b.next_lsn(), b.prepared.clone(), b.gtids.clone()));
             let c = self.catalog.read();
             let tables: Vec<Arc<Table>> = c.tables.values().cloned().collect();
-            (lsn, prepared, self.max_xid.load(Ordering::Acquire), tables, c.next_id)
+            (lsn, prepared, gtids, self.max_xid.load(Ordering::Acquire), tables, c.next_id)
         };
         tables.sort_by_key(|t| t.schema.id);
         let images = tables
@@ -1686,7 +1745,14 @@ impl Inner {
             .map(|(xid, e)| PreparedImage { xid, ddl: e.ddl, bytes: (*e.ops).clone() })
             .collect();
         prepared.sort_by_key(|p| p.xid);
-        let snap = Snapshot { lsn: lsn.0, max_xid, next_table_id, tables: images, prepared };
+        let snap = Snapshot {
+            lsn: lsn.0,
+            max_xid,
+            next_table_id,
+            tables: images,
+            prepared,
+            gtid_executed,
+        };
         checkpoint::write(&self.vfs, &self.dir, &checkpoint::encode(&snap))?;
         self.checkpoint_lsn.store(lsn.0, Ordering::Release);
         self.checkpoints.fetch_add(1, Ordering::Relaxed);
@@ -1720,6 +1786,7 @@ impl Inner {
                     pending.insert(p.xid, (p.ddl, Arc::new(p.bytes)));
                 }
                 rec.max_xid = s.max_xid;
+                rec.gtid_executed = s.gtid_executed;
                 if !self.log.has_files() {
                     // A checkpoint is written only after the first redo file exists, and redo
                     // files are recycled, never deleted: no file at all means it was removed.
@@ -1766,7 +1833,11 @@ impl Inner {
                     pending.insert(xid, (true, Arc::new(r.payload[8..].to_vec())));
                 }
                 Kind::Commit => {
-                    let xid = Reader::new(&r.payload, "commit record", r.lsn.0).u64()?;
+                    let mut rd = Reader::new(&r.payload, "commit record", r.lsn.0);
+                    let xid = rd.u64()?;
+                    if !rd.is_empty() {
+                        rec.gtid_executed.add(decode_gtid(&mut rd)?);
+                    }
                     match pending.remove(&xid) {
                         Some((false, ops)) => self.apply_ops(&ops, r.lsn)?,
                         Some((true, list)) => {
@@ -1793,6 +1864,7 @@ impl Inner {
                     bytes: r.payload,
                 }),
                 Kind::Ddl => self.replay_ddl(decode_ddl(&r.payload, r.lsn)?, r.lsn)?,
+                Kind::GtidReset => rec.gtid_executed = GtidSet::new(),
                 Kind::Pad | Kind::Mark | Kind::Fragment => {}
             }
             Ok(())
@@ -1808,6 +1880,8 @@ impl Inner {
             rec.lost.push(damage.to_string());
         }
         rec.end_lsn = end;
+        let executed = rec.gtid_executed.clone();
+        self.log.with_buffer(|b| b.gtids = executed);
         self.log.set_checkpoint_lsn(from);
         self.checkpoint_lsn.store(from.0, Ordering::Release);
         self.log.start(end)?;

@@ -114,6 +114,8 @@ pub(crate) enum Kind {
     DdlPrepare = 8,
     /// ddl list: a DDL transaction committed without 2PC (no binlog).
     DdlOnePhase = 9,
+    /// (empty): the engine's executed GTID set was emptied (`RESET MASTER`).
+    GtidReset = 12,
     /// u64 durable LSN: appended by the writer to each write batch; everything below the LSN
     /// it holds was durable (synced) before the batch was written. Replay uses it to tell a
     /// torn tail from damage (see `RedoLog::find_damage`).
@@ -137,6 +139,7 @@ impl Kind {
             9 => Kind::DdlOnePhase,
             10 => Kind::Mark,
             11 => Kind::Fragment,
+            12 => Kind::GtidReset,
             _ => return None,
         })
     }
@@ -224,6 +227,9 @@ pub(crate) struct Buffer {
     /// the set changes atomically with LSN allocation: a checkpoint taken at LSN L sees exactly
     /// the transactions prepared before L and undecided at L.
     pub(crate) prepared: HashMap<u64, PreparedEntry>,
+    /// The GTIDs of the Commit records appended (the engine's `gtid_executed`), changed with
+    /// LSN allocation like `prepared`, so a checkpoint at L holds exactly those below L.
+    pub(crate) gtids: binlog::gtid::GtidSet,
 }
 
 impl Buffer {

@@ -82,6 +82,20 @@ pub enum Error {
     /// A file holds bytes the protocol never leaves there.
     #[error("{}: damaged at offset {offset}: {damage}", path.display())]
     Corrupt { path: PathBuf, offset: u64, damage: Damage },
+    /// The last file is closed (its in-use flag clear: nothing was being written to it) but
+    /// does not read to its end: the bytes were damaged after they were written.
+    #[error(
+        "{}: closed binlog file damaged at offset {offset} ({damage}); {bytes_after} bytes \
+         would be cut from it; refusing to start (a recovery mode that accepts the loss can override)",
+        path.display()
+    )]
+    ClosedFileDamaged {
+        path: PathBuf,
+        offset: u64,
+        damage: String,
+        /// Bytes from the end of the last complete transaction to the file's end.
+        bytes_after: u64,
+    },
     /// An index line does not name a file `<basename>.NNNNNN` of this set.
     #[error("{}: line {line} ({text:?}) is not a binlog file of this set", path.display())]
     BadIndexLine { path: PathBuf, line: usize, text: String },

@@ -70,6 +70,11 @@ pub struct Options {
     pub checksum: bool,
     /// The static pool (`<datadir>/pre-allocated-binlog/`), used first at rotation if set.
     pub pool_dir: Option<PathBuf>,
+    /// Recovery mode: false (strict, the default) refuses to open a set whose last file is
+    /// closed (in-use flag clear) but does not read to its end ([`Error::ClosedFileDamaged`]):
+    /// only a file being written at a crash may have a torn tail. True (point-in-time)
+    /// cuts it like a crashed file and reports it.
+    pub recovery_accept_loss: bool,
 }
 
 impl Options {
@@ -83,6 +88,7 @@ impl Options {
             binlog_preallocate: false,
             checksum: true,
             pool_dir: None,
+            recovery_accept_loss: false,
         }
     }
 

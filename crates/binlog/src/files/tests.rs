@@ -794,3 +794,44 @@ fn shared_handle_reports_synced_end() {
     let shared: Arc<BinlogFiles> = Arc::new(files);
     assert_eq!(shared.file_names(), ["binlog.000001"]);
 }
+
+#[test]
+fn a_closed_file_that_does_not_read_to_its_end_is_refused_then_cut_by_name() {
+    let (dir, vfs) = real();
+    let opts = Options { max_binlog_size: 1 << 20, ..Options::new(dir.path()) };
+    let mut w = BinlogWriter::open(vfs.clone(), opts.clone()).expect("open");
+    let ends: Vec<Appended> = (1..=20).map(|n| append_trx(&mut w, n)).collect();
+    w.sync().expect("sync");
+    w.close().expect("close");
+    let path = dir.path().join("binlog.000001");
+    assert!(!in_use(&vfs, &path));
+    // One byte flipped inside transaction 11 of the closed file.
+    let at = ends[9].end + 30;
+    let f = vfs.open(&path, OpenMode::ReadWrite).expect("open");
+    let mut b = [0u8; 1];
+    f.read_exact_at(&mut b, at).expect("read");
+    scribble(&vfs, &path, at, &[b[0] ^ 0x01]);
+    let len = file_len(&vfs, &path);
+    let err = BinlogWriter::open(vfs.clone(), opts.clone()).err().expect("refused");
+    match &err {
+        Error::ClosedFileDamaged { path: p, offset, bytes_after, .. } => {
+            assert_eq!(p, &path);
+            assert_eq!(*offset, ends[9].end, "the walk stops at transaction 11's damaged event");
+            assert_eq!(*bytes_after, len - ends[9].end);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().contains("binlog.000001"), "{err}");
+    // The refusal changed nothing: the file is whole and the index lists one file.
+    assert_eq!(file_len(&vfs, &path), len);
+    assert!(!vfs.exists(&dir.path().join("binlog.000002")).expect("exists"));
+    // The explicit mode accepts the loss: the file is cut, the report names what was lost.
+    let accept = Options { recovery_accept_loss: true, ..opts };
+    let mut w = BinlogWriter::open(vfs.clone(), accept).expect("accepted");
+    let report = w.recovery_report().cloned().expect("a report");
+    assert_eq!(report.valid_end, ends[9].end);
+    assert_eq!(report.gtids.len(), 10);
+    assert!(!report.in_use);
+    w.finish_recovery().expect("finish");
+    assert_eq!(w.executed_gtids(), &set_of(1..=10));
+}

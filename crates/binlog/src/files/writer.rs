@@ -228,6 +228,25 @@ fn open_files(maker: &FileMaker, index: &Index, mut files: Vec<u64>) -> Result<O
         index.store(&files)?;
         return Ok(Opened { files, active, executed, purged, report: None });
     }
+    if !scan.header.in_use {
+        // Closed (flag cleared only after the tail was cut and synced), yet not clean: the
+        // file was damaged after it was written. Refused unless the loss is accepted.
+        let damage = match scan.damage {
+            Some(d) => d.to_string(),
+            None if scan.partial_start.is_some() => "a transaction does not end".to_string(),
+            None => "bytes after the last event".to_string(),
+        };
+        let err = Error::ClosedFileDamaged {
+            path: path.clone(),
+            offset: scan.events_end,
+            damage,
+            bytes_after: scan.len - scan.trx_end,
+        };
+        if !maker.opts.recovery_accept_loss {
+            return Err(err);
+        }
+        log::warn!("{err}; accepted (recovery mode point-in-time): cutting it");
+    }
     // Crashed: cut at the last complete transaction and keep the file active, in use.
     let valid_end = scan.trx_end;
     let report = RecoveryReport::new(&file, &name(last), &scan, valid_end)?;
@@ -485,6 +504,13 @@ impl BinlogWriter {
         self.active = new;
         self.publish_active();
         Ok(())
+    }
+
+    /// Adds GTIDs executed elsewhere (the engine's, when binlog files were lost and the loss
+    /// accepted) to the executed set: the next file's PREVIOUS_GTIDS holds them, so they are
+    /// never handed out again. Call [`Self::rotate`] after it to make that durable.
+    pub fn add_executed(&mut self, gtids: &GtidSet) {
+        self.executed.union_with(gtids);
     }
 
     /// Ends crash recovery: the crashed file (with any groups appended since open) is made
