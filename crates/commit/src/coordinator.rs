@@ -143,6 +143,16 @@ pub struct OpenOptions {
     pub basename: String,
     /// Engine settings for [`Coordinator::open`] (the coordinator forces redo retention).
     pub engine: engine::EngineConfig,
+    /// Recovery mode (`--recovery-mode`): false (strict) refuses to start on damage that
+    /// would lose acknowledged work (a damaged redo or closed binlog file, a binlog whose
+    /// `gtid_executed` lacks GTIDs the engine committed, an engine missing beside a binlog);
+    /// true (point-in-time) accepts the loss, reports it in [`RecoveryOutcome::lost`] and
+    /// keeps GTIDs going after every one ever executed. [`Coordinator::open`] passes it to
+    /// the engine and the binlog.
+    pub recovery_accept_loss: bool,
+    /// Set by [`Coordinator::open`]: the engine was created by this start (no checkpoint and
+    /// no redo before it). With an existing binlog that means the engine's files were lost.
+    pub engine_created: bool,
 }
 
 impl OpenOptions {
@@ -156,6 +166,8 @@ impl OpenOptions {
             pool_dir: None,
             basename: "binlog".to_string(),
             engine: engine::EngineConfig::default(),
+            recovery_accept_loss: false,
+            engine_created: false,
         }
     }
 }
@@ -183,6 +195,9 @@ pub struct RecoveryOutcome {
     /// Prepared XIDs committed (found in the binlog) and rolled back (not found).
     pub committed_xids: Vec<u64>,
     pub rolled_back_xids: Vec<u64>,
+    /// Damage accepted by the recovery mode (`OpenOptions::recovery_accept_loss`), each
+    /// naming the file and offset or the GTIDs concerned. Empty in strict mode.
+    pub lost: Vec<String>,
 }
 
 /// The state shared by the coordinator's handles, the sessions and the pipeline threads.
@@ -251,12 +266,35 @@ impl Coordinator<engine::Engine> {
         options: OpenOptions,
         config: Arc<CommitConfig>,
     ) -> Result<(Self, RecoveryOutcome)> {
+        // An engine directory without checkpoint or redo beside an existing binlog index: the
+        // engine's files were lost (a new engine always writes its first checkpoint before
+        // the binlog is opened). Refused before anything is created.
+        let engine_dir = datadir.join("engine");
+        let engine_missing = !vfs.exists(&engine_dir.join("checkpoint")).unwrap_or(false)
+            && vfs.list_dir(&engine_dir.join("#redo")).map(|l| l.is_empty()).unwrap_or(true);
+        let index = datadir.join(crate::BINLOG_DIR).join(format!("{}.index", options.basename));
+        if engine_missing && vfs.exists(&index).unwrap_or(false) {
+            let what = format!(
+                "{} holds no checkpoint and no redo, but the binary log index {} exists: the \
+                 engine's files were lost",
+                engine_dir.display(),
+                index.display()
+            );
+            if !options.recovery_accept_loss {
+                return Err(Error::Lost { what });
+            }
+            log::warn!("{what}; accepted (recovery mode point-in-time)");
+        }
         let mut ec = options.engine.clone();
         // Payload records must outlive the binlog's unsynced tail (see the module doc).
         ec.retain_redo_for_binlog = true;
+        ec.recovery_accept_loss |= options.recovery_accept_loss;
         let (engine, rec) = engine::Engine::open(vfs.clone(), &datadir.join("engine"), ec)
             .map_err(engine_error::<engine::Engine>)?;
-        Self::with_engine(
+        let mut options = options;
+        options.engine_created = rec.fresh && engine_missing && vfs.exists(&index).unwrap_or(false);
+        let engine_lost = rec.lost;
+        let (coord, mut outcome) = Self::with_engine(
             engine,
             rec.prepared_xids,
             rec.max_xid,
@@ -264,7 +302,9 @@ impl Coordinator<engine::Engine> {
             &datadir.join(crate::BINLOG_DIR),
             options,
             config,
-        )
+        )?;
+        outcome.lost.splice(0..0, engine_lost);
+        Ok((coord, outcome))
     }
 }
 

@@ -9,6 +9,8 @@
 //! - redo at or after the retain LSN is never recycled, so binlog payloads survive until
 //!   the binlog file holding the same bytes is synced.
 
+use binlog::gtid::{Gtid, GtidSet};
+
 use crate::error::{Error, ErrorClass};
 
 /// A transactional engine driven by the commit coordinator.
@@ -58,6 +60,23 @@ pub trait Engine: Send + Sync + 'static {
     fn read_binlog_payloads_from(&self, lsn: u64) -> Result<Vec<(u64, Vec<u8>)>, Self::Error>;
     /// fdatasyncs of the redo so far.
     fn redo_fsyncs(&self) -> u64;
+
+    /// Names the GTID of a transaction about to be committed, for the engine's own copy of
+    /// `gtid_executed` (mysqld's `mysql.gtid_executed` table). Engines without one ignore it.
+    fn set_commit_gtid(&self, _txn: &mut Self::Txn, _gtid: Gtid) {}
+    /// `commit_prepared` with the GTID the binlog gave the transaction.
+    fn commit_prepared_with_gtid(&self, xid: u64, _gtid: Option<Gtid>) -> Result<u64, Self::Error> {
+        self.commit_prepared(xid)
+    }
+    /// The GTIDs the engine has committed (durable with its commits); empty for engines that
+    /// keep none.
+    fn gtid_executed(&self) -> GtidSet {
+        GtidSet::new()
+    }
+    /// `RESET MASTER`: empties the engine's executed set durably.
+    fn reset_gtid_executed(&self) -> Result<(), Self::Error> {
+        Ok(())
+    }
     /// Flushes and stops background work.
     fn shutdown(&self) -> Result<(), Self::Error>;
 }
@@ -149,5 +168,21 @@ impl Engine for engine::Engine {
     }
     fn shutdown(&self) -> Result<(), engine::Error> {
         engine::Engine::shutdown(self)
+    }
+    fn set_commit_gtid(&self, txn: &mut engine::Txn, gtid: Gtid) {
+        txn.set_gtid(gtid);
+    }
+    fn commit_prepared_with_gtid(
+        &self,
+        xid: u64,
+        gtid: Option<Gtid>,
+    ) -> Result<u64, engine::Error> {
+        engine::Engine::commit_prepared_with_gtid(self, xid, gtid).map(|l| l.0)
+    }
+    fn gtid_executed(&self) -> GtidSet {
+        engine::Engine::gtid_executed(self)
+    }
+    fn reset_gtid_executed(&self) -> Result<(), engine::Error> {
+        engine::Engine::reset_gtid_executed(self)
     }
 }

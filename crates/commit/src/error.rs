@@ -53,6 +53,12 @@ pub enum Error {
     /// Recovery found the binlog and the redo in a state no crash can produce.
     #[error("recovery: {what} (binlog file {seq}, position {pos})")]
     Inconsistent { what: &'static str, seq: u64, pos: u64 },
+    /// Recovery found acknowledged work missing (lost files, damage) and the recovery mode
+    /// does not accept the loss: the server refuses to start.
+    #[error(
+        "recovery: {what}; refusing to start (a recovery mode that accepts the loss can override)"
+    )]
+    Lost { what: String },
     /// A row change was logged for a table the engine does not know.
     #[error("no table with id {table}")]
     NoSuchTable { table: u32 },
@@ -112,9 +118,10 @@ impl Error {
             // ER_GTID_NEXT_TYPE_UNDEFINED_GTID: committing with a GTID the session no longer
             // owns is what MySQL reports when gtid_next was not set again.
             Error::GtidNotOwned { .. } => 1837,
-            Error::CorruptPayload { .. } | Error::Inconsistent { .. } | Error::Panicked { .. } => {
-                1105
-            }
+            Error::CorruptPayload { .. }
+            | Error::Inconsistent { .. }
+            | Error::Lost { .. }
+            | Error::Panicked { .. } => 1105,
             Error::ShutDown => 1053,
         }
     }

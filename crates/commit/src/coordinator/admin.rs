@@ -73,6 +73,9 @@ impl<E: Engine> Coordinator<E> {
                 pos: 0,
             });
         }
+        // The engine's copy first: a crash between the two leaves the binlog as it was and an
+        // emptied engine set, a subset of it (never a refusal at the next start).
+        inner.engine.reset_gtid_executed().map_err(engine_error::<E>)?;
         let deleted = inner.with_writer(|w| Ok(w.reset()?))?;
         inner.gtids.reset();
         fs.counter = 0;

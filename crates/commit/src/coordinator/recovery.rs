@@ -3,7 +3,7 @@
 //! holds prepared — committed if its XID (or a DDL's `ddl_xid`) is in the binlog's last file,
 //! rolled back if not — after the binlog has been refilled from the redo's payloads.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64};
 use std::sync::Arc;
@@ -54,21 +54,67 @@ impl<E: Engine> Coordinator<E> {
         bopts.checksum = options.binlog_checksum;
         bopts.pool_dir = options.pool_dir.clone();
         bopts.basename = options.basename.clone();
+        bopts.recovery_accept_loss = options.recovery_accept_loss;
+        let accept = options.recovery_accept_loss;
+        let index = binlog_dir.join(format!("{}.index", options.basename));
+        let engine_gtids = engine.gtid_executed();
+        if !accept && !engine_gtids.is_empty() && !vfs.exists(&index).unwrap_or(false) {
+            // Checked before the writer creates a new set, so the refusal changes nothing.
+            return Err(Error::Lost {
+                what: format!(
+                    "the binary log index {} is missing, but the engine committed {}: the \
+                     binary log was lost",
+                    index.display(),
+                    engine_gtids
+                ),
+            });
+        }
         let mut writer = BinlogWriter::open(vfs, bopts)?;
         let mut outcome = RecoveryOutcome::default();
         let mut in_binlog: HashSet<u64> = HashSet::new();
+        // The GTID of each XID in the binlog, for the engine's copy of gtid_executed.
+        let mut xid_gtids: HashMap<u64, Gtid> = HashMap::new();
         let mut max_binlog_xid = 0;
         if let Some(report) = writer.recovery_report().cloned() {
+            if !report.in_use {
+                outcome.lost.push(format!(
+                    "binlog {}: closed file damaged; cut at offset {} ({} bytes lost, {:?})",
+                    report.file, report.valid_end, report.bytes_cut, report.reason
+                ));
+            }
             in_binlog.extend(report.xids.iter().copied());
-            outcome.refilled = refill(&engine, &mut writer, &mut in_binlog)?;
+            for t in &report.transactions {
+                if let (Some(x), Some(g)) = (t.xid, t.gtid) {
+                    xid_gtids.insert(x, g);
+                }
+            }
+            outcome.refilled = refill(
+                &engine,
+                &mut writer,
+                &mut in_binlog,
+                &mut xid_gtids,
+                &mut outcome.lost,
+                accept,
+            )?;
             outcome.binlog = Some(report);
+        }
+        if options.engine_created {
+            // Checked before anything was opened (`Coordinator::open`); here only reported.
+            outcome.lost.push(format!(
+                "the engine's directory held no checkpoint and no redo beside the binary log \
+                 {} (gtid_executed {}): its data was lost",
+                binlog_dir.display(),
+                writer.executed_gtids()
+            ));
         }
         max_binlog_xid = in_binlog.iter().copied().max().unwrap_or(max_binlog_xid);
         let mut prepared = prepared_xids;
         prepared.sort_unstable();
         for xid in prepared {
             if in_binlog.contains(&xid) {
-                engine.commit_prepared(xid).map_err(engine_error::<E>)?;
+                engine
+                    .commit_prepared_with_gtid(xid, xid_gtids.get(&xid).copied())
+                    .map_err(engine_error::<E>)?;
                 outcome.committed_xids.push(xid);
             } else {
                 engine.rollback_prepared(xid).map_err(engine_error::<E>)?;
@@ -78,6 +124,27 @@ impl<E: Engine> Coordinator<E> {
         writer.sync()?;
         engine.flush_all().map_err(engine_error::<E>)?;
         writer.finish_recovery()?;
+        // GTID numbering never goes back: the engine's executed set (durable with its
+        // commits, as mysqld's mysql.gtid_executed table) must be inside the binlog's. A
+        // binlog that lacks some lost files or a cut tail; accepted, the union is carried in
+        // a new file's PREVIOUS_GTIDS so those GTIDs are never handed out again.
+        let engine_gtids = engine.gtid_executed();
+        if !engine_gtids.is_subset(writer.executed_gtids()) {
+            let missing = engine_gtids.subtract(writer.executed_gtids());
+            let what = format!(
+                "the binary log's gtid_executed {} lacks {} that the engine committed (binlog \
+                 files lost or cut)",
+                writer.executed_gtids(),
+                missing
+            );
+            if !accept {
+                return Err(Error::Lost { what });
+            }
+            log::warn!("{what}; accepted (recovery mode point-in-time): gtid_executed keeps them");
+            outcome.lost.push(what);
+            writer.add_executed(&engine_gtids);
+            writer.rotate()?;
+        }
         let executed = writer.executed_gtids().clone();
         let files = writer.files();
         let retain = engine.next_lsn();
@@ -139,6 +206,9 @@ pub(super) fn refill<E: Engine>(
     engine: &E,
     writer: &mut BinlogWriter,
     in_binlog: &mut HashSet<u64>,
+    xid_gtids: &mut HashMap<u64, Gtid>,
+    lost: &mut Vec<String>,
+    accept: bool,
 ) -> Result<usize> {
     let last = writer.active_seq();
     let mut refilled = 0;
@@ -148,6 +218,19 @@ pub(super) fn refill<E: Engine>(
         let p = payload::decode(&raw, lsn)?;
         if p.seq < last {
             // Rotation synced that file before any later group was written.
+            continue;
+        }
+        if p.seq > last && accept {
+            // The binlog files it belonged to were lost and the loss accepted: the engine
+            // committed these transactions and keeps their GTIDs (see `with_engine`).
+            let what = format!(
+                "binlog file {} (named by the redo's binlog payloads) is missing: its events \
+                 are not refilled",
+                p.seq
+            );
+            if !lost.contains(&what) {
+                lost.push(what);
+            }
             continue;
         }
         if p.seq > last {
@@ -173,6 +256,9 @@ pub(super) fn refill<E: Engine>(
                 let gtids: Vec<Gtid> = t.gtid.into_iter().collect();
                 writer.append(&p.bytes[off..off + len], &gtids)?;
                 in_binlog.extend(t.xid);
+                if let (Some(x), Some(g)) = (t.xid, t.gtid) {
+                    xid_gtids.insert(x, g);
+                }
                 refilled += 1;
             }
             pos = end;

@@ -421,7 +421,10 @@ impl<E: Engine> Inner<E> {
             st.sequence_abs
         );
         self.max_committed.fetch_max(st.sequence_abs, Ordering::AcqRel);
-        if let Some(t) = st.txn.take() {
+        if let Some(mut t) = st.txn.take() {
+            if let Some(g) = st.info.as_ref().and_then(|c| c.gtid) {
+                self.engine.set_commit_gtid(&mut t, g);
+            }
             if let Err(e) = self.engine.commit(t) {
                 self.stats.failed_commits.fetch_add(1, Ordering::Relaxed);
                 return Err(self.set_poison(engine_error::<E>(e)));
