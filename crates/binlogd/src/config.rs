@@ -234,6 +234,9 @@ pub struct Config {
     pub innodb_flush_log_at_trx_commit: u8,
     /// `innodb_flush_method` (the redo's; see `engine::RedoFlushMethod`).
     pub innodb_flush_method: engine::RedoFlushMethod,
+    /// `recovery_mode=POINT_IN_TIME` (true): start-up accepts damage and reports the loss;
+    /// `STRICT` (false, the default) refuses to start (`commit::OpenOptions`).
+    pub recovery_accept_loss: bool,
     /// `innodb_lock_wait_timeout`, seconds.
     pub innodb_lock_wait_timeout: u64,
     /// `max_connections`.
@@ -285,6 +288,7 @@ impl Default for Config {
             gtid_mode: true,
             innodb_flush_log_at_trx_commit: 1,
             innodb_flush_method: engine::RedoFlushMethod::ODsync,
+            recovery_accept_loss: false,
             innodb_lock_wait_timeout: 50,
             max_connections: 151,
             max_allowed_packet: 64 << 20,
@@ -425,6 +429,9 @@ impl Config {
             Var::GtidMode => on_off(self.gtid_mode),
             Var::InnodbFlushLogAtTrxCommit => self.innodb_flush_log_at_trx_commit.to_string(),
             Var::InnodbFlushMethod => self.innodb_flush_method.name().to_string(),
+            Var::RecoveryMode => {
+                if self.recovery_accept_loss { "POINT_IN_TIME" } else { "STRICT" }.to_string()
+            }
             Var::InnodbLockWaitTimeout => self.innodb_lock_wait_timeout.to_string(),
             Var::MaxConnections => self.max_connections.to_string(),
             Var::MaxAllowedPacket => self.max_allowed_packet.to_string(),
@@ -595,6 +602,7 @@ impl Config {
                 self.innodb_flush_method = engine::RedoFlushMethod::from_name(&t)?
             }
             (Var::InnodbLockWaitTimeout, Int(n)) => self.innodb_lock_wait_timeout = n,
+            (Var::RecoveryMode, Text(t)) => self.recovery_accept_loss = t == "POINT_IN_TIME",
             (Var::MaxConnections, Int(n)) => self.max_connections = u32::try_from(n).ok()?,
             // mysqld rounds max_allowed_packet down to a multiple of 1024.
             (Var::MaxAllowedPacket, Int(n)) => self.max_allowed_packet = n / 1024 * 1024,

@@ -127,6 +127,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
     let engine_config = EngineConfig {
         lock_wait_timeout: Duration::from_secs(config.innodb_lock_wait_timeout),
         redo_flush_method: config.innodb_flush_method,
+        recovery_accept_loss: config.recovery_accept_loss,
         ..EngineConfig::default()
     };
     let storage = if config.log_bin.is_some() {
@@ -296,8 +297,12 @@ fn open_binlogged(
     options.binlog_checksum = config.binlog_checksum == BinlogChecksum::Crc32;
     options.basename = config.log_bin.clone().unwrap_or_else(|| options.basename.clone());
     options.engine = engine_config;
+    options.recovery_accept_loss = config.recovery_accept_loss;
     let (coordinator, recovery) =
         Coordinator::open(data_vfs(config), datadir.path(), options, commit_config)?;
+    for lost in &recovery.lost {
+        log::warn!("recovery_mode=POINT_IN_TIME accepted a loss: {lost}");
+    }
     log::info!(
         "recovery: {} transactions refilled from the redo, {} prepared committed, {} rolled back{}",
         recovery.refilled,
@@ -372,6 +377,9 @@ fn data_vfs(config: &Config) -> vfs::VfsRef {
 fn open_engine_only(datadir: &DataDir, engine_config: EngineConfig) -> Result<Storage, ServeError> {
     let (engine, recovery) =
         Engine::open(vfs::RealVfs::shared(), &datadir.path().join(ENGINE_DIR), engine_config)?;
+    for lost in &recovery.lost {
+        log::warn!("recovery_mode=POINT_IN_TIME accepted a loss: {lost}");
+    }
     for xid in &recovery.prepared_xids {
         engine.rollback_prepared(*xid)?;
     }

@@ -149,6 +149,10 @@ pub(crate) const HEADER_BYTES: u64 = 4096;
 // Format (record header): u32 payload length | u32 crc32(salt, length, lsn, kind, payload; a
 // Pad's crc omits its payload) | u64 lsn | u8 kind. The payload follows.
 pub(crate) const RECORD_HEADER_BYTES: u64 = 17;
+/// Set in the kind byte of every part of a Fragment chain after the first (middle Fragments
+/// and the completing record), so a reader starting at a file whose predecessor was recycled
+/// knows the parts it finds there belong to a record whose head is gone, and skips them.
+const CONTINUATION: u8 = 0x80;
 /// A Mark record's size (header + the u64 durable LSN), when it does not need a Pad first.
 #[cfg(test)]
 pub(crate) const MARK_BYTES: u64 = RECORD_HEADER_BYTES + 8;
@@ -405,6 +409,15 @@ impl RedoLog {
                     return Ok(end(pos, &frag));
                 };
                 let payload = &data[rec.body as usize..rec.end as usize];
+                if rec.cont && frag.is_none() {
+                    // The tail of a record whose head lies before `from` (a recycled file):
+                    // only possible at the start of the read; not a record of its own.
+                    pos = start + rec.end;
+                    if pos == start + cap {
+                        break;
+                    }
+                    continue;
+                }
                 match rec.kind {
                     Kind::Pad | Kind::Mark => {}
                     Kind::Fragment => {
@@ -909,6 +922,8 @@ impl std::fmt::Display for RedoDamage {
 /// equal to its position, a known kind, the salted CRC.
 struct Checked {
     kind: Kind,
+    /// A later part of a record split into Fragments (`CONTINUATION` set).
+    cont: bool,
     /// Offsets of the payload in the file's data.
     body: u64,
     end: u64,
@@ -924,7 +939,8 @@ fn check_record(data: &[u8], start: u64, off: u64, salt: u64) -> Option<Checked>
     let len = u32::from_le_bytes(h[0..4].try_into().ok()?);
     let crc = u32::from_le_bytes(h[4..8].try_into().ok()?);
     let lsn = u64::from_le_bytes(h[8..16].try_into().ok()?);
-    let kind = Kind::from_u8(h[16])?;
+    let cont = h[16] & CONTINUATION != 0;
+    let kind = Kind::from_u8(h[16] & !CONTINUATION)?;
     let body = off + RECORD_HEADER_BYTES;
     let end = body + u64::from(len);
     if lsn != start + off || end > cap {
@@ -932,7 +948,7 @@ fn check_record(data: &[u8], start: u64, off: u64, salt: u64) -> Option<Checked>
     }
     let payload = &data[body as usize..end as usize];
     let covered = if kind == Kind::Pad { &[][..] } else { payload };
-    (crc == record_crc(salt, len, lsn, kind as u8, covered)).then_some(Checked { kind, body, end })
+    (crc == record_crc(salt, len, lsn, h[16], covered)).then_some(Checked { kind, cont, body, end })
 }
 
 /// The largest record payload (a transaction's row images, a DDL list, a binlog payload):
@@ -962,8 +978,9 @@ fn append_locked(b: &mut Buffer, cap: u64, kind: Kind, parts: &[&[u8]]) -> (Lsn,
         }
         let room = cap - pos % cap - RECORD_HEADER_BYTES;
         if left <= room {
+            let cont = if first.is_some() { CONTINUATION } else { 0 };
             let first = *first.get_or_insert(pos);
-            put_record_header(b, pos, left as u32, kind);
+            put_record_header(b, pos, left as u32, kind as u8 | cont);
             for p in &rest {
                 b.bytes.extend_from_slice(p);
             }
@@ -977,8 +994,9 @@ fn append_locked(b: &mut Buffer, cap: u64, kind: Kind, parts: &[&[u8]]) -> (Lsn,
             b.next_lsn = pos + (cap - pos % cap);
             continue;
         }
+        let cont = if first.is_some() { CONTINUATION } else { 0 };
         first.get_or_insert(pos);
-        put_record_header(b, pos, room as u32, Kind::Fragment);
+        put_record_header(b, pos, room as u32, Kind::Fragment as u8 | cont);
         let mut need = room as usize;
         while need > 0 {
             let p = rest[0];
@@ -996,11 +1014,11 @@ fn append_locked(b: &mut Buffer, cap: u64, kind: Kind, parts: &[&[u8]]) -> (Lsn,
     }
 }
 
-fn put_record_header(b: &mut Buffer, pos: u64, len: u32, kind: Kind) {
+fn put_record_header(b: &mut Buffer, pos: u64, len: u32, kind: u8) {
     b.bytes.extend_from_slice(&len.to_le_bytes());
     b.bytes.extend_from_slice(&[0; 4]);
     b.bytes.extend_from_slice(&pos.to_le_bytes());
-    b.bytes.push(kind as u8);
+    b.bytes.push(kind);
 }
 
 /// Fills the rest of the file holding `pos`: a Pad, or zeros where a header does not fit.

@@ -380,6 +380,13 @@ registry! {
     QueryCacheSize = "query_cache_size", Global, uint(u64::MAX), "0", READ_ONLY, "";
     QueryCacheType = "query_cache_type", Global, Text, "OFF", READ_ONLY, "";
     ReadOnly = "read_only", Global, Bool, "OFF", SET, "";
+    // As RocksDB's wal_recovery_mode (kAbsoluteConsistency / kPointInTimeRecovery) and
+    // mysqld's innodb_force_recovery: damage found at start-up is a refusal unless named.
+    RecoveryMode = "recovery_mode", Global, Enum(&["STRICT", "POINT_IN_TIME"]), "STRICT", OPTION,
+        "start-up damage (a redo record bad before durable ones, a closed binlog file not \
+            reading to its end, lost binlog or engine files): STRICT refuses to start naming \
+            the file and offset; POINT_IN_TIME recovers up to the damage, logs the loss and \
+            keeps GTIDs after every one ever executed";
     // The replica applier reads these at START REPLICA (MySQL 8.0.27+ defaults).
     ReplicaParallelWorkers = "replica_parallel_workers", Global, Integer { min: 0, max: 1024 }, "4",
         OPTION_SET, "replica applier workers (logical-clock scheduling; read at START REPLICA)";

@@ -589,3 +589,19 @@ fn restarts_recycle_the_redo_instead_of_growing_it() {
     let (e, _) = open_with(sim.shared(), cfg);
     assert_eq!(value_of(&e, t, 1249), Some(49));
 }
+
+#[test]
+fn the_tail_of_a_record_whose_head_was_recycled_is_skipped_not_read_as_a_record() {
+    let cfg = config(64 << 10);
+    let sim = SimVfs::new();
+    let (e, _) = open_with(sim.shared(), cfg.clone());
+    let big: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    e.append_binlog_payload(&big).expect("append");
+    let end = e.append_binlog_payload(b"after").expect("append");
+    e.flush_up_to(end).expect("flush");
+    e.checkpoint().expect("checkpoint recycles the files wholly below it");
+    let oldest = e.oldest_lsn();
+    assert!(oldest.0 > 0 && oldest.0 % (64 << 10) == 0, "{oldest:?}");
+    let got = e.read_binlog_payloads_from(oldest).expect("read");
+    assert_eq!(got.iter().map(|p| &p.bytes[..]).collect::<Vec<_>>(), [&b"after"[..]]);
+}
