@@ -22,6 +22,7 @@ mod checkpoint;
 mod codec;
 mod engine;
 mod error;
+pub mod fuzz;
 mod lsn;
 mod redo;
 mod schema;

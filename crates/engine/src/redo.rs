@@ -883,6 +883,23 @@ impl RedoLog {
     }
 }
 
+/// Fuzzing: every record header found at any offset of `data` (a file's data region starting
+/// at `start`), with its payload clamped to the bytes present; checked with salt 0 as replay
+/// checks records. Returns (kind byte, payload) of each.
+pub(crate) fn fuzz_records(start: u64, data: &[u8]) -> Vec<(u8, &[u8])> {
+    let mut out = Vec::new();
+    let mut off = 0usize;
+    while off + RECORD_HEADER_BYTES as usize <= data.len() && out.len() < 4096 {
+        let _ = check_record(data, start, off as u64, 0);
+        let len = u32::from_le_bytes(data[off..off + 4].try_into().expect("4 bytes")) as usize;
+        let body = off + RECORD_HEADER_BYTES as usize;
+        let end = body.saturating_add(len).min(data.len());
+        out.push((data[off + 16], &data[body..end]));
+        off = end.max(off + 1);
+    }
+    out
+}
+
 /// Where replay stopped inside data that had been durable: the redo is damaged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedoDamage {

@@ -390,7 +390,8 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     let id = r.u32()?;
     let name = r.string()?;
     let ncols = r.u16()?;
-    let mut columns = Vec::with_capacity(usize::from(ncols));
+    // Not `with_capacity(ncols)`: the count is not checked against the bytes present yet.
+    let mut columns = Vec::new();
     for _ in 0..ncols {
         let name = r.string()?;
         let (t, p1, p2) = (r.u8()?, r.u32()?, r.u8()?);
