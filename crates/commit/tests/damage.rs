@@ -61,7 +61,7 @@ fn lost_binlog_files_are_refused_and_accepted_gtids_never_go_back() {
         drop(c);
         // Every binlog file and the index deleted while stopped.
         remove_dir(&sim, "/data/binlog");
-        let err = open_with(&sim, mode, options()).err().expect("refused");
+        let err = open_with(&sim, mode, options()).expect_err("refused");
         assert!(matches!(err, Error::Lost { .. }), "{mode}: {err}");
         assert!(err.to_string().contains(&gtids(1..=21).to_string()), "{mode}: {err}");
         // Accepted: the engine's set is kept, the next GTID follows it.
@@ -92,7 +92,7 @@ fn a_lost_engine_directory_beside_a_binlog_is_refused() {
         c.shutdown().expect("shutdown");
         drop(c);
         remove_dir(&sim, "/data/engine");
-        let err = open_with(&sim, mode, options()).err().expect("refused");
+        let err = open_with(&sim, mode, options()).expect_err("refused");
         assert!(err.to_string().contains("engine"), "{mode}: {err}");
         let accept = OpenOptions { recovery_accept_loss: true, ..options() };
         let (c, outcome) =

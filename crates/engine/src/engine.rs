@@ -374,21 +374,16 @@ fn encode_ddl_list(steps: &[DdlStep]) -> Vec<u8> {
 pub(crate) fn fuzz_record_payload(kind: u8, payload: &[u8]) {
     let lsn = Lsn(0);
     let mut rd = Reader::new(payload, "fuzz", 0);
+    let has_xid = rd.u64().is_ok();
     match kind & 0x7f {
-        1 => {
-            if rd.u64().is_ok() {
-                let _ = decode_ops(&payload[8..], 0);
-            }
+        1 if has_xid => {
+            let _ = decode_ops(&payload[8..], 0);
         }
-        8 => {
-            if rd.u64().is_ok() {
-                let _ = decode_ddl_list(&payload[8..], lsn);
-            }
+        8 if has_xid => {
+            let _ = decode_ddl_list(&payload[8..], lsn);
         }
-        2 => {
-            if rd.u64().is_ok() && !rd.is_empty() {
-                let _ = decode_gtid(&mut rd);
-            }
+        2 if has_xid && !rd.is_empty() => {
+            let _ = decode_gtid(&mut rd);
         }
         4 => {
             let _ = decode_ops(payload, 0);

@@ -1004,7 +1004,9 @@ fn append_locked(b: &mut Buffer, cap: u64, kind: Kind, parts: &[&[u8]]) -> (Lsn,
             b.next_lsn = pos + RECORD_HEADER_BYTES + left;
             return (Lsn(first), Lsn(b.next_lsn));
         }
-        if room < RECORD_HEADER_BYTES || (left + RECORD_HEADER_BYTES <= cap && pos % cap != 0) {
+        if room < RECORD_HEADER_BYTES
+            || (left + RECORD_HEADER_BYTES <= cap && !pos.is_multiple_of(cap))
+        {
             // A record that fits in one file never spans two (as before Fragments existed), and
             // a sliver at the end of a file is not worth a Fragment: pad to the next file.
             pad_to_file_end(b, pos, cap);

@@ -812,7 +812,7 @@ fn a_closed_file_that_does_not_read_to_its_end_is_refused_then_cut_by_name() {
     f.read_exact_at(&mut b, at).expect("read");
     scribble(&vfs, &path, at, &[b[0] ^ 0x01]);
     let len = file_len(&vfs, &path);
-    let err = BinlogWriter::open(vfs.clone(), opts.clone()).err().expect("refused");
+    let err = BinlogWriter::open(vfs.clone(), opts.clone()).expect_err("refused");
     match &err {
         Error::ClosedFileDamaged { path: p, offset, bytes_after, .. } => {
             assert_eq!(p, &path);

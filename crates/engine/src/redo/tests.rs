@@ -468,8 +468,7 @@ fn a_damaged_record_followed_by_durable_ones_is_refused_then_accepted_by_name() 
     }
     drop(e); // as kill -9: no shutdown checkpoint, everything after the first in the redo
     flip(&sim, starts[10], super::RECORD_HEADER_BYTES + 3);
-    let err =
-        Engine::open(sim.shared(), Path::new("/data"), config(1 << 20)).err().expect("refused");
+    let err = Engine::open(sim.shared(), Path::new("/data"), config(1 << 20)).expect_err("refused");
     let msg = err.to_string();
     let want = format!("/data/#redo/redo.0 offset {}", super::HEADER_BYTES + starts[10].0);
     assert!(msg.contains(&want), "{msg}");
@@ -526,8 +525,7 @@ fn a_redo_removed_beside_its_checkpoint_is_refused() {
     for name in vfs.list_dir(dir).expect("list") {
         vfs.remove_file(&dir.join(name)).expect("remove");
     }
-    let err =
-        Engine::open(sim.shared(), Path::new("/data"), config(1 << 20)).err().expect("refused");
+    let err = Engine::open(sim.shared(), Path::new("/data"), config(1 << 20)).expect_err("refused");
     assert!(matches!(err, crate::Error::RedoMissing { .. }), "{err:?}");
     assert!(err.to_string().contains("/data/#redo"), "{err}");
     let accept = EngineConfig { recovery_accept_loss: true, ..config(1 << 20) };
