@@ -407,6 +407,12 @@ pub enum Stmt {
     LockTables(Vec<(TableRef, bool)>),
     /// `UNLOCK TABLES` / `UNLOCK INSTANCE`.
     UnlockTables,
+    /// `SAVEPOINT name`.
+    Savepoint(String),
+    /// `ROLLBACK [WORK] TO [SAVEPOINT] name`: undoes the rows changed since the savepoint.
+    RollbackToSavepoint(String),
+    /// `RELEASE SAVEPOINT name`.
+    ReleaseSavepoint(String),
     /// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: InnoDB has no such option; mysqld answers OK
     /// with note 1031, and so does binlogd.
     AlterKeys(TableRef),

@@ -378,10 +378,20 @@ impl Front<'_> {
         }
         if self.word("ROLLBACK") {
             self.word("WORK");
-            if self.peek_word("TO") {
-                return Err(unsupported("SAVEPOINT"));
+            if self.word("TO") {
+                self.word("SAVEPOINT");
+                return Ok(Stmt::RollbackToSavepoint(self.ident()?));
             }
+            // `ROLLBACK [WORK] [AND [NO] CHAIN] [[NO] RELEASE]`: the defaults.
+            self.words(&["AND", "NO", "CHAIN"]);
+            self.words(&["NO", "RELEASE"]);
             return Ok(Stmt::Rollback);
+        }
+        if self.word("SAVEPOINT") {
+            return Ok(Stmt::Savepoint(self.ident()?));
+        }
+        if self.words(&["RELEASE", "SAVEPOINT"]) {
+            return Ok(Stmt::ReleaseSavepoint(self.ident()?));
         }
         if self.word("FLUSH") {
             self.word("LOCAL");

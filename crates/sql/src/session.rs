@@ -70,6 +70,8 @@ pub(crate) struct OpenTxn {
     pub txn: Txn,
     pub changes: TxnChanges,
     pub undo: Vec<Undo>,
+    /// `SAVEPOINT name`s, oldest first: each name and the number of changes made before it.
+    pub savepoints: Vec<(String, usize)>,
 }
 
 /// A warning or note for SHOW WARNINGS.
@@ -462,6 +464,48 @@ impl Session {
             Stmt::SetTransaction | Stmt::Noop | Stmt::Flush | Stmt::UnlockTables => {
                 Ok(Output::ok(0))
             }
+            Stmt::Savepoint(name) => {
+                self.count("Com_savepoint");
+                // mysqld (`trans_savepoint`): under autocommit outside a transaction there is
+                // nothing to return to, and the statement does nothing.
+                if self.txn.is_none() && !self.autocommit {
+                    self.txn = Some(self.new_txn());
+                }
+                if let Some(open) = self.txn.as_mut() {
+                    let mark = open.changes.changes.len();
+                    // A savepoint with the name of an older one replaces it.
+                    open.savepoints.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+                    open.savepoints.push((name.clone(), mark));
+                }
+                Ok(Output::ok(0))
+            }
+            Stmt::RollbackToSavepoint(name) => {
+                self.count("Com_rollback_to_savepoint");
+                let at = self.savepoint_index(name)?;
+                let mark = self.txn.as_ref().map_or(0, |t| t.savepoints[at].1);
+                if self.undo_statement(mark).is_err() {
+                    self.rollback_open();
+                    return Err(SqlError::Other {
+                        code: 1030,
+                        sqlstate: "HY000",
+                        message: "Got error rolling back to the savepoint; the transaction was rolled back".into(),
+                    });
+                }
+                // mysqld (`trans_rollback_to_savepoint`): later savepoints are removed, this
+                // one stays.
+                if let Some(open) = self.txn.as_mut() {
+                    open.savepoints.truncate(at + 1);
+                }
+                Ok(Output::ok(0))
+            }
+            Stmt::ReleaseSavepoint(name) => {
+                self.count("Com_release_savepoint");
+                let at = self.savepoint_index(name)?;
+                if let Some(open) = self.txn.as_mut() {
+                    open.savepoints.truncate(at);
+                }
+                Ok(Output::ok(0))
+            }
             Stmt::AlterKeys(t) => {
                 // mysqld (InnoDB): OK with note 1031, the table left as it is; an implicit
                 // commit as every ALTER TABLE.
@@ -507,6 +551,7 @@ impl Session {
             txn: self.server.engine.begin(),
             changes: TxnChanges { session: u64::from(self.connection_id), ..TxnChanges::default() },
             undo: Vec::new(),
+            savepoints: Vec::new(),
         }
     }
 
@@ -535,6 +580,19 @@ impl Session {
                 Err(e)
             }
         }
+    }
+
+    /// The position of savepoint `name` in the open transaction; 1305 (`ER_SP_DOES_NOT_EXIST`)
+    /// if there is none, as mysqld.
+    fn savepoint_index(&self, name: &str) -> Result<usize> {
+        self.txn
+            .as_ref()
+            .and_then(|t| t.savepoints.iter().position(|(n, _)| n.eq_ignore_ascii_case(name)))
+            .ok_or_else(|| SqlError::Other {
+                code: 1305,
+                sqlstate: "42000",
+                message: format!("SAVEPOINT {name} does not exist"),
+            })
     }
 
     /// Reverts the changes made after `mark`, newest first.
