@@ -4,8 +4,11 @@
 //! Events are encoded as if the cache started at offset 0; the FLUSH leader copies them to
 //! their place in the file and rewrites each event's next-position field
 //! ([`binlog::event::patch_log_pos`]), as MySQL copies a session's IO_CACHE into the binlog.
-//! A TABLE_MAP is written once per table per transaction, before the table's first ROWS
-//! event; the last ROWS event carries `STMT_END_F` (the applier then releases its maps).
+//! A TABLE_MAP is written once per table per statement, before the table's first ROWS event
+//! of the statement; each statement's last ROWS event carries `STMT_END_F` (the applier then
+//! releases its maps), as mysqld (`THD::binlog_flush_pending_rows_event`). A caller marks
+//! statement ends with [`BinlogCache::end_statement`]; without any the transaction is one
+//! statement.
 //!
 //! The cache also collects the transaction's [`WriteSet`] from the same row images (MySQL's
 //! `binlog_log_row` → `add_pke` for each image), and the session it belongs to, for WRITESET
@@ -241,6 +244,16 @@ impl BinlogCache {
         let p = self.pending.as_mut().expect("a pending rows event was just ensured");
         p.event.push_row(&p.map.map, before.as_deref(), after.as_deref())?;
         self.rows += 1;
+        Ok(())
+    }
+
+    /// Ends a statement, as mysqld's `binlog_flush_pending_rows_event(thd, true)` at each
+    /// statement's end: its last ROWS event gets `STMT_END_F` (an applier frees its table
+    /// maps there, MariaDB's refuses a transaction whose maps outlive it with 1595), and the
+    /// next statement writes its TABLE_MAPs again.
+    pub fn end_statement(&mut self) -> Result<()> {
+        self.finish_pending(true)?;
+        self.mapped.clear();
         Ok(())
     }
 

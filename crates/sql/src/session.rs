@@ -564,6 +564,9 @@ impl Session {
         let mark = self.txn.as_ref().map_or(0, |t| t.changes.changes.len());
         match f(self) {
             Ok(out) => {
+                if let Some(open) = self.txn.as_mut() {
+                    open.changes.end_statement();
+                }
                 if own {
                     self.commit_open_or_defer()?;
                 }
@@ -599,6 +602,7 @@ impl Session {
     fn undo_statement(&mut self, mark: usize) -> Result<()> {
         let engine = self.server.engine.clone();
         let Some(open) = self.txn.as_mut() else { return Ok(()) };
+        open.changes.statement_ends.retain(|&end| end <= mark);
         while open.changes.changes.len() > mark {
             let (Some(c), Some(u)) = (open.changes.changes.pop(), open.undo.pop()) else { break };
             match c.kind {
