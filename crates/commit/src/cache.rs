@@ -406,6 +406,44 @@ mod tests {
     use super::*;
     use engine::Column;
 
+    /// Each statement writes its TABLE_MAPs again and ends with STMT_END_F, as mysqld: two
+    /// statements over two tables give map a, rows, map b, rows (end), map a, rows (end).
+    #[test]
+    fn statements_write_their_table_maps_and_end_flags() {
+        let table = |name: &str, id: u32| {
+            let mut t = TableSchema::new(
+                name,
+                vec![Column::new("id", ColumnType::Integer { bytes: 4, unsigned: false })],
+                vec![0],
+            );
+            t.id = id;
+            t
+        };
+        let (a, b) = (table("a", 1), table("b", 2));
+        let ctx = FormatContext::mysql80();
+        let mut cache = BinlogCache::new("db1", 3, ctx.clone());
+        cache.insert(&a, &vec![Value::Int(1)]).expect("insert");
+        cache.insert(&b, &vec![Value::Int(1)]).expect("insert");
+        cache.end_statement().expect("end");
+        cache.delete(&a, &vec![Value::Int(1)]).expect("delete");
+        let bytes = cache.finish().expect("finish");
+        let mut seen = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let size = u32::from_le_bytes(bytes[at + 9..at + 13].try_into().expect("4 bytes"));
+            let event = binlog::event::decode_event(&bytes[at..at + size as usize], &ctx, 0)
+                .expect("decode");
+            seen.push(match event.body {
+                EventBody::TableMap(m) => format!("map {}", String::from_utf8_lossy(&m.table)),
+                EventBody::Rows(r) if r.flags & rows_flags::STMT_END_F != 0 => "rows end".into(),
+                EventBody::Rows(_) => "rows".into(),
+                other => format!("{other:?}"),
+            });
+            at += size as usize;
+        }
+        assert_eq!(seen, ["map a", "rows", "map b", "rows end", "map a", "rows end"]);
+    }
+
     /// A shared TABLE_MAP ([`BinlogCache::map_table`]) gives the same bytes as building it in
     /// the transaction: same events, timestamps, positions and checksums.
     #[test]
