@@ -206,8 +206,10 @@ mod tests {
             ["SELECT", "`a`,", "`b`", "FROM", "`t`"]
         );
         assert_eq!(
-            strip_select_options("select sql_cache high_priority a"),
-            "select                            a"
+            strip_select_options("select sql_cache high_priority a")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["select", "a"]
         );
         assert_eq!(
             strip_select_options("select sql_no_cache_col from t"),
@@ -220,7 +222,12 @@ mod tests {
         let s = "INSERT /*!40000 IGNORE */ INTO t VALUES ('/*!40000 x */', \"*/\")";
         let e = x(s);
         assert_eq!(e.len(), s.len());
-        assert!(e.starts_with("INSERT         IGNORE    INTO t"));
+        assert!(
+            e.split_whitespace()
+                .collect::<Vec<_>>()
+                .starts_with(&["INSERT", "IGNORE", "INTO", "t"]),
+            "{e}"
+        );
         assert!(e.contains("'/*!40000 x */'"), "{e}");
         let s = "CREATE TABLE t (a int) /*!50100 PARTITION BY HASH(a) */";
         assert!(x(s).contains(" PARTITION BY HASH(a)"));
