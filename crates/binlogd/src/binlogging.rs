@@ -109,7 +109,7 @@ impl Binlogging {
             cache = cache.with_full_metadata();
         }
         let mut mapped: Vec<(&Arc<TableSchema>, MappedSchema)> = Vec::new();
-        for change in &changes.changes {
+        for (i, change) in changes.changes.iter().enumerate() {
             let encoded = (|| {
                 let (schema, map) = match mapped.iter().find(|(t, _)| Arc::ptr_eq(t, &change.table))
                 {
@@ -138,7 +138,12 @@ impl Binlogging {
                         cache.delete_mapped(&map, &schema, before)
                     }
                 }
-                .map_err(|e| to_sql_error(&e))
+                .map_err(|e| to_sql_error(&e))?;
+                // mysqld writes each statement's table maps and ends it with STMT_END_F.
+                if changes.statement_ends_after(i) {
+                    cache.end_statement().map_err(|e| to_sql_error(&e))?;
+                }
+                Ok(())
             })();
             if let Err(e) = encoded {
                 let _ = self.coordinator.rollback(txn);

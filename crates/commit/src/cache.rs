@@ -4,8 +4,11 @@
 //! Events are encoded as if the cache started at offset 0; the FLUSH leader copies them to
 //! their place in the file and rewrites each event's next-position field
 //! ([`binlog::event::patch_log_pos`]), as MySQL copies a session's IO_CACHE into the binlog.
-//! A TABLE_MAP is written once per table per transaction, before the table's first ROWS
-//! event; the last ROWS event carries `STMT_END_F` (the applier then releases its maps).
+//! A TABLE_MAP is written once per table per statement, before the table's first ROWS event
+//! of the statement; each statement's last ROWS event carries `STMT_END_F` (the applier then
+//! releases its maps), as mysqld (`THD::binlog_flush_pending_rows_event`). A caller marks
+//! statement ends with [`BinlogCache::end_statement`]; without any the transaction is one
+//! statement.
 //!
 //! The cache also collects the transaction's [`WriteSet`] from the same row images (MySQL's
 //! `binlog_log_row` → `add_pke` for each image), and the session it belongs to, for WRITESET
@@ -244,6 +247,16 @@ impl BinlogCache {
         Ok(())
     }
 
+    /// Ends a statement, as mysqld's `binlog_flush_pending_rows_event(thd, true)` at each
+    /// statement's end: its last ROWS event gets `STMT_END_F` (an applier frees its table
+    /// maps there, MariaDB's refuses a transaction whose maps outlive it with 1595), and the
+    /// next statement writes its TABLE_MAPs again.
+    pub fn end_statement(&mut self) -> Result<()> {
+        self.finish_pending(true)?;
+        self.mapped.clear();
+        Ok(())
+    }
+
     fn finish_pending(&mut self, last: bool) -> Result<()> {
         if let Some(mut p) = self.pending.take() {
             if last {
@@ -392,6 +405,44 @@ pub fn datetime_from_binlog(t: &BinlogDateTime) -> engine::DateTime {
 mod tests {
     use super::*;
     use engine::Column;
+
+    /// Each statement writes its TABLE_MAPs again and ends with STMT_END_F, as mysqld: two
+    /// statements over two tables give map a, rows, map b, rows (end), map a, rows (end).
+    #[test]
+    fn statements_write_their_table_maps_and_end_flags() {
+        let table = |name: &str, id: u32| {
+            let mut t = TableSchema::new(
+                name,
+                vec![Column::new("id", ColumnType::Integer { bytes: 4, unsigned: false })],
+                vec![0],
+            );
+            t.id = id;
+            t
+        };
+        let (a, b) = (table("a", 1), table("b", 2));
+        let ctx = FormatContext::mysql80();
+        let mut cache = BinlogCache::new("db1", 3, ctx.clone());
+        cache.insert(&a, &vec![Value::Int(1)]).expect("insert");
+        cache.insert(&b, &vec![Value::Int(1)]).expect("insert");
+        cache.end_statement().expect("end");
+        cache.delete(&a, &vec![Value::Int(1)]).expect("delete");
+        let bytes = cache.finish().expect("finish");
+        let mut seen = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let size = u32::from_le_bytes(bytes[at + 9..at + 13].try_into().expect("4 bytes"));
+            let event = binlog::event::decode_event(&bytes[at..at + size as usize], &ctx, 0)
+                .expect("decode");
+            seen.push(match event.body {
+                EventBody::TableMap(m) => format!("map {}", String::from_utf8_lossy(&m.table)),
+                EventBody::Rows(r) if r.flags & rows_flags::STMT_END_F != 0 => "rows end".into(),
+                EventBody::Rows(_) => "rows".into(),
+                other => format!("{other:?}"),
+            });
+            at += size as usize;
+        }
+        assert_eq!(seen, ["map a", "rows", "map b", "rows end", "map a", "rows end"]);
+    }
 
     /// A shared TABLE_MAP ([`BinlogCache::map_table`]) gives the same bytes as building it in
     /// the transaction: same events, timestamps, positions and checksums.

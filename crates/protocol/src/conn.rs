@@ -294,7 +294,14 @@ async fn connect<B: Backend>(
     // account exists.
     let plugin = account.as_ref().map_or(AuthPlugin::CachingSha2Password, |a| a.plugin);
     let mut auth_data = response.scramble_buf().to_vec();
-    if client_plugin != plugin.name().as_bytes() {
+    // A client that does not know the greeting's plugin (a MariaDB server's replica connection
+    // greeted with caching_sha2_password) answers with its own plugin and no data, and waits
+    // for the server to start that plugin's exchange: mysqld then sends an AuthSwitchRequest
+    // (`send_plugin_request_packet` after the RESTART of `parse_client_handshake_packet`) even
+    // when the client's plugin is the account's.
+    let greeted = AuthPlugin::CachingSha2Password.name().as_bytes();
+    let restart = client_plugin != greeted && auth_data.is_empty() && account.is_some();
+    if client_plugin != plugin.name().as_bytes() || restart {
         if !capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
             return Err(Error::Refused(ErrPacket::auth_mode_not_supported()));
         }

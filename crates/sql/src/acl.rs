@@ -241,7 +241,7 @@ impl Session {
             Stmt::Select(s) => match &s.from {
                 // information_schema is readable by every account; what a table shows
                 // depends on the privileges (PROCESSLIST: PROCESS).
-                Some(t) if self.is_processlist_table(t) => Ok(()),
+                Some(t) if self.is_information_schema(t) => Ok(()),
                 Some(t) => self.need_table(Privileges::SELECT, "SELECT", t),
                 None => Ok(()),
             },
@@ -262,6 +262,16 @@ impl Session {
                 tables.iter().try_for_each(|t| self.need_table(Privileges::DROP, "DROP", t))
             }
             Stmt::Truncate(t) => self.need_table(Privileges::DROP, "DROP", t),
+            Stmt::AlterKeys(t) => self.need_table(Privileges::ALTER, "ALTER", t),
+            // mysqld's SQLCOM_LOCK_TABLES: LOCK TABLES (a database-level privilege) and SELECT
+            // on each table (`lock_tables_precheck`).
+            Stmt::LockTables(tables) => {
+                let lock = Privileges::from_name("LOCK TABLES").unwrap_or(Privileges::ALL);
+                tables.iter().try_for_each(|(t, _)| {
+                    self.need_table(lock, "LOCK TABLES", t)?;
+                    self.need_table(Privileges::SELECT, "SELECT", t)
+                })
+            }
             // mysqld: SELECT on each table (`check_table_access(thd, SELECT_ACL, ...)`).
             Stmt::Checksum { tables, .. } => {
                 tables.iter().try_for_each(|t| self.need_table(Privileges::SELECT, "SELECT", t))

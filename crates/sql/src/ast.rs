@@ -300,20 +300,43 @@ pub enum SetItem {
 /// The SHOW statements.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Show {
-    Databases { like: Option<String> },
-    Tables { db: Option<String>, full: bool, like: Option<String> },
+    Databases {
+        like: Option<String>,
+    },
+    Tables {
+        db: Option<String>,
+        full: bool,
+        like: Option<String>,
+    },
     CreateTable(TableRef),
     CreateDatabase(String),
-    Columns { table: TableRef, full: bool, like: Option<String> },
-    Variables { global: bool, like: Option<String> },
-    Status { global: bool, like: Option<String> },
+    Columns {
+        table: TableRef,
+        full: bool,
+        like: Option<String>,
+    },
+    Variables {
+        global: bool,
+        like: Option<String>,
+    },
+    Status {
+        global: bool,
+        like: Option<String>,
+    },
     Warnings,
     Errors,
     Engines,
     Index(TableRef),
+    /// `SHOW TABLE STATUS [FROM db] [LIKE 'p']` (mysqld's 18 columns).
+    TableStatus {
+        db: Option<String>,
+        like: Option<String>,
+    },
     Charset,
     Collation,
-    ProcessList { full: bool },
+    ProcessList {
+        full: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -376,8 +399,23 @@ pub enum Stmt {
     /// `FLUSH TABLES | PRIVILEGES | STATUS | ...`: nothing is cached that could be stale, so
     /// it only checks RELOAD (FLUSH BINARY LOGS / LOGS is an [`AdminCommand`]).
     Flush,
-    /// Statements accepted and answered OK without effect (`DO`, `LOCK TABLES`, ...).
+    /// Statements accepted and answered OK without effect (`DO`, an empty statement, ...).
     Noop,
+    /// `LOCK TABLES t READ|WRITE, ...` (`true`: WRITE); `LOCK INSTANCE FOR BACKUP` has none.
+    /// Checked (LOCK TABLES and SELECT on each table) and accepted; no table lock is taken
+    /// (row locks serialize conflicting writers; real table locks are future work).
+    LockTables(Vec<(TableRef, bool)>),
+    /// `UNLOCK TABLES` / `UNLOCK INSTANCE`.
+    UnlockTables,
+    /// `SAVEPOINT name`.
+    Savepoint(String),
+    /// `ROLLBACK [WORK] TO [SAVEPOINT] name`: undoes the rows changed since the savepoint.
+    RollbackToSavepoint(String),
+    /// `RELEASE SAVEPOINT name`.
+    ReleaseSavepoint(String),
+    /// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: InnoDB has no such option; mysqld answers OK
+    /// with note 1031, and so does binlogd.
+    AlterKeys(TableRef),
 }
 
 // The account statements (executed in `acl.rs`).

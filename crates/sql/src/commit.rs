@@ -61,11 +61,29 @@ pub struct TxnChanges {
     pub changes: Vec<ChangedRow>,
     /// The connection that made them (0: none), for WRITESET_SESSION dependency tracking.
     pub session: u64,
+    /// Where statements end: for each statement that changed rows, the number of changes
+    /// made up to its end (increasing; the last may equal `changes.len()`). The binlog writes
+    /// the TABLE_MAPs of each statement before its rows and sets `STMT_END_F` on each
+    /// statement's last ROWS event, as mysqld. Empty: the whole transaction is one statement.
+    pub statement_ends: Vec<usize>,
 }
 
 impl TxnChanges {
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
+    }
+
+    /// Marks the end of a statement (nothing if it changed no row).
+    pub fn end_statement(&mut self) {
+        let n = self.changes.len();
+        if n > self.statement_ends.last().copied().unwrap_or(0) {
+            self.statement_ends.push(n);
+        }
+    }
+
+    /// True if a statement ends after the `i`-th change (0-based) and more changes follow.
+    pub fn statement_ends_after(&self, i: usize) -> bool {
+        i + 1 < self.changes.len() && self.statement_ends.binary_search(&(i + 1)).is_ok()
     }
 }
 

@@ -23,6 +23,7 @@ pub mod acl;
 pub mod admin;
 pub mod ast;
 mod checksum;
+pub mod comments;
 pub mod commit;
 mod ddl;
 pub mod error;

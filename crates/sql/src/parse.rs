@@ -42,6 +42,22 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     if let Some(stmt) = transaction_keyword(sql) {
         return Ok(Parsed { stmt, params: 0 });
     }
+    // Executable comments (`/*!40101 SET ... */`) are part of the statement's text.
+    let expanded = super::comments::expand(sql);
+    let stripped = super::comments::strip_select_options(&expanded.text);
+    let sql = &*stripped;
+    if sql.trim_matches(|c: char| c.is_ascii_whitespace() || c == ';').is_empty() {
+        // mysqld's `query: END_OF_INPUT` rule: only comments is an empty statement (OK).
+        return if expanded.had_comment {
+            Ok(Parsed { stmt: Stmt::Noop, params: 0 })
+        } else {
+            Err(SqlError::Other {
+                code: 1065,
+                sqlstate: "42000",
+                message: "Query was empty".into(),
+            })
+        };
+    }
     let mut p = Front { sql, parser: new_parser(sql)?, params: 0 };
     let stmt = p.statement()?;
     let _ = p.parser.consume_token(&Token::SemiColon);
@@ -303,6 +319,7 @@ impl Front<'_> {
                 let Stmt::Show(
                     show @ (Show::Databases { like: None }
                     | Show::Tables { like: None, .. }
+                    | Show::TableStatus { like: None, .. }
                     | Show::Columns { like: None, .. }
                     | Show::Variables { like: None, .. }
                     | Show::Status { like: None, .. }),
@@ -361,10 +378,20 @@ impl Front<'_> {
         }
         if self.word("ROLLBACK") {
             self.word("WORK");
-            if self.peek_word("TO") {
-                return Err(unsupported("SAVEPOINT"));
+            if self.word("TO") {
+                self.word("SAVEPOINT");
+                return Ok(Stmt::RollbackToSavepoint(self.ident()?));
             }
+            // `ROLLBACK [WORK] [AND [NO] CHAIN] [[NO] RELEASE]`: the defaults.
+            self.words(&["AND", "NO", "CHAIN"]);
+            self.words(&["NO", "RELEASE"]);
             return Ok(Stmt::Rollback);
+        }
+        if self.word("SAVEPOINT") {
+            return Ok(Stmt::Savepoint(self.ident()?));
+        }
+        if self.words(&["RELEASE", "SAVEPOINT"]) {
+            return Ok(Stmt::ReleaseSavepoint(self.ident()?));
         }
         if self.word("FLUSH") {
             self.word("LOCAL");
@@ -423,15 +450,25 @@ impl Front<'_> {
             }
             return Err(unsupported("EXPLAIN"));
         }
-        if self.word("LOCK") || self.word("UNLOCK") {
-            // Table locks: row locks already serialize conflicting writers.
-            while !self.at_end() {
-                self.parser.next_token();
+        if self.word("LOCK") {
+            return self.lock_tables();
+        }
+        if self.word("UNLOCK") {
+            if !(self.word("TABLES") || self.word("TABLE") || self.word("INSTANCE")) {
+                return Err(self.error_here());
             }
-            return Ok(Stmt::Noop);
+            return Ok(Stmt::UnlockTables);
         }
         if self.word("CHECKSUM") {
             return self.checksum();
+        }
+        if self.alter_keys_ahead() {
+            // `ALTER TABLE t {DISABLE | ENABLE} KEYS`, around every table of a dump.
+            self.words(&["ALTER", "TABLE"]);
+            let table = self.table_name()?;
+            self.parser.next_token();
+            self.parser.next_token();
+            return Ok(Stmt::AlterKeys(table));
         }
         if let Some(s) = self.account_statement()? {
             return Ok(Stmt::Account(s));
@@ -443,6 +480,68 @@ impl Front<'_> {
         }
         let st = self.parser.parse_statement().map_err(|e| parse_error(self.sql, &e))?;
         self.convert(st)
+    }
+
+    /// True if the statement is `ALTER TABLE [db.]t {DISABLE | ENABLE} KEYS` (looked at
+    /// without consuming).
+    fn alter_keys_ahead(&self) -> bool {
+        let word = |n: usize, w: &[&str]| match &self.parser.peek_nth_token(n).token {
+            Token::Word(x) => {
+                w.is_empty()
+                    || (x.quote_style.is_none()
+                        && w.iter().any(|w| x.value.eq_ignore_ascii_case(w)))
+            }
+            _ => false,
+        };
+        if !(word(0, &["ALTER"]) && word(1, &["TABLE"]) && word(2, &[])) {
+            return false;
+        }
+        let at = if self.parser.peek_nth_token(3).token == Token::Period && word(4, &[]) {
+            5
+        } else {
+            3
+        };
+        word(at, &["DISABLE", "ENABLE"])
+            && word(at + 1, &["KEYS"])
+            && matches!(self.parser.peek_nth_token(at + 2).token, Token::EOF | Token::SemiColon)
+    }
+
+    /// `LOCK {TABLES | TABLE} t [[AS] alias] {READ [LOCAL] | [LOW_PRIORITY] WRITE} [, ...]`
+    /// (MySQL's `lock` grammar rule) or `LOCK INSTANCE FOR BACKUP`, after the LOCK word.
+    fn lock_tables(&mut self) -> Result<Stmt> {
+        if self.words(&["INSTANCE", "FOR", "BACKUP"]) {
+            return Ok(Stmt::LockTables(Vec::new()));
+        }
+        if !(self.word("TABLES") || self.word("TABLE")) {
+            return Err(self.error_here());
+        }
+        let mut tables = Vec::new();
+        loop {
+            let table = self.table_name()?;
+            if self.word("AS") {
+                self.ident()?;
+            } else if !(self.peek_word("READ")
+                || self.peek_word("WRITE")
+                || self.peek_word("LOW_PRIORITY"))
+            {
+                if let Token::Word(_) = self.parser.peek_token().token {
+                    self.ident()?;
+                }
+            }
+            let write = if self.word("READ") {
+                self.word("LOCAL");
+                false
+            } else {
+                self.word("LOW_PRIORITY");
+                self.expect_word("WRITE")?;
+                true
+            };
+            tables.push((table, write));
+            if !self.parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        Ok(Stmt::LockTables(tables))
     }
 
     /// `CHECKSUM {TABLE | TABLES} t [, t ...] [QUICK | EXTENDED]` (MySQL's `checksum`
@@ -793,6 +892,10 @@ impl Front<'_> {
         }
         if self.word("DATABASES") || self.word("SCHEMAS") {
             return Ok(Stmt::Show(Show::Databases { like: self.like()? }));
+        }
+        if self.words(&["TABLE", "STATUS"]) {
+            let db = if self.word("FROM") || self.word("IN") { Some(self.ident()?) } else { None };
+            return Ok(Stmt::Show(Show::TableStatus { db, like: self.like()? }));
         }
         if self.word("TABLES") {
             let db = if self.word("FROM") || self.word("IN") { Some(self.ident()?) } else { None };

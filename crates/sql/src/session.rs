@@ -70,6 +70,8 @@ pub(crate) struct OpenTxn {
     pub txn: Txn,
     pub changes: TxnChanges,
     pub undo: Vec<Undo>,
+    /// `SAVEPOINT name`s, oldest first: each name and the number of changes made before it.
+    pub savepoints: Vec<(String, usize)>,
 }
 
 /// A warning or note for SHOW WARNINGS.
@@ -300,7 +302,10 @@ impl Session {
         self.count("Questions");
         self.begin_statement();
         if let Some(hook) = self.server.statement_hook().cloned() {
-            let hooked = hook.try_execute(sql, &|p| self.check_hook_privilege(p));
+            // The hook sees the statement as mysqld's parser would (executable comments
+            // applied), e.g. `/*!50000 START SLAVE */`.
+            let expanded = super::comments::expand(sql);
+            let hooked = hook.try_execute(&expanded.text, &|p| self.check_hook_privilege(p));
             if let Some(r) = hooked {
                 self.warnings.clear();
                 return r.map_err(|e| self.fail(e));
@@ -456,7 +461,73 @@ impl Session {
                 }
                 Ok(Output::ok(0))
             }
-            Stmt::SetTransaction | Stmt::Noop | Stmt::Flush => Ok(Output::ok(0)),
+            Stmt::SetTransaction | Stmt::Noop | Stmt::Flush | Stmt::UnlockTables => {
+                Ok(Output::ok(0))
+            }
+            Stmt::Savepoint(name) => {
+                self.count("Com_savepoint");
+                // mysqld (`trans_savepoint`): under autocommit outside a transaction there is
+                // nothing to return to, and the statement does nothing.
+                if self.txn.is_none() && !self.autocommit {
+                    self.txn = Some(self.new_txn());
+                }
+                if let Some(open) = self.txn.as_mut() {
+                    let mark = open.changes.changes.len();
+                    // A savepoint with the name of an older one replaces it.
+                    open.savepoints.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+                    open.savepoints.push((name.clone(), mark));
+                }
+                Ok(Output::ok(0))
+            }
+            Stmt::RollbackToSavepoint(name) => {
+                self.count("Com_rollback_to_savepoint");
+                let at = self.savepoint_index(name)?;
+                let mark = self.txn.as_ref().map_or(0, |t| t.savepoints[at].1);
+                if self.undo_statement(mark).is_err() {
+                    self.rollback_open();
+                    return Err(SqlError::Other {
+                        code: 1030,
+                        sqlstate: "HY000",
+                        message: "Got error rolling back to the savepoint; the transaction was rolled back".into(),
+                    });
+                }
+                // mysqld (`trans_rollback_to_savepoint`): later savepoints are removed, this
+                // one stays.
+                if let Some(open) = self.txn.as_mut() {
+                    open.savepoints.truncate(at + 1);
+                }
+                Ok(Output::ok(0))
+            }
+            Stmt::ReleaseSavepoint(name) => {
+                self.count("Com_release_savepoint");
+                let at = self.savepoint_index(name)?;
+                if let Some(open) = self.txn.as_mut() {
+                    open.savepoints.truncate(at);
+                }
+                Ok(Output::ok(0))
+            }
+            Stmt::AlterKeys(t) => {
+                // mysqld (InnoDB): OK with note 1031, the table left as it is; an implicit
+                // commit as every ALTER TABLE.
+                self.commit_open()?;
+                let (_, schema, _) = self.resolve_table(t)?;
+                let name = super::commit::split_engine_name(&schema.name).1.to_string();
+                self.warnings.push(Warning {
+                    level: "Note",
+                    code: 1031,
+                    message: format!("Table storage engine for '{name}' doesn't have this option"),
+                });
+                Ok(Output::ok(0))
+            }
+            Stmt::LockTables(tables) => {
+                // mysqld: LOCK TABLES commits the open transaction and checks that each table
+                // exists (1146).
+                self.commit_open()?;
+                for (t, _) in tables {
+                    self.resolve_table(t)?;
+                }
+                Ok(Output::ok(0))
+            }
             Stmt::Kill { query, id } => self.kill(*query, id, params),
             Stmt::Show(s) => self.show(s),
             Stmt::ShowWhere { show, filter } => self.show_where(show, filter),
@@ -480,6 +551,7 @@ impl Session {
             txn: self.server.engine.begin(),
             changes: TxnChanges { session: u64::from(self.connection_id), ..TxnChanges::default() },
             undo: Vec::new(),
+            savepoints: Vec::new(),
         }
     }
 
@@ -492,6 +564,9 @@ impl Session {
         let mark = self.txn.as_ref().map_or(0, |t| t.changes.changes.len());
         match f(self) {
             Ok(out) => {
+                if let Some(open) = self.txn.as_mut() {
+                    open.changes.end_statement();
+                }
                 if own {
                     self.commit_open_or_defer()?;
                 }
@@ -510,10 +585,24 @@ impl Session {
         }
     }
 
+    /// The position of savepoint `name` in the open transaction; 1305 (`ER_SP_DOES_NOT_EXIST`)
+    /// if there is none, as mysqld.
+    fn savepoint_index(&self, name: &str) -> Result<usize> {
+        self.txn
+            .as_ref()
+            .and_then(|t| t.savepoints.iter().position(|(n, _)| n.eq_ignore_ascii_case(name)))
+            .ok_or_else(|| SqlError::Other {
+                code: 1305,
+                sqlstate: "42000",
+                message: format!("SAVEPOINT {name} does not exist"),
+            })
+    }
+
     /// Reverts the changes made after `mark`, newest first.
     fn undo_statement(&mut self, mark: usize) -> Result<()> {
         let engine = self.server.engine.clone();
         let Some(open) = self.txn.as_mut() else { return Ok(()) };
+        open.changes.statement_ends.retain(|&end| end <= mark);
         while open.changes.changes.len() > mark {
             let (Some(c), Some(u)) = (open.changes.changes.pop(), open.undo.pop()) else { break };
             match c.kind {
@@ -735,6 +824,44 @@ impl Session {
                     GtidNext::Assigned(g)
                 };
             }
+            // mysqlbinlog output sets these by number (`character_set_client=255`,
+            // `lc_time_names=0`), which mysqld reads as a collation or locale id.
+            Var::CharacterSetClient
+            | Var::CharacterSetConnection
+            | Var::CharacterSetResults
+            | Var::CharacterSetServer
+            | Var::CharacterSetDatabase
+            | Var::CollationConnection
+            | Var::CollationServer
+            | Var::CollationDatabase
+            | Var::LcTimeNames
+            | Var::LcMessages
+                if by_number(&v).is_some() =>
+            {
+                let id = by_number(&v).unwrap_or(0);
+                let name = if matches!(def.var, Var::LcTimeNames | Var::LcMessages) {
+                    (id == 0).then_some("en_US")
+                } else {
+                    collation_by_id(id).map(|(charset, collation)| {
+                        if def.name.starts_with("collation") {
+                            collation
+                        } else {
+                            charset
+                        }
+                    })
+                };
+                let name = name.ok_or_else(|| SqlError::Other {
+                    code: if def.name.starts_with("lc_") { 1105 } else { 1273 },
+                    sqlstate: "HY000",
+                    message: if def.name.starts_with("lc_") {
+                        format!("Unknown locale: '{id}'")
+                    } else {
+                        format!("Unknown collation: '{id}'")
+                    },
+                })?;
+                self.vars.insert(def.var, Value::Bytes(name.as_bytes().to_vec()));
+                return Ok(());
+            }
             Var::SqlLogBin if v == Value::Int(0) => {
                 return Err(SqlError::NotSupported("SET sql_log_bin = 0".into()));
             }
@@ -796,4 +923,30 @@ impl Server {
     ) -> Session {
         Session::new(self.clone(), connection_id, user, host)
     }
+}
+
+/// A SET value given as a number (`255`), as mysqlbinlog prints collation and locale ids.
+fn by_number(v: &Value) -> Option<u32> {
+    let text = match v {
+        Value::Bytes(b) => std::str::from_utf8(b).ok()?,
+        _ => return None,
+    };
+    text.trim().parse().ok()
+}
+
+/// The character set and collation of a collation id (mysqld's `get_charset`): the ids
+/// mysqlbinlog and clients send (a subset of mysqld's table).
+fn collation_by_id(id: u32) -> Option<(&'static str, &'static str)> {
+    Some(match id {
+        8 => ("latin1", "latin1_swedish_ci"),
+        33 => ("utf8mb3", "utf8mb3_general_ci"),
+        45 => ("utf8mb4", "utf8mb4_general_ci"),
+        46 => ("utf8mb4", "utf8mb4_bin"),
+        47 => ("latin1", "latin1_bin"),
+        63 => ("binary", "binary"),
+        83 => ("utf8mb3", "utf8mb3_bin"),
+        224 => ("utf8mb4", "utf8mb4_unicode_ci"),
+        255 => ("utf8mb4", "utf8mb4_0900_ai_ci"),
+        _ => return None,
+    })
 }

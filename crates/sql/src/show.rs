@@ -20,6 +20,212 @@ fn rows(names: &[&str], rows: Vec<Vec<Value>>) -> Output {
     Output::Rows { columns: names.iter().map(|n| ResultColumn::text(n, 64)).collect(), rows }
 }
 
+/// SHOW TABLE STATUS's columns (mysqld 8) and whether each is a number.
+const TABLE_STATUS: [(&str, bool); 18] = [
+    ("Name", false),
+    ("Engine", false),
+    ("Version", true),
+    ("Row_format", false),
+    ("Rows", true),
+    ("Avg_row_length", true),
+    ("Data_length", true),
+    ("Max_data_length", true),
+    ("Index_length", true),
+    ("Data_free", true),
+    ("Auto_increment", true),
+    ("Create_time", false),
+    ("Update_time", false),
+    ("Check_time", false),
+    ("Collation", false),
+    ("Checksum", true),
+    ("Create_options", false),
+    ("Comment", false),
+];
+
+/// The information_schema tables of objects binlogd does not have, with MySQL 8's columns.
+const EMPTY_INFORMATION_SCHEMA: [(&str, &[&str]); 6] = [
+    (
+        "FILES",
+        &[
+            "FILE_ID",
+            "FILE_NAME",
+            "FILE_TYPE",
+            "TABLESPACE_NAME",
+            "TABLE_CATALOG",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "LOGFILE_GROUP_NAME",
+            "LOGFILE_GROUP_NUMBER",
+            "ENGINE",
+            "FULLTEXT_KEYS",
+            "DELETED_ROWS",
+            "UPDATE_COUNT",
+            "FREE_EXTENTS",
+            "TOTAL_EXTENTS",
+            "EXTENT_SIZE",
+            "INITIAL_SIZE",
+            "MAXIMUM_SIZE",
+            "AUTOEXTEND_SIZE",
+            "CREATION_TIME",
+            "LAST_UPDATE_TIME",
+            "LAST_ACCESS_TIME",
+            "RECOVER_TIME",
+            "TRANSACTION_COUNTER",
+            "VERSION",
+            "ROW_FORMAT",
+            "TABLE_ROWS",
+            "AVG_ROW_LENGTH",
+            "DATA_LENGTH",
+            "MAX_DATA_LENGTH",
+            "INDEX_LENGTH",
+            "DATA_FREE",
+            "CREATE_TIME",
+            "UPDATE_TIME",
+            "CHECK_TIME",
+            "CHECKSUM",
+            "STATUS",
+            "EXTRA",
+        ],
+    ),
+    (
+        "TRIGGERS",
+        &[
+            "TRIGGER_CATALOG",
+            "TRIGGER_SCHEMA",
+            "TRIGGER_NAME",
+            "EVENT_MANIPULATION",
+            "EVENT_OBJECT_CATALOG",
+            "EVENT_OBJECT_SCHEMA",
+            "EVENT_OBJECT_TABLE",
+            "ACTION_ORDER",
+            "ACTION_CONDITION",
+            "ACTION_STATEMENT",
+            "ACTION_ORIENTATION",
+            "ACTION_TIMING",
+            "ACTION_REFERENCE_OLD_TABLE",
+            "ACTION_REFERENCE_NEW_TABLE",
+            "ACTION_REFERENCE_OLD_ROW",
+            "ACTION_REFERENCE_NEW_ROW",
+            "CREATED",
+            "SQL_MODE",
+            "DEFINER",
+            "CHARACTER_SET_CLIENT",
+            "COLLATION_CONNECTION",
+            "DATABASE_COLLATION",
+        ],
+    ),
+    (
+        "ROUTINES",
+        &[
+            "SPECIFIC_NAME",
+            "ROUTINE_CATALOG",
+            "ROUTINE_SCHEMA",
+            "ROUTINE_NAME",
+            "ROUTINE_TYPE",
+            "DATA_TYPE",
+            "CHARACTER_MAXIMUM_LENGTH",
+            "CHARACTER_OCTET_LENGTH",
+            "NUMERIC_PRECISION",
+            "NUMERIC_SCALE",
+            "DATETIME_PRECISION",
+            "CHARACTER_SET_NAME",
+            "COLLATION_NAME",
+            "DTD_IDENTIFIER",
+            "ROUTINE_BODY",
+            "ROUTINE_DEFINITION",
+            "EXTERNAL_NAME",
+            "EXTERNAL_LANGUAGE",
+            "PARAMETER_STYLE",
+            "IS_DETERMINISTIC",
+            "SQL_DATA_ACCESS",
+            "SQL_PATH",
+            "SECURITY_TYPE",
+            "CREATED",
+            "LAST_ALTERED",
+            "SQL_MODE",
+            "ROUTINE_COMMENT",
+            "DEFINER",
+            "CHARACTER_SET_CLIENT",
+            "COLLATION_CONNECTION",
+            "DATABASE_COLLATION",
+        ],
+    ),
+    (
+        "EVENTS",
+        &[
+            "EVENT_CATALOG",
+            "EVENT_SCHEMA",
+            "EVENT_NAME",
+            "DEFINER",
+            "TIME_ZONE",
+            "EVENT_BODY",
+            "EVENT_DEFINITION",
+            "EVENT_TYPE",
+            "EXECUTE_AT",
+            "INTERVAL_VALUE",
+            "INTERVAL_FIELD",
+            "SQL_MODE",
+            "STARTS",
+            "ENDS",
+            "STATUS",
+            "ON_COMPLETION",
+            "CREATED",
+            "LAST_ALTERED",
+            "LAST_EXECUTED",
+            "EVENT_COMMENT",
+            "ORIGINATOR",
+            "CHARACTER_SET_CLIENT",
+            "COLLATION_CONNECTION",
+            "DATABASE_COLLATION",
+        ],
+    ),
+    (
+        "VIEWS",
+        &[
+            "TABLE_CATALOG",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "VIEW_DEFINITION",
+            "CHECK_OPTION",
+            "IS_UPDATABLE",
+            "DEFINER",
+            "SECURITY_TYPE",
+            "CHARACTER_SET_CLIENT",
+            "COLLATION_CONNECTION",
+        ],
+    ),
+    (
+        "PARTITIONS",
+        &[
+            "TABLE_CATALOG",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "PARTITION_NAME",
+            "SUBPARTITION_NAME",
+            "PARTITION_ORDINAL_POSITION",
+            "SUBPARTITION_ORDINAL_POSITION",
+            "PARTITION_METHOD",
+            "SUBPARTITION_METHOD",
+            "PARTITION_EXPRESSION",
+            "SUBPARTITION_EXPRESSION",
+            "PARTITION_DESCRIPTION",
+            "TABLE_ROWS",
+            "AVG_ROW_LENGTH",
+            "DATA_LENGTH",
+            "MAX_DATA_LENGTH",
+            "INDEX_LENGTH",
+            "DATA_FREE",
+            "CREATE_TIME",
+            "UPDATE_TIME",
+            "CHECK_TIME",
+            "CHECKSUM",
+            "PARTITION_COMMENT",
+            "NODEGROUP",
+            "TABLESPACE_NAME",
+        ],
+    ),
+];
+
 fn matches_like(pattern: &Option<String>, s: &str) -> bool {
     pattern.as_ref().is_none_or(|p| like(s.as_bytes(), p.as_bytes()))
 }
@@ -307,6 +513,22 @@ impl Session {
                 cols[1] = ResultColumn::bigint("Code", true);
                 Output::Rows { columns: cols, rows: out }
             }
+            Show::TableStatus { db, like: pat } => {
+                server.count("Com_show_table_status");
+                let db = self.current_db(db)?;
+                let mut tables = self.tables_of(&db);
+                tables.retain(|t| matches_like(pat, split_engine_name(&t.name).1));
+                tables.sort_by(|a, b| a.name.cmp(&b.name));
+                let columns = TABLE_STATUS
+                    .iter()
+                    .map(|(name, numeric)| match numeric {
+                        true => ResultColumn::bigint(name, true),
+                        false => ResultColumn::text(name, 64),
+                    })
+                    .collect();
+                let rows = tables.iter().map(|t| self.table_status(t)).collect();
+                Output::Rows { columns, rows }
+            }
             Show::Engines => rows(
                 &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],
                 vec![vec![
@@ -479,6 +701,27 @@ impl Session {
         &self,
         t: &super::ast::TableRef,
     ) -> Option<(std::sync::Arc<TableSchema>, Vec<Vec<Value>>)> {
+        let in_schema =
+            t.db.as_deref()
+                .or(self.db.as_deref())
+                .is_some_and(|db| db.eq_ignore_ascii_case("information_schema"));
+        if in_schema && t.name.eq_ignore_ascii_case("tables") {
+            return Some(self.information_schema_tables());
+        }
+        if in_schema && t.name.eq_ignore_ascii_case("columns") {
+            return Some(self.information_schema_columns());
+        }
+        if let Some((name, columns)) = in_schema
+            .then(|| EMPTY_INFORMATION_SCHEMA.iter().find(|(n, _)| n.eq_ignore_ascii_case(&t.name)))
+            .flatten()
+        {
+            // Objects binlogd does not have (tablespace files, triggers, routines, events,
+            // views, partitions): the table exists, with no rows, as on a mysqld without them.
+            let columns =
+                columns.iter().map(|n| engine::Column::new(n, ColumnType::Text)).collect();
+            let schema = TableSchema::new(&format!("information_schema.{name}"), columns, vec![]);
+            return Some((std::sync::Arc::new(schema), Vec::new()));
+        }
         if !self.is_processlist_table(t) {
             return None;
         }
@@ -500,6 +743,198 @@ impl Session {
         ));
         let Ok(Output::Rows { rows, .. }) = self.process_list(true) else { return None };
         Some((schema, rows))
+    }
+
+    /// `information_schema.TABLES` (MySQL 8's 21 columns): SHOW TABLE STATUS's values for every
+    /// table of every database the account may see.
+    fn information_schema_tables(&self) -> (std::sync::Arc<TableSchema>, Vec<Vec<Value>>) {
+        let name = |n: &str| engine::Column::new(n, ColumnType::VarChar(64));
+        let number =
+            |n: &str| engine::Column::new(n, ColumnType::Integer { bytes: 8, unsigned: true });
+        let columns = vec![
+            name("TABLE_CATALOG").not_null(),
+            name("TABLE_SCHEMA").not_null(),
+            name("TABLE_NAME").not_null(),
+            name("TABLE_TYPE").not_null(),
+            name("ENGINE"),
+            number("VERSION"),
+            name("ROW_FORMAT"),
+            number("TABLE_ROWS"),
+            number("AVG_ROW_LENGTH"),
+            number("DATA_LENGTH"),
+            number("MAX_DATA_LENGTH"),
+            number("INDEX_LENGTH"),
+            number("DATA_FREE"),
+            number("AUTO_INCREMENT"),
+            engine::Column::new("CREATE_TIME", ColumnType::DateTime),
+            engine::Column::new("UPDATE_TIME", ColumnType::DateTime),
+            engine::Column::new("CHECK_TIME", ColumnType::DateTime),
+            name("TABLE_COLLATION"),
+            number("CHECKSUM"),
+            engine::Column::new("CREATE_OPTIONS", ColumnType::VarChar(256)),
+            engine::Column::new("TABLE_COMMENT", ColumnType::Text),
+        ];
+        let schema = TableSchema::new("information_schema.TABLES", columns, vec![]);
+        let mut dbs = self.server.databases();
+        dbs.sort();
+        let mut out = Vec::new();
+        for db in dbs.iter().filter(|d| self.may_see_database(d)) {
+            let mut tables = self.tables_of(db);
+            tables.sort_by(|a, b| a.name.cmp(&b.name));
+            for t in tables {
+                let status = self.table_status(&t);
+                let mut row =
+                    vec![text("def"), text(db.as_str()), status[0].clone(), text("BASE TABLE")];
+                row.extend(status[1..].iter().cloned());
+                out.push(row);
+            }
+        }
+        (std::sync::Arc::new(schema), out)
+    }
+
+    /// `information_schema.COLUMNS` (MySQL 8's columns): one row per column of every table
+    /// of every database the account may see, as SHOW FULL COLUMNS describes them.
+    fn information_schema_columns(&self) -> (std::sync::Arc<TableSchema>, Vec<Vec<Value>>) {
+        let name = |n: &str| engine::Column::new(n, ColumnType::VarChar(64));
+        let number =
+            |n: &str| engine::Column::new(n, ColumnType::Integer { bytes: 8, unsigned: true });
+        let columns = vec![
+            name("TABLE_CATALOG").not_null(),
+            name("TABLE_SCHEMA").not_null(),
+            name("TABLE_NAME").not_null(),
+            name("COLUMN_NAME"),
+            number("ORDINAL_POSITION").not_null(),
+            engine::Column::new("COLUMN_DEFAULT", ColumnType::Text),
+            engine::Column::new("IS_NULLABLE", ColumnType::VarChar(3)).not_null(),
+            engine::Column::new("DATA_TYPE", ColumnType::Text),
+            number("CHARACTER_MAXIMUM_LENGTH"),
+            number("CHARACTER_OCTET_LENGTH"),
+            number("NUMERIC_PRECISION"),
+            number("NUMERIC_SCALE"),
+            number("DATETIME_PRECISION"),
+            name("CHARACTER_SET_NAME"),
+            name("COLLATION_NAME"),
+            engine::Column::new("COLUMN_TYPE", ColumnType::Text).not_null(),
+            engine::Column::new("COLUMN_KEY", ColumnType::VarChar(3)).not_null(),
+            engine::Column::new("EXTRA", ColumnType::VarChar(256)),
+            engine::Column::new("PRIVILEGES", ColumnType::VarChar(154)),
+            engine::Column::new("COLUMN_COMMENT", ColumnType::Text).not_null(),
+            engine::Column::new("GENERATION_EXPRESSION", ColumnType::Text).not_null(),
+            engine::Column::new("SRS_ID", ColumnType::Integer { bytes: 4, unsigned: true }),
+        ];
+        let schema = TableSchema::new("information_schema.COLUMNS", columns, vec![]);
+        let mut dbs = self.server.databases();
+        dbs.sort();
+        let mut out = Vec::new();
+        for db in dbs.iter().filter(|d| self.may_see_database(d)) {
+            let mut tables = self.tables_of(db);
+            tables.sort_by(|a, b| a.name.cmp(&b.name));
+            for t in tables {
+                let table = split_engine_name(&t.name).1.to_string();
+                for (i, c) in t.columns.iter().enumerate() {
+                    let column_type = type_text(c.ty);
+                    let data_type =
+                        column_type.split(['(', ' ']).next().unwrap_or_default().to_string();
+                    let (chars, precision, scale, dt_precision) = match c.ty {
+                        ColumnType::Char(n) | ColumnType::VarChar(n) => {
+                            (Some(u64::from(n)), None, None, None)
+                        }
+                        ColumnType::Text => (Some(65_535), None, None, None),
+                        ColumnType::Integer { bytes, unsigned } => {
+                            let digits: u64 = match (bytes, unsigned) {
+                                (1, _) => 3,
+                                (2, _) => 5,
+                                (3, false) => 7,
+                                (3, true) => 8,
+                                (4, _) => 10,
+                                (_, false) => 19,
+                                (_, true) => 20,
+                            };
+                            (None, Some(digits), Some(0), None)
+                        }
+                        ColumnType::Double => (None, Some(22), None, None),
+                        ColumnType::Decimal { precision, scale } => {
+                            (None, Some(u64::from(precision)), Some(u64::from(scale)), None)
+                        }
+                        ColumnType::DateTime => (None, None, None, Some(6)),
+                    };
+                    let textual = chars.is_some();
+                    let key = if t.primary_key.contains(&i) {
+                        "PRI"
+                    } else if t.indexes.iter().any(|x| x.unique && x.columns == [i]) {
+                        "UNI"
+                    } else if t.indexes.iter().any(|x| x.columns.first() == Some(&i)) {
+                        "MUL"
+                    } else {
+                        ""
+                    };
+                    let opt = |v: Option<u64>| v.map_or(Value::Null, Value::UInt);
+                    out.push(vec![
+                        text("def"),
+                        text(db.as_str()),
+                        text(table.as_str()),
+                        text(&c.name),
+                        Value::UInt(i as u64 + 1),
+                        c.default.as_ref().map_or(Value::Null, |d| text(d.to_string())),
+                        text(if c.nullable { "YES" } else { "NO" }),
+                        text(data_type),
+                        opt(chars),
+                        opt(chars.map(|n| if c.ty == ColumnType::Text { n } else { n * 4 })),
+                        opt(precision),
+                        opt(scale),
+                        opt(dt_precision),
+                        if textual { text("utf8mb4") } else { Value::Null },
+                        if textual { text("utf8mb4_0900_ai_ci") } else { Value::Null },
+                        text(column_type),
+                        text(key),
+                        text(if c.auto_increment { "auto_increment" } else { "" }),
+                        text("select,insert,update,references"),
+                        text(""),
+                        text(""),
+                        Value::Null,
+                    ]);
+                }
+            }
+        }
+        (std::sync::Arc::new(schema), out)
+    }
+
+    /// One table's row of SHOW TABLE STATUS ([`TABLE_STATUS`]'s columns), as mysqld's
+    /// `get_schema_tables_record`: the exact row count (the engine counts committed rows; InnoDB
+    /// estimates), the next AUTO_INCREMENT value, the collation every table has here. The
+    /// engine keeps no page statistics, so the length columns are 0 and the times NULL.
+    pub(crate) fn table_status(&self, t: &TableSchema) -> Vec<Value> {
+        let engine = &self.server.engine;
+        let rows = engine.row_count(t.id).unwrap_or(0) as u64;
+        let auto_inc = t.auto_increment_column().and_then(|_| engine.auto_increment(t.id));
+        vec![
+            text(split_engine_name(&t.name).1),
+            text("InnoDB"),
+            Value::UInt(10),
+            text("Dynamic"),
+            Value::UInt(rows),
+            Value::UInt(0),
+            Value::UInt(0),
+            Value::UInt(0),
+            Value::UInt(0),
+            Value::UInt(0),
+            auto_inc.map_or(Value::Null, Value::UInt),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            text("utf8mb4_0900_ai_ci"),
+            Value::Null,
+            text(""),
+            text(""),
+        ]
+    }
+
+    /// True if `t` is in information_schema (readable by every account; each table shows
+    /// what the account may see).
+    pub(crate) fn is_information_schema(&self, t: &super::ast::TableRef) -> bool {
+        t.db.as_deref()
+            .or(self.db.as_deref())
+            .is_some_and(|db| db.eq_ignore_ascii_case("information_schema"))
     }
 
     /// True if `t` names information_schema.PROCESSLIST.

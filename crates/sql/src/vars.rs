@@ -294,6 +294,8 @@ registry! {
     Datadir = "datadir", Global, Text, "./data", OPTION, "data directory (created on first start)";
     DefaultAuthenticationPlugin = "default_authentication_plugin", Global, Text,
         "caching_sha2_password", SET, "";
+    DefaultCollationForUtf8mb4 = "default_collation_for_utf8mb4", Both, Text, "utf8mb4_0900_ai_ci",
+        SET, "";
     DefaultStorageEngine = "default_storage_engine", Both, Text, "InnoDB", SET, "";
     DivPrecisionIncrement = "div_precision_increment", Both, uint(30), "4", SET, "";
     EnforceGtidConsistency = "enforce_gtid_consistency", Global, Enum(&["OFF", "ON", "WARN"]), "ON",
@@ -317,6 +319,8 @@ registry! {
     HaveSsl = "have_ssl", Global, Text, "YES", READ_ONLY, "";
     Hostname = "hostname", Global, Text, "localhost", READ_ONLY, "";
     Identity = "identity", Session, uint(u64::MAX), "0", SET, "";
+    /// Set by mysqlbinlog output (`SET @@session.immediate_server_version`).
+    ImmediateServerVersion = "immediate_server_version", Session, uint(U32), "999999", SET, "";
     InitConnect = "init_connect", Global, Text, "", SET, "";
     InnodbBufferPoolSize = "innodb_buffer_pool_size", Global, uint(u64::MAX), "134217728",
         READ_ONLY, "";
@@ -341,6 +345,9 @@ registry! {
     InteractiveTimeout = "interactive_timeout", Both, Integer { min: 1, max: 31_536_000 }, "28800",
         SET, "";
     LastInsertId = "last_insert_id", Session, uint(u64::MAX), "0", SET, "";
+    LcMessages = "lc_messages", Both, Text, "en_US", SET, "";
+    /// Names of days and months (mysqlbinlog sets it by number: 0 is `en_US`).
+    LcTimeNames = "lc_time_names", Both, Text, "en_US", SET, "";
     License = "license", Global, Text, "Apache-2.0", READ_ONLY, "";
     LockWaitTimeout = "lock_wait_timeout", Both, Integer { min: 1, max: 31_536_000 }, "31536000",
         SET, "";
@@ -370,12 +377,19 @@ registry! {
         "";
     NetReadTimeout = "net_read_timeout", Both, Integer { min: 1, max: 31_536_000 }, "30", SET, "";
     NetWriteTimeout = "net_write_timeout", Both, Integer { min: 1, max: 31_536_000 }, "60", SET, "";
+    /// Set by mysqlbinlog output before each transaction (microseconds since the epoch).
+    OriginalCommitTimestamp = "original_commit_timestamp", Session, uint(u64::MAX),
+        "36028797018963968", SET, "";
+    OriginalServerVersion = "original_server_version", Session, uint(U32), "999999", SET, "";
     PerformanceSchema = "performance_schema", Global, Bool, "OFF", READ_ONLY, "";
     Port = "port", Global, Integer { min: 0, max: 65_535 }, "3306", OPTION,
         "TCP port to listen on (0: any free port, logged at startup)";
     // SHOW CREATE USER prints a hash with unprintable bytes as 0x... (mysqld 8.0.17).
     PrintIdentifiedWithAsHex = "print_identified_with_as_hex", Both, Bool, "OFF", SET, "";
     ProtocolVersion = "protocol_version", Global, uint(U32), "10", READ_ONLY, "";
+    /// `SET PSEUDO_SLAVE_MODE=1`, the first statement of mysqlbinlog output.
+    PseudoReplicaMode = "pseudo_replica_mode", Session, Bool, "OFF", SET, "";
+    PseudoSlaveMode = "pseudo_slave_mode", Session, Bool, "OFF", SET, "";
     PseudoThreadId = "pseudo_thread_id", Session, uint(u64::MAX), "0", SET, "";
     QueryCacheSize = "query_cache_size", Global, uint(u64::MAX), "0", READ_ONLY, "";
     QueryCacheType = "query_cache_type", Global, Text, "OFF", READ_ONLY, "";
@@ -413,6 +427,7 @@ registry! {
         "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
         SET, "";
     SqlNotes = "sql_notes", Both, Bool, "ON", SET, "";
+    SqlQuoteShowCreate = "sql_quote_show_create", Both, Bool, "ON", SET, "";
     SqlRequirePrimaryKey = "sql_require_primary_key", Both, Bool, "OFF", SET, "";
     SqlSafeUpdates = "sql_safe_updates", Both, Bool, "OFF", SET, "";
     SqlSelectLimit = "sql_select_limit", Both, uint(u64::MAX), "18446744073709551615", SET, "";
