@@ -83,7 +83,8 @@ pub fn strip_checksums(file: &[u8]) -> Vec<u8> {
         }
         let mut event = raw[..raw.len() - 4].to_vec();
         let size = event.len() as u32;
-        event[crate::event::EVENT_SIZE_OFFSET..crate::event::EVENT_SIZE_OFFSET + 4].copy_from_slice(&size.to_le_bytes());
+        event[crate::event::EVENT_SIZE_OFFSET..crate::event::EVENT_SIZE_OFFSET + 4]
+            .copy_from_slice(&size.to_le_bytes());
         out.extend_from_slice(&event);
     }
     out

@@ -31,8 +31,11 @@ fn binlog_file() {
 
 #[test]
 fn binlog_events() {
-    let seeds: Vec<Vec<u8>> =
-        fixtures().iter().map(|f| binlog::fuzz::strip_checksums(f)).filter(|s| !s.is_empty()).collect();
+    let seeds: Vec<Vec<u8>> = fixtures()
+        .iter()
+        .map(|f| binlog::fuzz::strip_checksums(f))
+        .filter(|s| !s.is_empty())
+        .collect();
     assert!(!seeds.is_empty());
     fuzzing::exercise("binlog_events", &seeds, binlog::fuzz::binlog_events);
 }
