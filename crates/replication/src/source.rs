@@ -245,9 +245,7 @@ impl Source {
         }
         match command {
             ReplicationCommand::RegisterSlave => {
-                let register: ComRegisterSlave<'_> = ParseBuf(packet)
-                    .parse(())
-                    .map_err(|_| protocol::Error::Malformed { what: "COM_REGISTER_SLAVE" })?;
+                let register = parse_register(packet)?;
                 // mysqld: a source id of 0 means this server.
                 let source_id = match register.master_id() {
                     0 => self.server_id,
@@ -932,13 +930,13 @@ enum Chunk {
 /// A parsed COM_BINLOG_DUMP or COM_BINLOG_DUMP_GTID.
 #[derive(Debug, Clone)]
 pub(crate) struct DumpRequest {
-    server_id: u32,
-    non_block: bool,
+    pub(crate) server_id: u32,
+    pub(crate) non_block: bool,
     /// Empty: the first file (file mode) or the one auto-position picks (GTID mode).
-    file: String,
-    pos: u64,
+    pub(crate) file: String,
+    pub(crate) pos: u64,
     /// The replica's GTID set (COM_BINLOG_DUMP_GTID).
-    gtids: Option<GtidSet>,
+    pub(crate) gtids: Option<GtidSet>,
 }
 
 impl DumpRequest {
@@ -949,6 +947,16 @@ impl DumpRequest {
             None => format!("'{}' at {}", self.file, self.pos),
         }
     }
+}
+
+/// COM_REGISTER_SLAVE: `0x15 | server_id u32 | hostname (u8 length) | user (u8 length) |
+/// password (u8 length) | port u16 | replication_rank u32 | master_id u32`. Every length is one
+/// byte checked by `mysql_common`'s `ParseBuf` against the packet, so its parser is used;
+/// a short packet is ER_MALFORMED_PACKET, as mysqld's `register_replica`.
+pub(crate) fn parse_register(packet: &[u8]) -> protocol::Result<ComRegisterSlave<'_>> {
+    ParseBuf(packet)
+        .parse(())
+        .map_err(|_| protocol::Error::Malformed { what: "COM_REGISTER_SLAVE" })
 }
 
 /// `ER_MALFORMED_GTID_SET_ENCODING`: what mysqld's `Gtid_set::add_gtid_encoding` reports for a
