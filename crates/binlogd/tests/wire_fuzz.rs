@@ -289,7 +289,7 @@ fn a_client_that_stops_reading_loses_its_locks() {
     rt.block_on(async {
         let mut c = conn(port).await;
         c.query_drop("CREATE DATABASE d").await.expect("db");
-        c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, n INT, v LONGBLOB)").await.expect("t");
+        c.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, n INT, v LONGTEXT)").await.expect("t");
         let mega = "x".repeat(1 << 20);
         for id in 0..24 {
             c.query_drop(format!("INSERT INTO d.t VALUES ({id}, 0, '{mega}')"))

@@ -699,6 +699,10 @@ impl<B: Backend> Connection<B> {
                     command::BINLOG_DUMP => ReplicationCommand::BinlogDump,
                     _ => ReplicationCommand::BinlogDumpGtid,
                 };
+                // A dump only reads to notice the client closing (mysqld's dump thread does not
+                // read at all): no net_read_timeout while it streams, or an idle dump without
+                // heartbeats would end after 30 s.
+                self.io.set_read_timeout(None);
                 let mut out = PacketWriter::new(&mut self.io);
                 // Any KILL ends a dump (mysqld's dump loop stops on `thd->killed`), and with it
                 // the connection. The dump's future only awaits at points it can be dropped at
