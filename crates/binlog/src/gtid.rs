@@ -332,8 +332,9 @@ impl GtidSet {
             let remaining = (buf.len() - r.pos) as u64;
             if n_ivs > remaining / 16 {
                 return Err(GtidError::Truncated {
-                    needed: usize::MAX
-                        .min(r.pos.saturating_add((n_ivs as usize).saturating_mul(16))),
+                    needed: r.pos.saturating_add(
+                        usize::try_from(n_ivs).unwrap_or(usize::MAX).saturating_mul(16),
+                    ),
                     available: buf.len(),
                 });
             }

@@ -42,7 +42,7 @@ impl Default for Options {
         Options {
             iterations: env_u64("FUZZ_ITERATIONS").unwrap_or(200_000),
             time_limit: Duration::from_secs(env_u64("FUZZ_SECONDS").unwrap_or(8)),
-            seed: env_u64("FUZZ_SEED").unwrap_or(0x5EED_0F_B1_1A_6D),
+            seed: env_u64("FUZZ_SEED").unwrap_or(0x5EED_0FB1_1A6D),
             max_len: 64 * 1024,
         }
     }

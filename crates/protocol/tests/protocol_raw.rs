@@ -660,7 +660,7 @@ async fn connect_timeout_bounds_the_whole_handshake() {
     c.socket.write_all(&[200, 0, 0, 1]).await.expect("header");
     for _ in 0..100 {
         tokio::time::sleep(Duration::from_millis(50)).await;
-        if c.socket.write_all(&[b'x']).await.is_err() {
+        if c.socket.write_all(b"x").await.is_err() {
             break;
         }
     }
