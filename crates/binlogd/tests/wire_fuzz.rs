@@ -172,7 +172,7 @@ fn alive(port: u16) -> bool {
 /// Reads whatever comes within a short time (answers, or EOF), so the next packet meets a
 /// server that processed this one.
 fn drain(raw: &mut Raw) {
-    let _ = raw.socket.set_read_timeout(Some(Duration::from_millis(150)));
+    let _ = raw.socket.set_read_timeout(Some(Duration::from_millis(60)));
     let mut buf = [0u8; 65536];
     loop {
         match raw.socket.read(&mut buf) {
