@@ -1126,6 +1126,21 @@ pub fn wild_case_compare(text: &[u8], pattern: &[u8]) -> bool {
     pattern[p..].iter().all(|&c| c == b'%')
 }
 
+/// Fuzz targets of this crate's decoders of disk bytes (docs/fuzzing.md).
+pub mod fuzz {
+    /// `users.json` as [`super::Users::open`] decodes it: JSON (serde_json bounds nesting at
+    /// 128), then every account's plugin, password hash, host and privileges checked.
+    pub fn users_json(data: &[u8]) {
+        let path = std::path::Path::new("users.json");
+        if let Ok(decoded) = super::decode(path, data) {
+            for account in &decoded.accounts {
+                let _ = super::host_matches(&account.host, "10.1.2.3");
+                let _ = super::host_matches(&account.host, "localhost");
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,4 +7,5 @@ pub mod error;
 pub mod event;
 mod event_type;
 pub mod files;
+pub mod fuzz;
 pub mod gtid;

@@ -788,6 +788,9 @@ impl VariableListener for LiveVariables {
         match (change.var, number) {
             (Var::MaxConnections, Some(n)) => self.limits.set_max_connections(n),
             (Var::MaxAllowedPacket, Some(n)) => self.limits.set_max_allowed_packet(n),
+            (Var::ConnectTimeout, Some(n)) => {
+                self.limits.set_connect_timeout(std::time::Duration::from_secs(n as u64))
+            }
             (Var::LogErrorVerbosity, Some(n)) => {
                 crate::logging::set_verbosity(u8::try_from(n).unwrap_or(u8::MAX))
             }

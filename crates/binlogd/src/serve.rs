@@ -436,9 +436,28 @@ impl Backend for SqlBackend {
         self.users.auth(user, host)
     }
 
+    fn is_connection_admin(&self, user: &str, host: &str) -> bool {
+        // CONNECTION_ADMIN is a dynamic privilege this server does not have; SUPER implies it.
+        self.users
+            .lookup(user, host)
+            .is_some_and(|a| a.privileges.contains(accounts::Privileges::SUPER))
+    }
+
     fn open_session(&self, info: &ConnectionInfo) -> Result<SqlConnection, protocol::ErrPacket> {
         let mut session = self.sql.session_with_id(info.connection_id, &info.user, &info.host);
         session.attach_process(info.process.clone());
+        if info.capabilities.contains(protocol::CapabilityFlags::CLIENT_INTERACTIVE) {
+            // mysqld (`THD::init_for_queries`... `login_connection`): an interactive client's
+            // session wait_timeout starts as the global interactive_timeout.
+            let interactive = match session.variable(Var::InteractiveTimeout) {
+                engine::Value::Int(n) => n.max(1).to_string(),
+                engine::Value::UInt(n) => n.max(1).to_string(),
+                _ => "28800".to_string(),
+            };
+            session
+                .query(&format!("SET SESSION wait_timeout = {interactive}"))
+                .map_err(|e| to_protocol_error(&e))?;
+        }
         if let Some(db) = &info.database {
             session.use_database(db).map_err(|e| to_protocol_error(&e))?;
         }
@@ -664,6 +683,22 @@ impl BackendSession for SqlConnection {
     async fn reset(&mut self) -> protocol::Result<()> {
         tokio::task::block_in_place(|| self.session.reset());
         Ok(())
+    }
+
+    fn timeouts(&self) -> protocol::Timeouts {
+        let secs = |var| {
+            let seconds = match self.session.variable(var) {
+                engine::Value::Int(n) => u64::try_from(n).unwrap_or(1),
+                engine::Value::UInt(n) => n,
+                _ => 0,
+            };
+            Duration::from_secs(seconds.max(1))
+        };
+        protocol::Timeouts {
+            net_read: secs(Var::NetReadTimeout),
+            net_write: secs(Var::NetWriteTimeout),
+            wait: secs(Var::WaitTimeout),
+        }
     }
 
     fn check_global_privilege(&self, privilege: &str) -> protocol::Result<()> {

@@ -38,7 +38,7 @@ use super::keys::ServerKeys;
 use super::packet::{PacketStream, PacketWriter, Plain};
 use super::results::{write_column_block, write_eof, write_ok, OkResult, ResultWriter};
 use super::session::{Backend, BackendSession, ConnectionInfo, ReplicationCommand};
-use super::settings::{Limits, ServerConfig};
+use super::settings::{Limits, ServerConfig, PRE_AUTH_MAX_PACKET};
 use super::stats::{command, Stats};
 use super::stmt::Statements;
 use crate::processlist::{Process, Registration, KILL_CONNECTION, KILL_QUERY};
@@ -164,10 +164,17 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: Plain, peer: Origin) 
     if let Plain::Tcp(tcp) = &socket {
         let _ = tcp.set_nodelay(true);
     }
-    let mut io =
-        PacketStream::new(socket, shared.limits.max_allowed_packet(), shared.stats.clone());
+    let max_allowed_packet = shared.limits.max_allowed_packet();
+    // Before login only a handshake-sized packet is taken (see PRE_AUTH_MAX_PACKET).
+    let mut io = PacketStream::new(
+        socket,
+        PRE_AUTH_MAX_PACKET.min(max_allowed_packet),
+        shared.stats.clone(),
+    );
     let connecting = connect(shared, &mut io, peer);
-    let connected = match tokio::time::timeout(shared.config.connect_timeout, connecting).await {
+    // mysqld's connect_timeout bounds the whole connection phase (from accept to the OK), not
+    // each read: a client trickling one byte at a time is dropped all the same.
+    let connected = match tokio::time::timeout(shared.limits.connect_timeout(), connecting).await {
         Ok(connected) => connected,
         // mysqld's connect_timeout: a client that stalls in the connection phase is dropped
         // (without an answer: it is not reading).
@@ -186,6 +193,8 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: Plain, peer: Origin) 
         }
     };
     shared.stats.thread_connected();
+    io.set_max_packet(max_allowed_packet);
+    io.watch_kill(info.process.clone());
     let mut conn = Connection {
         io,
         session,
@@ -323,6 +332,14 @@ async fn connect<B: Backend>(
         authenticate(shared, io, account.as_ref(), plugin, &scramble, &auth_data).await?;
     if !authenticated {
         return Err(Error::Refused(ErrPacket::access_denied(&user, &host, password_used)));
+    }
+    // mysqld (`check_and_incr_conn_count`, then `acl_authenticate`) lets max_connections + 1
+    // sockets in, and after login keeps the last one for an account with CONNECTION_ADMIN or
+    // SUPER: anyone else past max_connections gets ER_CON_COUNT_ERROR.
+    if shared.open_connections.load(Ordering::Acquire) > shared.limits.max_connections()
+        && !shared.backend.is_connection_admin(&user, &host)
+    {
+        return Err(Error::Refused(ErrPacket::too_many_connections()));
     }
 
     // Listed from here on: SHOW PROCESSLIST prints `ip:port`, as mysqld does for TCP clients
@@ -487,6 +504,12 @@ impl<B: Backend> Connection<B> {
     async fn serve(&mut self) -> Result<()> {
         loop {
             self.io.reset_seq();
+            // Between commands the client may stay silent wait_timeout long; within a command
+            // (a dump reading acknowledgements, ...) net_read_timeout; every write may wait
+            // net_write_timeout (mysqld's `do_command` and `my_net_set_*_timeout`).
+            let timeouts = self.session.timeouts();
+            self.io.set_read_timeout(Some(timeouts.wait));
+            self.io.set_write_timeout(Some(timeouts.net_write));
             // KILL CONNECTION of an idle connection closes it without a packet, as mysqld
             // (`THD::awake` shuts the socket down; the client's next read sees it closed).
             let read = tokio::select! {
@@ -495,8 +518,12 @@ impl<B: Backend> Connection<B> {
             };
             let packet = match read {
                 Ok(packet) => packet,
+                Err(Error::ReadTimeout) => {
+                    return Err(self.fail_after_read(Error::IdleTimeout).await)
+                }
                 Err(e) => return Err(self.fail_after_read(e).await),
             };
+            self.io.set_read_timeout(Some(timeouts.net_read));
             self.begin_command(&packet);
             let outcome = self.command(&packet).await;
             self.process.end_command();
@@ -679,6 +706,10 @@ impl<B: Backend> Connection<B> {
                     command::BINLOG_DUMP => ReplicationCommand::BinlogDump,
                     _ => ReplicationCommand::BinlogDumpGtid,
                 };
+                // A dump only reads to notice the client closing (mysqld's dump thread does not
+                // read at all): no net_read_timeout while it streams, or an idle dump without
+                // heartbeats would end after 30 s.
+                self.io.set_read_timeout(None);
                 let mut out = PacketWriter::new(&mut self.io);
                 // Any KILL ends a dump (mysqld's dump loop stops on `thd->killed`), and with it
                 // the connection. The dump's future only awaits at points it can be dropped at

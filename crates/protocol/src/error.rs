@@ -31,6 +31,10 @@ pub mod code {
     pub const NET_PACKET_TOO_LARGE: u16 = 1153;
     /// `ER_NET_PACKETS_OUT_OF_ORDER`, SQLSTATE 08S01.
     pub const NET_PACKETS_OUT_OF_ORDER: u16 = 1156;
+    /// `ER_NET_READ_INTERRUPTED`: `net_read_timeout` passed in the middle of a command.
+    pub const NET_READ_INTERRUPTED: u16 = 1159;
+    /// `ER_CLIENT_INTERACTION_TIMEOUT` (8.0.24+): `wait_timeout` passed between commands.
+    pub const CLIENT_INTERACTION_TIMEOUT: u16 = 4031;
     /// `ER_WRONG_ARGUMENTS`, SQLSTATE HY000.
     pub const WRONG_ARGUMENTS: u16 = 1210;
     /// `ER_UNKNOWN_STMT_HANDLER`, SQLSTATE HY000.
@@ -180,6 +184,20 @@ pub enum Error {
     /// The peer closed the connection in the middle of a packet.
     #[error("connection closed in the middle of a packet")]
     Truncated,
+    /// No bytes from the client within `net_read_timeout` in the middle of a command
+    /// (ER_NET_READ_INTERRUPTED).
+    #[error("no data from the client within net_read_timeout")]
+    ReadTimeout,
+    /// The client took no bytes within `net_write_timeout` (it stopped reading).
+    #[error("client did not read within net_write_timeout")]
+    WriteTimeout,
+    /// The client sent no command within `wait_timeout` (or `interactive_timeout`)
+    /// (ER_CLIENT_INTERACTION_TIMEOUT).
+    #[error("no command within wait_timeout")]
+    IdleTimeout,
+    /// KILL CONNECTION while the connection waited on its socket.
+    #[error("connection killed")]
+    Killed,
     /// The connection phase took longer than `connect_timeout`.
     #[error("connection phase exceeded connect_timeout")]
     ConnectTimeout,
@@ -233,6 +251,18 @@ impl Error {
             }
             Error::PacketTooLarge { .. } => Some(ErrPacket::packet_too_large()),
             Error::OutOfOrder { .. } => Some(ErrPacket::packets_out_of_order()),
+            Error::ReadTimeout => Some(ErrPacket::new(
+                code::NET_READ_INTERRUPTED,
+                "08S01",
+                "Got timeout reading communication packets",
+            )),
+            Error::IdleTimeout => Some(ErrPacket::new(
+                code::CLIENT_INTERACTION_TIMEOUT,
+                "HY000",
+                "The client was disconnected by the server because of inactivity. See \
+                 wait_timeout and interactive_timeout for configuring this behavior.",
+            )),
+            Error::WriteTimeout | Error::Killed => None,
             Error::Closed
             | Error::Truncated
             | Error::ConnectTimeout

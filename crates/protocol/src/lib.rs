@@ -27,6 +27,7 @@
 pub mod auth;
 pub mod conn;
 pub mod error;
+pub mod fuzz;
 pub mod keys;
 pub mod packet;
 pub mod processlist;
@@ -44,7 +45,7 @@ pub use packet::PacketWriter;
 pub use results::{OkResult, ResultWriter};
 pub use server::Listener;
 pub use session::{Backend, BackendSession, ConnectionInfo, PreparedStatement, ReplicationCommand};
-pub use settings::{Limits, ServerConfig};
+pub use settings::{Limits, ServerConfig, Timeouts, PRE_AUTH_MAX_PACKET};
 pub use stats::Stats;
 
 /// The `mysql_common` types that appear in this layer's API (column definitions, values,

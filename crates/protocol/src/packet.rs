@@ -14,7 +14,16 @@
 //! - a packet longer than `max_allowed_packet` is refused as soon as its chunk headers say so,
 //!   before its bytes are buffered ([`Error::PacketTooLarge`]);
 //! - writes only append to a buffer; the socket is written by [`PacketStream::flush`], once per
-//!   response (or when a long result set fills [`FLUSH_THRESHOLD`]).
+//!   response (or when a long result set fills [`FLUSH_THRESHOLD`]);
+//! - no socket wait is unbounded: each read waits at most the read timeout in force
+//!   (`wait_timeout` between commands, `net_read_timeout` within one, set by the connection
+//!   loop), each write at most `net_write_timeout` without progress ([`Error::ReadTimeout`],
+//!   [`Error::WriteTimeout`]), as mysqld's `vio_read`/`vio_write` with `SO_RCVTIMEO`/`SO_SNDTIMEO`;
+//! - a write blocked on a client that stopped reading ends at once when the connection is
+//!   killed ([`Error::Killed`], mysqld's `THD::awake` shutting the socket down): the connection
+//!   then ends, its session (and transaction, and locks) with it;
+//! - once a write failed or timed out the stream is broken: nothing more is written to it
+//!   (closing it does not wait for the client again).
 
 use std::io;
 use std::pin::Pin;
@@ -29,6 +38,7 @@ use tokio::net::{TcpStream, UnixStream};
 use tokio_rustls::server::TlsStream;
 
 use super::error::{ErrPacket, Error, Result};
+use super::processlist::{Process, KILL_CONNECTION};
 use super::stats::Stats;
 
 /// Buffered output past this size is written out even in the middle of a response, so a large
@@ -164,16 +174,20 @@ impl Stream {
         }
     }
 
-    async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+    async fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         match self {
-            Stream::Plain(Plain::Tcp(s)) => s.write_all(data).await,
-            Stream::Plain(Plain::Unix(s)) => s.write_all(data).await,
-            Stream::Tls(s) => {
-                s.write_all(data).await?;
-                // rustls holds encrypted records until flushed.
-                s.flush().await
-            }
+            Stream::Plain(Plain::Tcp(s)) => s.write(data).await,
+            Stream::Plain(Plain::Unix(s)) => s.write(data).await,
+            Stream::Tls(s) => s.write(data).await,
             Stream::Upgrading => Err(io::ErrorKind::NotConnected.into()),
+        }
+    }
+
+    async fn flush(&mut self) -> io::Result<()> {
+        match self {
+            // rustls holds encrypted records until flushed.
+            Stream::Tls(s) => s.flush().await,
+            _ => Ok(()),
         }
     }
 
@@ -228,6 +242,14 @@ pub struct PacketStream {
     seq: u8,
     max_allowed_packet: usize,
     stats: Arc<Stats>,
+    /// Longest wait for the client's next bytes (`None`: unbounded).
+    read_timeout: Option<std::time::Duration>,
+    /// Longest wait for the socket to take more bytes (`None`: unbounded).
+    write_timeout: Option<std::time::Duration>,
+    /// The connection's registry entry: a KILL CONNECTION ends a blocked write.
+    process: Option<Arc<Process>>,
+    /// A write failed: the client cannot be written to any more.
+    broken: bool,
 }
 
 impl PacketStream {
@@ -243,7 +265,32 @@ impl PacketStream {
             seq: 0,
             max_allowed_packet,
             stats,
+            read_timeout: None,
+            write_timeout: None,
+            process: None,
+            broken: false,
         }
+    }
+
+    /// The largest packet accepted from now on (the pre-authentication limit, then
+    /// `max_allowed_packet`).
+    pub fn set_max_packet(&mut self, max: usize) {
+        self.max_allowed_packet = max;
+    }
+
+    /// The longest wait for the client's next bytes, from now on.
+    pub fn set_read_timeout(&mut self, timeout: Option<std::time::Duration>) {
+        self.read_timeout = timeout;
+    }
+
+    /// The longest wait for the socket to take more bytes, from now on.
+    pub fn set_write_timeout(&mut self, timeout: Option<std::time::Duration>) {
+        self.write_timeout = timeout;
+    }
+
+    /// Watches the connection's kill flag: a KILL CONNECTION ends a blocked write.
+    pub fn watch_kill(&mut self, process: Arc<Process>) {
+        self.process = Some(process);
     }
 
     /// True once the stream runs over TLS.
@@ -314,7 +361,13 @@ impl PacketStream {
                 }
             }
             self.read_buf.reserve(READ_CHUNK);
-            let n = self.stream.read_buf(&mut self.read_buf).await?;
+            let read = self.stream.read_buf(&mut self.read_buf);
+            let n = match self.read_timeout {
+                Some(limit) => {
+                    tokio::time::timeout(limit, read).await.map_err(|_| Error::ReadTimeout)??
+                }
+                None => read.await?,
+            };
             if n == 0 {
                 let idle = self.read_buf.is_empty()
                     && self.payload.is_empty()
@@ -390,7 +443,14 @@ impl PacketStream {
         if self.write_buf.is_empty() {
             return Ok(());
         }
-        self.stream.write_all(&self.write_buf).await?;
+        if self.broken {
+            return Err(Error::Closed);
+        }
+        let written = self.write_out().await;
+        if written.is_err() {
+            self.broken = true;
+        }
+        written?;
         self.stats.add_bytes_sent(self.write_buf.len() as u64);
         self.write_buf.clear();
         if self.write_buf.capacity() > SHRINK_ABOVE {
@@ -400,6 +460,59 @@ impl PacketStream {
             self.scratch = Vec::new();
         }
         Ok(())
+    }
+
+    /// Writes the whole buffer: each write may wait `write_timeout` for the socket to take
+    /// bytes, and stops at once if the connection is killed.
+    async fn write_out(&mut self) -> Result<()> {
+        let mut done = 0;
+        while done < self.write_buf.len() {
+            let n = self.wait_write(done).await?;
+            if n == 0 {
+                return Err(Error::Io(io::ErrorKind::WriteZero.into()));
+            }
+            done += n;
+        }
+        let flushed = self.stream.flush();
+        let process = self.process.clone();
+        let killed = async {
+            match &process {
+                Some(p) => p.wait_killed(KILL_CONNECTION).await,
+                None => std::future::pending().await,
+            }
+        };
+        let limit = self.write_timeout;
+        tokio::select! {
+            r = async {
+                match limit {
+                    Some(limit) => tokio::time::timeout(limit, flushed).await.map_err(|_| Error::WriteTimeout)?,
+                    None => flushed.await,
+                }.map_err(Error::Io)
+            } => r,
+            () = killed => Err(Error::Killed),
+        }
+    }
+
+    /// One write of `write_buf[from..]`, bounded by the write timeout and the kill flag.
+    async fn wait_write(&mut self, from: usize) -> Result<usize> {
+        let process = self.process.clone();
+        let killed = async {
+            match &process {
+                Some(p) => p.wait_killed(KILL_CONNECTION).await,
+                None => std::future::pending().await,
+            }
+        };
+        let limit = self.write_timeout;
+        let write = self.stream.write(&self.write_buf[from..]);
+        tokio::select! {
+            r = async {
+                match limit {
+                    Some(limit) => tokio::time::timeout(limit, write).await.map_err(|_| Error::WriteTimeout)?,
+                    None => write.await,
+                }.map_err(Error::Io)
+            } => r,
+            () = killed => Err(Error::Killed),
+        }
     }
 
     /// Flushes only when the buffer has grown past [`FLUSH_THRESHOLD`].
@@ -429,10 +542,19 @@ impl PacketStream {
         Ok(())
     }
 
-    /// Flushes and closes the write side; errors are of no interest at that point.
+    /// Flushes and closes the write side; errors are of no interest at that point. A broken
+    /// stream (a write failed, timed out or was killed) is left to be dropped: closing it must
+    /// not wait for the client again.
     pub async fn close(&mut self) {
+        if self.broken {
+            return;
+        }
         let _ = self.flush().await;
-        let _ = self.stream.shutdown().await;
+        if self.broken {
+            return;
+        }
+        let limit = self.write_timeout.unwrap_or(std::time::Duration::from_secs(10));
+        let _ = tokio::time::timeout(limit, self.stream.shutdown()).await;
     }
 }
 

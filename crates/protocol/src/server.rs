@@ -83,7 +83,10 @@ impl<B: Backend> Listener<B> {
             shared.stats.connection_attempt();
             let open = shared.open_connections.fetch_add(1, Ordering::AcqRel);
             let slot = Slot(shared.clone());
-            if open >= shared.limits.max_connections() {
+            // As mysqld's `check_and_incr_conn_count`: max_connections + 1 sockets get the
+            // handshake, half-open ones included (connect_timeout frees their slots); after
+            // login the last one is kept for an administrator (conn.rs).
+            if open > shared.limits.max_connections() {
                 tokio::spawn(async move {
                     conn::refuse(socket, &slot.0).await;
                     drop(slot);

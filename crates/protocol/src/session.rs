@@ -77,6 +77,14 @@ pub trait Backend: Send + Sync + 'static {
     /// Opens a session for an authenticated connection. An `Err` is sent to the client and the
     /// connection closes.
     fn open_session(&self, info: &ConnectionInfo) -> Result<Self::Session, ErrPacket>;
+
+    /// True if the account `user`@`host` (authenticated) holds CONNECTION_ADMIN or SUPER: it
+    /// may take the one connection past `max_connections` mysqld keeps for an administrator.
+    /// The default: nobody does.
+    fn is_connection_admin(&self, user: &str, host: &str) -> bool {
+        let _ = (user, host);
+        false
+    }
 }
 
 /// One client connection's SQL state (current database, transaction, prepared plans, ...).
@@ -116,6 +124,12 @@ pub trait BackendSession: Send + 'static {
     /// COM_RESET_CONNECTION: back to a fresh session's state (rolls back, clears variables).
     /// Prepared statements are closed one by one through [`BackendSession::close_statement`] first.
     fn reset(&mut self) -> impl Future<Output = Result<()>> + Send;
+
+    /// The session's socket timeouts (`net_read_timeout`, `net_write_timeout`,
+    /// `wait_timeout`), read after each command. The default is mysqld's defaults.
+    fn timeouts(&self) -> crate::settings::Timeouts {
+        crate::settings::Timeouts::default()
+    }
 
     /// 1227 unless the session's account holds the global privilege named `privilege`
     /// (mysqld's `check_global_access`), for the commands the protocol answers itself

@@ -2,7 +2,7 @@
 //! [`Limits`] (the ones `SET GLOBAL` changes while the server runs), read by the listener and
 //! by each connection.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -49,6 +49,42 @@ impl Default for ServerConfig {
 pub struct Limits {
     max_connections: AtomicUsize,
     max_allowed_packet: AtomicUsize,
+    /// `connect_timeout`, milliseconds (a new value applies to the next connection).
+    connect_timeout_ms: AtomicU64,
+}
+
+/// The largest packet accepted before authentication. mysqld reads the handshake response
+/// into its network buffer (`net_buffer_length`, 16 KiB, grown as needed) and bounds connect
+/// attributes at 64 KiB (`performance_schema_session_connect_attrs_size` at most; the client
+/// library refuses more); nothing legitimate before login comes near `max_allowed_packet`,
+/// and accepting that much from anyone who opens a socket lets 40 strangers hold 1.3 GiB.
+/// A longer packet is refused from its length header (ER_NET_PACKET_TOO_LARGE) before its
+/// bytes are read.
+pub const PRE_AUTH_MAX_PACKET: usize = 64 * 1024 + 8 * 1024;
+
+/// The socket timeouts of one session, mysqld's variables (seconds in SQL): the connection
+/// loop reads them after each command, so `SET SESSION` applies from the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// `net_read_timeout`: longest wait for the client's bytes within a command.
+    pub net_read: Duration,
+    /// `net_write_timeout`: longest wait for the client to take bytes of a result.
+    pub net_write: Duration,
+    /// `wait_timeout` (`interactive_timeout` for CLIENT_INTERACTIVE clients, copied into
+    /// the session's `wait_timeout` at connect as mysqld does): longest idle time between
+    /// commands.
+    pub wait: Duration,
+}
+
+impl Default for Timeouts {
+    /// mysqld's defaults: 30 s, 60 s, 8 hours.
+    fn default() -> Self {
+        Timeouts {
+            net_read: Duration::from_secs(30),
+            net_write: Duration::from_secs(60),
+            wait: Duration::from_secs(28_800),
+        }
+    }
 }
 
 impl Limits {
@@ -57,7 +93,18 @@ impl Limits {
         Self {
             max_connections: AtomicUsize::new(config.max_connections),
             max_allowed_packet: AtomicUsize::new(config.max_allowed_packet),
+            connect_timeout_ms: AtomicU64::new(config.connect_timeout.as_millis() as u64),
         }
+    }
+
+    /// `connect_timeout` in force.
+    pub fn connect_timeout(&self) -> Duration {
+        Duration::from_millis(self.connect_timeout_ms.load(Ordering::Relaxed))
+    }
+
+    /// `SET GLOBAL connect_timeout`.
+    pub fn set_connect_timeout(&self, timeout: Duration) {
+        self.connect_timeout_ms.store(timeout.as_millis() as u64, Ordering::Relaxed);
     }
 
     pub fn max_connections(&self) -> usize {

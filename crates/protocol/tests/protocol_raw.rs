@@ -10,7 +10,7 @@ use mysql_common::packets::{AuthPlugin, HandshakePacket, HandshakeResponse};
 use mysql_common::proto::MySerialize;
 use protocol::auth::scramble_native;
 use protocol::ServerConfig;
-use protocol_support::{start, NATIVE_PASSWORD, NATIVE_USER};
+use protocol_support::{start, ADMIN_USER, NATIVE_PASSWORD, NATIVE_USER};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -64,6 +64,13 @@ impl Raw {
 
     /// Logs in as the native test user with the given client capabilities.
     async fn login(port: u16, extra: CapabilityFlags) -> Self {
+        let (raw, ok) = Self::try_login(port, NATIVE_USER, extra).await;
+        assert_eq!(ok[0], 0x00, "login OK, got {ok:?}");
+        raw
+    }
+
+    /// Logs in as `user` (password NATIVE_PASSWORD); returns the server's answer (OK or ERR).
+    async fn try_login(port: u16, user: &str, extra: CapabilityFlags) -> (Self, Vec<u8>) {
         let mut raw = Self::connect(port).await;
         let (seq, greeting) = raw.read().await.expect("greeting");
         assert_eq!(seq, 0);
@@ -79,7 +86,7 @@ impl Raw {
         let response = HandshakeResponse::new(
             Some(scramble_native(&nonce, NATIVE_PASSWORD.as_bytes()).to_vec()),
             (8, 0, 40),
-            Some(NATIVE_USER.as_bytes()),
+            Some(user.as_bytes()),
             None::<Vec<u8>>,
             Some(AuthPlugin::MysqlNativePassword),
             caps,
@@ -91,8 +98,7 @@ impl Raw {
         raw.write(1, &buf).await;
         let (seq, ok) = raw.read().await.expect("auth answer");
         assert_eq!(seq, 2);
-        assert_eq!(ok[0], 0x00, "login OK, got {ok:?}");
-        raw
+        (raw, ok)
     }
 
     /// Sends a command (seq 0) and reads the first answer packet.
@@ -424,12 +430,22 @@ async fn max_connections_is_enforced_with_1040() {
     let server = start(config).await;
     let mut a = Raw::login(server.port(), CapabilityFlags::empty()).await;
     let _b = Raw::login(server.port(), CapabilityFlags::empty()).await;
-    let mut third = Raw::connect(server.port()).await;
-    let (seq, err) = third.read().await.expect("ERR instead of a greeting");
-    assert_eq!(seq, 0);
+    // As mysqld: max_connections + 1 sockets get the greeting; past max_connections only an
+    // administrator logs in, anyone else gets 1040 after authenticating...
+    let (mut third, err) =
+        Raw::try_login(server.port(), NATIVE_USER, CapabilityFlags::empty()).await;
     let (code, state, message) = err_of(&err);
     assert_eq!((code, state.as_str(), message.as_str()), (1040, "08004", "Too many connections"));
     assert!(third.read().await.is_none());
+    let _admin = Raw::try_login(server.port(), ADMIN_USER, CapabilityFlags::empty()).await;
+    assert_eq!(_admin.1[0], 0x00, "the administrator's extra connection");
+    // ...and with max_connections + 1 open, the next socket gets 1040 instead of a greeting.
+    let mut fourth = Raw::connect(server.port()).await;
+    let (seq, err) = fourth.read().await.expect("ERR instead of a greeting");
+    assert_eq!(seq, 0);
+    assert_eq!(err_of(&err).0, 1040);
+    assert!(fourth.read().await.is_none());
+    drop(_admin);
 
     // Once a connection ends its slot is free again (the server closes after COM_QUIT and
     // releases the slot as the task ends, so allow a bounded number of attempts).
@@ -536,4 +552,119 @@ async fn random_commands_after_login_never_crash_or_hang_the_server() {
     eprintln!("300 fuzz rounds, {closed} ended by a fatal protocol error");
     let mut c = Raw::login(server.port(), CapabilityFlags::empty()).await;
     assert_eq!(c.command(&[0x0e]).await[0], 0x00);
+}
+
+/// Before login only a handshake-sized packet is taken: a length header over the limit is
+/// refused with 1153 at once, without waiting for (or buffering) the body. Before the fix the
+/// server accepted up to max_allowed_packet (64 MiB) from anyone who opened a socket.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pre_auth_packets_are_limited_to_a_handshake_size() {
+    let server = start(ServerConfig::default()).await;
+    let mut c = Raw::connect(server.port()).await;
+    c.read().await.expect("greeting");
+    // A header announcing 16 MiB - 1 and 1 KiB of body: the server must not wait for the rest.
+    let mut bytes = vec![0xFF, 0xFF, 0xFF, 1];
+    bytes.extend(std::iter::repeat_n(b'a', 1024));
+    c.socket.write_all(&bytes).await.expect("write");
+    let answer = tokio::time::timeout(Duration::from_secs(5), c.read())
+        .await
+        .expect("answered at once, not after 16 MiB");
+    let (_, err) = answer.expect("ERR");
+    assert_eq!(err_of(&err).0, 1153);
+    assert!(c.read().await.is_none(), "connection closed");
+    // A handshake response with the largest connect attributes a client sends (64 KiB) passes.
+    let mut ok = Raw::connect(server.port()).await;
+    ok.read().await.expect("greeting");
+    let mut response = vec![0u8; 64 * 1024];
+    response[..4].copy_from_slice(&0x0000_0200u32.to_le_bytes());
+    ok.write(1, &response).await;
+    let (_, err) = ok.read().await.expect("an answer, not a closed socket");
+    assert_ne!(err_of(&err).0, 1153, "a 64 KiB handshake is not too large");
+}
+
+/// 151 (here 2) half-open sockets must not lock an administrator out: mysqld accepts
+/// max_connections + 1 sockets and keeps the last login for CONNECTION_ADMIN / SUPER.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_open_sockets_leave_the_administrators_connection() {
+    let config = ServerConfig { max_connections: 2, ..ServerConfig::default() };
+    let server = start(config).await;
+    let mut stalled = Vec::new();
+    for _ in 0..2 {
+        let mut c = Raw::connect(server.port()).await;
+        c.read().await.expect("greeting");
+        stalled.push(c);
+    }
+    let (mut admin, ok) = Raw::try_login(server.port(), ADMIN_USER, CapabilityFlags::empty()).await;
+    assert_eq!(ok[0], 0x00, "administrator logged in past half-open sockets: {ok:?}");
+    assert_eq!(admin.command(&[0x0e]).await[0], 0x00);
+}
+
+/// A client that stops reading its result is disconnected after net_write_timeout, and a
+/// KILL ends a connection blocked writing at once; both leave the process list (the session,
+/// its transaction and its locks are dropped with the connection).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocked_writers_end_at_net_write_timeout_or_kill() {
+    let processes = std::sync::Arc::new(protocol::processlist::ProcessList::default());
+    let config = ServerConfig { processes: processes.clone(), ..ServerConfig::default() };
+    let server = start(config).await;
+    for (write_ms, kill) in [(800u64, false), (600_000, true)] {
+        let mut c = Raw::login(server.port(), CapabilityFlags::empty()).await;
+        let set = format!("\x03set timeouts 30000 {write_ms} 600000").into_bytes();
+        assert_eq!(c.command(&set).await[0], 0x00);
+        assert_eq!(c.command(b"\x03begin").await[0], 0x00);
+        // 64 MiB the client never reads: the socket buffers fill and the server's write blocks.
+        c.write(0, b"\x03select big 67108864").await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let ids: Vec<u32> = processes.snapshot().iter().map(|p| p.id()).collect();
+        assert_eq!(ids.len(), 1);
+        if kill {
+            processes.get(ids[0]).expect("listed").kill(protocol::processlist::KILL_CONNECTION);
+        }
+        let started = std::time::Instant::now();
+        while !processes.snapshot().is_empty() {
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "connection still listed (kill: {kill})"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        drop(c);
+    }
+}
+
+/// wait_timeout: an idle client gets ER_CLIENT_INTERACTION_TIMEOUT (4031) and is closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_clients_end_at_wait_timeout() {
+    let server = start(ServerConfig::default()).await;
+    let mut c = Raw::login(server.port(), CapabilityFlags::empty()).await;
+    assert_eq!(c.command(b"\x03set timeouts 30000 60000 300").await[0], 0x00);
+    let (seq, err) = tokio::time::timeout(Duration::from_secs(5), c.read())
+        .await
+        .expect("closed after wait_timeout")
+        .expect("ERR 4031");
+    assert_eq!(seq, 1);
+    assert_eq!(err_of(&err).0, 4031);
+    assert!(c.read().await.is_none());
+}
+
+/// connect_timeout bounds the whole connection phase: a client trickling its handshake
+/// response one byte at a time is dropped all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_timeout_bounds_the_whole_handshake() {
+    let config =
+        ServerConfig { connect_timeout: Duration::from_millis(500), ..ServerConfig::default() };
+    let server = start(config).await;
+    let mut c = Raw::connect(server.port()).await;
+    c.read().await.expect("greeting");
+    let started = std::time::Instant::now();
+    c.socket.write_all(&[200, 0, 0, 1]).await.expect("header");
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if c.socket.write_all(b"x").await.is_err() {
+            break;
+        }
+    }
+    let mut rest = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), c.socket.read_to_end(&mut rest)).await;
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
 }

@@ -20,6 +20,7 @@
 //! `docs/replication.md` states the decisions (what is sent, checksums, errors) with the MySQL
 //! sources they follow.
 
+pub mod fuzz;
 pub mod replica;
 pub mod source;
 mod tail;

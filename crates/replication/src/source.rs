@@ -63,7 +63,7 @@ use bytes::{Bytes, BytesMut};
 use commit::Coordinator;
 use mysql_common::constants::CapabilityFlags;
 use mysql_common::io::ParseBuf;
-use mysql_common::packets::{BinlogDumpFlags, ComBinlogDump, ComBinlogDumpGtid, ComRegisterSlave};
+use mysql_common::packets::{BinlogDumpFlags, ComBinlogDump, ComRegisterSlave};
 use mysql_common::proto::codec::packet_to_chunks;
 use parking_lot::Mutex;
 use tokio::sync::{mpsc, Notify};
@@ -245,9 +245,7 @@ impl Source {
         }
         match command {
             ReplicationCommand::RegisterSlave => {
-                let register: ComRegisterSlave<'_> = ParseBuf(packet)
-                    .parse(())
-                    .map_err(|_| protocol::Error::Malformed { what: "COM_REGISTER_SLAVE" })?;
+                let register = parse_register(packet)?;
                 // mysqld: a source id of 0 means this server.
                 let source_id = match register.master_id() {
                     0 => self.server_id,
@@ -931,14 +929,14 @@ enum Chunk {
 
 /// A parsed COM_BINLOG_DUMP or COM_BINLOG_DUMP_GTID.
 #[derive(Debug, Clone)]
-struct DumpRequest {
-    server_id: u32,
-    non_block: bool,
+pub(crate) struct DumpRequest {
+    pub(crate) server_id: u32,
+    pub(crate) non_block: bool,
     /// Empty: the first file (file mode) or the one auto-position picks (GTID mode).
-    file: String,
-    pos: u64,
+    pub(crate) file: String,
+    pub(crate) pos: u64,
     /// The replica's GTID set (COM_BINLOG_DUMP_GTID).
-    gtids: Option<GtidSet>,
+    pub(crate) gtids: Option<GtidSet>,
 }
 
 impl DumpRequest {
@@ -951,8 +949,41 @@ impl DumpRequest {
     }
 }
 
-fn parse_request(command: ReplicationCommand, packet: &[u8]) -> protocol::Result<DumpRequest> {
+/// COM_REGISTER_SLAVE: `0x15 | server_id u32 | hostname (u8 length) | user (u8 length) |
+/// password (u8 length) | port u16 | replication_rank u32 | master_id u32`. Every length is one
+/// byte checked by `mysql_common`'s `ParseBuf` against the packet, so its parser is used;
+/// a short packet is ER_MALFORMED_PACKET, as mysqld's `register_replica`.
+pub(crate) fn parse_register(packet: &[u8]) -> protocol::Result<ComRegisterSlave<'_>> {
+    ParseBuf(packet)
+        .parse(())
+        .map_err(|_| protocol::Error::Malformed { what: "COM_REGISTER_SLAVE" })
+}
+
+/// `ER_MALFORMED_GTID_SET_ENCODING`: what mysqld's `Gtid_set::add_gtid_encoding` reports for a
+/// COM_BINLOG_DUMP_GTID whose GTID block does not decode.
+const ER_MALFORMED_GTID_SET_ENCODING: u16 = 1773;
+
+/// Parses COM_BINLOG_DUMP or COM_BINLOG_DUMP_GTID (`packet` starts with the command byte).
+///
+/// COM_BINLOG_DUMP_GTID is read by hand, as mysqld's `com_binlog_dump_gtid` reads it, because
+/// `mysql_common`'s parser trusts the SID block's counts: 2^45 declared intervals made it
+/// allocate 512 TiB and abort the process, 2^62 panicked with "capacity overflow". Here every
+/// length is checked against the bytes present before it is used (ER_MALFORMED_PACKET 1835
+/// otherwise, mysqld's `CHECK_PACKET_SIZE`), and the GTID block goes through
+/// [`GtidSet::decode_binary`], which does the same for its counts (ER_MALFORMED_GTID_SET_ENCODING
+/// 1773, as `add_gtid_encoding`).
+///
+/// Format: `0x1e | flags u16 | server_id u32 | name_size u32 | name | pos u64 | data_size u32 |
+/// data` (data: the GTID set's binary form). mysqld always reads `data_size`; a packet that
+/// ends right after `pos` (`mysql_common` omits the block without BINLOG_THROUGH_GTID) is taken
+/// as an empty set.
+pub(crate) fn parse_request(
+    command: ReplicationCommand,
+    packet: &[u8],
+) -> protocol::Result<DumpRequest> {
     if command == ReplicationCommand::BinlogDump {
+        // Format: 0x12 | pos u32 | flags u16 | server_id u32 | file name (rest); nothing in it
+        // is a count, so mysql_common's parser is safe.
         let dump: ComBinlogDump<'_> = ParseBuf(packet)
             .parse(())
             .map_err(|_| protocol::Error::Malformed { what: "COM_BINLOG_DUMP" })?;
@@ -964,14 +995,84 @@ fn parse_request(command: ReplicationCommand, packet: &[u8]) -> protocol::Result
             gtids: None,
         });
     }
-    let dump: ComBinlogDumpGtid<'_> = ParseBuf(packet)
-        .parse(())
-        .map_err(|_| protocol::Error::Malformed { what: "COM_BINLOG_DUMP_GTID" })?;
-    let mut gtids = GtidSet::new();
-    for sid in dump.sids() {
-        if sid.tag().is_some_and(|t| !t.as_str().is_empty()) {
-            // Tagged GTIDs (8.4) do not exist on this server; a replica holding some has
-            // transactions this source never had.
+    let malformed = || protocol::Error::Malformed { what: "COM_BINLOG_DUMP_GTID" };
+    let mut buf = ParseBuf(packet);
+    let (Some(_command), Some(flags), Some(server_id), Some(name_size)) = (
+        buf.checked_eat_u8(),
+        buf.checked_eat_u16_le(),
+        buf.checked_eat_u32_le(),
+        buf.checked_eat_u32_le(),
+    ) else {
+        return Err(malformed());
+    };
+    let name =
+        usize::try_from(name_size).ok().and_then(|n| buf.checked_eat(n)).ok_or_else(malformed)?;
+    let pos = buf.checked_eat_u64_le().ok_or_else(malformed)?;
+    let gtids = if buf.is_empty() {
+        GtidSet::new()
+    } else {
+        let data_size = buf.checked_eat_u32_le().ok_or_else(malformed)?;
+        let data = usize::try_from(data_size)
+            .ok()
+            .and_then(|n| buf.checked_eat(n))
+            .ok_or_else(malformed)?;
+        decode_dump_gtids(data)?
+    };
+    let flags = BinlogDumpFlags::from_bits_truncate(flags);
+    Ok(DumpRequest {
+        server_id,
+        non_block: flags.contains(BinlogDumpFlags::BINLOG_DUMP_NON_BLOCK),
+        file: c_string(name),
+        pos,
+        gtids: Some(gtids),
+    })
+}
+
+/// The GTID block of COM_BINLOG_DUMP_GTID: the whole of `data` must be one set's binary form.
+/// A tagged (MySQL 8.4) encoding starts with a format byte and does not decode here: such a
+/// replica holds GTIDs this source never had.
+fn decode_dump_gtids(data: &[u8]) -> protocol::Result<GtidSet> {
+    let bad = || {
+        protocol::Error::from(ErrPacket::new(
+            ER_MALFORMED_GTID_SET_ENCODING,
+            "HY000",
+            "Malformed GTID set encoding.",
+        ))
+    };
+    let untagged;
+    let data = if data.len() >= 8 && data[7] == TAGGED_FORMAT {
+        untagged = untag(data)?.ok_or_else(bad)?;
+        &untagged[..]
+    } else {
+        data
+    };
+    match GtidSet::decode_binary(data) {
+        Ok((set, used)) if used == data.len() => Ok(set),
+        _ => Err(bad()),
+    }
+}
+
+/// The format byte (the header's most significant byte) of MySQL 8.4's tagged GTID encoding.
+const TAGGED_FORMAT: u8 = 0x01;
+
+/// A tagged-format GTID block (MySQL 8.4: `header u64` with the format in bits 56..64 and the
+/// sid count in bits 8..56, then per sid `uuid[16] | tag_len varlen | tag | n_intervals u64 |
+/// intervals`) rewritten in the untagged form, if no sid has a tag (`None` when it is cut or
+/// malformed). A non-empty tag is ER 1236: this source has no tagged GTIDs, so such a replica
+/// holds transactions it never had. Only lengths checked against the block are used: the
+/// copy is never larger than the block.
+fn untag(data: &[u8]) -> protocol::Result<Option<Vec<u8>>> {
+    let header = u64::from_le_bytes(data[..8].try_into().expect("8 bytes"));
+    let n_sids = (header & 0x00FF_FFFF_FFFF_FF00) >> 8;
+    let mut out = Vec::with_capacity(data.len());
+    out.extend_from_slice(&n_sids.to_le_bytes());
+    let mut rest = &data[8..];
+    for _ in 0..n_sids {
+        // uuid[16] | tag length (0: one zero byte) | n_intervals u64
+        let Some((&tag_len, after_uuid)) = rest.get(16..).and_then(|r| r.split_first()) else {
+            return Ok(None);
+        };
+        if tag_len != 0 {
             return Err(ErrPacket::new(
                 ER_FATAL_READING_BINLOG,
                 "HY000",
@@ -979,17 +1080,21 @@ fn parse_request(command: ReplicationCommand, packet: &[u8]) -> protocol::Result
             )
             .into());
         }
-        for interval in sid.intervals() {
-            gtids.add_interval(Sid(sid.uuid()), interval.start(), interval.end());
-        }
+        let Some(count) = after_uuid.get(..8) else { return Ok(None) };
+        let n_ivs = u64::from_le_bytes(count.try_into().expect("8 bytes"));
+        let Some(len) = usize::try_from(n_ivs).ok().and_then(|n| n.checked_mul(16)) else {
+            return Ok(None);
+        };
+        let Some(intervals) = after_uuid[8..].get(..len) else { return Ok(None) };
+        out.extend_from_slice(&rest[..16]);
+        out.extend_from_slice(count);
+        out.extend_from_slice(intervals);
+        rest = &after_uuid[8 + len..];
     }
-    Ok(DumpRequest {
-        server_id: dump.server_id(),
-        non_block: dump.flags().contains(BinlogDumpFlags::BINLOG_DUMP_NON_BLOCK),
-        file: c_string(dump.filename_raw()),
-        pos: dump.pos(),
-        gtids: Some(gtids),
-    })
+    if !rest.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(out))
 }
 
 /// A file name as mysqld reads it from the packet: up to the first NUL (python-mysql-replication
@@ -1606,6 +1711,91 @@ fn write_eof(out: &mut PacketWriter<'_>, capabilities: CapabilityFlags) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use mysql_common::packets::{ComBinlogDumpGtid, GnoInterval, Sid as WireSid, Tag};
+    use mysql_common::proto::MySerialize;
+
+    const UUID: [u8; 16] = [
+        0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1, 0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95,
+        0x62,
+    ];
+
+    fn dump_gtid(sids: Vec<WireSid<'static>>) -> Vec<u8> {
+        let dump = ComBinlogDumpGtid::new(5)
+            .with_filename(&b"binlog.000001"[..])
+            .with_pos(4)
+            .with_flags(BinlogDumpFlags::BINLOG_THROUGH_GTID)
+            .with_sids(sids);
+        let mut buf = Vec::new();
+        dump.serialize(&mut buf);
+        buf
+    }
+
+    fn code(r: protocol::Result<DumpRequest>) -> u16 {
+        r.expect_err("refused").to_sql_error().expect("answered with an ERR").code
+    }
+
+    /// A COM_BINLOG_DUMP_GTID as a replica sends it parses to its set.
+    #[test]
+    fn dump_gtid_request_parses() {
+        let packet = dump_gtid(vec![WireSid::new(UUID)
+            .with_interval(GnoInterval::new(1, 6))
+            .with_interval(GnoInterval::new(9, 10))]);
+        let request = parse_request(ReplicationCommand::BinlogDumpGtid, &packet).expect("valid");
+        assert_eq!(
+            (request.server_id, request.file.as_str(), request.pos),
+            (5, "binlog.000001", 4)
+        );
+        assert_eq!(
+            request.gtids.expect("set").to_string(),
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:9"
+        );
+        // An 8.4 replica with no tags sends the tagged format only when it has tags; an
+        // untagged sid in the tagged format is accepted, a tagged one is 1236.
+        let tagged = dump_gtid(vec![WireSid::new(UUID)
+            .with_tag(Tag::new("blue").expect("tag"))
+            .with_interval(GnoInterval::new(1, 2))]);
+        assert_eq!(code(parse_request(ReplicationCommand::BinlogDumpGtid, &tagged)), 1236);
+    }
+
+    /// One packet with a huge interval or sid count aborted the process (mysql_common's parser
+    /// allocated 2^45 × 16 bytes, or panicked with "capacity overflow" for 2^62): counts are
+    /// checked against the bytes present, and the answer is mysqld's error.
+    #[test]
+    fn huge_counts_in_a_dump_request_are_errors_not_allocations() {
+        let valid = dump_gtid(vec![WireSid::new(UUID).with_interval(GnoInterval::new(1, 6))]);
+        // Offsets: 0x1e(1) flags(2) server_id(4) name_size(4) name(13) pos(8) data_size(4).
+        let block = 1 + 2 + 4 + 4 + 13 + 8 + 4;
+        for count in [1u64 << 45, 1 << 62, u64::MAX, 2] {
+            let mut intervals = valid.clone();
+            intervals[block + 8 + 16..block + 8 + 24].copy_from_slice(&count.to_le_bytes());
+            assert_eq!(code(parse_request(ReplicationCommand::BinlogDumpGtid, &intervals)), 1773);
+            let mut sids = valid.clone();
+            sids[block..block + 8].copy_from_slice(&count.to_le_bytes());
+            assert_eq!(code(parse_request(ReplicationCommand::BinlogDumpGtid, &sids)), 1773);
+        }
+        // data_size and name_size larger than the packet: ER_MALFORMED_PACKET, as mysqld's
+        // CHECK_PACKET_SIZE.
+        let mut data_size = valid.clone();
+        data_size[block - 4..block].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(code(parse_request(ReplicationCommand::BinlogDumpGtid, &data_size)), 1835);
+        let mut name_size = valid.clone();
+        name_size[7..11].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(code(parse_request(ReplicationCommand::BinlogDumpGtid, &name_size)), 1835);
+        for cut in 0..block - 4 {
+            assert_eq!(
+                code(parse_request(ReplicationCommand::BinlogDumpGtid, &valid[..cut])),
+                1835
+            );
+        }
+        // Trailing garbage inside the block, and intervals out of order: 1773.
+        let mut unordered = dump_gtid(vec![WireSid::new(UUID)
+            .with_interval(GnoInterval::new(9, 10))
+            .with_interval(GnoInterval::new(1, 6))]);
+        assert_eq!(code(parse_request(ReplicationCommand::BinlogDumpGtid, &unordered)), 1773);
+        unordered.truncate(unordered.len() - 1);
+        assert_eq!(code(parse_request(ReplicationCommand::BinlogDumpGtid, &unordered)), 1835);
+    }
 
     #[test]
     fn fake_rotate_and_heartbeat_decode_as_mysql_frames_them() {

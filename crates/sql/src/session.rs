@@ -190,6 +190,12 @@ impl Session {
         self.txn.is_some()
     }
 
+    /// The session value of system variable `var` (the global one where the session has not
+    /// set it, or for a global-only variable).
+    pub fn variable(&self, var: super::vars::Var) -> Value {
+        self.vars.get(&var).cloned().unwrap_or_else(|| self.server.vars.global(var))
+    }
+
     /// The user variable `@name` (names are case-insensitive), if set.
     pub fn user_variable(&self, name: &str) -> Option<&Value> {
         self.user_vars.get(&name.to_ascii_lowercase())

@@ -7,7 +7,8 @@
 //! (OK with a warning); anything else is ER_PARSE_ERROR. Prepared statements echo their
 //! parameters back as one row (`select ...`) or answer OK with the parameter count; a prepared
 //! `select rows <n>` returns the multi-row result in binary form. COM_BINLOG_DUMP streams three
-//! fake events and an EOF.
+//! fake events and an EOF. `set timeouts <read ms> <write ms> <wait ms>` sets the session's
+//! socket timeouts. The account [`ADMIN_USER`] holds CONNECTION_ADMIN.
 
 #![allow(dead_code)]
 
@@ -31,6 +32,8 @@ pub const SHA2_PASSWORD: &str = "sha2-pw";
 pub const SHA2_RSA_USER: &str = "sha2_rsa_user";
 pub const SHA2_TLS_USER: &str = "sha2_tls_user";
 pub const EMPTY_USER: &str = "nopw";
+/// An administrator (CONNECTION_ADMIN), password [`NATIVE_PASSWORD`].
+pub const ADMIN_USER: &str = "admin_user";
 
 /// The key directory for this test binary (made once, then loaded on later runs).
 pub fn keys(name: &str) -> Arc<ServerKeys> {
@@ -59,6 +62,7 @@ impl TestBackend {
             (SHA2_RSA_USER.to_string(), UserAuth::caching_sha2_with_rounds(SHA2_PASSWORD, rounds)),
             (SHA2_TLS_USER.to_string(), UserAuth::caching_sha2_with_rounds(SHA2_PASSWORD, rounds)),
             (EMPTY_USER.to_string(), UserAuth::native("")),
+            (ADMIN_USER.to_string(), UserAuth::native(NATIVE_PASSWORD)),
         ]);
         Self { users }
     }
@@ -72,11 +76,21 @@ impl Backend for TestBackend {
     }
 
     fn open_session(&self, info: &ConnectionInfo) -> Result<TestSession, ErrPacket> {
-        Ok(TestSession { db: None, tls: info.tls, statements: HashMap::new() })
+        Ok(TestSession {
+            db: None,
+            tls: info.tls,
+            statements: HashMap::new(),
+            timeouts: protocol::Timeouts::default(),
+        })
+    }
+
+    fn is_connection_admin(&self, user: &str, _host: &str) -> bool {
+        user == ADMIN_USER
     }
 }
 
 pub struct TestSession {
+    timeouts: protocol::Timeouts,
     db: Option<String>,
     tls: bool,
     statements: HashMap<u32, String>,
@@ -165,6 +179,17 @@ impl TestSession {
                 out.row(&[Value::Int(i64::from(self.tls))]).await?;
                 out.end_result_set(0)?;
             }
+            ["set", "timeouts", read, write, wait] => {
+                let ms = |t: &str| -> Result<std::time::Duration> {
+                    Ok(std::time::Duration::from_millis(t.parse().map_err(|_| parse_error(sql))?))
+                };
+                self.timeouts = protocol::Timeouts {
+                    net_read: ms(read)?,
+                    net_write: ms(write)?,
+                    wait: ms(wait)?,
+                };
+                out.ok(OkResult::default())?;
+            }
             ["insert", ..] => out.ok(OkResult {
                 affected_rows: 3,
                 last_insert_id: 42,
@@ -187,6 +212,10 @@ impl TestSession {
 }
 
 impl BackendSession for TestSession {
+    fn timeouts(&self) -> protocol::Timeouts {
+        self.timeouts
+    }
+
     async fn query(&mut self, sql: &str, out: &mut ResultWriter<'_>) -> Result<()> {
         if out.multi_statements() {
             for statement in sql.split(';').filter(|s| !s.trim().is_empty()) {
