@@ -25,6 +25,7 @@ pub mod ast;
 mod checksum;
 pub mod commit;
 mod ddl;
+pub mod depth;
 pub mod error;
 pub mod eval;
 mod exec;
