@@ -22,7 +22,6 @@ fn server() -> Arc<Server> {
 
 /// A server with accounts attached (root has every privilege; other accounts what they are
 /// granted). The returned directory holds `users.json`.
-#[allow(dead_code)]
 fn server_with_accounts() -> (Arc<Server>, tempfile::TempDir) {
     let srv = server();
     let dir = tempfile::tempdir().expect("tempdir");
@@ -250,4 +249,129 @@ fn wide_statements_still_run() {
         assert!(matches!(o, Output::Ok { .. }));
         assert_eq!(rows(&mut s, "SELECT v FROM t WHERE id = 150"), [["151"]]);
     });
+}
+
+/// Root creates `d.t` (and `d.hidden`, `other.x`) and an account `app` with `grants`.
+fn accounts_setup(grants: &[&str]) -> (Arc<Server>, tempfile::TempDir, Session, Session) {
+    let (srv, dir) = server_with_accounts();
+    let mut root = srv.session("root", "localhost");
+    setup(&mut root);
+    q(&mut root, "CREATE TABLE hidden (id INT PRIMARY KEY AUTO_INCREMENT, secret INT)");
+    q(&mut root, "INSERT INTO hidden VALUES (1, 42)");
+    q(&mut root, "CREATE DATABASE other");
+    q(&mut root, "CREATE TABLE other.x (id INT PRIMARY KEY)");
+    q(&mut root, "CREATE USER app IDENTIFIED BY 'pw'");
+    for g in grants {
+        q(&mut root, g);
+    }
+    let mut app = srv.session("app", "127.0.0.1");
+    app.use_database("d").expect("app may use d");
+    (srv, dir, root, app)
+}
+
+#[test]
+fn restricted_session_variables_need_super() {
+    let (_srv, _dir, mut root, mut app) = accounts_setup(&["GRANT INSERT, SELECT ON d.t TO app"]);
+    let gtid = "SET gtid_next = '3E11FA47-71CA-11E1-9E33-C80AA9429562:5'";
+    let e = err(&mut app, gtid);
+    assert_eq!((e.code(), e.sqlstate()), (1227, "42000"), "{e}");
+    assert!(e.to_string().contains("REPLICATION_APPLIER"), "{e}");
+    for sql in [
+        "SET sql_log_bin = 0",
+        "SET SESSION binlog_format = 'ROW'",
+        "SET @@session.pseudo_thread_id = 7",
+        "SET binlog_row_image = 'FULL'",
+        "SET sql_require_primary_key = 1",
+        "SET autocommit = 1, sql_log_bin = 0",
+    ] {
+        assert_eq!(err(&mut app, sql).code(), 1227, "{sql}");
+    }
+    // Nothing was set, and ordinary session variables stay free for every account.
+    assert_eq!(rows(&mut app, "SELECT @@sql_log_bin, @@gtid_next"), [["1", "AUTOMATIC"]]);
+    q(&mut app, "SET autocommit = 0, sql_mode = '', time_zone = '+00:00', timestamp = 1");
+    q(&mut app, "SET autocommit = 1");
+    // An account with SUPER may.
+    q(&mut root, gtid);
+    q(&mut root, "SET gtid_next = 'AUTOMATIC'");
+    q(&mut root, "SET sql_log_bin = 1");
+}
+
+#[test]
+fn on_duplicate_key_update_and_replace_need_their_privileges() {
+    let (_srv, _dir, mut root, mut app) = accounts_setup(&["GRANT INSERT, SELECT ON d.t TO app"]);
+    let odku = "INSERT INTO t VALUES (1, 99) ON DUPLICATE KEY UPDATE v = 99";
+    let e = err(&mut app, odku);
+    assert_eq!((e.code(), e.sqlstate()), (1142, "42000"));
+    assert!(e.to_string().starts_with("UPDATE command denied"), "{e}");
+    let e = err(&mut app, "REPLACE INTO t VALUES (1, 99)");
+    assert_eq!(e.code(), 1142);
+    assert!(e.to_string().starts_with("DELETE command denied"), "{e}");
+    assert_eq!(rows(&mut root, "SELECT v FROM d.t WHERE id = 1"), [["10"]]);
+    q(&mut app, "INSERT INTO t VALUES (4, 40)");
+    q(&mut root, "GRANT UPDATE, DELETE ON d.t TO app");
+    q(&mut app, odku);
+    q(&mut app, "REPLACE INTO t VALUES (2, 99)");
+    assert_eq!(
+        rows(&mut root, "SELECT v FROM d.t WHERE id IN (1, 2) ORDER BY id"),
+        [["99"], ["99"]]
+    );
+}
+
+#[test]
+fn update_and_delete_without_select_read_no_column() {
+    let (_srv, _dir, mut root, mut app) =
+        accounts_setup(&["GRANT UPDATE, DELETE, INSERT ON d.hidden TO app"]);
+    // The oracle of the issue: affected rows would tell whether `secret` > N.
+    for sql in [
+        "UPDATE hidden SET id = 1 WHERE secret > 40",
+        "UPDATE hidden SET secret = secret + 1",
+        "DELETE FROM hidden WHERE secret = 42",
+        "DELETE FROM hidden ORDER BY secret LIMIT 1",
+        "INSERT INTO hidden VALUES (1, 0) ON DUPLICATE KEY UPDATE secret = secret + 1",
+    ] {
+        let e = err(&mut app, sql);
+        assert_eq!((e.code(), e.sqlstate()), (1143, "42000"), "{sql}: {e}");
+        assert!(e.to_string().contains("for column 'secret' in table 'hidden'"), "{e}");
+    }
+    assert_eq!(rows(&mut root, "SELECT secret FROM d.hidden"), [["42"]]);
+    // Writing without reading stays allowed, as in mysqld.
+    q(&mut app, "UPDATE hidden SET secret = 7");
+    q(&mut app, "INSERT INTO hidden VALUES (1, 0) ON DUPLICATE KEY UPDATE secret = VALUES(secret)");
+    q(&mut app, "DELETE FROM hidden");
+    q(&mut root, "INSERT INTO d.hidden VALUES (1, 42)");
+    q(&mut root, "GRANT SELECT ON d.hidden TO app");
+    q(&mut app, "UPDATE hidden SET secret = secret + 1 WHERE secret > 40");
+    assert_eq!(rows(&mut root, "SELECT secret FROM d.hidden"), [["43"]]);
+}
+
+#[test]
+fn metadata_follows_the_privileges() {
+    let (_srv, _dir, mut root, mut app) = accounts_setup(&["GRANT SELECT ON d.t TO app"]);
+    assert_eq!(rows(&mut app, "SHOW TABLES FROM d"), [["t"]]);
+    assert_eq!(rows(&mut app, "SHOW FULL TABLES FROM d"), [["t", "BASE TABLE"]]);
+    for sql in [
+        "SHOW CREATE TABLE d.hidden",
+        "SHOW COLUMNS FROM d.hidden",
+        "SHOW FULL COLUMNS FROM hidden FROM d",
+        "DESCRIBE d.hidden",
+        "SHOW INDEX FROM d.hidden",
+        "SHOW COLUMNS FROM d.hidden WHERE Field = 'secret'",
+    ] {
+        let e = err(&mut app, sql);
+        assert_eq!((e.code(), e.sqlstate()), (1142, "42000"), "{sql}: {e}");
+        assert!(e.to_string().starts_with("SHOW command denied"), "{e}");
+    }
+    for sql in ["SHOW TABLES FROM other", "SHOW CREATE DATABASE other"] {
+        let e = err(&mut app, sql);
+        assert_eq!((e.code(), e.sqlstate()), (1044, "42000"), "{sql}: {e}");
+    }
+    assert_eq!(rows(&mut app, "SHOW DATABASES"), [["d"]]);
+    // What the account may see it still sees.
+    q(&mut app, "SHOW CREATE TABLE d.t");
+    q(&mut app, "DESCRIBE d.t");
+    q(&mut app, "SHOW INDEX FROM d.t");
+    q(&mut app, "SHOW CREATE DATABASE d");
+    q(&mut root, "GRANT INSERT ON other.* TO app");
+    assert_eq!(rows(&mut app, "SHOW TABLES FROM other"), [["x"]]);
+    q(&mut app, "SHOW CREATE TABLE other.x");
 }
