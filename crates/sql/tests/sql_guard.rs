@@ -375,3 +375,70 @@ fn metadata_follows_the_privileges() {
     assert_eq!(rows(&mut app, "SHOW TABLES FROM other"), [["x"]]);
     q(&mut app, "SHOW CREATE TABLE other.x");
 }
+
+/// A binary log whose `gtid_executed` is fixed: what the auto-skip reads.
+struct Executed(&'static str);
+
+impl sql::BinlogAdmin for Executed {
+    fn binary_logs(&self) -> Result<Vec<sql::admin::BinlogFileInfo>, SqlError> {
+        Ok(Vec::new())
+    }
+    fn master_status(&self) -> Result<Option<sql::admin::MasterStatus>, SqlError> {
+        Ok(None)
+    }
+    fn binlog_events(
+        &self,
+        _: Option<&str>,
+        _: Option<u64>,
+        _: u64,
+        _: Option<u64>,
+    ) -> Result<Vec<sql::admin::BinlogEventInfo>, SqlError> {
+        Ok(Vec::new())
+    }
+    fn flush_binary_logs(&self) -> Result<(), SqlError> {
+        Ok(())
+    }
+    fn purge_to(&self, _: &str) -> Result<(), SqlError> {
+        Ok(())
+    }
+    fn purge_before(&self, _: engine::DateTime) -> Result<(), SqlError> {
+        Ok(())
+    }
+    fn reset_master(&self) -> Result<(), SqlError> {
+        Ok(())
+    }
+    fn gtid_executed(&self) -> String {
+        self.0.to_string()
+    }
+    fn gtid_purged(&self) -> String {
+        String::new()
+    }
+}
+
+/// A row statement under a `gtid_next` already executed answers OK with 0 affected rows and
+/// writes nothing, as mysqld's GTID auto-skip; a new GTID still writes.
+#[test]
+fn statements_under_an_executed_gtid_are_skipped_and_say_so() {
+    let e = engine();
+    let mut hooks = Hooks::without_binlog(&e);
+    hooks.admin = Arc::new(Executed("3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5"));
+    let srv = Server::open(e.clone(), hooks, &[]).expect("server opens");
+    let mut s = srv.session("root", "localhost");
+    setup(&mut s);
+    q(&mut s, "SET gtid_next = '3E11FA47-71CA-11E1-9E33-C80AA9429562:5'");
+    let o = q(&mut s, "INSERT INTO t VALUES (9, 90)");
+    assert!(matches!(o, Output::Ok { affected_rows: 0, .. }), "{o:?}");
+    assert_eq!(rows(&mut s, "SELECT @@gtid_next"), [["AUTOMATIC"]]);
+    q(&mut s, "SET gtid_next = '3E11FA47-71CA-11E1-9E33-C80AA9429562:4'");
+    q(&mut s, "BEGIN");
+    for sql in ["UPDATE t SET v = 0", "DELETE FROM t", "INSERT INTO t VALUES (8, 80)"] {
+        let o = q(&mut s, sql);
+        assert!(matches!(o, Output::Ok { affected_rows: 0, .. }), "{sql}: {o:?}");
+    }
+    q(&mut s, "COMMIT");
+    q(&mut s, "SET gtid_next = 'AUTOMATIC'");
+    assert_eq!(rows(&mut s, "SELECT COUNT(*), SUM(v) FROM t"), [["3", "60"]]);
+    q(&mut s, "SET gtid_next = '3E11FA47-71CA-11E1-9E33-C80AA9429562:6'");
+    let o = q(&mut s, "INSERT INTO t VALUES (9, 90)");
+    assert!(matches!(o, Output::Ok { affected_rows: 1, .. }), "{o:?}");
+}
