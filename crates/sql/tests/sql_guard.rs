@@ -73,6 +73,9 @@ fn largest_accepted(s: &mut Session, shape: &dyn Fn(usize) -> String) -> usize {
     lo
 }
 
+/// A statement of a given number of nested terms.
+type Shape = fn(usize) -> String;
+
 fn plus_chain(n: usize) -> String {
     format!("SELECT 1{}", "+1".repeat(n - 1))
 }
@@ -125,7 +128,7 @@ fn setup(s: &mut Session) {
 /// stack, and the session goes on; at the bound, each shape still runs on half that stack.
 #[test]
 fn deep_expressions_end_in_an_error_on_a_2_mib_stack() {
-    let shapes: Vec<(&str, fn(usize) -> String)> = vec![
+    let shapes: Vec<(&str, Shape)> = vec![
         ("plus", plus_chain),
         ("and", and_chain),
         ("or", or_chain),
