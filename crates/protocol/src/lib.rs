@@ -32,6 +32,7 @@ pub mod keys;
 pub mod packet;
 pub mod processlist;
 pub mod results;
+pub mod rewrite;
 pub mod server;
 pub mod session;
 pub mod settings;

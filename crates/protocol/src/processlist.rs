@@ -247,8 +247,9 @@ impl Process {
         &self.user
     }
 
-    /// A command starts (`info`: its statement text, if it has one). Clears a `KILL QUERY`
-    /// that arrived while the connection was idle.
+    /// A command starts (`info`: its statement text, if it has one, stored with its passwords
+    /// replaced by `<secret>`: [`crate::rewrite::hide_passwords`]). Clears a `KILL QUERY` that
+    /// arrived while the connection was idle.
     pub fn begin_command(&self, command: u8, info: Option<&str>) {
         let _ = self.killed.compare_exchange(
             KILL_QUERY,
@@ -261,7 +262,7 @@ impl Process {
         if let Some(text) = info {
             let mut info = self.info.lock();
             info.text.clear();
-            info.text.push_str(text);
+            info.text.push_str(&crate::rewrite::hide_passwords(text));
             info.set = true;
         }
     }
@@ -363,6 +364,17 @@ mod tests {
         drop(b);
         assert!(list.get(23).is_none());
         assert_eq!(list.snapshot().len(), 1);
+    }
+
+    #[test]
+    fn statement_text_is_stored_without_passwords() {
+        let list = Arc::new(ProcessList::default());
+        let a = list.register(8, "app", "127.0.0.1:5000".into(), None);
+        a.process().begin_command(3, Some("SET PASSWORD = 'clear-text-pw'"));
+        let row = a.process().row();
+        assert_eq!(row.info.as_deref(), Some("SET PASSWORD = <secret>"));
+        a.process().begin_command(3, Some("CREATE USER u IDENTIFIED BY 'pw2'"));
+        assert_eq!(a.process().row().info.as_deref(), Some("CREATE USER u IDENTIFIED BY <secret>"));
     }
 
     #[test]

@@ -88,6 +88,34 @@ impl Level {
 }
 
 /// `` `name` `` with backticks doubled.
+/// The first column an expression reads from the table (not inside `VALUES(col)`). Recursive:
+/// the tree is at most [`super::depth::MAX_DEPTH`] deep.
+fn first_column(e: &super::ast::Expr) -> Option<&str> {
+    use super::ast::Expr;
+    match e {
+        Expr::Name { column, .. } => Some(column),
+        Expr::InsertValue(_) => None,
+        Expr::Unary(_, x) | Expr::IsNull { expr: x, .. } => first_column(x),
+        Expr::Binary(_, a, b) | Expr::Like { expr: a, pattern: b, .. } => {
+            first_column(a).or_else(|| first_column(b))
+        }
+        Expr::Between { expr, low, high, .. } => {
+            first_column(expr).or_else(|| first_column(low)).or_else(|| first_column(high))
+        }
+        Expr::InList { expr, list, .. } => {
+            first_column(expr).or_else(|| list.iter().find_map(first_column))
+        }
+        Expr::Case { operand, whens, otherwise } => operand
+            .as_deref()
+            .and_then(first_column)
+            .or_else(|| whens.iter().find_map(|(w, t)| first_column(w).or_else(|| first_column(t))))
+            .or_else(|| otherwise.as_deref().and_then(first_column)),
+        Expr::Func(_, args) => args.iter().find_map(first_column),
+        Expr::AggCall { arg, .. } => arg.as_deref().and_then(first_column),
+        _ => None,
+    }
+}
+
 fn quote_ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
@@ -178,6 +206,79 @@ impl Session {
         })
     }
 
+    /// 1142 naming every privilege of `wanted` the account lacks on the table, joined as
+    /// mysqld's `get_privilege_desc` joins them (`INSERT,DELETE`).
+    fn need_table_all(&self, wanted: Privileges, table: &TableRef) -> Result<()> {
+        let have = match table.db.as_deref().or(self.db.as_deref()) {
+            Some(db) => self.privileges_on(db, Some(&table.name)),
+            None => return Ok(()),
+        };
+        let missing = wanted.difference(have);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        self.need_table(missing, &missing.names().join(","), table)
+    }
+
+    /// 1143 ER_COLUMNACCESS_DENIED_ERROR unless the account may read the columns the
+    /// expressions name: SELECT on the table (or its database, or globally; binlogd has no
+    /// column grants). `VALUES(col)` of ON DUPLICATE KEY UPDATE reads the proposed row, not
+    /// the table, and needs nothing.
+    fn need_columns_read<'e>(
+        &self,
+        table: &TableRef,
+        exprs: impl Iterator<Item = &'e super::ast::Expr>,
+    ) -> Result<()> {
+        let Some(db) = table.db.as_deref().or(self.db.as_deref()) else { return Ok(()) };
+        if self.privileges_on(db, Some(&table.name)).contains(Privileges::SELECT) {
+            return Ok(());
+        }
+        for e in exprs {
+            if let Some(column) = first_column(e) {
+                return Err(SqlError::Other {
+                    code: 1143,
+                    sqlstate: "42000",
+                    message: format!(
+                        "SELECT command denied to user '{}'@'{}' for column '{column}' in table '{}'",
+                        self.user, self.host, table.name
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Metadata follows the privileges as in mysqld (`sql_parse.cc`, SQLCOM_SHOW_*): `SHOW
+    /// TABLES [FROM db]` and `SHOW CREATE DATABASE` need some privilege on the database or
+    /// one of its tables (`check_access` + `check_grant_db`: 1044); `SHOW CREATE TABLE`,
+    /// `SHOW [FULL] COLUMNS` / `DESCRIBE` and `SHOW INDEX` some privilege on the table
+    /// (`check_table_access(SELECT_ACL, any_combination_will_do)`: 1142 "SHOW command"). SHOW
+    /// TABLES then lists only the tables the account may see ([`Session::may_see_table`]).
+    fn check_show(&self, show: &super::ast::Show) -> Result<()> {
+        use super::ast::Show;
+        match show {
+            Show::Tables { db, .. } => match db.as_deref().or(self.db.as_deref()) {
+                Some(db) => self.need_database(Privileges::NONE, db),
+                None => Ok(()),
+            },
+            Show::CreateDatabase(db) => self.need_database(Privileges::NONE, db),
+            Show::CreateTable(t) | Show::Columns { table: t, .. } | Show::Index(t) => {
+                let Some(db) = t.db.as_deref().or(self.db.as_deref()) else { return Ok(()) };
+                if self.may_see_table(db, &t.name) {
+                    return Ok(());
+                }
+                self.need_table(Privileges::SELECT, "SHOW", t)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// True if the account holds any privilege on `db`.`table` (globally, on the database or
+    /// on the table): mysqld's rule for listing a table in SHOW TABLES.
+    pub(crate) fn may_see_table(&self, db: &str, table: &str) -> bool {
+        !self.privileges_on(db, Some(table)).is_empty()
+    }
+
     /// 1044 unless the account holds `wanted` on `db` (`USE` asks for any privilege on the
     /// database or a table in it: `NONE`).
     pub(crate) fn need_database(&self, wanted: Privileges, db: &str) -> Result<()> {
@@ -245,12 +346,34 @@ impl Session {
                 Some(t) => self.need_table(Privileges::SELECT, "SELECT", t),
                 None => Ok(()),
             },
-            Stmt::Insert(i) if i.replace => {
-                self.need_table(Privileges::INSERT.union(Privileges::DELETE), "REPLACE", &i.table)
+            // mysqld's `insert_precheck`: INSERT, DELETE for REPLACE, UPDATE for ON DUPLICATE
+            // KEY UPDATE; the error names the missing ones (`get_privilege_desc`).
+            Stmt::Insert(i) => {
+                let mut want = Privileges::INSERT;
+                if i.replace {
+                    want = want.union(Privileges::DELETE);
+                }
+                if !i.on_duplicate.is_empty() {
+                    want = want.union(Privileges::UPDATE);
+                }
+                self.need_table_all(want, &i.table)?;
+                self.need_columns_read(&i.table, i.on_duplicate.iter().map(|(_, e)| e))
             }
-            Stmt::Insert(i) => self.need_table(Privileges::INSERT, "INSERT", &i.table),
-            Stmt::Update(u) => self.need_table(Privileges::UPDATE, "UPDATE", &u.table),
-            Stmt::Delete(d) => self.need_table(Privileges::DELETE, "DELETE", &d.table),
+            // UPDATE and DELETE also read the columns of their SET values, WHERE and ORDER BY:
+            // SELECT on those (1143), as mysqld's column-level check in `setup_fields` /
+            // `setup_conds` with `want_privilege = SELECT_ACL`.
+            Stmt::Update(u) => {
+                self.need_table(Privileges::UPDATE, "UPDATE", &u.table)?;
+                let read = u.set.iter().map(|(_, e)| e).chain(u.filter.iter());
+                let read = read.chain(u.order_by.iter().map(|o| &o.expr)).chain(u.limit.iter());
+                self.need_columns_read(&u.table, read)
+            }
+            Stmt::Delete(d) => {
+                self.need_table(Privileges::DELETE, "DELETE", &d.table)?;
+                let read = d.filter.iter().chain(d.order_by.iter().map(|o| &o.expr));
+                self.need_columns_read(&d.table, read.chain(d.limit.iter()))
+            }
+            Stmt::Show(show) | Stmt::ShowWhere { show, .. } => self.check_show(show),
             Stmt::CreateDatabase { name, .. } => self.need_database(Privileges::CREATE, name),
             Stmt::DropDatabase { name, .. } => self.need_database(Privileges::DROP, name),
             Stmt::CreateTable(ct) => self.need_table(Privileges::CREATE, "CREATE", &ct.table),
@@ -284,10 +407,20 @@ impl Session {
                     )
                 });
                 if global {
-                    self.need_any(&[Privileges::SUPER], "SUPER or SYSTEM_VARIABLES_ADMIN")
-                } else {
-                    Ok(())
+                    return self.need_any(&[Privileges::SUPER], "SUPER or SYSTEM_VARIABLES_ADMIN");
                 }
+                // Restricted session variables (`gtid_next`, `sql_log_bin`, ...): see
+                // `Var::session_set`. An unknown name fails later with 1193.
+                for item in items {
+                    if let super::ast::SetItem::System { name, .. } = item {
+                        let Some(def) = super::vars::lookup(name) else { continue };
+                        let rule = def.var.session_set();
+                        if rule != super::vars::SessionSet::Anyone {
+                            self.need_any(&[Privileges::SUPER], rule.privilege_names())?;
+                        }
+                    }
+                }
+                Ok(())
             }
             // mysqld's `check_global_access(thd, SHUTDOWN_ACL)` (sql_parse.cc, COM_SHUTDOWN and
             // the SHUTDOWN statement).

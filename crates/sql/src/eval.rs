@@ -154,6 +154,7 @@ fn div_round(n: i128, d: i128) -> i128 {
 }
 
 /// Arithmetic `a op b` (op one of + - * / DIV %).
+#[inline(never)]
 pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
     let (Some(x), Some(y)) = (num(a), num(b)) else { return Ok(Value::Null) };
     let text = || format!("{a} {} {b}", op_symbol(op));
@@ -283,6 +284,7 @@ fn is_numeric(v: &Value) -> bool {
 }
 
 /// SQL comparison; None when either side is NULL.
+#[inline(never)]
 pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => None,
@@ -347,7 +349,101 @@ pub fn to_text(v: &Value) -> Vec<u8> {
 }
 
 /// Evaluates a bound expression against `row`; `aggs` holds the group's aggregate results.
+/// Evaluates a bound expression over a row. The recursive cases of chains (`+`, `AND`, `OR`,
+/// comparisons, `NOT`, `IS NULL`) stay in this small frame; the rest is out of line
+/// (`eval_other`): a tree may be [`crate::depth::MAX_DEPTH`] deep, each level costing this
+/// frame on the stack.
 pub fn eval(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
+    Ok(match e {
+        Expr::Lit(v) => v.clone(),
+        Expr::Col(i) => row.get(*i).cloned().ok_or_else(|| internal("column position"))?,
+        Expr::Unary(UnOp::Not, x) => bool_value(truth(&eval(x, row, aggs)?).map(|b| !b)),
+        Expr::Binary(BinOp::And, a, b) => {
+            let l = truth(&eval(a, row, aggs)?);
+            if l == Some(false) {
+                return Ok(Value::Int(0));
+            }
+            let r = truth(&eval(b, row, aggs)?);
+            bool_value(match (l, r) {
+                (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            })
+        }
+        Expr::Binary(BinOp::Or, a, b) => {
+            let l = truth(&eval(a, row, aggs)?);
+            if l == Some(true) {
+                return Ok(Value::Int(1));
+            }
+            let r = truth(&eval(b, row, aggs)?);
+            bool_value(match (l, r) {
+                (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            })
+        }
+        Expr::Binary(
+            op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::IntDiv | BinOp::Mod),
+            a,
+            b,
+        ) => {
+            let l = eval(a, row, aggs)?;
+            let r = eval(b, row, aggs)?;
+            arith(*op, &l, &r)?
+        }
+        Expr::Binary(op, a, b) => {
+            let l = eval(a, row, aggs)?;
+            let r = eval(b, row, aggs)?;
+            binary_values(*op, l, r)?
+        }
+        Expr::IsNull { expr, negated } => {
+            Value::Int(i64::from((eval(expr, row, aggs)? == Value::Null) != *negated))
+        }
+        other => eval_other(other, row, aggs)?,
+    })
+}
+
+/// A binary operator over its evaluated operands (out of line: see [`eval`]).
+#[inline(never)]
+fn binary_values(op: BinOp, l: Value, r: Value) -> Result<Value> {
+    Ok(match op {
+        BinOp::Xor => bool_value(truth(&l).zip(truth(&r)).map(|(l, r)| l != r)),
+        BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+            bool_value(compare(&l, &r).map(|o| match op {
+                BinOp::Eq => o == Ordering::Equal,
+                BinOp::NotEq => o != Ordering::Equal,
+                BinOp::Lt => o == Ordering::Less,
+                BinOp::Le => o != Ordering::Greater,
+                BinOp::Gt => o == Ordering::Greater,
+                _ => o != Ordering::Less,
+            }))
+        }
+        BinOp::NullSafeEq => Value::Int(i64::from(match (&l, &r) {
+            (Value::Null, Value::Null) => true,
+            (Value::Null, _) | (_, Value::Null) => false,
+            _ => compare(&l, &r) == Some(Ordering::Equal),
+        })),
+        BinOp::And | BinOp::Or => {
+            let (l, r) = (truth(&l), truth(&r));
+            bool_value(match op {
+                BinOp::And => match (l, r) {
+                    (Some(false), _) | (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                },
+                _ => match (l, r) {
+                    (Some(true), _) | (_, Some(true)) => Some(true),
+                    (Some(false), Some(false)) => Some(false),
+                    _ => None,
+                },
+            })
+        }
+        _ => arith(op, &l, &r)?,
+    })
+}
+
+#[inline(never)]
+fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
     Ok(match e {
         Expr::Lit(v) => v.clone(),
         Expr::Col(i) => row.get(*i).cloned().ok_or_else(|| internal("column position"))?,
@@ -490,6 +586,7 @@ pub fn eval(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
     })
 }
 
+#[inline(never)]
 fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
     let arg = |a: &[Value], i: usize| a.get(i).cloned().unwrap_or(Value::Null);
     Ok(match f {

@@ -98,7 +98,26 @@ impl Binder<'_> {
         self
     }
 
+    /// Binds an expression. Chains (`Binary`, `Unary`, `IS NULL`) recurse in this small frame;
+    /// the rest is out of line (`bind_other`): a tree may be [`crate::depth::MAX_DEPTH`] deep.
     pub(crate) fn bind(&mut self, e: &Expr) -> Result<Expr> {
+        Ok(match e {
+            Expr::Col(p) => Expr::Col(*p),
+            Expr::Unary(op, x) => Expr::Unary(*op, Box::new(self.bind(x)?)),
+            Expr::Binary(op, l, r) => {
+                let l = self.bind(l)?;
+                let r = self.bind(r)?;
+                Expr::Binary(*op, Box::new(l), Box::new(r))
+            }
+            Expr::IsNull { expr, negated } => {
+                Expr::IsNull { expr: Box::new(self.bind(expr)?), negated: *negated }
+            }
+            other => self.bind_other(other)?,
+        })
+    }
+
+    #[inline(never)]
+    fn bind_other(&mut self, e: &Expr) -> Result<Expr> {
         let b = |this: &mut Self, x: &Expr| this.bind(x).map(Box::new);
         Ok(match e {
             Expr::Lit(v) => Expr::Lit(v.clone()),

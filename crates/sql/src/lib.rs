@@ -26,6 +26,7 @@ mod checksum;
 pub mod comments;
 pub mod commit;
 mod ddl;
+pub mod depth;
 pub mod error;
 pub mod eval;
 mod exec;

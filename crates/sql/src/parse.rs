@@ -89,8 +89,13 @@ fn transaction_keyword(sql: &str) -> Option<Stmt> {
     }
 }
 
+/// The parser over `sql`'s tokens, once their nesting is known to be within
+/// [`super::depth::MAX_DEPTH`] (1436 otherwise: see `depth.rs`).
 fn new_parser(sql: &str) -> Result<Parser<'static>> {
-    Parser::new(&DIALECT).try_with_sql(sql).map_err(|e| parse_error(sql, &e))
+    let tokens = super::depth::tokenize(&DIALECT, sql)
+        .map_err(|e| parse_error(sql, &ParserError::TokenizerError(e.to_string())))?;
+    super::depth::check(&tokens)?;
+    Ok(Parser::new(&DIALECT).with_tokens_with_locations(tokens))
 }
 
 /// Splits a multi-statement text at `;` outside quotes and comments (empty pieces dropped).
@@ -1412,7 +1417,31 @@ impl Front<'_> {
         }))
     }
 
+    /// The conversion of an expression. The recursive cases stay in this small frame and
+    /// everything else is out of line (`expr_other`, `#[inline(never)]`): the tree may be
+    /// [`super::depth::MAX_DEPTH`] deep, and each level costs this frame on the stack.
     fn expr(&mut self, e: &sp::Expr) -> Result<Expr> {
+        use sp::Expr as E;
+        Ok(match e {
+            E::Nested(x) => self.expr(x)?,
+            E::UnaryOp { op, expr } => {
+                let x = self.expr(expr)?;
+                unary(op, x)?
+            }
+            E::BinaryOp { left, op, right } => {
+                let op = binary_op(op)?;
+                let l = self.expr(left)?;
+                let r = self.expr(right)?;
+                Expr::Binary(op, Box::new(l), Box::new(r))
+            }
+            E::IsNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: false },
+            E::IsNotNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: true },
+            other => self.expr_other(other)?,
+        })
+    }
+
+    #[inline(never)]
+    fn expr_other(&mut self, e: &sp::Expr) -> Result<Expr> {
         use sp::Expr as E;
         Ok(match e {
             E::Identifier(id) => ident_expr(id, None),
@@ -1429,57 +1458,6 @@ impl Front<'_> {
                 _ => return Err(unsupported(e.to_string())),
             },
             E::Value(v) => self.value(&v.value)?,
-            E::Nested(x) => self.expr(x)?,
-            E::UnaryOp { op, expr } => {
-                let x = self.expr(expr)?;
-                match op {
-                    sp::UnaryOperator::Plus => x,
-                    sp::UnaryOperator::Minus => match x {
-                        // Fold literals so `-5` is a constant for key lookups.
-                        Expr::Lit(Value::Int(i)) => Expr::Lit(Value::Int(-i)),
-                        Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => {
-                            Expr::Lit(Value::Int(i64::MIN))
-                        }
-                        Expr::Lit(Value::Decimal(d)) => Expr::Lit(Value::Decimal(Decimal {
-                            mantissa: -d.mantissa,
-                            scale: d.scale,
-                        })),
-                        Expr::Lit(Value::Double(d)) => Expr::Lit(Value::Double(-d)),
-                        x => Expr::Unary(UnOp::Neg, Box::new(x)),
-                    },
-                    sp::UnaryOperator::Not | sp::UnaryOperator::BangNot => {
-                        Expr::Unary(UnOp::Not, Box::new(x))
-                    }
-                    other => return Err(unsupported(format!("operator {other}"))),
-                }
-            }
-            E::BinaryOp { left, op, right } => {
-                use sp::BinaryOperator as B;
-                let op = match op {
-                    B::Plus => BinOp::Add,
-                    B::Minus => BinOp::Sub,
-                    B::Multiply => BinOp::Mul,
-                    B::Divide => BinOp::Div,
-                    B::MyIntegerDivide | B::DuckIntegerDivide => BinOp::IntDiv,
-                    B::Modulo => BinOp::Mod,
-                    B::Eq => BinOp::Eq,
-                    B::Spaceship => BinOp::NullSafeEq,
-                    B::NotEq => BinOp::NotEq,
-                    B::Lt => BinOp::Lt,
-                    B::LtEq => BinOp::Le,
-                    B::Gt => BinOp::Gt,
-                    B::GtEq => BinOp::Ge,
-                    B::And => BinOp::And,
-                    B::Or => BinOp::Or,
-                    B::Xor => BinOp::Xor,
-                    other => return Err(unsupported(format!("operator {other}"))),
-                };
-                let l = self.expr(left)?;
-                let r = self.expr(right)?;
-                Expr::Binary(op, Box::new(l), Box::new(r))
-            }
-            E::IsNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: false },
-            E::IsNotNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: true },
             E::Between { expr, negated, low, high } => {
                 let x = self.expr(expr)?;
                 let lo = self.expr(low)?;
@@ -1521,6 +1499,7 @@ impl Front<'_> {
         })
     }
 
+    #[inline(never)]
     fn value(&mut self, v: &sp::Value) -> Result<Expr> {
         use sp::Value as V;
         Ok(Expr::Lit(match v {
@@ -1541,6 +1520,7 @@ impl Front<'_> {
         }))
     }
 
+    #[inline(never)]
     fn function(&mut self, f: &sp::Function) -> Result<Expr> {
         let name = last_part(&f.name)?.to_ascii_lowercase();
         let (args, distinct): (Vec<&sp::FunctionArg>, bool) = match &f.args {
@@ -1664,6 +1644,51 @@ fn sysvar_scope(v: &str) -> (Option<VarScope>, &str) {
     } else {
         (None, v)
     }
+}
+
+/// The unary operator `op` over the converted operand `x` (out of line: see `Front::expr`).
+#[inline(never)]
+fn unary(op: &sp::UnaryOperator, x: Expr) -> Result<Expr> {
+    Ok(match op {
+        sp::UnaryOperator::Plus => x,
+        sp::UnaryOperator::Minus => match x {
+            // Fold literals so `-5` is a constant for key lookups.
+            Expr::Lit(Value::Int(i)) => Expr::Lit(Value::Int(-i)),
+            Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => Expr::Lit(Value::Int(i64::MIN)),
+            Expr::Lit(Value::Decimal(d)) => {
+                Expr::Lit(Value::Decimal(Decimal { mantissa: -d.mantissa, scale: d.scale }))
+            }
+            Expr::Lit(Value::Double(d)) => Expr::Lit(Value::Double(-d)),
+            x => Expr::Unary(UnOp::Neg, Box::new(x)),
+        },
+        sp::UnaryOperator::Not | sp::UnaryOperator::BangNot => Expr::Unary(UnOp::Not, Box::new(x)),
+        other => return Err(unsupported(format!("operator {other}"))),
+    })
+}
+
+/// The binary operators binlogd evaluates (out of line: see `Front::expr`).
+#[inline(never)]
+fn binary_op(op: &sp::BinaryOperator) -> Result<BinOp> {
+    use sp::BinaryOperator as B;
+    Ok(match op {
+        B::Plus => BinOp::Add,
+        B::Minus => BinOp::Sub,
+        B::Multiply => BinOp::Mul,
+        B::Divide => BinOp::Div,
+        B::MyIntegerDivide | B::DuckIntegerDivide => BinOp::IntDiv,
+        B::Modulo => BinOp::Mod,
+        B::Eq => BinOp::Eq,
+        B::Spaceship => BinOp::NullSafeEq,
+        B::NotEq => BinOp::NotEq,
+        B::Lt => BinOp::Lt,
+        B::LtEq => BinOp::Le,
+        B::Gt => BinOp::Gt,
+        B::GtEq => BinOp::Ge,
+        B::And => BinOp::And,
+        B::Or => BinOp::Or,
+        B::Xor => BinOp::Xor,
+        other => return Err(unsupported(format!("operator {other}"))),
+    })
 }
 
 fn ident_expr(id: &sp::Ident, table: Option<String>) -> Expr {

@@ -408,6 +408,25 @@ impl Session {
         self.now = datetime_of(secs);
     }
 
+    /// mysqld's GTID auto-skip (`gtid_pre_statement_checks` answering GTID_STATEMENT_SKIP,
+    /// MySQL 8.0 manual "GTID Auto-Skipping"): with `gtid_next` set to a GTID already in
+    /// `gtid_executed`, the transaction is skipped silently, so a row statement changes
+    /// nothing and answers OK with 0 rows (the commit then writes nothing either).
+    fn gtid_skips(&self) -> bool {
+        let GtidNext::Assigned(g) = self.gtid_next else { return false };
+        let executed = self.server.hooks.admin.gtid_executed();
+        executed.parse::<binlog::gtid::GtidSet>().is_ok_and(|set| set.contains(&g))
+    }
+
+    /// The answer of a skipped row statement; outside a transaction it was the whole
+    /// transaction, so the GTID is used up as after a commit.
+    fn skip_statement(&mut self) -> Output {
+        if self.txn.is_none() {
+            self.consume_gtid();
+        }
+        Output::ok(0)
+    }
+
     /// Records the error as the statement's diagnostics and passes it on.
     fn fail(&mut self, e: SqlError) -> SqlError {
         self.warnings = vec![Warning { level: "Error", code: e.code(), message: e.to_string() }];
@@ -427,6 +446,9 @@ impl Session {
                 } else {
                     self.select(s, params)
                 }
+            }
+            Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) if self.gtid_skips() => {
+                Ok(self.skip_statement())
             }
             Stmt::Insert(i) => {
                 self.count(if i.replace { "Com_replace" } else { "Com_insert" });

@@ -371,6 +371,8 @@ impl Session {
                     .iter()
                     .map(|t| split_engine_name(&t.name).1.to_string())
                     .filter(|t| matches_like(pat, t))
+                    // mysqld lists a table only to an account with some privilege on it.
+                    .filter(|t| self.may_see_table(&db, t))
                     .collect();
                 names.sort();
                 if *full {

@@ -469,6 +469,57 @@ impl Var {
     }
 }
 
+/// Who may set a variable's *session* value: mysqld lets every account set most session
+/// values, but a few reach beyond the session (the binary log, replication, other
+/// connections' view of the server). mysqld checks those with `check_session_admin`
+/// (sql/sys_vars.cc, WL#12217, MySQL 8.0 manual "System Variable Privileges": "setting the
+/// session value of these system variables is a restricted operation"), and `gtid_next` with
+/// `check_gtid_next`, which also admits REPLICATION_APPLIER.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionSet {
+    /// Any account.
+    Anyone,
+    /// SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN (binlogd models SUPER).
+    SessionAdmin,
+    /// `gtid_next`: also REPLICATION_APPLIER (binlogd models SUPER).
+    GtidNext,
+}
+
+impl SessionSet {
+    /// The privileges mysqld's 1227 names.
+    pub fn privilege_names(self) -> &'static str {
+        match self {
+            SessionSet::Anyone => "",
+            SessionSet::SessionAdmin => "SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN",
+            SessionSet::GtidNext => {
+                "SUPER, SYSTEM_VARIABLES_ADMIN, SESSION_VARIABLES_ADMIN or REPLICATION_APPLIER"
+            }
+        }
+    }
+}
+
+impl Var {
+    /// Who may set its session value (see [`SessionSet`]). Of mysqld's restricted session
+    /// variables the registry holds these; the rest (`binlog_direct_non_transactional_updates`,
+    /// `binlog_rows_query_log_events`, `original_commit_timestamp`, `pseudo_replica_mode`,
+    /// `sql_log_off`, `rbr_exec_mode`, ...) are not variables of binlogd.
+    pub fn session_set(self) -> SessionSet {
+        match self {
+            Var::GtidNext => SessionSet::GtidNext,
+            Var::SqlLogBin
+            | Var::BinlogFormat
+            | Var::BinlogRowImage
+            | Var::PseudoThreadId
+            | Var::CharacterSetDatabase
+            | Var::CollationDatabase
+            | Var::ExplicitDefaultsForTimestamp
+            | Var::SqlRequirePrimaryKey
+            | Var::TransactionWriteSetExtraction => SessionSet::SessionAdmin,
+            _ => SessionSet::Anyone,
+        }
+    }
+}
+
 /// The definition of `name` (case-insensitive).
 pub fn lookup(name: &str) -> Option<&'static Variable> {
     let name = name.to_ascii_lowercase();
