@@ -12,6 +12,13 @@
 //! - a session error after rows were sent replaces the terminator with an ERR packet, which
 //!   clients accept there;
 //! - every row has exactly as many values as the result set has columns.
+//!
+//! Column definitions are written here by hand ([`write_column_definition`]) and not with
+//! `mysql_common`'s `MySerialize for Column`: that serializer (0.37 and 0.38) writes
+//! `column_length` before `character_set`, the reverse of the protocol (and of its own parser),
+//! which made Connector/J decode text in the wrong charset, Node's mysql2 fail on TEXT columns
+//! and every driver report nonsense precision. The layout is mysqld's
+//! `Protocol_classic::send_field_metadata` (sql/protocol_classic.cc).
 
 use mysql_common::constants::{CapabilityFlags, ColumnFlags, ColumnType, StatusFlags};
 use mysql_common::io::BufMutExt;
@@ -123,7 +130,7 @@ impl<'a> ResultWriter<'a> {
         // Format: column_count (lenenc int)
         self.io.write_with(|buf| buf.put_lenenc_int(columns.len() as u64));
         for column in columns {
-            self.io.write_with(|buf| column.serialize(buf));
+            self.io.write_with(|buf| write_column_definition(buf, column));
             self.io.flush_if_full().await?;
         }
         if !self.deprecate_eof() {
@@ -262,11 +269,34 @@ pub(crate) fn write_column_block(
         return;
     }
     for column in columns {
-        io.write_with(|buf| column.serialize(buf));
+        io.write_with(|buf| write_column_definition(buf, column));
     }
     if !capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
         write_eof(io, 0, status);
     }
+}
+
+/// Appends one column definition (Protocol::ColumnDefinition41), as mysqld's
+/// `Protocol_classic::send_field_metadata` writes it.
+pub fn write_column_definition(buf: &mut Vec<u8>, column: &Column) {
+    // Format: catalog "def" | schema | table | org_table | name | org_name (lenenc strings)
+    //         | 0x0c | character_set u16 | column_length u32 | type u8 | flags u16
+    //         | decimals u8 | filler 0x00 0x00
+    buf.put_lenenc_str(b"def");
+    buf.put_lenenc_str(column.schema_ref());
+    buf.put_lenenc_str(column.table_ref());
+    buf.put_lenenc_str(column.org_table_ref());
+    buf.put_lenenc_str(column.name_ref());
+    buf.put_lenenc_str(column.org_name_ref());
+    buf.push(0x0c);
+    let fixed = buf.len();
+    buf.extend_from_slice(&column.character_set().to_le_bytes());
+    buf.extend_from_slice(&column.column_length().to_le_bytes());
+    buf.push(column.column_type() as u8);
+    buf.extend_from_slice(&column.flags().bits().to_le_bytes());
+    buf.push(column.decimals());
+    buf.extend_from_slice(&[0, 0]);
+    assert_eq!(buf.len() - fixed, 0x0c, "the fixed-length block is 12 bytes");
 }
 
 /// Text row: each value a length-encoded string, NULL as 0xFB.
@@ -461,6 +491,33 @@ mod tests {
 
     fn shape(column_type: ColumnType) -> ColumnShape {
         ColumnShape { column_type, unsigned: false, decimals: 0 }
+    }
+
+    #[test]
+    fn column_definition_bytes_follow_the_protocol() {
+        // An INT column as mysqld 8.0 sends it: charset 63 before length 11.
+        let col = Column::new(ColumnType::MYSQL_TYPE_LONG)
+            .with_schema(b"db")
+            .with_table(b"t")
+            .with_org_table(b"t")
+            .with_name(b"n")
+            .with_org_name(b"n")
+            .with_column_length(11)
+            .with_character_set(63)
+            .with_flags(ColumnFlags::NUM_FLAG | ColumnFlags::NOT_NULL_FLAG);
+        let mut buf = Vec::new();
+        write_column_definition(&mut buf, &col);
+        let mut expected = vec![3, b'd', b'e', b'f', 2, b'd', b'b', 1, b't', 1, b't', 1, b'n'];
+        expected.extend_from_slice(&[1, b'n', 0x0c, 0x3f, 0x00, 0x0b, 0, 0, 0, 0x03]);
+        expected.extend_from_slice(&[0x01, 0x80, 0x00, 0x00, 0x00]);
+        assert_eq!(buf, expected);
+        // mysql_common's own parser reads it back field for field.
+        let parsed: Column =
+            mysql_common::proto::MyDeserialize::deserialize((), &mut mysql_common::io::ParseBuf(&buf))
+                .expect("parses");
+        assert_eq!(parsed.character_set(), 63);
+        assert_eq!(parsed.column_length(), 11);
+        assert_eq!(parsed.name_ref(), b"n");
     }
 
     #[test]

@@ -131,6 +131,7 @@ impl Session {
             v
         };
         let mut affected = 0u64;
+        let mut duplicates = 0u64;
         let mut first_auto = None;
         let auto_col = schema.auto_increment_column();
         for (i, exprs) in ins.rows.iter().enumerate() {
@@ -184,6 +185,7 @@ impl Session {
                                     code: 1062,
                                     message: dup.to_string(),
                                 });
+                                duplicates += 1;
                                 break;
                             }
                             return Err(SqlError::Engine(dup));
@@ -191,6 +193,7 @@ impl Session {
                         let Some((old_key, old)) = self.conflicting(&t, &key, &row)? else {
                             return Err(SqlError::Engine(dup));
                         };
+                        duplicates += 1;
                         if ins.replace {
                             self.write_delete(&t, &old_key, old)?;
                             affected += 1;
@@ -212,6 +215,9 @@ impl Session {
                         if new != old {
                             self.write_update(&t, &old_key, old, new, row_no)?;
                             affected += 2;
+                        } else if self.found_rows {
+                            // CLIENT_FOUND_ROWS: an unchanged duplicate counts as found (1).
+                            affected += 1;
                         }
                         break;
                     }
@@ -223,7 +229,11 @@ impl Session {
             self.last_insert_id = a;
         }
         let info = if ins.rows.len() > 1 {
-            format!("Records: {}  Duplicates: 0  Warnings: {}", ins.rows.len(), self.warnings.len())
+            format!(
+                "Records: {}  Duplicates: {duplicates}  Warnings: {}",
+                ins.rows.len(),
+                self.warning_count()
+            )
         } else {
             String::new()
         };
@@ -349,7 +359,7 @@ impl Session {
                 changed += 1;
             }
         }
-        Ok(Output::updated(matched, changed))
+        Ok(Output::updated(matched, changed, self.found_rows, self.warning_count()))
     }
 
     pub(crate) fn delete(&mut self, d: &Delete, params: &[Value]) -> Result<Output> {
@@ -492,7 +502,7 @@ impl Session {
                 changed = 1;
             }
         }
-        Ok(Some(Output::updated(matched, changed)))
+        Ok(Some(Output::updated(matched, changed, self.found_rows, self.warning_count())))
     }
 }
 
