@@ -289,12 +289,22 @@ async fn connect<B: Backend>(
         AuthPlugin::MysqlNativePassword.name().as_bytes().to_vec()
     };
 
-    let account = shared.backend.user(&user, &host);
-    // Unknown users go through the default plugin, so the exchange does not reveal whether the
-    // account exists.
-    let plugin = account.as_ref().map_or(AuthPlugin::CachingSha2Password, |a| a.plugin);
+    // An unknown user gets a decoy account (mysqld's `decoy_user`): a plugin fixed per name
+    // and host and a password nothing matches, so neither the exchange nor its cost reveals
+    // whether the account exists.
+    let account =
+        shared.backend.user(&user, &host).unwrap_or_else(|| UserAuth::decoy(&user, &host));
+    let plugin = account.plugin;
     let mut auth_data = response.scramble_buf().to_vec();
-    if client_plugin != plugin.name().as_bytes() {
+    // An empty first answer from a client of the native plugin is no password at all only for
+    // an account without one; otherwise the client could not use the handshake's data (a
+    // MariaDB client that does not know the announced plugin answers so, then waits for a
+    // nonce): ask again with an AuthSwitchRequest, as mysqld's `server_mpvio_read_packet` does
+    // when the cached reply is unusable.
+    let empty_native = plugin == AuthPlugin::MysqlNativePassword
+        && (auth_data.is_empty() || auth_data == [0])
+        && account.password != StoredPassword::Empty;
+    if client_plugin != plugin.name().as_bytes() || empty_native {
         if !capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
             return Err(Error::Refused(ErrPacket::auth_mode_not_supported()));
         }
@@ -313,7 +323,7 @@ async fn connect<B: Backend>(
     let password_used = !auth_data.is_empty();
 
     let authenticated =
-        authenticate(shared, io, account.as_ref(), plugin, &scramble, &auth_data).await?;
+        authenticate(shared, io, Some(&account), plugin, &scramble, &auth_data).await?;
     if !authenticated {
         return Err(Error::Refused(ErrPacket::access_denied(&user, &host, password_used)));
     }
@@ -429,6 +439,10 @@ async fn full_authentication<B: Backend>(
     if io.is_secure() {
         // Format: password NUL
         let password = packet.strip_suffix(&[0]).unwrap_or(&packet);
+        if password.len() > crate::auth::CACHING_SHA2_MAX_PASSWORD_LENGTH {
+            // mysqld refuses a longer reply before hashing anything.
+            return Ok(None);
+        }
         return Ok(Some(password.to_vec()));
     }
     let Some(keys) = shared.config.keys.clone() else {
@@ -445,7 +459,9 @@ async fn full_authentication<B: Backend>(
     // An RSA private-key operation costs about a millisecond: off the connection threads.
     let plain =
         tokio::task::spawn_blocking(move || keys.rsa_decrypt(&ciphertext)).await.unwrap_or(None);
-    Ok(plain.and_then(|plain| unxor_rsa_password(&plain, scramble)))
+    Ok(plain
+        .and_then(|plain| unxor_rsa_password(&plain, scramble))
+        .filter(|p| p.len() <= crate::auth::CACHING_SHA2_MAX_PASSWORD_LENGTH))
 }
 
 fn send_public_key(io: &mut PacketStream, keys: &ServerKeys) {

@@ -512,9 +512,11 @@ mod tests {
         expected.extend_from_slice(&[0x01, 0x80, 0x00, 0x00, 0x00]);
         assert_eq!(buf, expected);
         // mysql_common's own parser reads it back field for field.
-        let parsed: Column =
-            mysql_common::proto::MyDeserialize::deserialize((), &mut mysql_common::io::ParseBuf(&buf))
-                .expect("parses");
+        let parsed: Column = mysql_common::proto::MyDeserialize::deserialize(
+            (),
+            &mut mysql_common::io::ParseBuf(&buf),
+        )
+        .expect("parses");
         assert_eq!(parsed.character_set(), 63);
         assert_eq!(parsed.column_length(), 11);
         assert_eq!(parsed.name_ref(), b"n");

@@ -297,7 +297,9 @@ pub enum SetItem {
     },
     /// `SET {CHARACTER SET | CHARSET} {charset | DEFAULT}`: client and results in `charset`,
     /// the connection in the database's character set.
-    CharacterSet { charset: Option<String> },
+    CharacterSet {
+        charset: Option<String>,
+    },
 }
 
 /// The SHOW statements.

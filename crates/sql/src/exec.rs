@@ -1106,7 +1106,9 @@ fn refine_expr_column(
                     c.decimals = scale;
                 }
             }
-            Some(AggSpec { kind: AggKind::Min | AggKind::Max, arg: Some(Expr::Col(i)), .. }) => {
+            Some(AggSpec {
+                kind: AggKind::Min | AggKind::Max, arg: Some(Expr::Col(i)), ..
+            }) => {
                 if let (Some(sc), Some(tc)) = (schema, col(*i)) {
                     let from = ResultColumn::for_table_column("", &sc.name, tc, 0);
                     c.length = from.length;

@@ -1579,7 +1579,9 @@ fn projection_texts(sql: &str, select: Location) -> Option<Vec<String>> {
                 continue;
             }
             Token::SemiColon | Token::EOF if depth == 0 => break,
-            Token::Word(w) if depth == 0 && w.quote_style.is_none() && ends_select_list(&w.value) => {
+            Token::Word(w)
+                if depth == 0 && w.quote_style.is_none() && ends_select_list(&w.value) =>
+            {
                 break
             }
             _ => {}
@@ -1929,12 +1931,15 @@ mod tests {
         assert!(matches!(&items[2], SetItem::User { name, .. } if name == "x"));
         assert!(matches!(stmt("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci"), Stmt::Set(_)));
         // NAMES inside a list, in any position, and the DEFAULT forms.
-        let Stmt::Set(items) = stmt("SET autocommit=1, NAMES utf8mb4, sql_mode='', CHARSET DEFAULT")
+        let Stmt::Set(items) =
+            stmt("SET autocommit=1, NAMES utf8mb4, sql_mode='', CHARSET DEFAULT")
         else {
             panic!("a SET list")
         };
         assert_eq!(items.len(), 4);
-        assert!(matches!(&items[1], SetItem::Names { charset: Some(c), collation: None } if c == "utf8mb4"));
+        assert!(
+            matches!(&items[1], SetItem::Names { charset: Some(c), collation: None } if c == "utf8mb4")
+        );
         assert!(matches!(&items[3], SetItem::CharacterSet { charset: None }));
         assert!(matches!(
             stmt("SET NAMES DEFAULT"),

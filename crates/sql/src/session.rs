@@ -723,8 +723,7 @@ impl Session {
                     Some(n) => n.clone(),
                     None => text_of(&self.server.vars.global(Var::CharacterSetServer)),
                 };
-                let cs = charset::canonical_charset(&name)
-                    .ok_or_else(|| unknown_charset(&name))?;
+                let cs = charset::canonical_charset(&name).ok_or_else(|| unknown_charset(&name))?;
                 let coll = match collation {
                     Some(c) => {
                         let coll = charset::by_name(c).ok_or_else(|| SqlError::Other {
@@ -786,7 +785,8 @@ impl Session {
                         Var::CharacterSetConnection,
                         Value::Bytes(c.charset.as_bytes().to_vec()),
                     );
-                    self.vars.insert(Var::CollationConnection, Value::Bytes(c.name.as_bytes().to_vec()));
+                    self.vars
+                        .insert(Var::CollationConnection, Value::Bytes(c.name.as_bytes().to_vec()));
                 }
             }
             SetItem::System { scope, name, value } => {
@@ -887,8 +887,8 @@ impl Session {
                     }
                     Value::Bytes(Vec::new())
                 } else {
-                    let cs = charset::canonical_charset(&name)
-                        .ok_or_else(|| unknown_charset(&name))?;
+                    let cs =
+                        charset::canonical_charset(&name).ok_or_else(|| unknown_charset(&name))?;
                     if def.var == Var::CharacterSetConnection {
                         let d = charset::default_of(cs).ok_or_else(|| unknown_charset(cs))?;
                         self.vars.insert(
