@@ -78,6 +78,9 @@ fn invalid_utf8() -> ErrPacket {
 }
 
 /// `ER_STMT_HAS_NO_OPEN_CURSOR`: statements never open cursors here.
+/// COM_STMT_EXECUTE's flag for a read-only cursor (`CURSOR_TYPE_READ_ONLY`).
+const CURSOR_TYPE_READ_ONLY: u8 = 1;
+
 fn no_open_cursor(stmt_id: u32) -> ErrPacket {
     ErrPacket::new(1421, "HY000", format!("The statement ({stmt_id}) has no open cursor."))
 }
@@ -673,8 +676,7 @@ impl<B: Backend> Connection<B> {
             }
             command::STMT_FETCH => {
                 stats.command(cmd);
-                let id = ParseBuf(body).checked_eat_u32_le().unwrap_or(0);
-                return Err(no_open_cursor(id).into());
+                self.fetch(body).await?;
             }
             command::FIELD_LIST => {
                 // Deprecated since MySQL 5.7.11 and removed in 9.0; clients use SHOW COLUMNS.
@@ -765,7 +767,7 @@ impl<B: Backend> Connection<B> {
         // Format: stmt_id u32 | flags u8 | iteration_count u32 | parameters (see stmt.rs)
         let mut buf = ParseBuf(body);
         let id = buf.checked_eat_u32_le().ok_or(malformed)?;
-        let (Some(_flags), Some(_iterations)) = (buf.checked_eat_u8(), buf.checked_eat_u32_le())
+        let (Some(flags), Some(_iterations)) = (buf.checked_eat_u8(), buf.checked_eat_u32_le())
         else {
             return Err(Error::Malformed { what: "COM_STMT_EXECUTE" });
         };
@@ -773,11 +775,42 @@ impl<B: Backend> Connection<B> {
             .statements
             .get_mut(id)
             .ok_or_else(|| ErrPacket::unknown_statement(id, "mysqld_stmt_execute"))?;
+        // A new execution closes the statement's open cursor, as mysqld's.
+        st.cursor = None;
         let params = st.decode_params(buf.eat_all())?;
         let mut out =
             ResultWriter::new(&mut self.io, self.capabilities, true, false, &mut self.status);
+        if flags & CURSOR_TYPE_READ_ONLY != 0 {
+            out = out.with_cursor();
+        }
         let outcome = self.session.execute(id, &params, &mut out).await;
-        out.finish(outcome)
+        out.finish(outcome)?;
+        let cursor = out.take_cursor();
+        if let (Some(cursor), Some(st)) = (cursor, self.statements.get_mut(id)) {
+            st.cursor = Some(cursor);
+        }
+        Ok(())
+    }
+
+    /// COM_STMT_FETCH: the next rows of the statement's cursor.
+    async fn fetch(&mut self, body: &[u8]) -> Result<()> {
+        // Format: 0x1c | stmt_id u32 | num_rows u32
+        let mut buf = ParseBuf(body);
+        let (Some(id), Some(count)) = (buf.checked_eat_u32_le(), buf.checked_eat_u32_le()) else {
+            return Err(Error::Malformed { what: "COM_STMT_FETCH" });
+        };
+        let st = self
+            .statements
+            .get_mut(id)
+            .ok_or_else(|| ErrPacket::unknown_statement(id, "mysqld_stmt_fetch"))?;
+        let Some(cursor) = st.cursor.as_mut() else {
+            return Err(no_open_cursor(id).into());
+        };
+        let exhausted = cursor.fetch(&mut self.io, count, self.capabilities, self.status).await?;
+        if exhausted {
+            st.cursor = None;
+        }
+        Ok(())
     }
 }
 

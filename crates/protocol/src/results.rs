@@ -56,6 +56,48 @@ struct ColumnShape {
     decimals: u8,
 }
 
+/// The rows of a result set opened as a server-side cursor (COM_STMT_EXECUTE with
+/// CURSOR_TYPE_READ_ONLY), encoded as binary row packets and sent by COM_STMT_FETCH in the
+/// batches the client asks for (mysqld's `Materialized_cursor`, sql_cursor.cc).
+#[derive(Debug, Default)]
+pub struct Cursor {
+    rows: std::collections::VecDeque<Vec<u8>>,
+}
+
+impl Cursor {
+    /// Rows not fetched yet.
+    pub fn remaining(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// COM_STMT_FETCH: up to `count` rows, then an EOF (an OK-form terminator with
+    /// CLIENT_DEPRECATE_EOF) with SERVER_STATUS_CURSOR_EXISTS, and SERVER_STATUS_LAST_ROW_SENT
+    /// once the rows are exhausted. Returns true when the cursor is exhausted (closed).
+    pub(crate) async fn fetch(
+        &mut self,
+        io: &mut PacketStream,
+        count: u32,
+        capabilities: CapabilityFlags,
+        status: StatusFlags,
+    ) -> Result<bool> {
+        // mysqld treats a fetch of 0 rows as a fetch of 1.
+        for _ in 0..count.max(1) {
+            let Some(row) = self.rows.pop_front() else { break };
+            io.write_packet(&row);
+            io.flush_if_full().await?;
+        }
+        let exhausted = self.rows.is_empty();
+        let mut status = status | StatusFlags::SERVER_STATUS_CURSOR_EXISTS;
+        status.set(StatusFlags::SERVER_STATUS_LAST_ROW_SENT, exhausted);
+        if capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
+            write_ok(io, &OkResult::default(), status, 0xFE);
+        } else {
+            write_eof(io, 0, status);
+        }
+        Ok(exhausted)
+    }
+}
+
 /// Writes a command's results; lent to [`super::BackendSession::query`] and
 /// [`super::BackendSession::execute`].
 pub struct ResultWriter<'a> {
@@ -67,6 +109,10 @@ pub struct ResultWriter<'a> {
     pending: Option<PendingEnd>,
     columns: Option<Vec<ColumnShape>>,
     row_buf: Vec<u8>,
+    /// COM_STMT_EXECUTE asked for a cursor: a result set's rows go here, not to the client.
+    cursor: Option<Cursor>,
+    /// A result set went into `cursor`.
+    cursor_opened: bool,
 }
 
 impl<'a> ResultWriter<'a> {
@@ -86,6 +132,25 @@ impl<'a> ResultWriter<'a> {
             pending: None,
             columns: None,
             row_buf: Vec::new(),
+            cursor: None,
+            cursor_opened: false,
+        }
+    }
+
+    /// Opens a result set as a read-only cursor (COM_STMT_EXECUTE's CURSOR_TYPE_READ_ONLY):
+    /// its metadata goes out, ended by a terminator with SERVER_STATUS_CURSOR_EXISTS, its rows
+    /// wait for COM_STMT_FETCH ([`ResultWriter::take_cursor`]).
+    pub(crate) fn with_cursor(mut self) -> Self {
+        self.cursor = Some(Cursor::default());
+        self
+    }
+
+    /// The cursor a result set opened, if any (after [`ResultWriter::finish`]).
+    pub(crate) fn take_cursor(&mut self) -> Option<Cursor> {
+        if self.cursor_opened {
+            self.cursor.take()
+        } else {
+            None
         }
     }
 
@@ -133,7 +198,17 @@ impl<'a> ResultWriter<'a> {
             self.io.write_with(|buf| write_column_definition(buf, column));
             self.io.flush_if_full().await?;
         }
-        if !self.deprecate_eof() {
+        if self.cursor.is_some() {
+            // The client reads a status here even with CLIENT_DEPRECATE_EOF: it tells whether
+            // a cursor was opened (Connector/J's BinaryResultsetReader).
+            self.cursor_opened = true;
+            let status = *self.status | StatusFlags::SERVER_STATUS_CURSOR_EXISTS;
+            if self.deprecate_eof() {
+                write_ok(self.io, &OkResult::default(), status, 0xFE);
+            } else {
+                write_eof(self.io, 0, status);
+            }
+        } else if !self.deprecate_eof() {
             let status = *self.status;
             write_eof(self.io, 0, status);
         }
@@ -164,6 +239,10 @@ impl<'a> ResultWriter<'a> {
         } else {
             encode_text_row(&mut self.row_buf, columns, values);
         }
+        if let (Some(cursor), true) = (self.cursor.as_mut(), self.cursor_opened) {
+            cursor.rows.push_back(self.row_buf.clone());
+            return Ok(());
+        }
         self.io.write_packet(&self.row_buf);
         self.io.flush_if_full().await
     }
@@ -173,19 +252,23 @@ impl<'a> ResultWriter<'a> {
         if self.columns.take().is_none() {
             return Err(Error::Misuse("no result set to end"));
         }
+        if self.cursor_opened {
+            // The terminator went out with the metadata; COM_STMT_FETCH ends the rows.
+            return Ok(());
+        }
         self.pending = Some(PendingEnd::ResultSet { warnings });
         Ok(())
     }
 
     /// Completes the command after the session returned `outcome`: writes the held-back
     /// terminator, or the ERR for a client error. Fatal errors are handed back.
-    pub(crate) fn finish(mut self, outcome: Result<()>) -> Result<()> {
+    pub(crate) fn finish(&mut self, outcome: Result<()>) -> Result<()> {
         match outcome {
             Ok(()) => {
                 if self.columns.is_some() {
                     self.end_result_set(0)?;
                 }
-                if self.pending.is_none() {
+                if self.pending.is_none() && !self.cursor_opened {
                     self.pending = Some(PendingEnd::Ok(OkResult::default()));
                 }
                 self.release_pending(false);
@@ -193,8 +276,10 @@ impl<'a> ResultWriter<'a> {
             }
             Err(e) if !e.is_fatal() => {
                 // An error in the middle of a result set takes the terminator's place; one
-                // after complete results follows them as the last result.
+                // after complete results follows them as the last result. A cursor's rows
+                // are dropped: the client reads the error in place of the first fetch's.
                 self.columns = None;
+                self.cursor_opened = false;
                 self.release_pending(true);
                 let sql = e
                     .to_sql_error()

@@ -33,6 +33,9 @@ pub mod flags {
     pub const UNSIGNED: u16 = 32;
     pub const BINARY: u16 = 128;
     pub const AUTO_INCREMENT: u16 = 512;
+    /// NOT NULL without a DEFAULT (and not AUTO_INCREMENT): mysqld's sql_table.cc sets it and
+    /// sends it.
+    pub const NO_DEFAULT_VALUE: u16 = 4096;
     /// Part of some index (mysqld sets it on every key part: table.cc).
     pub const PART_KEY: u16 = 16384;
     /// Numeric column. mysqld does not send it (libmysql and other clients add it on
@@ -178,6 +181,9 @@ impl ResultColumn {
         };
         if !col.nullable {
             fl |= flags::NOT_NULL;
+            if col.default.is_none() && !col.auto_increment {
+                fl |= flags::NO_DEFAULT_VALUE;
+            }
         }
         if col.auto_increment {
             fl |= flags::AUTO_INCREMENT;

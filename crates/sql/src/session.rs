@@ -696,6 +696,12 @@ impl Session {
             Var::Timestamp => Value::Int(unix_now().0),
             Var::PseudoThreadId => Value::UInt(u64::from(self.connection_id)),
             Var::Version => Value::Bytes(VERSION.as_bytes().to_vec()),
+            // SET character_set_results = NULL reads back as NULL.
+            Var::CharacterSetResults
+                if !global && self.vars.get(&def.var) == Some(&Value::Bytes(Vec::new())) =>
+            {
+                Value::Null
+            }
             _ if global => self.server.vars.global(def.var),
             _ => {
                 self.vars.get(&def.var).cloned().unwrap_or_else(|| self.server.vars.global(def.var))
