@@ -10,7 +10,7 @@ mod support;
 
 use std::process::Command;
 
-use support::{mariadb, ok, start, stop};
+use support::{fails, mariadb, ok, start, stop};
 
 const SCRIPT: &str = r#"
 import sys, decimal, datetime
@@ -79,7 +79,9 @@ fn python_drivers_read_metadata_and_text_back_intact() {
     let py = python("pymysql", port);
     assert!(py.starts_with(names), "{py}");
     assert!(
-        py.contains("values ['int', 'str', 'int', 'Decimal', 'str', 'datetime', 'float', 'Decimal', 'str']"),
+        py.contains(
+            "values ['int', 'str', 'int', 'Decimal', 'str', 'datetime', 'float', 'Decimal', 'str']"
+        ),
         "{py}"
     );
     assert!(py.contains("text ünï😀 tëxt 😀\n"), "{py}");
@@ -97,5 +99,15 @@ fn python_drivers_read_metadata_and_text_back_intact() {
     assert!(connector.starts_with(names), "{connector}");
     assert!(connector.contains("text ünï😀 tëxt 😀\n"), "{connector}");
     assert!(connector.ends_with("found rows 1\n"), "{connector}");
+    // caching_sha2_password hashes at most 256 bytes (mysqld's
+    // CACHING_SHA2_PASSWORD_MAX_PASSWORD_LENGTH): a longer one is refused before hashing.
+    let long = "x".repeat(257);
+    let refused =
+        fails(mariadb(port, "root", "", &[], &format!("CREATE USER u IDENTIFIED BY '{long}'")));
+    assert!(refused.contains("1819"), "{refused}");
+    ok(mariadb(port, "root", "", &[], &format!("CREATE USER u IDENTIFIED BY '{}'", &long[1..])));
+    let refused =
+        fails(mariadb(port, "root", "", &[], &format!("ALTER USER u IDENTIFIED BY '{long}'")));
+    assert!(refused.contains("1819"), "{refused}");
     stop(server, "-TERM");
 }

@@ -587,6 +587,28 @@ impl AuthCache {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn caching_sha2_passwords_are_capped_at_256_bytes() {
+        let ok = vec![b'x'; CACHING_SHA2_MAX_PASSWORD_LENGTH];
+        assert!(UserAuth::check_password_length(AuthPlugin::CachingSha2Password, &ok).is_ok());
+        let long = vec![b'x'; CACHING_SHA2_MAX_PASSWORD_LENGTH + 1];
+        let e = UserAuth::check_password_length(AuthPlugin::CachingSha2Password, &long)
+            .expect_err("too long");
+        assert_eq!(e.code, 1819);
+        assert!(UserAuth::check_password_length(AuthPlugin::MysqlNativePassword, &long).is_ok());
+    }
+
+    #[test]
+    fn decoys_are_stable_per_user_and_never_empty() {
+        let a = UserAuth::decoy("ghost", "10.0.0.1");
+        assert_eq!(a, UserAuth::decoy("ghost", "10.0.0.1"));
+        assert_ne!(a.password, StoredPassword::Empty);
+        let plugins: std::collections::HashSet<AuthPlugin> =
+            (0..32).map(|i| UserAuth::decoy(&format!("u{i}"), "h").plugin).collect();
+        assert_eq!(plugins.len(), 2, "both plugins are used");
+    }
+
     use super::*;
 
     #[test]

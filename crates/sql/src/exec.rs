@@ -582,7 +582,7 @@ impl Session {
                         let mut col =
                             ResultColumn::for_table_column(&db, &tlabel, c, key_flags(sc, i));
                         // table is the alias, org_table the table's own name.
-                        col.org_table = sc.name.clone();
+                        col.org_table = own_table_name(sc).to_string();
                         columns.push(col);
                     }
                 }
@@ -596,7 +596,7 @@ impl Session {
                                 &sc.columns[*i],
                                 key_flags(sc, *i),
                             );
-                            c.org_table = sc.name.clone();
+                            c.org_table = own_table_name(sc).to_string();
                             c
                         }
                         _ => {
@@ -1026,6 +1026,12 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             .unwrap_or(MysqlType::Null),
         _ => MysqlType::LongLong,
     }
+}
+
+/// The table's own name (org_table), without the database its schema name is qualified with
+/// (`db.table`, ddl.rs).
+fn own_table_name(sc: &TableSchema) -> &str {
+    sc.name.split_once('.').map_or(sc.name.as_str(), |(_, t)| t)
 }
 
 /// Decimal digits of a column's values (`Field::decimal_precision`), for the precision of

@@ -212,7 +212,7 @@ impl Session {
                             new[p] =
                                 to_column(eval(&bound, &old, &[])?, &schema.columns[p], row_no)?;
                         }
-                        if new != old {
+                        if !same_values(&old, &new) {
                             self.write_update(&t, &old_key, old, new, row_no)?;
                             affected += 2;
                         } else if self.found_rows {
@@ -354,7 +354,7 @@ impl Session {
             for (p, e) in &sets {
                 new[*p] = to_column(eval(e, &new, &[])?, &schema.columns[*p], row_no)?;
             }
-            if new != old {
+            if !same_values(&old, &new) {
                 self.write_update(&t, &key, old, new, row_no)?;
                 changed += 1;
             }
@@ -497,13 +497,30 @@ impl Session {
             for &(p, v) in &sets {
                 new[p] = to_column(v.clone(), &t.schema.columns[p], 1)?;
             }
-            if new != old {
+            if !same_values(&old, &new) {
                 self.write_update(t, &key, old, new, 1)?;
                 changed = 1;
             }
         }
         Ok(Some(Output::updated(matched, changed, self.found_rows, self.warning_count())))
     }
+}
+
+/// True if a row's new image stores what the old one does, so the update changes nothing
+/// (mysqld's `compare_records` compares the stored records): numbers by value (an INT
+/// UNSIGNED column's 2 may come as `Int` or `UInt`, a DECIMAL's 1.5 as 1.50), NULL equal to
+/// NULL, strings byte for byte.
+fn same_values(old: &[Value], new: &[Value]) -> bool {
+    use super::eval::compare;
+    let numeric = |v: &Value| matches!(v, Value::Int(_) | Value::UInt(_) | Value::Decimal(_));
+    old.len() == new.len()
+        && old.iter().zip(new).all(|(a, b)| {
+            if numeric(a) && numeric(b) {
+                compare(a, b) == Some(std::cmp::Ordering::Equal)
+            } else {
+                a == b
+            }
+        })
 }
 
 /// Replaces `VALUES(col)` by the value the INSERT proposed for `col`.

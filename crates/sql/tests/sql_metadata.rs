@@ -190,13 +190,3 @@ fn found_rows_counts_matched_rows() {
     };
     assert_eq!(info, "Records: 2  Duplicates: 1  Warnings: 1");
 }
-
-#[test]
-fn over_long_caching_sha2_passwords_are_refused() {
-    let srv = server();
-    let mut s = srv.session("root", "localhost");
-    let long = "x".repeat(257);
-    let e = s.query(&format!("CREATE USER u IDENTIFIED BY '{long}'")).unwrap_err();
-    assert_eq!(e.code(), 1819);
-    q(&mut s, &format!("CREATE USER u IDENTIFIED BY '{}'", "x".repeat(256)));
-}
