@@ -11,6 +11,8 @@ command -v strace >/dev/null 2>&1 || need+=(strace)
 # Client tools of tests/serve_tools.rs (mysqlslap comes with mariadb-client).
 command -v mysqlslap >/dev/null 2>&1 || need+=(mariadb-client)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
+# A real MariaDB server (tests/column_definitions.rs compares column definitions with its own).
+command -v mariadbd >/dev/null 2>&1 || need+=(mariadb-server)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

@@ -458,6 +458,10 @@ impl Backend for SqlBackend {
                 .query(&format!("SET SESSION wait_timeout = {interactive}"))
                 .map_err(|e| to_protocol_error(&e))?;
         }
+        session.set_client(
+            u16::from(info.collation),
+            info.capabilities.contains(protocol::CapabilityFlags::CLIENT_FOUND_ROWS),
+        );
         if let Some(db) = &info.database {
             session.use_database(db).map_err(|e| to_protocol_error(&e))?;
         }
@@ -504,7 +508,9 @@ impl SqlConnection {
                 out.ok(OkResult { affected_rows, last_insert_id, warnings, info })
             }
             Output::Rows { columns, rows } => {
-                let columns: Vec<Column> = columns.iter().map(to_column).collect();
+                let results = self.session.results_charset();
+                let columns: Vec<Column> =
+                    columns.iter().map(|c| to_column(&c.for_results(results))).collect();
                 out.start_result_set(&columns).await?;
                 for row in rows {
                     let values: Vec<Value> = row.into_iter().map(to_protocol_value).collect();
@@ -651,7 +657,10 @@ impl BackendSession for SqlConnection {
         let param = Column::new(ColumnType::MYSQL_TYPE_VAR_STRING).with_name(b"?");
         let shape = PreparedStatement {
             params: vec![param; prepared.params],
-            columns: prepared.columns.iter().map(to_column).collect(),
+            columns: {
+                let results = self.session.results_charset();
+                prepared.columns.iter().map(|c| to_column(&c.for_results(results))).collect()
+            },
         };
         self.statements.insert(stmt_id, Arc::new(prepared));
         Ok(shape)

@@ -34,6 +34,8 @@ use sha1::Sha1;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::error::ErrPacket;
+
 /// Length of the nonce sent in the handshake and in an auth switch.
 pub const SCRAMBLE_LEN: usize = 20;
 
@@ -54,6 +56,14 @@ pub fn generate_scramble() -> [u8; SCRAMBLE_LEN] {
     }
     scramble
 }
+
+/// The longest cleartext password `caching_sha2_password` hashes (mysqld's
+/// `CACHING_SHA2_PASSWORD_MAX_PASSWORD_LENGTH`, = `MAX_PLAINTEXT_LENGTH`, 256, in
+/// sql/auth/i_sha2_password_common.h). SHA-crypt's cost grows with the password's length, so a
+/// longer one is refused before any hashing: at login (access denied, as mysqld's
+/// `caching_sha2_password_authenticate` answers a longer reply) and when an account's password
+/// is set (ER_NOT_VALID_PASSWORD).
+pub const CACHING_SHA2_MAX_PASSWORD_LENGTH: usize = 256;
 
 /// Authentication plugins this server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -404,6 +414,59 @@ pub struct UserAuth {
 }
 
 impl UserAuth {
+    /// The account mysqld pretends an unknown `user`@`host` has (`decoy_user`,
+    /// sql_authentication.cc): a plugin picked at random once per name and host, so repeated
+    /// attempts see the same exchange, and a password that matches nothing. Logging in as an
+    /// unknown user then costs and looks the same as a wrong password for an existing account
+    /// of that plugin. The pick is keyed by a secret made at random when the process starts.
+    pub fn decoy(user: &str, host: &str) -> Self {
+        static KEY: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+        let key = KEY.get_or_init(|| {
+            let mut k = [0u8; 32];
+            rand::rng().fill_bytes(&mut k);
+            k
+        });
+        let mut h = Sha256::new();
+        h.update(key);
+        h.update(user.as_bytes());
+        h.update([0]);
+        h.update(host.as_bytes());
+        let digest = h.finalize();
+        if digest[0] & 1 == 0 {
+            // One hash of a random password for all decoys, made at the default cost, so
+            // verifying against it costs what verifying a real account's hash costs.
+            static DECOY: std::sync::OnceLock<Sha2Hash> = std::sync::OnceLock::new();
+            let hash = DECOY
+                .get_or_init(|| Sha2Hash::new(&generate_scramble(), DEFAULT_SHA2_ROUNDS))
+                .clone();
+            Self { plugin: AuthPlugin::CachingSha2Password, password: StoredPassword::Sha2(hash) }
+        } else {
+            // SHA1(SHA1(pw)) of no password anyone can know: part of the digest.
+            let mut stored = [0u8; 20];
+            stored.copy_from_slice(&digest[1..21]);
+            Self {
+                plugin: AuthPlugin::MysqlNativePassword,
+                password: StoredPassword::Native(stored),
+            }
+        }
+    }
+
+    /// ER_NOT_VALID_PASSWORD (1819) unless `password` is short enough for the account's
+    /// plugin ([`CACHING_SHA2_MAX_PASSWORD_LENGTH`] for `caching_sha2_password`, as mysqld's
+    /// `caching_sha2_password_generate`).
+    pub fn check_password_length(plugin: AuthPlugin, password: &[u8]) -> Result<(), ErrPacket> {
+        if plugin == AuthPlugin::CachingSha2Password
+            && password.len() > CACHING_SHA2_MAX_PASSWORD_LENGTH
+        {
+            return Err(ErrPacket::new(
+                1819,
+                "HY000",
+                "Your password does not satisfy the current policy requirements",
+            ));
+        }
+        Ok(())
+    }
+
     /// A `caching_sha2_password` account with this password (empty: no password).
     pub fn caching_sha2(password: &str) -> Self {
         Self::caching_sha2_with_rounds(password, DEFAULT_SHA2_ROUNDS)
@@ -524,6 +587,28 @@ impl AuthCache {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn caching_sha2_passwords_are_capped_at_256_bytes() {
+        let ok = vec![b'x'; CACHING_SHA2_MAX_PASSWORD_LENGTH];
+        assert!(UserAuth::check_password_length(AuthPlugin::CachingSha2Password, &ok).is_ok());
+        let long = vec![b'x'; CACHING_SHA2_MAX_PASSWORD_LENGTH + 1];
+        let e = UserAuth::check_password_length(AuthPlugin::CachingSha2Password, &long)
+            .expect_err("too long");
+        assert_eq!(e.code, 1819);
+        assert!(UserAuth::check_password_length(AuthPlugin::MysqlNativePassword, &long).is_ok());
+    }
+
+    #[test]
+    fn decoys_are_stable_per_user_and_never_empty() {
+        let a = UserAuth::decoy("ghost", "10.0.0.1");
+        assert_eq!(a, UserAuth::decoy("ghost", "10.0.0.1"));
+        assert_ne!(a.password, StoredPassword::Empty);
+        let plugins: std::collections::HashSet<AuthPlugin> =
+            (0..32).map(|i| UserAuth::decoy(&format!("u{i}"), "h").plugin).collect();
+        assert_eq!(plugins.len(), 2, "both plugins are used");
+    }
+
     use super::*;
 
     #[test]

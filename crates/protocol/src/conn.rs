@@ -78,6 +78,9 @@ fn invalid_utf8() -> ErrPacket {
 }
 
 /// `ER_STMT_HAS_NO_OPEN_CURSOR`: statements never open cursors here.
+/// COM_STMT_EXECUTE's flag for a read-only cursor (`CURSOR_TYPE_READ_ONLY`).
+const CURSOR_TYPE_READ_ONLY: u8 = 1;
+
 fn no_open_cursor(stmt_id: u32) -> ErrPacket {
     ErrPacket::new(1421, "HY000", format!("The statement ({stmt_id}) has no open cursor."))
 }
@@ -298,19 +301,30 @@ async fn connect<B: Backend>(
         AuthPlugin::MysqlNativePassword.name().as_bytes().to_vec()
     };
 
-    let account = shared.backend.user(&user, &host);
-    // Unknown users go through the default plugin, so the exchange does not reveal whether the
-    // account exists.
-    let plugin = account.as_ref().map_or(AuthPlugin::CachingSha2Password, |a| a.plugin);
+    // An unknown user gets a decoy account (mysqld's `decoy_user`): a plugin fixed per name
+    // and host and a password nothing matches, so neither the exchange nor its cost reveals
+    // whether the account exists.
+    let account =
+        shared.backend.user(&user, &host).unwrap_or_else(|| UserAuth::decoy(&user, &host));
+    let plugin = account.plugin;
     let mut auth_data = response.scramble_buf().to_vec();
     // A client that does not know the greeting's plugin (a MariaDB server's replica connection
     // greeted with caching_sha2_password) answers with its own plugin and no data, and waits
     // for the server to start that plugin's exchange: mysqld then sends an AuthSwitchRequest
     // (`send_plugin_request_packet` after the RESTART of `parse_client_handshake_packet`) even
-    // when the client's plugin is the account's.
+    // when the client's plugin is the account's. Decoy accounts get the same, so the exchange
+    // does not tell whether the account exists.
     let greeted = AuthPlugin::CachingSha2Password.name().as_bytes();
-    let restart = client_plugin != greeted && auth_data.is_empty() && account.is_some();
-    if client_plugin != plugin.name().as_bytes() || restart {
+    let restart = client_plugin != greeted && auth_data.is_empty();
+    // An empty first answer from a client of the native plugin is no password at all only for
+    // an account without one; otherwise the client could not use the handshake's data (a
+    // MariaDB client that does not know the announced plugin answers so, then waits for a
+    // nonce): ask again with an AuthSwitchRequest, as mysqld's `server_mpvio_read_packet` does
+    // when the cached reply is unusable.
+    let empty_native = plugin == AuthPlugin::MysqlNativePassword
+        && (auth_data.is_empty() || auth_data == [0])
+        && account.password != StoredPassword::Empty;
+    if client_plugin != plugin.name().as_bytes() || restart || empty_native {
         if !capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
             return Err(Error::Refused(ErrPacket::auth_mode_not_supported()));
         }
@@ -329,7 +343,7 @@ async fn connect<B: Backend>(
     let password_used = !auth_data.is_empty();
 
     let authenticated =
-        authenticate(shared, io, account.as_ref(), plugin, &scramble, &auth_data).await?;
+        authenticate(shared, io, Some(&account), plugin, &scramble, &auth_data).await?;
     if !authenticated {
         return Err(Error::Refused(ErrPacket::access_denied(&user, &host, password_used)));
     }
@@ -453,6 +467,10 @@ async fn full_authentication<B: Backend>(
     if io.is_secure() {
         // Format: password NUL
         let password = packet.strip_suffix(&[0]).unwrap_or(&packet);
+        if password.len() > crate::auth::CACHING_SHA2_MAX_PASSWORD_LENGTH {
+            // mysqld refuses a longer reply before hashing anything.
+            return Ok(None);
+        }
         return Ok(Some(password.to_vec()));
     }
     let Some(keys) = shared.config.keys.clone() else {
@@ -469,7 +487,9 @@ async fn full_authentication<B: Backend>(
     // An RSA private-key operation costs about a millisecond: off the connection threads.
     let plain =
         tokio::task::spawn_blocking(move || keys.rsa_decrypt(&ciphertext)).await.unwrap_or(None);
-    Ok(plain.and_then(|plain| unxor_rsa_password(&plain, scramble)))
+    Ok(plain
+        .and_then(|plain| unxor_rsa_password(&plain, scramble))
+        .filter(|p| p.len() <= crate::auth::CACHING_SHA2_MAX_PASSWORD_LENGTH))
 }
 
 fn send_public_key(io: &mut PacketStream, keys: &ServerKeys) {
@@ -691,8 +711,7 @@ impl<B: Backend> Connection<B> {
             }
             command::STMT_FETCH => {
                 stats.command(cmd);
-                let id = ParseBuf(body).checked_eat_u32_le().unwrap_or(0);
-                return Err(no_open_cursor(id).into());
+                self.fetch(body).await?;
             }
             command::FIELD_LIST => {
                 // Deprecated since MySQL 5.7.11 and removed in 9.0; clients use SHOW COLUMNS.
@@ -787,7 +806,7 @@ impl<B: Backend> Connection<B> {
         // Format: stmt_id u32 | flags u8 | iteration_count u32 | parameters (see stmt.rs)
         let mut buf = ParseBuf(body);
         let id = buf.checked_eat_u32_le().ok_or(malformed)?;
-        let (Some(_flags), Some(_iterations)) = (buf.checked_eat_u8(), buf.checked_eat_u32_le())
+        let (Some(flags), Some(_iterations)) = (buf.checked_eat_u8(), buf.checked_eat_u32_le())
         else {
             return Err(Error::Malformed { what: "COM_STMT_EXECUTE" });
         };
@@ -795,11 +814,42 @@ impl<B: Backend> Connection<B> {
             .statements
             .get_mut(id)
             .ok_or_else(|| ErrPacket::unknown_statement(id, "mysqld_stmt_execute"))?;
+        // A new execution closes the statement's open cursor, as mysqld's.
+        st.cursor = None;
         let params = st.decode_params(buf.eat_all())?;
         let mut out =
             ResultWriter::new(&mut self.io, self.capabilities, true, false, &mut self.status);
+        if flags & CURSOR_TYPE_READ_ONLY != 0 {
+            out = out.with_cursor();
+        }
         let outcome = self.session.execute(id, &params, &mut out).await;
-        out.finish(outcome)
+        out.finish(outcome)?;
+        let cursor = out.take_cursor();
+        if let (Some(cursor), Some(st)) = (cursor, self.statements.get_mut(id)) {
+            st.cursor = Some(cursor);
+        }
+        Ok(())
+    }
+
+    /// COM_STMT_FETCH: the next rows of the statement's cursor.
+    async fn fetch(&mut self, body: &[u8]) -> Result<()> {
+        // Format: 0x1c | stmt_id u32 | num_rows u32
+        let mut buf = ParseBuf(body);
+        let (Some(id), Some(count)) = (buf.checked_eat_u32_le(), buf.checked_eat_u32_le()) else {
+            return Err(Error::Malformed { what: "COM_STMT_FETCH" });
+        };
+        let st = self
+            .statements
+            .get_mut(id)
+            .ok_or_else(|| ErrPacket::unknown_statement(id, "mysqld_stmt_fetch"))?;
+        let Some(cursor) = st.cursor.as_mut() else {
+            return Err(no_open_cursor(id).into());
+        };
+        let exhausted = cursor.fetch(&mut self.io, count, self.capabilities, self.status).await?;
+        if exhausted {
+            st.cursor = None;
+        }
+        Ok(())
     }
 }
 

@@ -12,6 +12,13 @@
 //! - a session error after rows were sent replaces the terminator with an ERR packet, which
 //!   clients accept there;
 //! - every row has exactly as many values as the result set has columns.
+//!
+//! Column definitions are written here by hand ([`write_column_definition`]) and not with
+//! `mysql_common`'s `MySerialize for Column`: that serializer (0.37 and 0.38) writes
+//! `column_length` before `character_set`, the reverse of the protocol (and of its own parser),
+//! which made Connector/J decode text in the wrong charset, Node's mysql2 fail on TEXT columns
+//! and every driver report nonsense precision. The layout is mysqld's
+//! `Protocol_classic::send_field_metadata` (sql/protocol_classic.cc).
 
 use mysql_common::constants::{CapabilityFlags, ColumnFlags, ColumnType, StatusFlags};
 use mysql_common::io::BufMutExt;
@@ -49,6 +56,48 @@ struct ColumnShape {
     decimals: u8,
 }
 
+/// The rows of a result set opened as a server-side cursor (COM_STMT_EXECUTE with
+/// CURSOR_TYPE_READ_ONLY), encoded as binary row packets and sent by COM_STMT_FETCH in the
+/// batches the client asks for (mysqld's `Materialized_cursor`, sql_cursor.cc).
+#[derive(Debug, Default)]
+pub struct Cursor {
+    rows: std::collections::VecDeque<Vec<u8>>,
+}
+
+impl Cursor {
+    /// Rows not fetched yet.
+    pub fn remaining(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// COM_STMT_FETCH: up to `count` rows, then an EOF (an OK-form terminator with
+    /// CLIENT_DEPRECATE_EOF) with SERVER_STATUS_CURSOR_EXISTS, and SERVER_STATUS_LAST_ROW_SENT
+    /// once the rows are exhausted. Returns true when the cursor is exhausted (closed).
+    pub(crate) async fn fetch(
+        &mut self,
+        io: &mut PacketStream,
+        count: u32,
+        capabilities: CapabilityFlags,
+        status: StatusFlags,
+    ) -> Result<bool> {
+        // mysqld treats a fetch of 0 rows as a fetch of 1.
+        for _ in 0..count.max(1) {
+            let Some(row) = self.rows.pop_front() else { break };
+            io.write_packet(&row);
+            io.flush_if_full().await?;
+        }
+        let exhausted = self.rows.is_empty();
+        let mut status = status | StatusFlags::SERVER_STATUS_CURSOR_EXISTS;
+        status.set(StatusFlags::SERVER_STATUS_LAST_ROW_SENT, exhausted);
+        if capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
+            write_ok(io, &OkResult::default(), status, 0xFE);
+        } else {
+            write_eof(io, 0, status);
+        }
+        Ok(exhausted)
+    }
+}
+
 /// Writes a command's results; lent to [`super::BackendSession::query`] and
 /// [`super::BackendSession::execute`].
 pub struct ResultWriter<'a> {
@@ -60,6 +109,10 @@ pub struct ResultWriter<'a> {
     pending: Option<PendingEnd>,
     columns: Option<Vec<ColumnShape>>,
     row_buf: Vec<u8>,
+    /// COM_STMT_EXECUTE asked for a cursor: a result set's rows go here, not to the client.
+    cursor: Option<Cursor>,
+    /// A result set went into `cursor`.
+    cursor_opened: bool,
 }
 
 impl<'a> ResultWriter<'a> {
@@ -79,6 +132,25 @@ impl<'a> ResultWriter<'a> {
             pending: None,
             columns: None,
             row_buf: Vec::new(),
+            cursor: None,
+            cursor_opened: false,
+        }
+    }
+
+    /// Opens a result set as a read-only cursor (COM_STMT_EXECUTE's CURSOR_TYPE_READ_ONLY):
+    /// its metadata goes out, ended by a terminator with SERVER_STATUS_CURSOR_EXISTS, its rows
+    /// wait for COM_STMT_FETCH ([`ResultWriter::take_cursor`]).
+    pub(crate) fn with_cursor(mut self) -> Self {
+        self.cursor = Some(Cursor::default());
+        self
+    }
+
+    /// The cursor a result set opened, if any (after [`ResultWriter::finish`]).
+    pub(crate) fn take_cursor(&mut self) -> Option<Cursor> {
+        if self.cursor_opened {
+            self.cursor.take()
+        } else {
+            None
         }
     }
 
@@ -123,10 +195,20 @@ impl<'a> ResultWriter<'a> {
         // Format: column_count (lenenc int)
         self.io.write_with(|buf| buf.put_lenenc_int(columns.len() as u64));
         for column in columns {
-            self.io.write_with(|buf| column.serialize(buf));
+            self.io.write_with(|buf| write_column_definition(buf, column));
             self.io.flush_if_full().await?;
         }
-        if !self.deprecate_eof() {
+        if self.cursor.is_some() {
+            // The client reads a status here even with CLIENT_DEPRECATE_EOF: it tells whether
+            // a cursor was opened (Connector/J's BinaryResultsetReader).
+            self.cursor_opened = true;
+            let status = *self.status | StatusFlags::SERVER_STATUS_CURSOR_EXISTS;
+            if self.deprecate_eof() {
+                write_ok(self.io, &OkResult::default(), status, 0xFE);
+            } else {
+                write_eof(self.io, 0, status);
+            }
+        } else if !self.deprecate_eof() {
             let status = *self.status;
             write_eof(self.io, 0, status);
         }
@@ -157,6 +239,10 @@ impl<'a> ResultWriter<'a> {
         } else {
             encode_text_row(&mut self.row_buf, columns, values);
         }
+        if let (Some(cursor), true) = (self.cursor.as_mut(), self.cursor_opened) {
+            cursor.rows.push_back(self.row_buf.clone());
+            return Ok(());
+        }
         self.io.write_packet(&self.row_buf);
         self.io.flush_if_full().await
     }
@@ -166,19 +252,23 @@ impl<'a> ResultWriter<'a> {
         if self.columns.take().is_none() {
             return Err(Error::Misuse("no result set to end"));
         }
+        if self.cursor_opened {
+            // The terminator went out with the metadata; COM_STMT_FETCH ends the rows.
+            return Ok(());
+        }
         self.pending = Some(PendingEnd::ResultSet { warnings });
         Ok(())
     }
 
     /// Completes the command after the session returned `outcome`: writes the held-back
     /// terminator, or the ERR for a client error. Fatal errors are handed back.
-    pub(crate) fn finish(mut self, outcome: Result<()>) -> Result<()> {
+    pub(crate) fn finish(&mut self, outcome: Result<()>) -> Result<()> {
         match outcome {
             Ok(()) => {
                 if self.columns.is_some() {
                     self.end_result_set(0)?;
                 }
-                if self.pending.is_none() {
+                if self.pending.is_none() && !self.cursor_opened {
                     self.pending = Some(PendingEnd::Ok(OkResult::default()));
                 }
                 self.release_pending(false);
@@ -186,8 +276,10 @@ impl<'a> ResultWriter<'a> {
             }
             Err(e) if !e.is_fatal() => {
                 // An error in the middle of a result set takes the terminator's place; one
-                // after complete results follows them as the last result.
+                // after complete results follows them as the last result. A cursor's rows
+                // are dropped: the client reads the error in place of the first fetch's.
                 self.columns = None;
+                self.cursor_opened = false;
                 self.release_pending(true);
                 let sql = e
                     .to_sql_error()
@@ -262,11 +354,34 @@ pub(crate) fn write_column_block(
         return;
     }
     for column in columns {
-        io.write_with(|buf| column.serialize(buf));
+        io.write_with(|buf| write_column_definition(buf, column));
     }
     if !capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
         write_eof(io, 0, status);
     }
+}
+
+/// Appends one column definition (Protocol::ColumnDefinition41), as mysqld's
+/// `Protocol_classic::send_field_metadata` writes it.
+pub fn write_column_definition(buf: &mut Vec<u8>, column: &Column) {
+    // Format: catalog "def" | schema | table | org_table | name | org_name (lenenc strings)
+    //         | 0x0c | character_set u16 | column_length u32 | type u8 | flags u16
+    //         | decimals u8 | filler 0x00 0x00
+    buf.put_lenenc_str(b"def");
+    buf.put_lenenc_str(column.schema_ref());
+    buf.put_lenenc_str(column.table_ref());
+    buf.put_lenenc_str(column.org_table_ref());
+    buf.put_lenenc_str(column.name_ref());
+    buf.put_lenenc_str(column.org_name_ref());
+    buf.push(0x0c);
+    let fixed = buf.len();
+    buf.extend_from_slice(&column.character_set().to_le_bytes());
+    buf.extend_from_slice(&column.column_length().to_le_bytes());
+    buf.push(column.column_type() as u8);
+    buf.extend_from_slice(&column.flags().bits().to_le_bytes());
+    buf.push(column.decimals());
+    buf.extend_from_slice(&[0, 0]);
+    assert_eq!(buf.len() - fixed, 0x0c, "the fixed-length block is 12 bytes");
 }
 
 /// Text row: each value a length-encoded string, NULL as 0xFB.
@@ -461,6 +576,35 @@ mod tests {
 
     fn shape(column_type: ColumnType) -> ColumnShape {
         ColumnShape { column_type, unsigned: false, decimals: 0 }
+    }
+
+    #[test]
+    fn column_definition_bytes_follow_the_protocol() {
+        // An INT column as mysqld 8.0 sends it: charset 63 before length 11.
+        let col = Column::new(ColumnType::MYSQL_TYPE_LONG)
+            .with_schema(b"db")
+            .with_table(b"t")
+            .with_org_table(b"t")
+            .with_name(b"n")
+            .with_org_name(b"n")
+            .with_column_length(11)
+            .with_character_set(63)
+            .with_flags(ColumnFlags::NUM_FLAG | ColumnFlags::NOT_NULL_FLAG);
+        let mut buf = Vec::new();
+        write_column_definition(&mut buf, &col);
+        let mut expected = vec![3, b'd', b'e', b'f', 2, b'd', b'b', 1, b't', 1, b't', 1, b'n'];
+        expected.extend_from_slice(&[1, b'n', 0x0c, 0x3f, 0x00, 0x0b, 0, 0, 0, 0x03]);
+        expected.extend_from_slice(&[0x01, 0x80, 0x00, 0x00, 0x00]);
+        assert_eq!(buf, expected);
+        // mysql_common's own parser reads it back field for field.
+        let parsed: Column = mysql_common::proto::MyDeserialize::deserialize(
+            (),
+            &mut mysql_common::io::ParseBuf(&buf),
+        )
+        .expect("parses");
+        assert_eq!(parsed.character_set(), 63);
+        assert_eq!(parsed.column_length(), 11);
+        assert_eq!(parsed.name_ref(), b"n");
     }
 
     #[test]

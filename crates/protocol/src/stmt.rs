@@ -8,6 +8,11 @@
 //! non-NULL parameters that did not come as long data, each in its type's binary form.
 //! CLIENT_QUERY_ATTRIBUTES is not offered, so no parameter count or names precede the bitmap.
 //!
+//! The flags byte: 0 (CURSOR_TYPE_NO_CURSOR) or CURSOR_TYPE_READ_ONLY (1), which opens a
+//! cursor on the result set for COM_STMT_FETCH (`0x1c | stmt_id u32 | num_rows u32`);
+//! CURSOR_TYPE_FOR_UPDATE / SCROLLABLE are refused by mysqld and ignored here as by it
+//! (`mysqld_stmt_execute` only looks at CURSOR_TYPE_READ_ONLY).
+//!
 //! Invariants: types sent with `new_params_bound = 1` are kept for later executions that do not
 //! resend them; long data (COM_STMT_SEND_LONG_DATA) accumulates per parameter until the next
 //! execute or COM_STMT_RESET; nothing here trusts a length from the wire without checking it
@@ -33,6 +38,9 @@ pub struct StatementState {
     param_types: Option<Vec<(ColumnType, bool)>>,
     /// COM_STMT_SEND_LONG_DATA pieces, joined, by parameter index.
     long_data: HashMap<u16, Vec<u8>>,
+    /// The open cursor of the last execute with CURSOR_TYPE_READ_ONLY, until its last row is
+    /// fetched, the statement is reset, re-executed or closed.
+    pub cursor: Option<crate::results::Cursor>,
 }
 
 /// The statements of one connection.
@@ -96,9 +104,10 @@ impl StatementState {
         Ok(())
     }
 
-    /// COM_STMT_RESET: drops long data.
+    /// COM_STMT_RESET: drops long data and closes the cursor.
     pub fn reset(&mut self) {
         self.long_data.clear();
+        self.cursor = None;
     }
 
     /// Decodes the parameter part of a COM_STMT_EXECUTE packet (everything after

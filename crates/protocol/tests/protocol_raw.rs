@@ -139,9 +139,11 @@ async fn unknown_and_malformed_commands_get_err_and_the_connection_lives() {
     assert_eq!(err_of(&c.command(&[0x1a, 1]).await).0, 1835);
     // Invalid UTF-8 in a query.
     assert_eq!(err_of(&c.command(&[0x03, 0xFF, 0xFE]).await).0, 1300);
-    // COM_FIELD_LIST is refused; COM_STMT_FETCH has no cursor.
+    // COM_FIELD_LIST is refused; COM_STMT_FETCH of a statement that does not exist is 1243
+    // (mysqld's `mysqld_stmt_fetch`), a truncated one malformed.
     assert_eq!(err_of(&c.command(&[0x04, b't', 0]).await).0, 1047);
-    assert_eq!(err_of(&c.command(&[0x1c, 1, 0, 0, 0, 1, 0, 0, 0]).await).0, 1421);
+    assert_eq!(err_of(&c.command(&[0x1c, 1, 0, 0, 0, 1, 0, 0, 0]).await).0, 1243);
+    assert_eq!(err_of(&c.command(&[0x1c, 1, 0]).await).0, 1835);
     // COM_INIT_DB of a database the session rejects.
     let (code, state, message) = err_of(&c.command(b"\x02nosuchdb").await);
     assert_eq!((code, state.as_str()), (1049, "42000"));
@@ -667,4 +669,182 @@ async fn connect_timeout_bounds_the_whole_handshake() {
     let mut rest = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(5), c.socket.read_to_end(&mut rest)).await;
     assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+/// Sends a handshake response for `user` with `plugin` and `auth` as the first answer and
+/// returns the server's next packet.
+async fn first_answer(port: u16, user: &str, plugin: &str, auth: &[u8]) -> (Raw, Vec<u8>, Vec<u8>) {
+    let mut raw = Raw::connect(port).await;
+    let (_, greeting) = raw.read().await.expect("greeting");
+    let handshake: HandshakePacket<'_> = ParseBuf(&greeting).parse(()).expect("handshake");
+    let nonce = handshake.nonce();
+    let caps = CapabilityFlags::CLIENT_PROTOCOL_41
+        | CapabilityFlags::CLIENT_SECURE_CONNECTION
+        | CapabilityFlags::CLIENT_PLUGIN_AUTH
+        | CapabilityFlags::CLIENT_LONG_PASSWORD;
+    let response = HandshakeResponse::new(
+        Some(auth.to_vec()),
+        (8, 0, 40),
+        Some(user.as_bytes()),
+        None::<Vec<u8>>,
+        Some(AuthPlugin::Other(std::borrow::Cow::Owned(plugin.as_bytes().to_vec()))),
+        caps,
+        None,
+        16 * 1024 * 1024,
+    );
+    let mut buf = Vec::new();
+    response.serialize(&mut buf);
+    raw.write(1, &buf).await;
+    let (_, answer) = raw.read().await.expect("auth answer");
+    (raw, answer, nonce)
+}
+
+/// The plugin an AuthSwitchRequest names, and its nonce.
+fn switch_of(packet: &[u8]) -> (String, Vec<u8>) {
+    assert_eq!(packet[0], 0xFE, "expected AuthSwitchRequest, got {packet:?}");
+    let end = packet.iter().position(|&b| b == 0).expect("NUL after the plugin name");
+    (String::from_utf8_lossy(&packet[1..end]).into_owned(), packet[end + 1..].to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_native_first_answer_gets_an_auth_switch() {
+    // A MariaDB client that cannot use the announced plugin answers with
+    // mysql_native_password and no data, then waits for a nonce: mysqld sends an
+    // AuthSwitchRequest; binlogd answered 1045.
+    let server = start(ServerConfig::default()).await;
+    let (mut raw, answer, _) =
+        first_answer(server.port(), NATIVE_USER, "mysql_native_password", b"").await;
+    let (plugin, nonce) = switch_of(&answer);
+    assert_eq!(plugin, "mysql_native_password");
+    assert_eq!(nonce.len(), 21, "20-byte nonce and a NUL");
+    raw.write(3, &scramble_native(&nonce[..20], NATIVE_PASSWORD.as_bytes())).await;
+    let (_, ok) = raw.read().await.expect("auth result");
+    assert_eq!(ok[0], 0x00, "login OK after the switch, got {ok:?}");
+    // Any other plugin name, or an unknown one, is switched as well.
+    for client_plugin in ["caching_sha2_password", "mysql_clear_password", "no_such_plugin", ""] {
+        let (_, answer, _) =
+            first_answer(server.port(), NATIVE_USER, client_plugin, b"\x01\x02").await;
+        assert_eq!(
+            switch_of(&answer).0,
+            "mysql_native_password",
+            "client plugin {client_plugin:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_users_get_the_exchange_of_an_existing_account() {
+    // mysqld's decoy user: an unknown user is switched to a plugin like an existing account
+    // would be, the same one every time for the same name.
+    let server = start(ServerConfig::default()).await;
+    let mut switched = 0;
+    for i in 0..24 {
+        let user = format!("nobody_{i}");
+        let (_, a, _) = first_answer(server.port(), &user, "mysql_native_password", &[7; 20]).await;
+        let (_, b, _) = first_answer(server.port(), &user, "mysql_native_password", &[7; 20]).await;
+        assert_eq!(a[0], b[0], "the same exchange for the same unknown user");
+        if a[0] == 0xFE {
+            assert_eq!(switch_of(&a).0, "caching_sha2_password");
+            switched += 1;
+        } else {
+            // Treated as a native account: the wrong answer is refused at once.
+            assert_eq!(err_of(&a).0, 1045);
+        }
+    }
+    assert!(switched > 0 && switched < 24, "both plugins are picked ({switched} of 24)");
+}
+
+/// Prepares `sql` and reads the whole COM_STMT_PREPARE answer; returns the statement id.
+async fn prepare(raw: &mut Raw, sql: &str, deprecate_eof: bool) -> u32 {
+    let mut cmd = vec![0x16];
+    cmd.extend_from_slice(sql.as_bytes());
+    let ok = raw.command(&cmd).await;
+    assert_eq!(ok[0], 0x00, "prepare OK, got {ok:?}");
+    let id = u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]);
+    let columns = usize::from(u16::from_le_bytes([ok[5], ok[6]]));
+    let params = usize::from(u16::from_le_bytes([ok[7], ok[8]]));
+    for block in [params, columns] {
+        for _ in 0..block {
+            raw.read().await.expect("definition");
+        }
+        if block > 0 && !deprecate_eof {
+            assert_eq!(raw.read().await.expect("eof").1[0], 0xFE);
+        }
+    }
+    id
+}
+
+/// The status flags of an EOF packet or of a 0xFE-headed OK with one-byte counts.
+fn terminator_status(packet: &[u8]) -> StatusFlags {
+    assert_eq!(packet[0], 0xFE, "expected a terminator, got {packet:?}");
+    // EOF: 0xFE | warnings u16 | status u16; OK: 0xFE | 0 | 0 | status u16 | warnings u16:
+    // the status is at offset 3 in both.
+    StatusFlags::from_bits_truncate(u16::from_le_bytes([packet[3], packet[4]]))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cursors_send_rows_in_fetch_sized_batches() {
+    let server = start(ServerConfig::default()).await;
+    for deprecate_eof in [false, true] {
+        let extra = if deprecate_eof {
+            CapabilityFlags::CLIENT_DEPRECATE_EOF
+        } else {
+            CapabilityFlags::empty()
+        };
+        let mut raw = Raw::login(server.port(), extra).await;
+        let id = prepare(&mut raw, "select rows ?", deprecate_eof).await;
+        // COM_STMT_EXECUTE, CURSOR_TYPE_READ_ONLY, one LONGLONG parameter: 10 rows.
+        let mut exec = vec![0x17];
+        exec.extend_from_slice(&id.to_le_bytes());
+        exec.push(1);
+        exec.extend_from_slice(&1u32.to_le_bytes());
+        exec.extend_from_slice(&[0, 1, 8, 0]);
+        exec.extend_from_slice(&10i64.to_le_bytes());
+        let count = raw.command(&exec).await;
+        assert_eq!(count, [5], "column count");
+        for _ in 0..5 {
+            raw.read().await.expect("column definition");
+        }
+        // Even with CLIENT_DEPRECATE_EOF a status follows the metadata: a cursor is open,
+        // and no row was sent.
+        let (_, end) = raw.read().await.expect("metadata terminator");
+        let status = terminator_status(&end);
+        assert!(status.contains(StatusFlags::SERVER_STATUS_CURSOR_EXISTS), "{status:?}");
+        let fetch = |n: u32| {
+            let mut f = vec![0x1c];
+            f.extend_from_slice(&id.to_le_bytes());
+            f.extend_from_slice(&n.to_le_bytes());
+            f
+        };
+        for (batch, last) in [(4, false), (4, false), (2, true)] {
+            raw.write(0, &fetch(4)).await;
+            for i in 0..batch {
+                let (_, row) = raw.read().await.expect("row");
+                assert_eq!(row[0], 0x00, "binary row {i} of {batch}, got {row:?}");
+            }
+            let (_, end) = raw.read().await.expect("fetch terminator");
+            let status = terminator_status(&end);
+            assert!(status.contains(StatusFlags::SERVER_STATUS_CURSOR_EXISTS), "{status:?}");
+            assert_eq!(status.contains(StatusFlags::SERVER_STATUS_LAST_ROW_SENT), last);
+        }
+        // Exhausted: the cursor is closed.
+        let err = raw.command(&fetch(1)).await;
+        assert_eq!(err_of(&err).0, 1421);
+        // Without the cursor flag the rows come at once, as before.
+        exec[5] = 0;
+        assert_eq!(raw.command(&exec).await, [5]);
+        for _ in 0..5 {
+            raw.read().await.expect("column definition");
+        }
+        if !deprecate_eof {
+            raw.read().await.expect("eof");
+        }
+        for _ in 0..10 {
+            assert_eq!(raw.read().await.expect("row").1[0], 0x00);
+        }
+        let (_, end) = raw.read().await.expect("end");
+        assert!(!terminator_status(&end).contains(StatusFlags::SERVER_STATUS_CURSOR_EXISTS));
+        // An unknown statement's fetch is 1243.
+        let mut bad = fetch(1);
+        bad[1] = 0x7f;
+        assert_eq!(err_of(&raw.command(&bad).await).0, 1243);
+    }
 }

@@ -48,6 +48,16 @@ use super::session::{Session, Warning};
 use accounts::{Account, Privileges, UserError};
 use protocol::{AuthPlugin, UserAuth};
 
+/// mysqld's ER_NOT_VALID_PASSWORD for a password longer than the plugin hashes
+/// (`caching_sha2_password`: 256 bytes), before any hashing.
+fn too_long(plugin: AuthPlugin, password: &str) -> Result<()> {
+    UserAuth::check_password_length(plugin, password.as_bytes()).map_err(|e| SqlError::Other {
+        code: e.code,
+        sqlstate: "HY000",
+        message: e.message.clone(),
+    })
+}
+
 impl Identified {
     fn auth(&self) -> Result<UserAuth> {
         let plugin = match self.plugin {
@@ -56,7 +66,10 @@ impl Identified {
         };
         match (&self.secret, plugin) {
             (Secret::Password(p), AuthPlugin::MysqlNativePassword) => Ok(UserAuth::native(p)),
-            (Secret::Password(p), AuthPlugin::CachingSha2Password) => Ok(UserAuth::caching_sha2(p)),
+            (Secret::Password(p), AuthPlugin::CachingSha2Password) => {
+                too_long(plugin, p)?;
+                Ok(UserAuth::caching_sha2(p))
+            }
             // ER_PASSWORD_FORMAT, as mysqld answers a hash not of the plugin's form.
             (Secret::Hash(h), plugin) => {
                 accounts::auth_from_string(plugin, h).ok_or_else(|| SqlError::Other {
@@ -763,6 +776,7 @@ impl Session {
                         sqlstate: "42000",
                         message: "Can't find any matching row in the user table".into(),
                     })?;
+                    too_long(a.auth.plugin, &password)?;
                     a.auth = match a.auth.plugin {
                         AuthPlugin::MysqlNativePassword => UserAuth::native(&password),
                         AuthPlugin::CachingSha2Password => UserAuth::caching_sha2(&password),

@@ -290,10 +290,15 @@ pub enum SetItem {
         name: String,
         value: Expr,
     },
-    /// `SET NAMES charset [COLLATE collation]`.
+    /// `SET NAMES {charset [COLLATE collation] | DEFAULT}` (`None`: DEFAULT).
     Names {
-        charset: String,
+        charset: Option<String>,
         collation: Option<String>,
+    },
+    /// `SET {CHARACTER SET | CHARSET} {charset | DEFAULT}`: client and results in `charset`,
+    /// the connection in the database's character set.
+    CharacterSet {
+        charset: Option<String>,
     },
 }
 

@@ -20,7 +20,7 @@ use engine::{encode_key, ColumnType, Decimal, Key, Row, TableId, TableSchema, Tx
 use super::ast::*;
 use super::error::{Result, SqlError};
 use super::eval::{arith, compare, eval, parse_datetime, truth};
-use super::output::{flags, MysqlType, Output, ResultColumn};
+use super::output::{flags, MysqlType, Output, ResultColumn, CHARSET_BINARY};
 use super::session::Session;
 use super::vars::VERSION;
 
@@ -598,23 +598,26 @@ impl Session {
                     };
                     for (i, c) in sc.columns.iter().enumerate() {
                         items.push(Expr::Col(i));
-                        columns.push(ResultColumn::for_table_column(
-                            &db,
-                            &tlabel,
-                            c,
-                            key_flags(sc, i),
-                        ));
+                        let mut col =
+                            ResultColumn::for_table_column(&db, &tlabel, c, key_flags(sc, i));
+                        // table is the alias, org_table the table's own name.
+                        col.org_table = own_table_name(sc).to_string();
+                        columns.push(col);
                     }
                 }
                 SelectItem::Expr { expr, label, aliased } => {
                     let bound = b.bind(expr)?;
                     let mut col = match (&bound, schema) {
-                        (Expr::Col(i), Some(sc)) => ResultColumn::for_table_column(
-                            &db,
-                            &tlabel,
-                            &sc.columns[*i],
-                            key_flags(sc, *i),
-                        ),
+                        (Expr::Col(i), Some(sc)) => {
+                            let mut c = ResultColumn::for_table_column(
+                                &db,
+                                &tlabel,
+                                &sc.columns[*i],
+                                key_flags(sc, *i),
+                            );
+                            c.org_table = own_table_name(sc).to_string();
+                            c
+                        }
                         _ => {
                             let aggs = b.aggs.as_deref().unwrap_or(&[]);
                             let ty = expr_type(&bound, schema, aggs);
@@ -622,6 +625,7 @@ impl Session {
                             if ty == MysqlType::NewDecimal {
                                 c.decimals = decimal_scale(&bound, schema, aggs);
                             }
+                            refine_expr_column(&mut c, &bound, schema, aggs);
                             c
                         }
                     };
@@ -906,11 +910,17 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<Vec<(Row, Ve
 
 /// PRI/UNI/MUL flags of column `i`.
 pub(crate) fn key_flags(s: &TableSchema, i: usize) -> u16 {
+    // mysqld's table.cc: every key part gets PART_KEY_FLAG, primary-key parts PRI_KEY_FLAG,
+    // the first part of another index UNIQUE_KEY_FLAG (a one-column unique index) or
+    // MULTIPLE_KEY_FLAG.
     let mut f = 0;
     if s.primary_key.contains(&i) {
-        f |= flags::PRI_KEY;
+        f |= flags::PRI_KEY | flags::PART_KEY;
     }
     for idx in &s.indexes {
+        if idx.columns.contains(&i) {
+            f |= flags::PART_KEY;
+        }
         if idx.columns.first() == Some(&i) {
             f |= if idx.unique && idx.columns.len() == 1 {
                 flags::UNIQUE_KEY
@@ -1034,6 +1044,118 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             .find(|x| *x != MysqlType::Null)
             .unwrap_or(MysqlType::Null),
         _ => MysqlType::LongLong,
+    }
+}
+
+/// The table's own name (org_table), without the database its schema name is qualified with
+/// (`db.table`, ddl.rs).
+fn own_table_name(sc: &TableSchema) -> &str {
+    sc.name.split_once('.').map_or(sc.name.as_str(), |(_, t)| t)
+}
+
+/// Decimal digits of a column's values (`Field::decimal_precision`), for the precision of
+/// SUM/AVG over it; `None` for non-numeric columns.
+fn column_precision(ty: ColumnType) -> Option<(u32, u8)> {
+    match ty {
+        ColumnType::Integer { bytes, unsigned } => Some((
+            match (bytes, unsigned) {
+                (1, _) => 3,
+                (2, _) => 5,
+                (3, false) => 7,
+                (3, true) => 8,
+                (4, _) => 10,
+                (_, false) => 19,
+                (_, true) => 20,
+            },
+            0,
+        )),
+        ColumnType::Decimal { precision, scale } => Some((u32::from(precision), scale)),
+        _ => None,
+    }
+}
+
+/// DECIMAL's display width: digits, a point when there are fraction digits, and a sign
+/// (`my_decimal_precision_to_length_no_truncation`).
+fn decimal_length(precision: u32, scale: u8) -> u32 {
+    precision + u32::from(scale > 0) + 1
+}
+
+/// Width, decimals and nullability of an expression column where mysqld's item computes them
+/// from its operands (`Item::resolve_type` of literals, COUNT, SUM/AVG, MIN/MAX, string
+/// functions over columns); other expressions keep [`ResultColumn::expr`]'s defaults.
+fn refine_expr_column(
+    c: &mut ResultColumn,
+    e: &Expr,
+    schema: Option<&TableSchema>,
+    aggs: &[AggSpec],
+) {
+    let col = |i: usize| schema.and_then(|s| s.columns.get(i));
+    match e {
+        Expr::Lit(v) => {
+            if *v != Value::Null {
+                c.flags |= flags::NOT_NULL;
+            }
+            match v {
+                Value::Int(_) | Value::UInt(_) => c.length = v.to_string().len() as u32,
+                Value::Decimal(d) => {
+                    let digits = d.mantissa.unsigned_abs().to_string().len() as u32;
+                    let precision = digits.max(u32::from(d.scale) + 1);
+                    c.length = decimal_length(precision, d.scale);
+                    c.decimals = d.scale;
+                }
+                Value::Bytes(b) => {
+                    c.length = String::from_utf8_lossy(b).chars().count() as u32 * 4;
+                }
+                _ => {}
+            }
+        }
+        Expr::Agg(i) => match aggs.get(*i) {
+            Some(AggSpec { kind: AggKind::Count, .. }) => {
+                c.flags |= flags::NOT_NULL;
+                c.length = 21;
+            }
+            Some(AggSpec { kind: kind @ (AggKind::Sum | AggKind::Avg), arg: Some(a), .. })
+                if c.mysql_type == MysqlType::NewDecimal =>
+            {
+                let base = match a {
+                    Expr::Col(i) => col(*i).and_then(|c| column_precision(c.ty)),
+                    _ => None,
+                };
+                if let Some((precision, scale)) = base {
+                    // Item_sum_sum: + DECIMAL_LONGLONG_DIGITS; Item_sum_avg: + 4 digits.
+                    let (precision, scale) = match kind {
+                        AggKind::Sum => ((precision + 22).min(65), scale),
+                        _ => ((precision + 4).min(65), (scale + 4).min(30)),
+                    };
+                    c.length = decimal_length(precision, scale);
+                    c.decimals = scale;
+                }
+            }
+            Some(AggSpec {
+                kind: AggKind::Min | AggKind::Max, arg: Some(Expr::Col(i)), ..
+            }) => {
+                if let (Some(sc), Some(tc)) = (schema, col(*i)) {
+                    let from = ResultColumn::for_table_column("", &sc.name, tc, 0);
+                    c.length = from.length;
+                    c.decimals = from.decimals;
+                    c.charset = from.charset;
+                    c.flags = (from.flags & (flags::UNSIGNED | flags::BINARY | flags::BLOB))
+                        | if from.charset == CHARSET_BINARY { flags::BINARY } else { 0 };
+                }
+            }
+            _ => {}
+        },
+        Expr::Func(Func::Upper | Func::Lower, args) => {
+            if let Some(Expr::Col(i)) = args.first() {
+                if let Some(tc) = col(*i) {
+                    let from = ResultColumn::for_table_column("", "", tc, 0);
+                    if from.is_text() && from.mysql_type != MysqlType::Blob {
+                        c.length = from.length;
+                    }
+                }
+            }
+        }
+        _ => {}
     }
 }
 

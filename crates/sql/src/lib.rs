@@ -22,6 +22,7 @@
 pub mod acl;
 pub mod admin;
 pub mod ast;
+pub mod charset;
 mod checksum;
 pub mod comments;
 pub mod commit;

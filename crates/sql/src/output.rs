@@ -33,6 +33,13 @@ pub mod flags {
     pub const UNSIGNED: u16 = 32;
     pub const BINARY: u16 = 128;
     pub const AUTO_INCREMENT: u16 = 512;
+    /// NOT NULL without a DEFAULT (and not AUTO_INCREMENT): mysqld's sql_table.cc sets it and
+    /// sends it.
+    pub const NO_DEFAULT_VALUE: u16 = 4096;
+    /// Part of some index (mysqld sets it on every key part: table.cc).
+    pub const PART_KEY: u16 = 16384;
+    /// Numeric column. mysqld does not send it (libmysql and other clients add it on
+    /// reading: `unpack_fields`), so no result column carries it.
     pub const NUM: u16 = 32768;
 }
 
@@ -63,13 +70,15 @@ pub struct ResultColumn {
 impl ResultColumn {
     /// An expression column of `ty` named `name`.
     pub fn expr(name: &str, ty: MysqlType) -> ResultColumn {
+        // An expression's send field (mysqld's `Item::make_field`): binary-charset items
+        // carry BINARY_FLAG; the widths are those of an expression of unknown operands.
         let (length, charset, flags, decimals) = match ty {
             MysqlType::Tiny | MysqlType::Short | MysqlType::Long | MysqlType::Int24 => {
-                (11, CHARSET_BINARY, flags::NUM, 0)
+                (11, CHARSET_BINARY, flags::BINARY, 0)
             }
-            MysqlType::LongLong => (21, CHARSET_BINARY, flags::NUM, 0),
-            MysqlType::Double => (23, CHARSET_BINARY, flags::NUM, 31),
-            MysqlType::NewDecimal => (67, CHARSET_BINARY, flags::NUM, 4),
+            MysqlType::LongLong => (21, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::Double => (23, CHARSET_BINARY, flags::BINARY, 31),
+            MysqlType::NewDecimal => (67, CHARSET_BINARY, flags::BINARY, 4),
             MysqlType::DateTime => (19, CHARSET_BINARY, flags::BINARY, 0),
             MysqlType::Null => (0, CHARSET_BINARY, flags::BINARY, 0),
             MysqlType::Blob | MysqlType::VarString | MysqlType::String => {
@@ -88,6 +97,30 @@ impl ResultColumn {
             decimals,
             charset,
         }
+    }
+
+    /// True if the column carries text in a character set (not numbers, temporal values or
+    /// binary strings): these are described in `character_set_results`.
+    pub fn is_text(&self) -> bool {
+        self.charset != CHARSET_BINARY
+            && matches!(self.mysql_type, MysqlType::Blob | MysqlType::VarString | MysqlType::String)
+    }
+
+    /// The column as it goes to a client whose `character_set_results` is `results`
+    /// (collation id, mbmaxlen; `None` for NULL): mysqld's `Protocol_classic::
+    /// send_field_metadata` reports text columns in the results' collation, `column_length`
+    /// = characters × mbmaxlen (TEXT/BLOB: bytes × mbmaxlen). Stored lengths are for
+    /// utf8mb4 (4 bytes a character), the only character set data is stored in.
+    pub fn for_results(&self, results: Option<(u16, u32)>) -> ResultColumn {
+        let mut c = self.clone();
+        if let (true, Some((collation, mbmaxlen))) = (self.is_text(), results) {
+            c.charset = collation;
+            c.length = (self.length / 4).saturating_mul(mbmaxlen);
+        } else if self.is_text() && self.mysql_type == MysqlType::Blob {
+            // No conversion: TEXT's column_length is its byte limit.
+            c.length = self.length / 4;
+        }
+        c
     }
 
     /// A text column (SHOW output), `chars` characters wide.
@@ -116,6 +149,10 @@ impl ResultColumn {
         col: &engine::Column,
         flags_extra: u16,
     ) -> ResultColumn {
+        // mysqld's `Field::make_send_field` widths: integers their default display width
+        // (one less unsigned, no sign), DECIMAL(p,s) p + point (if s > 0) + sign, text
+        // characters × 4 (utf8mb4), TEXT 65535 bytes (× 4 for the column's mbmaxlen once the
+        // session's character_set_results is applied, see `for_results`).
         let (ty, length, mut fl, decimals, charset) = match col.ty {
             ColumnType::Integer { bytes, unsigned } => {
                 let (ty, len) = match bytes {
@@ -125,12 +162,17 @@ impl ResultColumn {
                     4 => (MysqlType::Long, 11),
                     _ => (MysqlType::LongLong, 20),
                 };
-                let fl = flags::NUM | if unsigned { flags::UNSIGNED } else { 0 };
+                let (len, fl) = match (unsigned, bytes) {
+                    (false, _) => (len, 0),
+                    (true, 8) => (20, flags::UNSIGNED),
+                    (true, _) => (len - 1, flags::UNSIGNED),
+                };
                 (ty, len, fl, 0, CHARSET_BINARY)
             }
-            ColumnType::Double => (MysqlType::Double, 22, flags::NUM, 31, CHARSET_BINARY),
+            ColumnType::Double => (MysqlType::Double, 22, 0, 31, CHARSET_BINARY),
             ColumnType::Decimal { precision, scale } => {
-                (MysqlType::NewDecimal, u32::from(precision) + 2, flags::NUM, scale, CHARSET_BINARY)
+                let len = u32::from(precision) + u32::from(scale > 0) + 1;
+                (MysqlType::NewDecimal, len, 0, scale, CHARSET_BINARY)
             }
             ColumnType::Char(n) => (MysqlType::String, n * 4, 0, 0, CHARSET_UTF8MB4),
             ColumnType::VarChar(n) => (MysqlType::VarString, n * 4, 0, 0, CHARSET_UTF8MB4),
@@ -139,6 +181,9 @@ impl ResultColumn {
         };
         if !col.nullable {
             fl |= flags::NOT_NULL;
+            if col.default.is_none() && !col.auto_increment {
+                fl |= flags::NO_DEFAULT_VALUE;
+            }
         }
         if col.auto_increment {
             fl |= flags::AUTO_INCREMENT;
@@ -172,13 +217,14 @@ impl Output {
         Output::Ok { affected_rows, last_insert_id: 0, info: String::new(), warnings: 0 }
     }
 
-    /// An UPDATE's OK: `changed` affected rows and mysqld's info line.
-    pub(crate) fn updated(matched: u64, changed: u64) -> Output {
+    /// An UPDATE's OK: `changed` affected rows, or `matched` ones for a client that set
+    /// CLIENT_FOUND_ROWS (`found_rows`), and mysqld's info line (ER_UPDATE_INFO).
+    pub(crate) fn updated(matched: u64, changed: u64, found_rows: bool, warnings: u16) -> Output {
         Output::Ok {
-            affected_rows: changed,
+            affected_rows: if found_rows { matched } else { changed },
             last_insert_id: 0,
-            info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
-            warnings: 0,
+            info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: {warnings}"),
+            warnings,
         }
     }
 

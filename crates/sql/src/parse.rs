@@ -13,7 +13,6 @@
 //! they are written, which keeps that numbering.
 
 use sqlparser::ast as sp;
-use sqlparser::ast::Spanned;
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Token};
@@ -1003,15 +1002,6 @@ impl Front<'_> {
     }
 
     fn set(&mut self) -> Result<Stmt> {
-        if self.word("NAMES") {
-            let charset = self.name_or_string()?;
-            let collation = if self.word("COLLATE") { Some(self.name_or_string()?) } else { None };
-            return Ok(Stmt::Set(vec![SetItem::Names { charset, collation }]));
-        }
-        if self.words(&["CHARACTER", "SET"]) || self.word("CHARSET") {
-            let charset = self.name_or_string()?;
-            return Ok(Stmt::Set(vec![SetItem::Names { charset, collation: None }]));
-        }
         let scoped = usize::from(self.word("GLOBAL") || self.word("SESSION") || self.word("LOCAL"));
         if self.word("TRANSACTION") {
             while !self.at_end() {
@@ -1031,6 +1021,22 @@ impl Front<'_> {
     }
 
     fn set_item(&mut self) -> Result<SetItem> {
+        // NAMES and CHARACTER SET may stand anywhere in a SET list (`SET a=1, NAMES utf8mb4`,
+        // as the MariaDB Java client sends on connect): mysqld's `option_value_no_option_type`.
+        if self.word("NAMES") {
+            if self.word("DEFAULT") {
+                return Ok(SetItem::Names { charset: None, collation: None });
+            }
+            let charset = Some(self.name_or_string()?);
+            let collation = if self.word("COLLATE") { Some(self.name_or_string()?) } else { None };
+            return Ok(SetItem::Names { charset, collation });
+        }
+        if self.words(&["CHARACTER", "SET"]) || self.word("CHARSET") {
+            if self.word("DEFAULT") {
+                return Ok(SetItem::CharacterSet { charset: None });
+            }
+            return Ok(SetItem::CharacterSet { charset: Some(self.name_or_string()?) });
+        }
         let mut scope = if self.word("GLOBAL") || self.word("PERSIST") {
             VarScope::Global
         } else if self.word("SESSION") || self.word("LOCAL") {
@@ -1197,14 +1203,17 @@ impl Front<'_> {
             return Err(unsupported("SELECT ... INTO"));
         }
         let mut items = Vec::with_capacity(sel.projection.len());
-        for item in &sel.projection {
+        let texts = projection_texts(self.sql, sel.select_token.0.span.start);
+        for (n, item) in sel.projection.iter().enumerate() {
             items.push(match item {
                 sp::SelectItem::Wildcard(_) | sp::SelectItem::QualifiedWildcard(..) => {
                     SelectItem::Wildcard
                 }
-                sp::SelectItem::UnnamedExpr(e) => {
-                    SelectItem::Expr { expr: self.expr(e)?, label: self.label(e), aliased: false }
-                }
+                sp::SelectItem::UnnamedExpr(e) => SelectItem::Expr {
+                    expr: self.expr(e)?,
+                    label: self.label(e, texts.as_ref().and_then(|t| t.get(n)).map(String::as_str)),
+                    aliased: false,
+                },
                 sp::SelectItem::ExprWithAlias { expr, alias } => SelectItem::Expr {
                     expr: self.expr(expr)?,
                     label: alias.value.clone(),
@@ -1281,8 +1290,11 @@ impl Front<'_> {
             .collect()
     }
 
-    /// The label MySQL gives an unaliased select item: its text as written (a column's name).
-    fn label(&self, e: &sp::Expr) -> String {
+    /// The label MySQL gives an unaliased select item (`Item::item_name` set by the parser
+    /// from the item's text, sql_yacc.yy `select_item`): a column's name, a string literal's
+    /// value, otherwise the item's text as written (`text`, from [`projection_texts`]), cut to
+    /// 256 characters as mysqld cuts it.
+    fn label(&self, e: &sp::Expr, text: Option<&str>) -> String {
         match e {
             sp::Expr::Identifier(i) => return i.value.clone(),
             sp::Expr::CompoundIdentifier(v) if !v[0].value.starts_with('@') => {
@@ -1290,16 +1302,16 @@ impl Front<'_> {
                     return l.value.clone();
                 }
             }
+            sp::Expr::Value(v) => match &v.value {
+                sp::Value::SingleQuotedString(s) | sp::Value::DoubleQuotedString(s) => {
+                    return s.chars().take(MAX_LABEL_CHARS).collect();
+                }
+                _ => {}
+            },
             _ => {}
         }
-        let span = e.span();
-        match (offset_of(self.sql, span.start), offset_of(self.sql, span.end)) {
-            (Some(a), Some(b)) if a < b => {
-                // A function's span ends at its name; the label runs to the closing paren.
-                let b =
-                    if matches!(e, sp::Expr::Function(_)) { close_paren(self.sql, b) } else { b };
-                self.sql[a..b].to_string()
-            }
+        match text {
+            Some(t) if !t.is_empty() => t.chars().take(MAX_LABEL_CHARS).collect(),
             _ => e.to_string(),
         }
     }
@@ -1607,32 +1619,85 @@ impl Front<'_> {
 
 /// The end of a parenthesized argument list starting at `from` (quotes respected); `from`
 /// itself if no `(` follows.
-fn close_paren(sql: &str, from: usize) -> usize {
-    let b = sql.as_bytes();
-    if b.get(from) != Some(&b'(') {
-        return from;
-    }
-    let (mut depth, mut i, mut quote) = (0usize, from, None::<u8>);
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                b'\'' | b'"' | b'`' => quote = Some(c),
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return i + 1;
-                    }
-                }
-                _ => {}
-            },
+/// mysqld names an expression by at most this many characters of its text (`NAME_CHAR_LEN`
+/// × ... : `Item::set_name` truncates to MAX_ALIAS_NAME, 256).
+const MAX_LABEL_CHARS: usize = 256;
+
+/// The text of each item of the select list that starts at the SELECT keyword at `select`:
+/// the tokens between SELECT (and its modifiers) and the end of the list, split at commas
+/// outside parentheses, each item's text from its first token to its last (an alias
+/// included; callers use it only for unaliased items). `None` if the list cannot be found.
+///
+/// Why the tokens and not sqlparser's expression spans: those are incomplete (a function's
+/// span stops before its closing parenthesis, `-5`'s and `x IS NULL`'s miss a token).
+fn projection_texts(sql: &str, select: Location) -> Option<Vec<String>> {
+    use sqlparser::tokenizer::Tokenizer;
+    let tokens = Tokenizer::new(&MySqlDialect {}, sql).tokenize_with_location().ok()?;
+    let start = tokens.iter().position(|t| t.span.start == select)?;
+    let mut items = Vec::new();
+    let (mut depth, mut first, mut last) = (0usize, None::<usize>, None::<usize>);
+    let mut modifiers = true;
+    let push = |items: &mut Vec<String>, first: Option<usize>, last: Option<usize>| {
+        let (Some(a), Some(b)) = (first, last) else { return };
+        let a = offset_of(sql, tokens[a].span.start);
+        let b = offset_of(sql, tokens[b].span.end);
+        if let (Some(a), Some(b)) = (a, b) {
+            if a <= b && b <= sql.len() {
+                items.push(sql[a..b].to_string());
+            }
         }
-        i += 1;
+    };
+    for (i, t) in tokens.iter().enumerate().skip(start + 1) {
+        match &t.token {
+            Token::Whitespace(_) => continue,
+            Token::Word(w) if modifiers && is_select_modifier(&w.value) => continue,
+            _ => modifiers = false,
+        }
+        match &t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            Token::Comma if depth == 0 => {
+                push(&mut items, first, last);
+                (first, last) = (None, None);
+                continue;
+            }
+            Token::SemiColon | Token::EOF if depth == 0 => break,
+            Token::Word(w)
+                if depth == 0 && w.quote_style.is_none() && ends_select_list(&w.value) =>
+            {
+                break
+            }
+            _ => {}
+        }
+        first = first.or(Some(i));
+        last = Some(i);
     }
-    from
+    push(&mut items, first, last);
+    Some(items)
+}
+
+fn is_select_modifier(word: &str) -> bool {
+    [
+        "ALL",
+        "DISTINCT",
+        "DISTINCTROW",
+        "HIGH_PRIORITY",
+        "STRAIGHT_JOIN",
+        "SQL_SMALL_RESULT",
+        "SQL_BIG_RESULT",
+        "SQL_BUFFER_RESULT",
+        "SQL_NO_CACHE",
+        "SQL_CACHE",
+        "SQL_CALC_FOUND_ROWS",
+    ]
+    .iter()
+    .any(|m| m.eq_ignore_ascii_case(word))
+}
+
+fn ends_select_list(word: &str) -> bool {
+    ["FROM", "INTO", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW", "FOR", "LOCK", "UNION"]
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(word))
 }
 
 /// `global` / `session` / `local` prefixes of `@@scope.name`; returns the rest otherwise.
@@ -1993,6 +2058,21 @@ mod tests {
         );
         assert!(matches!(&items[2], SetItem::User { name, .. } if name == "x"));
         assert!(matches!(stmt("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci"), Stmt::Set(_)));
+        // NAMES inside a list, in any position, and the DEFAULT forms.
+        let Stmt::Set(items) =
+            stmt("SET autocommit=1, NAMES utf8mb4, sql_mode='', CHARSET DEFAULT")
+        else {
+            panic!("a SET list")
+        };
+        assert_eq!(items.len(), 4);
+        assert!(
+            matches!(&items[1], SetItem::Names { charset: Some(c), collation: None } if c == "utf8mb4")
+        );
+        assert!(matches!(&items[3], SetItem::CharacterSet { charset: None }));
+        assert!(matches!(
+            stmt("SET NAMES DEFAULT"),
+            Stmt::Set(ref v) if matches!(v[0], SetItem::Names { charset: None, .. })
+        ));
         assert_eq!(
             stmt("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),
             Stmt::SetTransaction
@@ -2014,6 +2094,50 @@ mod tests {
         assert_eq!(e.code(), 1235, "{e}");
         let e = parse("SELECT * FROM t WHERE id IN (SELECT id FROM u)").unwrap_err();
         assert_eq!(e.code(), 1235);
+    }
+
+    #[test]
+    fn labels_of_functions_literals_and_operators() {
+        let sql = "SELECT SUM(qty), UPPER(sku), COUNT(*), 'abc', 1.50, a + b, \
+                   x IS NULL, COALESCE(a, 'x'), CASE WHEN a THEN 1 END, NOW(), -5, t.c, \
+                   CONCAT(sku, '(', qty) , MAX( qty ), (1+2)*3, \"dq\", NULL, TRUE, \
+                   LENGTH(sku)+1, a BETWEEN 1 AND 2, a IN (1,2), a LIKE 'x%' FROM t";
+        let Stmt::Select(s) = stmt(sql) else { panic!() };
+        let labels: Vec<&str> = s
+            .items
+            .iter()
+            .map(|i| match i {
+                SelectItem::Expr { label, .. } => label.as_str(),
+                SelectItem::Wildcard => "*",
+            })
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "SUM(qty)",
+                "UPPER(sku)",
+                "COUNT(*)",
+                "abc",
+                "1.50",
+                "a + b",
+                "x IS NULL",
+                "COALESCE(a, 'x')",
+                "CASE WHEN a THEN 1 END",
+                "NOW()",
+                "-5",
+                "c",
+                "CONCAT(sku, '(', qty)",
+                "MAX( qty )",
+                "(1+2)*3",
+                "dq",
+                "NULL",
+                "TRUE",
+                "LENGTH(sku)+1",
+                "a BETWEEN 1 AND 2",
+                "a IN (1,2)",
+                "a LIKE 'x%'",
+            ]
+        );
     }
 
     #[test]

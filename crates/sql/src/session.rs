@@ -21,6 +21,7 @@ use binlog::gtid::Gtid;
 use engine::{DateTime, Key, TableId, Txn, Value};
 
 use super::ast::{Expr, SetItem, Stmt, UserName, VarScope};
+use super::charset;
 use super::commit::{ChangeKind, ChangedRow, DeferredCommit, GtidNext, TxnChanges};
 use super::error::{Result, SqlError};
 use super::eval::{datetime_of, eval, unix_now};
@@ -117,6 +118,10 @@ pub struct Session {
     pub(crate) account: Option<SessionAccount>,
     /// The connection's registry entry (the protocol server's sessions have one).
     pub(crate) process: Option<Arc<protocol::processlist::Process>>,
+    /// The collation id of the client's handshake, re-applied by [`Session::reset`].
+    client_collation: Option<u16>,
+    /// CLIENT_FOUND_ROWS: UPDATE reports matched rows, not changed ones.
+    pub(crate) found_rows: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -162,6 +167,8 @@ impl Session {
             recount: false,
             account,
             process: None,
+            client_collation: None,
+            found_rows: false,
         }
     }
 
@@ -398,9 +405,61 @@ impl Session {
         let fresh = Session::new(self.server.clone(), self.connection_id, &self.user, &self.host);
         let db = self.db.take();
         let process = self.process.take();
+        let (collation, found_rows) = (self.client_collation, self.found_rows);
         *self = fresh;
         self.db = db;
         self.process = process;
+        if let Some(id) = collation {
+            self.set_client(id, found_rows);
+        }
+    }
+
+    /// The client's handshake: its collation id becomes `character_set_client`,
+    /// `character_set_connection`, `character_set_results` and `collation_connection`
+    /// (mysqld's `thd_init_client_charset`; an unknown id leaves the server's defaults), and
+    /// CLIENT_FOUND_ROWS decides what UPDATE counts as affected.
+    pub fn set_client(&mut self, collation_id: u16, found_rows: bool) {
+        self.client_collation = Some(collation_id);
+        self.found_rows = found_rows;
+        if let Some(c) = charset::by_id(collation_id) {
+            self.apply_names(c);
+        }
+    }
+
+    /// `SET NAMES`: the three character-set variables and `collation_connection` at once
+    /// (mysqld's `set_var_collation_client::update`).
+    fn apply_names(&mut self, c: &charset::Collation) {
+        let cs = Value::Bytes(c.charset.as_bytes().to_vec());
+        for var in [Var::CharacterSetClient, Var::CharacterSetConnection, Var::CharacterSetResults]
+        {
+            self.vars.insert(var, cs.clone());
+        }
+        self.vars.insert(Var::CollationConnection, Value::Bytes(c.name.as_bytes().to_vec()));
+    }
+
+    /// A session variable's value as text (the global one if the session has none).
+    fn var_text(&self, var: Var) -> String {
+        match self.vars.get(&var) {
+            Some(v) => text_of(v),
+            None => text_of(&self.server.vars.global(var)),
+        }
+    }
+
+    /// What text columns of a result set are described in: the collation id mysqld puts in a
+    /// column definition and the character set's `mbmaxlen`, from `character_set_results`
+    /// (the `collation_connection` when it belongs to that set, else the set's default
+    /// collation). `None` when `character_set_results` is NULL: no conversion, columns keep
+    /// their own collation and byte length (`Protocol_classic::send_field_metadata`).
+    pub fn results_charset(&self) -> Option<(u16, u32)> {
+        let results = self.var_text(Var::CharacterSetResults);
+        let cs = charset::canonical_charset(&results)?;
+        let mbmaxlen = charset::mbmaxlen(cs)?;
+        let connection = charset::by_name(&self.var_text(Var::CollationConnection));
+        let id = match connection {
+            Some(c) if c.charset == cs => c.id,
+            _ => charset::default_of(cs)?.id,
+        };
+        Some((id, mbmaxlen))
     }
 
     fn begin_statement(&mut self) {
@@ -754,6 +813,12 @@ impl Session {
             Var::Timestamp => Value::Int(unix_now().0),
             Var::PseudoThreadId => Value::UInt(u64::from(self.connection_id)),
             Var::Version => Value::Bytes(VERSION.as_bytes().to_vec()),
+            // SET character_set_results = NULL reads back as NULL.
+            Var::CharacterSetResults
+                if !global && self.vars.get(&def.var) == Some(&Value::Bytes(Vec::new())) =>
+            {
+                Value::Null
+            }
             _ if global => self.server.vars.global(def.var),
             _ => {
                 self.vars.get(&def.var).cloned().unwrap_or_else(|| self.server.vars.global(def.var))
@@ -775,19 +840,77 @@ impl Session {
                 let v = self.const_value(value, params)?;
                 self.user_vars.insert(name.clone(), v);
             }
-            SetItem::Names { charset, collation } => {
-                let cs = Value::Bytes(charset.to_ascii_lowercase().into_bytes());
-                for var in
-                    [Var::CharacterSetClient, Var::CharacterSetConnection, Var::CharacterSetResults]
-                {
-                    self.vars.insert(var, cs.clone());
-                }
-                let coll = match collation {
-                    Some(c) => c.to_ascii_lowercase(),
-                    None if charset.eq_ignore_ascii_case("utf8mb4") => "utf8mb4_0900_ai_ci".into(),
-                    None => format!("{}_general_ci", charset.to_ascii_lowercase()),
+            SetItem::Names { charset: name, collation } => {
+                // NAMES DEFAULT / CHARACTER SET DEFAULT: the server's character set.
+                let name = match name {
+                    Some(n) => n.clone(),
+                    None => text_of(&self.server.vars.global(Var::CharacterSetServer)),
                 };
-                self.vars.insert(Var::CollationConnection, Value::Bytes(coll.into_bytes()));
+                let cs = charset::canonical_charset(&name).ok_or_else(|| unknown_charset(&name))?;
+                let coll = match collation {
+                    Some(c) => {
+                        let coll = charset::by_name(c).ok_or_else(|| SqlError::Other {
+                            code: 1273,
+                            sqlstate: "HY000",
+                            message: format!("Unknown collation: '{c}'"),
+                        })?;
+                        if coll.charset != cs {
+                            return Err(SqlError::Other {
+                                code: 1253,
+                                sqlstate: "42000",
+                                message: format!(
+                                    "COLLATION '{}' is not valid for CHARACTER SET '{cs}'",
+                                    coll.name
+                                ),
+                            });
+                        }
+                        coll
+                    }
+                    None => charset::default_of(cs).ok_or_else(|| unknown_charset(&name))?,
+                };
+                // ucs2/utf16/utf32 cannot be a client character set (mysqld: 1231).
+                if matches!(cs, "ucs2" | "utf16" | "utf16le" | "utf32") {
+                    return Err(SqlError::WrongVariableValue {
+                        name: "character_set_client".into(),
+                        value: cs.into(),
+                    });
+                }
+                self.apply_names(coll);
+            }
+            SetItem::CharacterSet { charset: name } => {
+                // mysqld's `set_var_collation_client(cs, collation_database, cs)`:
+                // client and results in `cs`, the connection in the database's collation.
+                let (cs, default) = match name {
+                    Some(n) => {
+                        let cs = charset::canonical_charset(n).ok_or_else(|| unknown_charset(n))?;
+                        (cs, false)
+                    }
+                    None => ("", true),
+                };
+                let cs = if default {
+                    let server = text_of(&self.server.vars.global(Var::CharacterSetServer));
+                    charset::canonical_charset(&server).ok_or_else(|| unknown_charset(&server))?
+                } else {
+                    cs
+                };
+                if matches!(cs, "ucs2" | "utf16" | "utf16le" | "utf32") {
+                    return Err(SqlError::WrongVariableValue {
+                        name: "character_set_client".into(),
+                        value: cs.into(),
+                    });
+                }
+                let value = Value::Bytes(cs.as_bytes().to_vec());
+                self.vars.insert(Var::CharacterSetClient, value.clone());
+                self.vars.insert(Var::CharacterSetResults, value);
+                let db_collation = self.var_text(Var::CollationDatabase);
+                if let Some(c) = charset::by_name(&db_collation) {
+                    self.vars.insert(
+                        Var::CharacterSetConnection,
+                        Value::Bytes(c.charset.as_bytes().to_vec()),
+                    );
+                    self.vars
+                        .insert(Var::CollationConnection, Value::Bytes(c.name.as_bytes().to_vec()));
+                }
             }
             SetItem::System { scope, name, value } => {
                 let def = lookup(name).ok_or_else(|| SqlError::UnknownVariable(name.clone()))?;
@@ -908,6 +1031,52 @@ impl Session {
             }
             _ => {}
         }
+        let v = match def.var {
+            Var::CharacterSetClient
+            | Var::CharacterSetConnection
+            | Var::CharacterSetResults
+            | Var::CharacterSetDatabase
+            | Var::CharacterSetServer => {
+                let name = text_of(&v);
+                if name.is_empty() || name.eq_ignore_ascii_case("NULL") {
+                    // Only character_set_results may be NULL: no conversion of results.
+                    if def.var != Var::CharacterSetResults {
+                        return Err(SqlError::WrongVariableValue {
+                            name: def.name.into(),
+                            value: "NULL".into(),
+                        });
+                    }
+                    Value::Bytes(Vec::new())
+                } else {
+                    let cs =
+                        charset::canonical_charset(&name).ok_or_else(|| unknown_charset(&name))?;
+                    if def.var == Var::CharacterSetConnection {
+                        let d = charset::default_of(cs).ok_or_else(|| unknown_charset(cs))?;
+                        self.vars.insert(
+                            Var::CollationConnection,
+                            Value::Bytes(d.name.as_bytes().to_vec()),
+                        );
+                    }
+                    Value::Bytes(cs.as_bytes().to_vec())
+                }
+            }
+            Var::CollationConnection | Var::CollationDatabase | Var::CollationServer => {
+                let name = text_of(&v);
+                let c = charset::by_name(&name).ok_or_else(|| SqlError::Other {
+                    code: 1273,
+                    sqlstate: "HY000",
+                    message: format!("Unknown collation: '{name}'"),
+                })?;
+                if def.var == Var::CollationConnection {
+                    self.vars.insert(
+                        Var::CharacterSetConnection,
+                        Value::Bytes(c.charset.as_bytes().to_vec()),
+                    );
+                }
+                Value::Bytes(c.name.as_bytes().to_vec())
+            }
+            _ => v,
+        };
         self.vars.insert(def.var, v);
         Ok(())
     }
@@ -916,6 +1085,24 @@ impl Session {
     pub(crate) fn const_value(&self, e: &Expr, params: &[Value]) -> Result<Value> {
         let bound = self.binder(None, params, "field list").bind(e)?;
         eval(&bound, &[], &[])
+    }
+}
+
+/// A variable's value as text (numbers in decimal).
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// mysqld's ER_UNKNOWN_CHARACTER_SET.
+fn unknown_charset(name: &str) -> SqlError {
+    SqlError::Other {
+        code: 1115,
+        sqlstate: "42000",
+        message: format!("Unknown character set: '{name}'"),
     }
 }
 

@@ -131,6 +131,7 @@ impl Session {
             v
         };
         let mut affected = 0u64;
+        let mut duplicates = 0u64;
         let mut first_auto = None;
         let auto_col = schema.auto_increment_column();
         for (i, exprs) in ins.rows.iter().enumerate() {
@@ -184,6 +185,7 @@ impl Session {
                                     code: 1062,
                                     message: dup.to_string(),
                                 });
+                                duplicates += 1;
                                 break;
                             }
                             return Err(SqlError::Engine(dup));
@@ -191,6 +193,7 @@ impl Session {
                         let Some((old_key, old)) = self.conflicting(&t, &key, &row)? else {
                             return Err(SqlError::Engine(dup));
                         };
+                        duplicates += 1;
                         if ins.replace {
                             self.write_delete(&t, &old_key, old)?;
                             affected += 1;
@@ -209,9 +212,12 @@ impl Session {
                             new[p] =
                                 to_column(eval(&bound, &old, &[])?, &schema.columns[p], row_no)?;
                         }
-                        if new != old {
+                        if !same_values(&old, &new) {
                             self.write_update(&t, &old_key, old, new, row_no)?;
                             affected += 2;
+                        } else if self.found_rows {
+                            // CLIENT_FOUND_ROWS: an unchanged duplicate counts as found (1).
+                            affected += 1;
                         }
                         break;
                     }
@@ -223,7 +229,11 @@ impl Session {
             self.last_insert_id = a;
         }
         let info = if ins.rows.len() > 1 {
-            format!("Records: {}  Duplicates: 0  Warnings: {}", ins.rows.len(), self.warnings.len())
+            format!(
+                "Records: {}  Duplicates: {duplicates}  Warnings: {}",
+                ins.rows.len(),
+                self.warning_count()
+            )
         } else {
             String::new()
         };
@@ -344,12 +354,12 @@ impl Session {
             for (p, e) in &sets {
                 new[*p] = to_column(eval(e, &new, &[])?, &schema.columns[*p], row_no)?;
             }
-            if new != old {
+            if !same_values(&old, &new) {
                 self.write_update(&t, &key, old, new, row_no)?;
                 changed += 1;
             }
         }
-        Ok(Output::updated(matched, changed))
+        Ok(Output::updated(matched, changed, self.found_rows, self.warning_count()))
     }
 
     pub(crate) fn delete(&mut self, d: &Delete, params: &[Value]) -> Result<Output> {
@@ -487,13 +497,30 @@ impl Session {
             for &(p, v) in &sets {
                 new[p] = to_column(v.clone(), &t.schema.columns[p], 1)?;
             }
-            if new != old {
+            if !same_values(&old, &new) {
                 self.write_update(t, &key, old, new, 1)?;
                 changed = 1;
             }
         }
-        Ok(Some(Output::updated(matched, changed)))
+        Ok(Some(Output::updated(matched, changed, self.found_rows, self.warning_count())))
     }
+}
+
+/// True if a row's new image stores what the old one does, so the update changes nothing
+/// (mysqld's `compare_records` compares the stored records): numbers by value (an INT
+/// UNSIGNED column's 2 may come as `Int` or `UInt`, a DECIMAL's 1.5 as 1.50), NULL equal to
+/// NULL, strings byte for byte.
+fn same_values(old: &[Value], new: &[Value]) -> bool {
+    use super::eval::compare;
+    let numeric = |v: &Value| matches!(v, Value::Int(_) | Value::UInt(_) | Value::Decimal(_));
+    old.len() == new.len()
+        && old.iter().zip(new).all(|(a, b)| {
+            if numeric(a) && numeric(b) {
+                compare(a, b) == Some(std::cmp::Ordering::Equal)
+            } else {
+                a == b
+            }
+        })
 }
 
 /// Replaces `VALUES(col)` by the value the INSERT proposed for `col`.
