@@ -669,6 +669,8 @@ async fn connect_timeout_bounds_the_whole_handshake() {
     let mut rest = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(5), c.socket.read_to_end(&mut rest)).await;
     assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+}
+
 /// Sends a handshake response for `user` with `plugin` and `auth` as the first answer and
 /// returns the server's next packet.
 async fn first_answer(port: u16, user: &str, plugin: &str, auth: &[u8]) -> (Raw, Vec<u8>, Vec<u8>) {
