@@ -68,7 +68,7 @@ pub enum Error {
     Corrupt { what: &'static str, position: u64 },
     /// Recovery found the redo damaged inside data that had been durable (strict mode).
     #[error("{damage}; refusing to start (a recovery mode that accepts the loss can override)")]
-    RedoDamaged { damage: Box<crate::redo::RedoDamage> },
+    RedoDamaged { damage: Box<RedoDamage> },
     /// Recovery found the redo files gone beside a checkpoint (strict mode).
     #[error("{what}; refusing to start (a recovery mode that accepts the loss can override)")]
     RedoMissing { what: String },
@@ -151,5 +151,40 @@ impl Error {
 impl From<vfs::Error> for Error {
     fn from(source: vfs::Error) -> Self {
         Error::from_vfs(source)
+    }
+}
+
+/// Where replay stopped inside data that had been durable: the redo is damaged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedoDamage {
+    /// The redo file holding the first bad record.
+    pub file: std::path::PathBuf,
+    /// Its byte offset in that file.
+    pub offset: u64,
+    /// Its LSN (where replay stopped).
+    pub lsn: crate::lsn::Lsn,
+    /// The durable LSN a later Mark names (everything below it had been synced).
+    pub durable: crate::lsn::Lsn,
+    /// Where that Mark is.
+    pub mark_lsn: crate::lsn::Lsn,
+    /// Valid records found after the bad one.
+    pub valid_after: u64,
+}
+
+impl std::fmt::Display for RedoDamage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "redo damaged: {} offset {} (lsn {}) holds no valid record, but {} valid records \
+             follow and the mark at lsn {} says the redo was durable up to lsn {}; {} bytes of \
+             redo after the damage would be lost",
+            self.file.display(),
+            self.offset,
+            self.lsn.0,
+            self.valid_after,
+            self.mark_lsn.0,
+            self.durable.0,
+            self.durable.0 - self.lsn.0,
+        )
     }
 }

@@ -33,7 +33,8 @@ pub use engine::{
     interruptible, refused_wait, without_waiting, BinlogPayload, Engine, EngineConfig, EngineStats,
     Inserted, Interrupt, LockWait, Recovery, Txn,
 };
+pub use error::RedoDamage;
 pub use error::{Error, Result};
-pub use redo::{Lsn, RedoDamage, RedoFlushMethod};
+pub use redo::{Lsn, RedoFlushMethod};
 pub use schema::{Column, ColumnType, IndexDef, TableId, TableSchema};
 pub use value::{encode_key, DateTime, Decimal, Key, Row, Value};

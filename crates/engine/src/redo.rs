@@ -57,7 +57,7 @@ use parking_lot::Mutex;
 use vfs::{FileRef, OpenMode, VfsRef, DURABLE_BLOCK_BYTES};
 
 use crate::codec::{Put, Reader};
-use crate::error::{Error, Result};
+use crate::error::{Error, RedoDamage, Result};
 pub use crate::lsn::Lsn;
 
 /// How a redo flush makes the written bytes durable (`innodb_flush_method`).
@@ -898,41 +898,6 @@ pub(crate) fn fuzz_records(start: u64, data: &[u8]) -> Vec<(u8, &[u8])> {
         off = end.max(off + 1);
     }
     out
-}
-
-/// Where replay stopped inside data that had been durable: the redo is damaged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RedoDamage {
-    /// The redo file holding the first bad record.
-    pub file: PathBuf,
-    /// Its byte offset in that file.
-    pub offset: u64,
-    /// Its LSN (where replay stopped).
-    pub lsn: Lsn,
-    /// The durable LSN a later Mark names (everything below it had been synced).
-    pub durable: Lsn,
-    /// Where that Mark is.
-    pub mark_lsn: Lsn,
-    /// Valid records found after the bad one.
-    pub valid_after: u64,
-}
-
-impl std::fmt::Display for RedoDamage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "redo damaged: {} offset {} (lsn {}) holds no valid record, but {} valid records \
-             follow and the mark at lsn {} says the redo was durable up to lsn {}; {} bytes of \
-             redo after the damage would be lost",
-            self.file.display(),
-            self.offset,
-            self.lsn.0,
-            self.valid_after,
-            self.mark_lsn.0,
-            self.durable.0,
-            self.durable.0 - self.lsn.0,
-        )
-    }
 }
 
 /// A record header and body checked at `off` of a file's data: length within the file, LSN
