@@ -117,12 +117,12 @@ fn mysql_differs(c: &Column, field: &str, maria: u64) -> u64 {
     match field {
         // NOT_FIXED_DEC: 31 in MySQL (`DECIMAL_NOT_SPECIFIED`), 39 in MariaDB.
         "decimals" if maria == 39 => 31,
-        // MariaDB 10.11 sends DOUBLE without (M,D) with width 22 like MySQL; a literal or a
-        // string function's width is also computed alike. No other exception is needed.
-        _ => {
-            let _ = c;
-            maria
+        // An integer literal is LONGLONG in MySQL 8.0 (`Item_int`), whatever its size;
+        // MariaDB 10.x types a short one as LONG.
+        "type" if maria == ColumnType::MYSQL_TYPE_LONG as u64 && c.org_name_ref().is_empty() => {
+            ColumnType::MYSQL_TYPE_LONGLONG as u64
         }
+        _ => maria,
     }
 }
 
@@ -194,5 +194,4 @@ async fn column_definitions_match_mariadbs_field_by_field() {
     let row: Option<(String, String)> =
         b.query_first("SELECT note, sku FROM items").await.expect("select");
     assert_eq!(row, Some(("ünï".to_string(), "a".to_string())));
-    let _ = ColumnType::MYSQL_TYPE_LONG;
 }

@@ -1137,7 +1137,16 @@ fn refine_expr_column(
                 if let (Some(sc), Some(tc)) = (schema, col(*i)) {
                     let from = ResultColumn::for_table_column("", &sc.name, tc, 0);
                     c.length = from.length;
-                    c.decimals = from.decimals;
+                    // Item_sum_hybrid over a string keeps the string item's NOT_FIXED_DEC
+                    // (31), not the table column's 0 (MariaDB sends its 39 there).
+                    c.decimals = if matches!(
+                        from.mysql_type,
+                        MysqlType::VarString | MysqlType::String | MysqlType::Blob
+                    ) {
+                        31
+                    } else {
+                        from.decimals
+                    };
                     c.charset = from.charset;
                     c.flags = (from.flags & (flags::UNSIGNED | flags::BINARY | flags::BLOB))
                         | if from.charset == CHARSET_BINARY { flags::BINARY } else { 0 };
