@@ -482,7 +482,11 @@ impl PacketStream {
             }
         };
         let limit = self.write_timeout;
+        // Biased: a write the socket takes at once wins over the kill flag, so the answer of
+        // the statement that killed its own connection (1317) still goes out; only a write
+        // blocked on the client is ended by KILL.
         tokio::select! {
+            biased;
             r = async {
                 match limit {
                     Some(limit) => tokio::time::timeout(limit, flushed).await.map_err(|_| Error::WriteTimeout)?,
@@ -504,7 +508,11 @@ impl PacketStream {
         };
         let limit = self.write_timeout;
         let write = self.stream.write(&self.write_buf[from..]);
+        // Biased: a write the socket takes at once wins over the kill flag, so the answer of
+        // the statement that killed its own connection (1317) still goes out; only a write
+        // blocked on the client is ended by KILL.
         tokio::select! {
+            biased;
             r = async {
                 match limit {
                     Some(limit) => tokio::time::timeout(limit, write).await.map_err(|_| Error::WriteTimeout)?,
