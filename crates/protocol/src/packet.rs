@@ -473,54 +473,14 @@ impl PacketStream {
             }
             done += n;
         }
-        let flushed = self.stream.flush();
         let process = self.process.clone();
-        let killed = async {
-            match &process {
-                Some(p) => p.wait_killed(KILL_CONNECTION).await,
-                None => std::future::pending().await,
-            }
-        };
-        let limit = self.write_timeout;
-        // Biased: a write the socket takes at once wins over the kill flag, so the answer of
-        // the statement that killed its own connection (1317) still goes out; only a write
-        // blocked on the client is ended by KILL.
-        tokio::select! {
-            biased;
-            r = async {
-                match limit {
-                    Some(limit) => tokio::time::timeout(limit, flushed).await.map_err(|_| Error::WriteTimeout)?,
-                    None => flushed.await,
-                }.map_err(Error::Io)
-            } => r,
-            () = killed => Err(Error::Killed),
-        }
+        bounded_write(process, self.write_timeout, self.stream.flush()).await
     }
 
     /// One write of `write_buf[from..]`, bounded by the write timeout and the kill flag.
     async fn wait_write(&mut self, from: usize) -> Result<usize> {
         let process = self.process.clone();
-        let killed = async {
-            match &process {
-                Some(p) => p.wait_killed(KILL_CONNECTION).await,
-                None => std::future::pending().await,
-            }
-        };
-        let limit = self.write_timeout;
-        let write = self.stream.write(&self.write_buf[from..]);
-        // Biased: a write the socket takes at once wins over the kill flag, so the answer of
-        // the statement that killed its own connection (1317) still goes out; only a write
-        // blocked on the client is ended by KILL.
-        tokio::select! {
-            biased;
-            r = async {
-                match limit {
-                    Some(limit) => tokio::time::timeout(limit, write).await.map_err(|_| Error::WriteTimeout)?,
-                    None => write.await,
-                }.map_err(Error::Io)
-            } => r,
-            () = killed => Err(Error::Killed),
-        }
+        bounded_write(process, self.write_timeout, self.stream.write(&self.write_buf[from..])).await
     }
 
     /// Flushes only when the buffer has grown past [`FLUSH_THRESHOLD`].
@@ -630,5 +590,33 @@ impl<'a> PacketWriter<'a> {
     /// See [`PacketStream::resume_framed`].
     pub fn resume_framed(&mut self, framed: &[u8], seq: u8, written: u64) {
         self.stream.resume_framed(framed, seq, written);
+    }
+}
+
+/// One socket write or flush, bounded by `limit` (`net_write_timeout`: [`Error::WriteTimeout`])
+/// and by the connection's kill flag ([`Error::Killed`]). Biased: an operation the socket
+/// completes at once wins over the kill flag, so the answer of the statement that killed its
+/// own connection (1317) still goes out; only a write blocked on the client is ended by KILL.
+async fn bounded_write<T>(
+    process: Option<Arc<Process>>,
+    limit: Option<std::time::Duration>,
+    op: impl std::future::Future<Output = io::Result<T>>,
+) -> Result<T> {
+    let killed = async {
+        match &process {
+            Some(p) => p.wait_killed(KILL_CONNECTION).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        biased;
+        r = async {
+            match limit {
+                Some(limit) => tokio::time::timeout(limit, op).await.map_err(|_| Error::WriteTimeout)?,
+                None => op.await,
+            }
+            .map_err(Error::Io)
+        } => r,
+        () = killed => Err(Error::Killed),
     }
 }
