@@ -38,12 +38,13 @@ use vfs::VfsRef;
 use crate::checkpoint::{self, PreparedImage, Snapshot, TableImage};
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
+use crate::mvcc::{Mvcc, Publish, ReadView};
 use crate::redo::{Kind, Lsn, PreparedEntry, ReadRecord, RedoFlushMethod, RedoLog};
 use crate::schema::{
     decode_index, decode_schema, encode_index, encode_schema, hidden_key, IndexDef, TableId,
     TableSchema,
 };
-use crate::table::{key_range, RowCell, RowState, ShardedMap, Table, TxnShared};
+use crate::table::{key_range, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared, Version};
 use crate::value::{decode_row, encode_key, encode_row, Key, Row, Value};
 
 /// Engine settings.
@@ -124,6 +125,15 @@ pub struct EngineStats {
     pub checkpoint_lsn: Lsn,
     pub redo_files_live: usize,
     pub redo_files_spare: usize,
+    /// Committed transactions whose replaced row images are not purged yet (InnoDB's
+    /// "History list length").
+    pub history_list_length: u64,
+    /// Read views open now.
+    pub read_views: u64,
+    /// Row versions purge has dropped since the start.
+    pub purged_versions: u64,
+    /// The last published commit sequence number.
+    pub visible_seq: u64,
 }
 
 /// The outcome of an insert.
@@ -258,6 +268,12 @@ pub struct Txn {
     /// The GTID its Commit record carries (`set_gtid`): the engine's own copy of
     /// `gtid_executed`, as mysqld's `mysql.gtid_executed` table is InnoDB's.
     gtid: Option<Gtid>,
+    /// The read view its non-locking reads use (None: the newest committed images).
+    view: Option<ReadView>,
+    /// Reads see the newest committed images whatever the view (locking reads).
+    read_latest: bool,
+    /// Reads see other transactions' uncommitted images (READ UNCOMMITTED).
+    read_dirty: bool,
 }
 
 impl Txn {
@@ -277,6 +293,42 @@ impl Txn {
     /// the engine's executed set (`Engine::gtid_executed`) gains it with the commit.
     pub fn set_gtid(&mut self, gtid: Gtid) {
         self.gtid = Some(gtid);
+    }
+
+    /// Sets (or clears) the read view its non-locking reads use; returns the previous one.
+    pub fn set_read_view(&mut self, view: Option<ReadView>) -> Option<ReadView> {
+        std::mem::replace(&mut self.view, view)
+    }
+
+    /// The read view its non-locking reads use.
+    pub fn read_view(&self) -> Option<&ReadView> {
+        self.view.as_ref()
+    }
+
+    /// With `latest`, reads see the newest committed images (and the transaction's own) as
+    /// a locking read must, whatever the view; returns the previous setting.
+    pub fn set_read_latest(&mut self, latest: bool) -> bool {
+        std::mem::replace(&mut self.read_latest, latest)
+    }
+
+    /// With `dirty`, reads without `read_latest` see other transactions' uncommitted images
+    /// (READ UNCOMMITTED); returns the previous setting.
+    pub fn set_read_uncommitted(&mut self, dirty: bool) -> bool {
+        std::mem::replace(&mut self.read_dirty, dirty)
+    }
+
+    /// What its reads see now.
+    pub fn read_mode(&self) -> ReadMode {
+        if self.read_latest {
+            ReadMode::Latest
+        } else if self.read_dirty {
+            ReadMode::Uncommitted
+        } else {
+            match &self.view {
+                Some(v) => ReadMode::Snapshot(v.seq()),
+                None => ReadMode::Latest,
+            }
+        }
     }
 
     /// Whether the transaction changed or locked no row and holds no schema change.
@@ -567,6 +619,8 @@ struct Inner {
     log: RedoLog,
     catalog: RwLock<Catalog>,
     commit_gate: RwLock<()>,
+    /// Commit sequence numbers, read views, history list and purge.
+    mvcc: Arc<Mvcc>,
     /// Held (true) by the one DDL transaction in progress, from its first change to its end.
     ddl_gate: Mutex<bool>,
     ddl_gate_cv: Condvar,
@@ -616,6 +670,7 @@ impl Engine {
             log,
             catalog: RwLock::new(Catalog::default()),
             commit_gate: RwLock::new(()),
+            mvcc: Arc::new(Mvcc::default()),
             ddl_gate: Mutex::new(false),
             ddl_gate_cv: Condvar::new(),
             checkpoint_lock: Mutex::new(()),
@@ -631,13 +686,12 @@ impl Engine {
         });
         let recovery = inner.recover()?;
         let engine = Engine { inner };
-        if let Some(bytes) = engine.inner.config.checkpoint_redo_bytes {
-            engine.start_checkpointer(bytes);
-        }
+        engine.start_background(engine.inner.config.checkpoint_redo_bytes);
         Ok((engine, recovery))
     }
 
-    fn start_checkpointer(&self, bytes: u64) {
+    /// The background thread: purge every 100 ms, and a checkpoint after `bytes` of redo.
+    fn start_background(&self, bytes: Option<u64>) {
         let weak = Arc::downgrade(&self.inner);
         let handle = std::thread::Builder::new()
             .name("engine-checkpoint".into())
@@ -653,6 +707,8 @@ impl Engine {
                         return;
                     }
                 }
+                while inner.mvcc.purge(1024) == 1024 {}
+                let Some(bytes) = bytes else { continue };
                 let since = inner
                     .log
                     .next_lsn()
@@ -825,7 +881,32 @@ impl Engine {
     /// The number of rows with a committed image (ghosts of uncommitted inserts excluded).
     pub fn row_count(&self, id: TableId) -> Result<usize> {
         let t = self.inner.table(id)?;
-        Ok(t.committed_rows().len())
+        Ok(t.committed_rows(None).len())
+    }
+
+    // ---- versions and read views --------------------------------------------------------------
+
+    /// A consistent read view at the last published commit (see `mvcc.rs`). Give it to a
+    /// transaction with [`Txn::set_read_view`].
+    pub fn read_view(&self) -> ReadView {
+        self.inner.mvcc.view()
+    }
+
+    /// The last published commit sequence number.
+    pub fn visible_seq(&self) -> u64 {
+        self.inner.mvcc.visible()
+    }
+
+    /// Purges every history-list entry no live read view needs; returns how many.
+    pub fn purge(&self) -> usize {
+        let mut n = 0;
+        loop {
+            let k = self.inner.mvcc.purge(1024);
+            n += k;
+            if k < 1024 {
+                return n;
+            }
+        }
     }
 
     // ---- transactions -----------------------------------------------------------------------
@@ -934,7 +1015,8 @@ impl Engine {
     pub fn get(&self, txn: &Txn, table: TableId, key: &[u8]) -> Result<Option<Row>> {
         let t = self.inner.table(table)?;
         let cell = t.rows.shard(key).read().get(key).cloned();
-        Ok(cell.and_then(|c| c.state.lock().visible(txn.id()).map(|r| (**r).clone())))
+        let mode = txn.read_mode();
+        Ok(cell.and_then(|c| c.state.lock().visible(txn.id(), mode).map(|r| (**r).clone())))
     }
 
     /// Locks the row (SELECT ... FOR UPDATE) and returns the latest image; None if absent.
@@ -960,8 +1042,10 @@ impl Engine {
     ) -> Result<Vec<(Key, Row)>> {
         let t = self.inner.table(table)?;
         let me = txn.id();
+        let mode = txn.read_mode();
         let range = key_range(lower, upper);
-        let rows = t.rows.scan(&range, limit, |_, cell| cell.state.lock().visible(me).cloned());
+        let rows =
+            t.rows.scan(&range, limit, |_, cell| cell.state.lock().visible(me, mode).cloned());
         Ok(rows.into_iter().map(|(k, r)| (k, (*r).clone())).collect())
     }
 
@@ -980,9 +1064,10 @@ impl Engine {
         let idx =
             t.schema.index(index).ok_or_else(|| Error::NoSuchIndex { name: index.to_string() })?;
         let me = txn.id();
+        let mode = txn.read_mode();
         let range = key_range(lower, upper);
         let rows = t.indexes[idx].scan(&range, limit, |entry, cell| {
-            let r = cell.state.lock().visible(me).cloned()?;
+            let r = cell.state.lock().visible(me, mode).cloned()?;
             // The entry may describe an image that is gone; keep it only if it is this one's.
             (*t.schema.index_entry(idx, &r, &cell.key).0 == *entry).then(|| (cell.key.clone(), r))
         });
@@ -1147,6 +1232,10 @@ impl Engine {
             checkpoint_lsn: Lsn(inner.checkpoint_lsn.load(Ordering::Relaxed)),
             redo_files_live: live,
             redo_files_spare: spare,
+            history_list_length: inner.mvcc.history_len(),
+            read_views: inner.mvcc.views_live(),
+            purged_versions: inner.mvcc.purged_versions(),
+            visible_seq: inner.mvcc.visible(),
         }
     }
 }
@@ -1288,6 +1377,9 @@ impl Inner {
             ddl: Vec::new(),
             holds_ddl_gate: false,
             gtid: None,
+            view: None,
+            read_latest: false,
+            read_dirty: false,
         }
     }
 
@@ -1738,7 +1830,7 @@ impl Inner {
                 if !txn.ddl.is_empty() {
                     self.install_ddl(std::mem::take(&mut txn.ddl));
                 }
-                olds = publish(txn);
+                olds = self.mvcc.publish(|p| publish(txn, p));
             }
             TxnState::Active if txn.holds_ddl_gate => {
                 if txn.ddl.is_empty() {
@@ -1759,11 +1851,14 @@ impl Inner {
                 }
                 let _gate = self.commit_gate.read();
                 end = self.log.append(Kind::OnePhase, &[&ops], |_, _, _| ())?.1;
-                olds = publish(txn);
+                olds = self.mvcc.publish(|p| publish(txn, p));
             }
         }
         cleanup_indexes(txn, &olds);
         release(txn);
+        // Purge a little while the history list is not empty (bounded work per commit; the
+        // background thread does the rest).
+        self.mvcc.purge(4);
         Ok(end)
     }
 
@@ -1796,13 +1891,16 @@ impl Inner {
         // all as of L. A DDL commits (record + catalog change) inside the shared gate, so a
         // DDL prepared and undecided at L is in the prepared set and not in the catalog.
         // Table objects a later DDL replaces stay readable as they were.
-        let (lsn, prepared, gtid_executed, max_xid, mut tables, next_table_id) = {
+        // The checkpoint is a read view taken at L: exactly the commits before L, nothing
+        // prepared or uncommitted.
+        let (lsn, prepared, gtid_executed, max_xid, mut tables, next_table_id, view) = {
             let _gate = self.commit_gate.write();
+            let view = self.mvcc.view();
             let (lsn, prepared, gtids) =
                 self.log.with_buffer(|b| (b.next_lsn(), b.prepared.clone(), b.gtids.clone()));
             let c = self.catalog.read();
             let tables: Vec<Arc<Table>> = c.tables.values().cloned().collect();
-            (lsn, prepared, gtids, self.max_xid.load(Ordering::Acquire), tables, c.next_id)
+            (lsn, prepared, gtids, self.max_xid.load(Ordering::Acquire), tables, c.next_id, view)
         };
         tables.sort_by_key(|t| t.schema.id);
         let images = tables
@@ -1811,9 +1909,14 @@ impl Inner {
                 schema: (*t.schema).clone(),
                 auto_inc: t.auto_inc.load(Ordering::Acquire),
                 next_row_id: t.next_row_id.load(Ordering::Acquire),
-                rows: t.committed_rows().into_iter().map(|(k, r)| (k, (*r).clone())).collect(),
+                rows: t
+                    .committed_rows(Some(view.seq()))
+                    .into_iter()
+                    .map(|(k, r)| (k, (*r).clone()))
+                    .collect(),
             })
             .collect();
+        drop(view);
         // The snapshot may hold commits after `lsn`; their records must be durable before the
         // snapshot is (see checkpoint.rs).
         self.log.flush_up_to(self.log.next_lsn())?;
@@ -2098,46 +2201,56 @@ fn ddl_table(d: &Ddl) -> Option<TableId> {
     }
 }
 
-/// Publishes the pending images as committed (the lock stays held); returns the cells whose
-/// image changed with their previous image.
-fn publish(txn: &Txn) -> Vec<Replaced> {
+/// Publishes the pending images as committed with commit sequence number `p.seq` (the lock
+/// stays held). With a live read view the replaced image goes to the cell's history (the
+/// cells returned second, for the history list); without one nothing can see it, nor the
+/// history the cell still kept: those images are returned first, with their cell, so their
+/// index entries go.
+fn publish(txn: &Txn, p: Publish) -> (Vec<Replaced>, Vec<(Arc<Table>, Arc<RowCell>)>) {
     let mut olds = Vec::new();
+    let mut kept = Vec::new();
     for (slot, cell) in &txn.touched {
         let mut st = cell.state.lock();
-        if !same(&st.committed, &st.pending) {
-            let new = st.pending.clone();
-            let old = std::mem::replace(&mut st.committed, new);
+        if same(&st.committed, &st.pending) {
+            continue;
+        }
+        let new = st.pending.clone();
+        let old = std::mem::replace(&mut st.committed, new);
+        let old_seq = std::mem::replace(&mut st.seq, p.seq);
+        assert!(old_seq < p.seq, "a row version older than the one it replaces");
+        if p.keep_history {
+            // A fresh insert keeps no "absent" version: a view older than `seq` finding no
+            // version at or before it sees no row.
+            if old.is_some() || !st.history.is_empty() {
+                st.history.push(Version { seq: old_seq, row: old });
+                kept.push((txn.tables[*slot].clone(), cell.clone()));
+            }
+        } else {
+            for v in std::mem::take(&mut st.history) {
+                if v.row.is_some() {
+                    olds.push((*slot, cell.clone(), v.row));
+                }
+            }
             olds.push((*slot, cell.clone(), old));
         }
     }
-    olds
+    (olds, kept)
 }
 
 /// Removes index entries that no longer describe the committed image: those this transaction
 /// added for images that did not survive, and those of images its commit replaced. Runs while
 /// the row locks are still held, so no other writer can re-add an entry being removed.
 fn cleanup_indexes(txn: &Txn, olds: &[Replaced]) {
-    let keeps = |t: &Table, idx: usize, cell: &RowCell, entry: &[u8]| {
-        cell.state
-            .lock()
-            .committed
-            .clone()
-            .is_some_and(|r| *t.schema.index_entry(idx, &r, &cell.key).0 == *entry)
-    };
     for a in &txn.index_added {
         let t = &txn.tables[a.slot];
-        if !keeps(t, a.idx, &a.cell, &a.entry) {
-            t.remove_index_entry(a.idx, &a.entry, a.plen, &a.cell);
-        }
+        t.remove_index_entry_unless_kept(a.idx, &a.entry, a.plen, &a.cell);
     }
     for (slot, cell, old) in olds {
         let Some(old) = old else { continue };
         let t = &txn.tables[*slot];
         for idx in 0..t.indexes.len() {
             let (entry, plen) = t.schema.index_entry(idx, old, &cell.key);
-            if !keeps(t, idx, cell, &entry) {
-                t.remove_index_entry(idx, &entry, plen, cell);
-            }
+            t.remove_index_entry_unless_kept(idx, &entry, plen, cell);
         }
     }
 }

@@ -24,6 +24,7 @@ mod engine;
 mod error;
 pub mod fuzz;
 mod lsn;
+mod mvcc;
 mod redo;
 mod schema;
 mod table;
@@ -35,6 +36,8 @@ pub use engine::{
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};
+pub use mvcc::ReadView;
 pub use redo::{Lsn, RedoFlushMethod};
 pub use schema::{Column, ColumnType, IndexDef, TableId, TableSchema};
+pub use table::ReadMode;
 pub use value::{encode_key, DateTime, Decimal, Key, Row, Value};

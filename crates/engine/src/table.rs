@@ -1,11 +1,15 @@
 //! In-memory tables: a clustered map from primary key to row cell, secondary indexes mapping
 //! (index columns, primary key) to the same cells, and the per-row lock state.
 //!
-//! A row cell holds the last committed image and, while a transaction owns the row lock, that
-//! transaction's pending image. Other transactions read the committed image and never block
-//! (READ COMMITTED); the owner reads its pending image. Index entries are hints: an entry is
-//! added for every image a transaction writes and removed when the image it describes is gone,
-//! so a reader checks that the image it sees really has the entry's key.
+//! A row cell holds the newest committed image in place (with the commit sequence number that
+//! made it, `seq`), the older committed images some read view may still need (`history`, the
+//! undo chain, oldest first), and, while a transaction owns the row lock, that transaction's
+//! pending image. Readers never block: the owner reads its pending image, a read view reads the
+//! newest version whose `seq` is at most the view's (see `docs/engine.md`, "Versions and read
+//! views"), a locking read or a write reads the newest committed image. Index entries are
+//! hints: an entry is added for every image a transaction writes and removed once no version
+//! the cell keeps (committed, history, pending) has it, so a reader checks that the version it
+//! sees really has the entry's key.
 //!
 //! Maps are split into shards by a hash of the key (of the index columns for a secondary
 //! index, so that all entries one unique check must see share a shard); point operations
@@ -25,10 +29,34 @@ use crate::value::{encode_key_part, Key, Row, Value};
 
 const SHARDS: usize = 16;
 
+/// An older committed image of a row: `row` (None = absent) was the newest committed image
+/// from commit sequence number `seq` until the next version's.
+#[derive(Debug, Clone)]
+pub(crate) struct Version {
+    pub(crate) seq: u64,
+    pub(crate) row: Option<Arc<Row>>,
+}
+
+/// What a read sees of rows other transactions own or changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadMode {
+    /// The newest committed image (locking reads, UPDATE/DELETE, reads without a view).
+    Latest,
+    /// The newest image committed at or before this commit sequence number (a read view).
+    Snapshot(u64),
+    /// The newest image, committed or not (READ UNCOMMITTED's dirty reads).
+    Uncommitted,
+}
+
 /// The lock-and-visibility state of one row.
 #[derive(Debug, Default)]
 pub(crate) struct RowState {
     pub(crate) committed: Option<Arc<Row>>,
+    /// The commit sequence number of `committed` (0: loaded by recovery, older than any view).
+    pub(crate) seq: u64,
+    /// Older committed images still needed by some read view, oldest first; each has a
+    /// smaller `seq` than the next and than `seq`. Trimmed by purge.
+    pub(crate) history: Vec<Version>,
     /// The transaction holding the row's write lock.
     pub(crate) owner: Option<Arc<TxnShared>>,
     /// The owner's image (None = absent); meaningful only while `owner` is set.
@@ -38,12 +66,49 @@ pub(crate) struct RowState {
 }
 
 impl RowState {
-    /// The image transaction `me` sees.
-    pub(crate) fn visible(&self, me: u64) -> Option<&Arc<Row>> {
-        match &self.owner {
-            Some(o) if o.id == me => self.pending.as_ref(),
-            _ => self.committed.as_ref(),
+    /// The image transaction `me` sees reading with `mode`.
+    pub(crate) fn visible(&self, me: u64, mode: ReadMode) -> Option<&Arc<Row>> {
+        match (&self.owner, mode) {
+            (Some(o), _) if o.id == me => self.pending.as_ref(),
+            (Some(_), ReadMode::Uncommitted) => self.pending.as_ref(),
+            (_, ReadMode::Latest | ReadMode::Uncommitted) => self.committed.as_ref(),
+            (_, ReadMode::Snapshot(view)) => self.at(view),
         }
+    }
+
+    /// The newest committed image at commit sequence number `view` (None: absent then).
+    pub(crate) fn at(&self, view: u64) -> Option<&Arc<Row>> {
+        if self.seq <= view {
+            return self.committed.as_ref();
+        }
+        // No kept version at or before the view: the row did not exist for it (an insert
+        // keeps no "absent" version; purge never drops one a live view needs).
+        self.history.iter().rev().find(|v| v.seq <= view).and_then(|v| v.row.as_ref())
+    }
+
+    /// Whether any version the cell keeps (committed, history, the owner's pending image)
+    /// has index entry `entry` of index `idx`.
+    pub(crate) fn any_has_entry(&self, t: &Table, idx: usize, key: &[u8], entry: &[u8]) -> bool {
+        let has = |r: &Option<Arc<Row>>| {
+            r.as_ref().is_some_and(|r| *t.schema.index_entry(idx, r, key).0 == *entry)
+        };
+        has(&self.committed)
+            || (self.owner.is_some() && has(&self.pending))
+            || self.history.iter().any(|v| has(&v.row))
+    }
+
+    /// Drops the versions no view at or after `oldest` can see: everything older than the
+    /// newest version committed at or before `oldest`. Returns the images dropped.
+    pub(crate) fn trim(&mut self, oldest: u64) -> Vec<Arc<Row>> {
+        let keep_from = if self.seq <= oldest {
+            self.history.len()
+        } else {
+            match self.history.iter().rposition(|v| v.seq <= oldest) {
+                Some(i) => i,
+                None => return Vec::new(),
+            }
+        };
+        self.history.drain(..keep_from).filter_map(|v| v.row).collect()
     }
 }
 
@@ -285,7 +350,12 @@ impl Table {
                 })
                 .clone()
         };
-        let old = cell.state.lock().committed.replace(row.clone());
+        let old = {
+            let mut st = cell.state.lock();
+            st.seq = 0;
+            st.history.clear();
+            st.committed.replace(row.clone())
+        };
         for i in 0..self.indexes.len() {
             let (new_entry, plen) = self.schema.index_entry(i, &row, key);
             if let Some(old) = &old {
@@ -304,6 +374,7 @@ impl Table {
         let old = {
             let mut st = cell.state.lock();
             st.removed = true;
+            st.history.clear();
             st.committed.take()
         };
         if let Some(old) = old {
@@ -314,8 +385,10 @@ impl Table {
         }
     }
 
-    /// Removes an index entry if it still points at `cell`.
-    pub(crate) fn remove_index_entry(
+    /// Removes index entry `entry` of index `idx` if it points at `cell` and no version the
+    /// cell keeps has it (checked under the shard's write lock, so no writer re-adds it
+    /// meanwhile: writers set their image before they add its entry under the same lock).
+    pub(crate) fn remove_index_entry_unless_kept(
         &self,
         idx: usize,
         entry: &[u8],
@@ -323,7 +396,10 @@ impl Table {
         cell: &Arc<RowCell>,
     ) {
         let mut m = self.indexes[idx].shard(&entry[..plen]).write();
-        if m.get(entry).is_some_and(|c| Arc::ptr_eq(c, cell)) {
+        if !m.get(entry).is_some_and(|c| Arc::ptr_eq(c, cell)) {
+            return;
+        }
+        if !cell.state.lock().any_has_entry(self, idx, &cell.key, entry) {
             m.remove(entry);
         }
     }
@@ -332,7 +408,7 @@ impl Table {
     pub(crate) fn purge_if_empty(&self, cell: &Arc<RowCell>) {
         let mut m = self.rows.shard(&cell.key).write();
         let mut st = cell.state.lock();
-        if st.committed.is_none() && st.owner.is_none() && !st.removed {
+        if st.committed.is_none() && st.owner.is_none() && st.history.is_empty() && !st.removed {
             st.removed = true;
             if m.get(&cell.key).is_some_and(|c| Arc::ptr_eq(c, cell)) {
                 m.remove(&cell.key);
@@ -340,8 +416,9 @@ impl Table {
         }
     }
 
-    /// Committed rows in key order, read in chunks so writers are never held off for long.
-    pub(crate) fn committed_rows(&self) -> Vec<(Key, Arc<Row>)> {
+    /// Committed rows in key order, read in chunks so writers are never held off for long:
+    /// the newest images, or those of read view `view`.
+    pub(crate) fn committed_rows(&self, view: Option<u64>) -> Vec<(Key, Arc<Row>)> {
         const CHUNK: usize = 1024;
         let mut out = Vec::new();
         for shard in self.rows.shards() {
@@ -356,7 +433,12 @@ impl Table {
                 for (k, cell) in m.range::<[u8], _>((lo, Bound::Unbounded)).take(CHUNK) {
                     n += 1;
                     after = Some(k.clone());
-                    if let Some(r) = &cell.state.lock().committed {
+                    let st = cell.state.lock();
+                    let r = match view {
+                        Some(v) => st.at(v),
+                        None => st.committed.as_ref(),
+                    };
+                    if let Some(r) = r {
                         out.push((k.clone(), r.clone()));
                     }
                 }

@@ -684,3 +684,256 @@ fn a_prepared_ddl_stays_undecided_across_checkpoints_and_crashes() {
         }
     }
 }
+
+// ---- versions and read views ---------------------------------------------------------------
+
+fn read_all(e: &Engine, tx: &Txn, t: TableId) -> Vec<Row> {
+    e.scan(tx, t, Unbounded, Unbounded, usize::MAX)
+        .expect("scan")
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect()
+}
+
+fn by_k(e: &Engine, tx: &Txn, t: TableId, k: i64) -> Vec<Row> {
+    let v = [Value::Int(k)];
+    e.scan_index(tx, t, "kk", Included(&v[..]), Included(&v[..]), usize::MAX)
+        .expect("scan index")
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect()
+}
+
+#[test]
+fn a_read_view_sees_no_later_insert_update_or_delete() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 10, "a"));
+    commit_row(&e, t, row(2, 20, "b"));
+    let mut reader = e.begin();
+    reader.set_read_view(Some(e.read_view()));
+    let before = read_all(&e, &reader, t);
+    // Another transaction inserts, updates (an indexed column too) and deletes.
+    let mut w = e.begin();
+    e.insert(&mut w, t, row(3, 30, "c")).expect("insert");
+    e.update(&mut w, t, &pk(&e, 1), row(1, 11, "a")).expect("update");
+    e.delete(&mut w, t, &pk(&e, 2)).expect("delete");
+    // Uncommitted: invisible to the view, and to a reader without one.
+    assert_eq!(read_all(&e, &reader, t), before);
+    e.commit(w).expect("commit");
+    assert_eq!(read_all(&e, &reader, t), before, "the view is fixed");
+    assert_eq!(e.get(&reader, t, &pk(&e, 3)).expect("get"), None);
+    assert_eq!(by_k(&e, &reader, t, 10), vec![row(1, 10, "a")], "old index entry kept");
+    assert_eq!(by_k(&e, &reader, t, 11), Vec::<Row>::new());
+    assert_eq!(by_k(&e, &reader, t, 20), vec![row(2, 20, "b")]);
+    // A locking read sees the newest committed image.
+    reader.set_read_latest(true);
+    assert_eq!(read_all(&e, &reader, t), vec![row(1, 11, "a"), row(3, 30, "c")]);
+    reader.set_read_latest(false);
+    assert!(e.stats().history_list_length >= 1);
+    // A new view sees everything.
+    let mut fresh = e.begin();
+    fresh.set_read_view(Some(e.read_view()));
+    assert_eq!(read_all(&e, &fresh, t), vec![row(1, 11, "a"), row(3, 30, "c")]);
+    drop(fresh);
+    e.rollback(reader).expect("end");
+    e.purge();
+    let s = e.stats();
+    assert_eq!(s.history_list_length, 0);
+    assert_eq!(s.read_views, 0);
+    assert!(s.purged_versions >= 2);
+    // The purged index entries are gone and the deleted row's cell too.
+    let tb = e.inner.table(t).expect("table");
+    let entries: usize = tb.indexes[1].shards().iter().map(|m| m.read().len()).sum();
+    assert_eq!(entries, 2, "only the live rows' kk entries remain");
+    let cells: usize = tb.rows.shards().iter().map(|m| m.read().len()).sum();
+    assert_eq!(cells, 2);
+}
+
+#[test]
+fn own_changes_are_visible_through_the_view_and_dirty_reads_see_others() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 10, "a"));
+    let mut me = e.begin();
+    me.set_read_view(Some(e.read_view()));
+    e.update(&mut me, t, &pk(&e, 1), row(1, 12, "a")).expect("update");
+    assert_eq!(e.get(&me, t, &pk(&e, 1)).expect("get"), Some(row(1, 12, "a")));
+    let mut other = e.begin();
+    assert_eq!(e.get(&other, t, &pk(&e, 1)).expect("get"), Some(row(1, 10, "a")));
+    other.set_read_uncommitted(true);
+    assert_eq!(e.get(&other, t, &pk(&e, 1)).expect("get"), Some(row(1, 12, "a")));
+    e.rollback(me).expect("rollback");
+    assert_eq!(e.get(&other, t, &pk(&e, 1)).expect("get"), Some(row(1, 10, "a")));
+}
+
+#[test]
+fn history_stays_bounded_under_a_long_reader_once_it_ends() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    for i in 0..10 {
+        commit_row(&e, t, row(i, i, &format!("n{i}")));
+    }
+    let mut reader = e.begin();
+    reader.set_read_view(Some(e.read_view()));
+    let snap = read_all(&e, &reader, t);
+    for round in 0..200i64 {
+        let mut w = e.begin();
+        let id = round % 10;
+        e.update(&mut w, t, &pk(&e, id), row(id, 1000 + round, &format!("n{id}"))).expect("u");
+        e.commit(w).expect("commit");
+    }
+    assert_eq!(read_all(&e, &reader, t), snap);
+    assert_eq!(e.stats().history_list_length, 200);
+    drop(reader);
+    e.purge();
+    assert_eq!(e.stats().history_list_length, 0);
+    let tb = e.inner.table(t).expect("table");
+    for m in tb.rows.shards() {
+        for cell in m.read().values() {
+            assert!(cell.state.lock().history.is_empty());
+        }
+    }
+    let entries: usize = tb.indexes[1].shards().iter().map(|m| m.read().len()).sum();
+    assert_eq!(entries, 10);
+}
+
+#[test]
+fn a_checkpoint_is_a_read_view_without_uncommitted_or_prepared_rows() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 10, "a"));
+    let mut open_txn = e.begin();
+    e.update(&mut open_txn, t, &pk(&e, 1), row(1, 99, "a")).expect("update");
+    e.insert(&mut open_txn, t, row(2, 20, "b")).expect("insert");
+    e.prepare(&mut open_txn, 7).expect("prepare");
+    e.checkpoint().expect("checkpoint");
+    e.abandon(open_txn);
+    drop(e);
+    let (e, rec) = open(&sim);
+    assert_eq!(rec.prepared_xids, vec![7]);
+    let tx = e.begin();
+    assert_eq!(read_all(&e, &tx, t), vec![row(1, 10, "a")]);
+    e.rollback_prepared(7).expect("rollback");
+    assert_eq!(read_all(&e, &tx, t), vec![row(1, 10, "a")]);
+}
+
+mod model {
+    //! Property: under any interleaving of commits, rollbacks, views taken and dropped and
+    //! purges, every live view reads exactly the committed state at the moment it was taken
+    //! (through the primary key and the secondary index), and a transaction without a view
+    //! reads the newest committed state.
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// One transaction: (id, Some(k)) upserts, (id, None) deletes; commit or roll back.
+        Txn(Vec<(i64, Option<i64>)>, bool),
+        View,
+        DropView(usize),
+        Purge,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            4 => (prop::collection::vec((0i64..6, prop::option::of(0i64..4)), 1..4), any::<bool>())
+                .prop_map(|(c, ok)| Step::Txn(c, ok)),
+            2 => Just(Step::View),
+            1 => (0usize..8).prop_map(Step::DropView),
+            1 => Just(Step::Purge),
+        ]
+    }
+
+    fn state(e: &Engine, tx: &Txn, t: TableId) -> std::collections::BTreeMap<i64, i64> {
+        let mut m = std::collections::BTreeMap::new();
+        for r in read_all(e, tx, t) {
+            let (Value::Int(id), Value::Int(k)) = (&r[0], &r[1]) else { panic!("row {r:?}") };
+            m.insert(*id, *k);
+        }
+        // The index agrees with the clustered read.
+        for k in 0..4 {
+            let via: Vec<i64> = by_k(e, tx, t, k)
+                .into_iter()
+                .map(|r| match r[0] {
+                    Value::Int(i) => i,
+                    _ => unreachable!(),
+                })
+                .collect();
+            let want: Vec<i64> = m.iter().filter(|(_, v)| **v == k).map(|(i, _)| *i).collect();
+            assert_eq!(via, want, "index kk = {k}");
+        }
+        m
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+        #[test]
+        fn views_read_the_state_at_their_start(steps in prop::collection::vec(step(), 1..40)) {
+            let sim = SimVfs::new();
+            let (e, _) = open(&sim);
+            let s = TableSchema::new("m", vec![Column::new("id", INT), Column::new("k", INT)], vec![0])
+                .with_index("kk", vec![1], false);
+            let t = e.create_table(s).expect("create");
+            let mut model = std::collections::BTreeMap::new();
+            let mut views: Vec<(Txn, std::collections::BTreeMap<i64, i64>)> = Vec::new();
+            for st in steps {
+                match st {
+                    Step::Txn(changes, ok) => {
+                        let mut tx = e.begin();
+                        let mut m2 = model.clone();
+                        for (id, k) in changes {
+                            let key = e.key(&[Value::Int(id)]);
+                            match k {
+                                Some(k) => {
+                                    let r = vec![Value::Int(id), Value::Int(k)];
+                                    if !e.update(&mut tx, t, &key, r.clone()).expect("update") {
+                                        e.insert(&mut tx, t, r).expect("insert");
+                                    }
+                                    m2.insert(id, k);
+                                }
+                                None => {
+                                    e.delete(&mut tx, t, &key).expect("delete");
+                                    m2.remove(&id);
+                                }
+                            }
+                        }
+                        if ok {
+                            e.commit(tx).expect("commit");
+                            model = m2;
+                        } else {
+                            e.rollback(tx).expect("rollback");
+                        }
+                    }
+                    Step::View => {
+                        let mut tx = e.begin();
+                        tx.set_read_view(Some(e.read_view()));
+                        views.push((tx, model.clone()));
+                    }
+                    Step::DropView(i) => {
+                        if !views.is_empty() {
+                            let i = i % views.len();
+                            views.remove(i);
+                        }
+                    }
+                    Step::Purge => {
+                        e.purge();
+                    }
+                }
+                for (tx, want) in &views {
+                    prop_assert_eq!(&state(&e, tx, t), want);
+                }
+                let latest = e.begin();
+                prop_assert_eq!(&state(&e, &latest, t), &model);
+            }
+            views.clear();
+            e.purge();
+            prop_assert_eq!(e.stats().history_list_length, 0);
+        }
+    }
+}
