@@ -38,7 +38,7 @@ use vfs::VfsRef;
 use crate::checkpoint::{self, PreparedImage, Snapshot, TableImage};
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
-use crate::mvcc::{Mvcc, Publish, ReadView};
+use crate::mvcc::{Cells, Mvcc, Publish, ReadView};
 use crate::redo::{Kind, Lsn, PreparedEntry, ReadRecord, RedoFlushMethod, RedoLog};
 use crate::schema::{
     decode_index, decode_schema, encode_index, encode_schema, hidden_key, IndexDef, TableId,
@@ -2206,7 +2206,7 @@ fn ddl_table(d: &Ddl) -> Option<TableId> {
 /// cells returned second, for the history list); without one nothing can see it, nor the
 /// history the cell still kept: those images are returned first, with their cell, so their
 /// index entries go.
-fn publish(txn: &Txn, p: Publish) -> (Vec<Replaced>, Vec<(Arc<Table>, Arc<RowCell>)>) {
+fn publish(txn: &Txn, p: Publish) -> (Vec<Replaced>, Cells) {
     let mut olds = Vec::new();
     let mut kept = Vec::new();
     for (slot, cell) in &txn.touched {

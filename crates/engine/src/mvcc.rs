@@ -36,11 +36,14 @@ use parking_lot::Mutex;
 
 use crate::table::{RowCell, Table};
 
+/// Row cells of one table object, as the history list names them.
+pub(crate) type Cells = Vec<(Arc<Table>, Arc<RowCell>)>;
+
 /// One committed transaction's replaced images: the cells whose history gained a version at
 /// commit sequence number `seq`.
 pub(crate) struct Undo {
     pub(crate) seq: u64,
-    pub(crate) cells: Vec<(Arc<Table>, Arc<RowCell>)>,
+    pub(crate) cells: Cells,
 }
 
 #[derive(Default)]
@@ -121,10 +124,7 @@ impl Mvcc {
     /// Runs `f` (which publishes one commit's images) with the next sequence number; views
     /// taken meanwhile wait for it, so they see all of the commit or none of it. `f` returns
     /// the cells whose history gained a version (recorded in the history list).
-    pub(crate) fn publish<R>(
-        &self,
-        f: impl FnOnce(Publish) -> (R, Vec<(Arc<Table>, Arc<RowCell>)>),
-    ) -> R {
+    pub(crate) fn publish<R>(&self, f: impl FnOnce(Publish) -> (R, Cells)) -> R {
         let mut st = self.state.lock();
         let seq = st.last_seq + 1;
         let p = Publish { seq, keep_history: !st.views.is_empty() };
