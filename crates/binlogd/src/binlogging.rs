@@ -300,13 +300,24 @@ impl BinlogAdmin for Binlogging {
         Ok(files)
     }
 
+    /// The position and GTID set published after the engine commits (commit::BinlogSnapshot):
+    /// never a transaction a read view taken afterwards cannot see.
     fn master_status(&self) -> SqlResult<Option<MasterStatus>> {
-        let end = self.coordinator.binlog_files().synced_end();
+        let p = self.coordinator.published();
         Ok(Some(MasterStatus {
-            file: end.file,
-            position: end.pos,
-            executed_gtid_set: self.coordinator.gtid_executed().to_string(),
+            file: p.file,
+            position: p.position,
+            executed_gtid_set: p.gtid_executed.to_string(),
         }))
+    }
+
+    fn consistent_snapshot(&self, take: &mut dyn FnMut()) -> Option<MasterStatus> {
+        let ((), p) = self.coordinator.consistent_snapshot(take);
+        Some(MasterStatus {
+            file: p.file,
+            position: p.position,
+            executed_gtid_set: p.gtid_executed.to_string(),
+        })
     }
 
     fn binlog_events(

@@ -200,6 +200,21 @@ pub struct RecoveryOutcome {
     pub lost: Vec<String>,
 }
 
+/// What readers may see of the binlog: the position just past the last transaction committed
+/// in the engine (in commit order) and the GTIDs of the transactions committed in the engine.
+/// Published once per group after the group's engine commits (mysqld 8.0's
+/// `Gtid_state::update_commit_group`, called from `process_commit_stage_queue` after the
+/// engine commit), so `SHOW BINARY LOG STATUS` and `@@gtid_executed` never name a transaction
+/// a read view taken afterwards cannot see. GTID *allocation* is unchanged (seed 003: the
+/// FLUSH leader allocates for its group straight into the allocation set, no owned set);
+/// only the moment readers see the group moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinlogSnapshot {
+    pub file: String,
+    pub position: u64,
+    pub gtid_executed: GtidSet,
+}
+
 /// The state shared by the coordinator's handles, the sessions and the pipeline threads.
 struct Inner<E: Engine> {
     engine: E,
@@ -209,6 +224,11 @@ struct Inner<E: Engine> {
     writer: Mutex<Option<BinlogWriter>>,
     files: BinlogFiles,
     gtids: GtidState,
+    /// What readers see (see [`BinlogSnapshot`]). Held across a group's engine commits and
+    /// its publication, and by [`Coordinator::consistent_snapshot`] while a read view is
+    /// taken: a view and the position published with it match exactly. Lock order: after
+    /// the commit lock, before every engine lock.
+    published: Mutex<BinlogSnapshot>,
     next_xid: AtomicU64,
     max_committed: AtomicI64,
     flush_q: StageQueue<Arc<Member<E>>>,
@@ -322,9 +342,24 @@ impl<E: Engine> Coordinator<E> {
         self.inner.files.clone()
     }
 
-    /// `gtid_executed`.
+    /// `gtid_executed`: the GTIDs of the transactions committed in the engine (published
+    /// once per group after its engine commits).
     pub fn gtid_executed(&self) -> GtidSet {
-        self.inner.gtids.executed()
+        self.inner.published.lock().gtid_executed.clone()
+    }
+
+    /// The binlog position and GTID set readers may see now (`SHOW BINARY LOG STATUS`).
+    pub fn published(&self) -> BinlogSnapshot {
+        self.inner.published.lock().clone()
+    }
+
+    /// Runs `take` (which takes an engine read view) while no group publishes, and returns
+    /// the binlog position and GTID set that view corresponds to exactly (MariaDB's
+    /// `binlog_snapshot_file`/`binlog_snapshot_position`, taken under `LOCK_commit_ordered`).
+    pub fn consistent_snapshot<R>(&self, take: impl FnOnce() -> R) -> (R, BinlogSnapshot) {
+        let p = self.inner.published.lock();
+        let r = take();
+        (r, p.clone())
     }
 
     /// An empty binlog cache for a transaction in `db`.

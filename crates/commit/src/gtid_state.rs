@@ -73,10 +73,6 @@ impl GtidState {
         self.next_gno.store(1, Ordering::Relaxed);
     }
 
-    pub fn executed(&self) -> GtidSet {
-        self.executed.lock().clone()
-    }
-
     /// Allocates `n` automatic GTIDs and adds them to `gtid_executed`, plus `explicit` ones
     /// (owned by their sessions) — one lock for the whole group.
     pub fn assign_group(&self, n: usize, explicit: &[Gtid]) -> Vec<Gtid> {

@@ -412,6 +412,11 @@ impl Session {
             Stmt::Checksum { tables, .. } => {
                 tables.iter().try_for_each(|t| self.need_table(Privileges::SELECT, "SELECT", t))
             }
+            // `SET GLOBAL TRANSACTION ...` sets global variables (mysqld: SUPER or
+            // SYSTEM_VARIABLES_ADMIN).
+            Stmt::SetTransaction { scope: super::ast::VarScope::Global, .. } => {
+                self.need_any(&[Privileges::SUPER], "SUPER or SYSTEM_VARIABLES_ADMIN")
+            }
             Stmt::Set(items) => {
                 let global = items.iter().any(|i| {
                     matches!(

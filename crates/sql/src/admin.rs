@@ -89,6 +89,13 @@ pub trait BinlogAdmin: Send + Sync {
     fn reset_master(&self) -> Result<()>;
     /// `@@global.gtid_executed` (a GTID set in text form).
     fn gtid_executed(&self) -> String;
+    /// Runs `take` (which takes an engine read view) while no commit becomes visible, and
+    /// returns the binlog position and GTID set that view matches exactly; None (after
+    /// running `take`) without a binary log.
+    fn consistent_snapshot(&self, take: &mut dyn FnMut()) -> Option<MasterStatus> {
+        take();
+        None
+    }
     /// `@@global.gtid_purged`.
     fn gtid_purged(&self) -> String;
     /// The registered replicas (SHOW REPLICAS); none without a replication source.

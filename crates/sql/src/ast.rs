@@ -377,8 +377,17 @@ pub enum Stmt {
     Commit,
     Rollback,
     Set(Vec<SetItem>),
-    /// `SET [SESSION|GLOBAL] TRANSACTION ...`: accepted; the engine has one isolation level.
-    SetTransaction,
+    /// `SET [GLOBAL | SESSION] TRANSACTION characteristic, ...` (MySQL's
+    /// `set_transaction_characteristics`): `scope` Default = the next transaction only;
+    /// `isolation` the level's variable value (`REPEATABLE-READ`, ...); `read_only`.
+    SetTransaction {
+        scope: VarScope,
+        isolation: Option<&'static str>,
+        read_only: Option<bool>,
+    },
+    /// `START TRANSACTION WITH CONSISTENT SNAPSHOT [, ...]`: BEGIN plus a read view taken at
+    /// once, with the binlog position it matches (`binlog_snapshot_*`).
+    BeginConsistentSnapshot,
     Show(Show),
     /// `SHOW {DATABASES | TABLES | COLUMNS | VARIABLES | STATUS} ... WHERE expr`: the SHOW's
     /// rows filtered by `filter` over its column names (MySQL's semantics).

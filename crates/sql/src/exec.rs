@@ -721,19 +721,25 @@ impl Session {
                     _ => usize::MAX,
                 };
                 let engine = self.server.engine.clone();
+                let single_row = matches!(&access, Access::Keys(k) if k.len() == 1);
+                let locking = self.prepare_select_reads(s.for_update, single_row)?;
                 let open = self.txn_mut()?;
-                let rows = if s.for_update {
-                    let cands = fetch(&engine, &open.txn, *id, &access, scan_limit)?;
-                    let mut locked = Vec::with_capacity(cands.len());
-                    for (k, _) in cands {
-                        if let Some(r) = engine.get_for_update(&mut open.txn, *id, &k)? {
-                            locked.push((k, r));
+                let read = if locking {
+                    // A locking read: the newest committed rows, each locked.
+                    fetch(&engine, &open.txn, *id, &access, scan_limit).and_then(|cands| {
+                        let mut locked = Vec::with_capacity(cands.len());
+                        for (k, _) in cands {
+                            if let Some(r) = engine.get_for_update(&mut open.txn, *id, &k)? {
+                                locked.push((k, r));
+                            }
                         }
-                    }
-                    locked
+                        Ok(locked)
+                    })
                 } else {
-                    fetch(&engine, &open.txn, *id, &access, scan_limit)?
+                    fetch(&engine, &open.txn, *id, &access, scan_limit)
                 };
+                self.finish_select_reads();
+                let rows = read?;
                 let mut out = Vec::with_capacity(rows.len());
                 for (_, r) in rows {
                     if matches(plan.filter.as_ref(), &r)? {

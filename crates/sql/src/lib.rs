@@ -31,11 +31,13 @@ pub mod depth;
 pub mod error;
 pub mod eval;
 mod exec;
+pub mod isolation;
 pub mod output;
 pub mod parse;
 pub mod server;
 pub mod session;
 mod show;
+mod snapshot;
 pub mod vars;
 mod write;
 

@@ -369,12 +369,22 @@ impl Front<'_> {
             return Ok(Stmt::Begin);
         }
         if self.words(&["START", "TRANSACTION"]) {
-            // READ WRITE / READ ONLY / WITH CONSISTENT SNAPSHOT: the engine reads committed
-            // data in every mode.
-            while !self.at_end() {
-                self.parser.next_token();
+            // `start_transaction_option_list`: WITH CONSISTENT SNAPSHOT | READ WRITE |
+            // READ ONLY, comma-separated.
+            let mut consistent = false;
+            if !self.at_end() {
+                loop {
+                    if self.words(&["WITH", "CONSISTENT", "SNAPSHOT"]) {
+                        consistent = true;
+                    } else if !(self.words(&["READ", "WRITE"]) || self.words(&["READ", "ONLY"])) {
+                        return Err(self.error_here());
+                    }
+                    if !self.parser.consume_token(&Token::Comma) {
+                        break;
+                    }
+                }
             }
-            return Ok(Stmt::Begin);
+            return Ok(if consistent { Stmt::BeginConsistentSnapshot } else { Stmt::Begin });
         }
         if self.word("COMMIT") {
             self.word("WORK");
@@ -1002,12 +1012,53 @@ impl Front<'_> {
     }
 
     fn set(&mut self) -> Result<Stmt> {
-        let scoped = usize::from(self.word("GLOBAL") || self.word("SESSION") || self.word("LOCAL"));
+        let scope = if self.word("GLOBAL") {
+            VarScope::Global
+        } else if self.word("SESSION") || self.word("LOCAL") {
+            VarScope::Session
+        } else {
+            VarScope::Default
+        };
+        let scoped = usize::from(scope != VarScope::Default);
         if self.word("TRANSACTION") {
-            while !self.at_end() {
-                self.parser.next_token();
+            // `transaction_characteristics`: ISOLATION LEVEL level | READ WRITE | READ ONLY,
+            // comma-separated, each at most once.
+            let (mut isolation, mut read_only) = (None, None);
+            loop {
+                if self.words(&["ISOLATION", "LEVEL"]) {
+                    let level = if self.words(&["READ", "UNCOMMITTED"]) {
+                        "READ-UNCOMMITTED"
+                    } else if self.words(&["READ", "COMMITTED"]) {
+                        "READ-COMMITTED"
+                    } else if self.words(&["REPEATABLE", "READ"]) {
+                        "REPEATABLE-READ"
+                    } else if self.word("SERIALIZABLE") {
+                        "SERIALIZABLE"
+                    } else {
+                        return Err(self.error_here());
+                    };
+                    if isolation.replace(level).is_some() {
+                        return Err(self.error_here());
+                    }
+                } else if self.words(&["READ", "WRITE"]) {
+                    if read_only.replace(false).is_some() {
+                        return Err(self.error_here());
+                    }
+                } else if self.words(&["READ", "ONLY"]) {
+                    if read_only.replace(true).is_some() {
+                        return Err(self.error_here());
+                    }
+                } else {
+                    return Err(self.error_here());
+                }
+                if !self.parser.consume_token(&Token::Comma) {
+                    break;
+                }
             }
-            return Ok(Stmt::SetTransaction);
+            if !self.at_end() {
+                return Err(self.error_here());
+            }
+            return Ok(Stmt::SetTransaction { scope, isolation, read_only });
         }
         self.back(scoped);
         let mut items = Vec::new();
@@ -2075,8 +2126,27 @@ mod tests {
         ));
         assert_eq!(
             stmt("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),
-            Stmt::SetTransaction
+            Stmt::SetTransaction {
+                scope: VarScope::Session,
+                isolation: Some("READ-COMMITTED"),
+                read_only: None
+            }
         );
+        assert_eq!(
+            stmt("set transaction read only, isolation level serializable"),
+            Stmt::SetTransaction {
+                scope: VarScope::Default,
+                isolation: Some("SERIALIZABLE"),
+                read_only: Some(true)
+            }
+        );
+        assert_eq!(
+            stmt("START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT"),
+            Stmt::BeginConsistentSnapshot
+        );
+        assert_eq!(stmt("start transaction read write"), Stmt::Begin);
+        assert!(parse("SET TRANSACTION ISOLATION LEVEL READ SOMETIMES").is_err());
+        assert!(parse("START TRANSACTION WITH SNAPSHOT").is_err());
         assert_eq!(
             stmt("CREATE SCHEMA IF NOT EXISTS mysqlslap DEFAULT CHARACTER SET utf8mb4"),
             Stmt::CreateDatabase { name: "mysqlslap".into(), if_not_exists: true }

@@ -251,6 +251,13 @@ impl Server {
     /// (case-insensitive order, as mysqld lists them). The `/metrics` endpoint serves the same.
     pub fn global_status(&self) -> Vec<(String, String)> {
         let mut all = self.counter_values();
+        let e = self.engine.stats();
+        // InnoDB's "History list length" (SHOW ENGINE INNODB STATUS; INNODB_METRICS'
+        // trx_rseg_history_len): committed transactions whose old row versions purge has not
+        // removed yet; with the read views open and the versions purged so far.
+        all.push(("Innodb_history_list_length".into(), e.history_list_length.to_string()));
+        all.push(("Innodb_read_views_open".into(), e.read_views.to_string()));
+        all.push(("Innodb_purged_row_versions".into(), e.purged_versions.to_string()));
         for (k, v) in self.hooks.status.global_status() {
             match all.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(&k)) {
                 Some(slot) => slot.1 = v,

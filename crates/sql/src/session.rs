@@ -73,6 +73,13 @@ pub(crate) struct OpenTxn {
     pub undo: Vec<Undo>,
     /// `SAVEPOINT name`s, oldest first: each name and the number of changes made before it.
     pub savepoints: Vec<(String, usize)>,
+    /// Its isolation level, fixed when it began.
+    pub isolation: super::isolation::Isolation,
+    /// A statement's own transaction under autocommit (not BEGIN, not autocommit off).
+    pub single: bool,
+    /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`: the binlog position and GTID set its read
+    /// view matches (`Binlog_snapshot_file`, `Binlog_snapshot_position`).
+    pub binlog_snapshot: Option<super::admin::MasterStatus>,
 }
 
 /// A warning or note for SHOW WARNINGS.
@@ -122,6 +129,8 @@ pub struct Session {
     client_collation: Option<u16>,
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rows, not changed ones.
     pub(crate) found_rows: bool,
+    /// `SET TRANSACTION ISOLATION LEVEL` without a scope: the next transaction's level.
+    pub(crate) next_isolation: Option<super::isolation::Isolation>,
 }
 
 impl std::fmt::Debug for Session {
@@ -169,6 +178,7 @@ impl Session {
             process: None,
             client_collation: None,
             found_rows: false,
+            next_isolation: None,
         }
     }
 
@@ -511,15 +521,24 @@ impl Session {
             }
             Stmt::Insert(i) => {
                 self.count(if i.replace { "Com_replace" } else { "Com_insert" });
-                self.in_txn(|sess| sess.insert(i, params))
+                self.in_txn(|sess| sess.latest_reads(|sess| sess.insert(i, params)))
             }
             Stmt::Update(u) => {
                 self.count("Com_update");
-                self.in_txn(|sess| sess.update(u, params))
+                self.in_txn(|sess| sess.latest_reads(|sess| sess.update(u, params)))
             }
             Stmt::Delete(d) => {
                 self.count("Com_delete");
-                self.in_txn(|sess| sess.delete(d, params))
+                self.in_txn(|sess| sess.latest_reads(|sess| sess.delete(d, params)))
+            }
+            Stmt::BeginConsistentSnapshot => {
+                self.count("Com_begin");
+                self.commit_open()?;
+                self.begin_consistent_snapshot()
+            }
+            Stmt::SetTransaction { scope, isolation, read_only } => {
+                self.count("Com_set_option");
+                self.set_transaction(*scope, *isolation, *read_only)
             }
             Stmt::Begin => {
                 self.count("Com_begin");
@@ -548,9 +567,7 @@ impl Session {
                 }
                 Ok(Output::ok(0))
             }
-            Stmt::SetTransaction | Stmt::Noop | Stmt::Flush | Stmt::UnlockTables => {
-                Ok(Output::ok(0))
-            }
+            Stmt::Noop | Stmt::Flush | Stmt::UnlockTables => Ok(Output::ok(0)),
             Stmt::Savepoint(name) => {
                 self.count("Com_savepoint");
                 // mysqld (`trans_savepoint`): under autocommit outside a transaction there is
@@ -639,6 +656,9 @@ impl Session {
             changes: TxnChanges { session: u64::from(self.connection_id), ..TxnChanges::default() },
             undo: Vec::new(),
             savepoints: Vec::new(),
+            isolation: self.isolation_for_new_txn(),
+            single: false,
+            binlog_snapshot: None,
         }
     }
 
@@ -646,7 +666,9 @@ impl Session {
     fn in_txn(&mut self, f: impl FnOnce(&mut Session) -> Result<Output>) -> Result<Output> {
         let own = self.txn.is_none() && self.autocommit;
         if self.txn.is_none() {
-            self.txn = Some(self.new_txn());
+            let mut open = self.new_txn();
+            open.single = own;
+            self.txn = Some(open);
         }
         let mark = self.txn.as_ref().map_or(0, |t| t.changes.changes.len());
         match f(self) {
@@ -724,6 +746,7 @@ impl Session {
     /// Commits the open transaction (if any) through the committer.
     pub(crate) fn commit_open(&mut self) -> Result<()> {
         let Some(open) = self.txn.take() else { return Ok(()) };
+        self.next_isolation = None;
         let gtid = self.gtid_next;
         if open.changes.is_empty() && !matches!(gtid, GtidNext::Assigned(_)) {
             // Nothing to log: release the read locks (FOR UPDATE) without the pipeline.
@@ -743,6 +766,7 @@ impl Session {
             return self.commit_open();
         }
         let Some(open) = self.txn.take() else { return Ok(()) };
+        self.next_isolation = None;
         if open.changes.is_empty() {
             // Nothing to log: release the read locks (FOR UPDATE) without the pipeline.
             self.server.engine.commit(open.txn)?;
@@ -756,6 +780,7 @@ impl Session {
 
     pub(crate) fn rollback_open(&mut self) {
         if let Some(open) = self.txn.take() {
+            self.next_isolation = None;
             // A failed rollback means the redo is poisoned; the engine refuses further writes
             // and recovery decides, so there is nothing more to do here.
             let _ = self.server.engine.rollback(open.txn);
@@ -834,7 +859,7 @@ impl Session {
         }
     }
 
-    fn set(&mut self, item: &SetItem, params: &[Value]) -> Result<()> {
+    pub(crate) fn set(&mut self, item: &SetItem, params: &[Value]) -> Result<()> {
         match item {
             SetItem::User { name, value } => {
                 let v = self.const_value(value, params)?;
@@ -931,7 +956,18 @@ impl Session {
                     Some(e) => self.const_value(e, params)?,
                 };
                 let v = check(def, &raw)?;
+                // `tx_isolation` is the old name of `transaction_isolation`: one value.
+                let twin = match def.var {
+                    Var::TransactionIsolation => Some(Var::TxIsolation),
+                    Var::TxIsolation => Some(Var::TransactionIsolation),
+                    Var::TransactionReadOnly => Some(Var::TxReadOnly),
+                    Var::TxReadOnly => Some(Var::TransactionReadOnly),
+                    _ => None,
+                };
                 if global {
+                    if let Some(t) = twin {
+                        self.server.vars.set_global(t, v.clone());
+                    }
                     if def.var == Var::GtidPurged {
                         return Err(SqlError::NotSupported("SET GLOBAL gtid_purged".into()));
                     }
@@ -940,6 +976,9 @@ impl Session {
                     }
                     self.server.vars.set_global(def.var, v);
                     return Ok(());
+                }
+                if let Some(t) = twin {
+                    self.vars.insert(t, v.clone());
                 }
                 self.set_session(def, v)?;
             }

@@ -493,6 +493,8 @@ impl Session {
             Show::Status { like: pat, .. } => {
                 server.count("Com_show_status");
                 let mut all = server.global_status();
+                all.extend(self.binlog_snapshot_status());
+                all.sort_by_key(|a| a.0.to_ascii_lowercase());
                 all.retain(|(n, _)| matches_like(pat, n));
                 rows(
                     &["Variable_name", "Value"],

@@ -78,6 +78,9 @@ impl<E: Engine> Coordinator<E> {
         inner.engine.reset_gtid_executed().map_err(engine_error::<E>)?;
         let deleted = inner.with_writer(|w| Ok(w.reset()?))?;
         inner.gtids.reset();
+        let (file, position) = inner.with_writer(|w| Ok((w.active_file(), w.write_pos())))?;
+        *inner.published.lock() =
+            super::BinlogSnapshot { file, position, gtid_executed: binlog::gtid::GtidSet::new() };
         fs.counter = 0;
         fs.offset = 0;
         fs.rotate_due = false;

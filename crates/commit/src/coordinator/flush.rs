@@ -93,10 +93,17 @@ impl<E: Engine> Inner<E> {
             );
         }
         self.engine.flush_all().map_err(engine_error::<E>)?;
-        let seq = self.with_writer(|w| {
+        let (seq, file, pos) = self.with_writer(|w| {
             w.rotate()?;
-            Ok(w.active_seq())
+            Ok((w.active_seq(), w.active_file(), w.write_pos()))
         })?;
+        // Everything written is committed and published (`wait_settled`): readers see the
+        // new file's start.
+        {
+            let mut p = self.published.lock();
+            p.file = file;
+            p.position = pos;
+        }
         fs.offset = fs.counter;
         fs.rotate_due = false;
         fs.deps.rotate();

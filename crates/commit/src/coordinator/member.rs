@@ -133,8 +133,14 @@ impl<E: Engine> Inner<E> {
     /// once its bytes are durable. A panic here poisons the pipeline like one in a stage, and
     /// the member is settled either way, so rotation and shutdown do not wait for it forever.
     fn self_commit(&self, m: &Member<E>, st: &mut MemberState<E>) -> Result<Committed> {
+        let mut published = self.published.lock();
         let r = match panic::catch_unwind(AssertUnwindSafe(|| self.finish_member(st))) {
-            Ok(r) => r,
+            Ok(r) => {
+                if let Ok(c) = &r {
+                    super::stages::publish_one(&mut published, c);
+                }
+                r
+            }
             Err(payload) => {
                 if let Some(t) = st.txn.take() {
                     self.engine.abandon(t);
@@ -142,6 +148,7 @@ impl<E: Engine> Inner<E> {
                 Err(Error::poisoned(&self.poison_with(super::poison::panic_error(&*payload))))
             }
         };
+        drop(published);
         self.settle(1);
         self.stats.record_latencies(&[m.start.elapsed()]);
         r

@@ -19,7 +19,7 @@ use super::admin::start_background;
 use super::flush::FlushState;
 use super::stage_queue::StageQueue;
 use super::stages::{CommitState, Progress, SyncState};
-use super::{leaders, Coordinator, Inner, OpenOptions, RecoveryOutcome};
+use super::{leaders, BinlogSnapshot, Coordinator, Inner, OpenOptions, RecoveryOutcome};
 use crate::config::CommitConfig;
 use crate::engine_api::{engine_error, Engine};
 use crate::error::{Error, Result};
@@ -146,6 +146,11 @@ impl<E: Engine> Coordinator<E> {
             writer.rotate()?;
         }
         let executed = writer.executed_gtids().clone();
+        let published = BinlogSnapshot {
+            file: writer.active_file(),
+            position: writer.write_pos(),
+            gtid_executed: executed.clone(),
+        };
         let files = writer.files();
         let retain = engine.next_lsn();
         engine.set_retain_lsn(retain);
@@ -162,6 +167,7 @@ impl<E: Engine> Coordinator<E> {
             writer: Mutex::new(Some(writer)),
             files,
             gtids: GtidState::new(options.server_uuid, executed),
+            published: Mutex::new(published),
             next_xid: AtomicU64::new(max_xid.max(max_binlog_xid) + 1),
             max_committed: AtomicI64::new(0),
             flush_q: StageQueue::new(),

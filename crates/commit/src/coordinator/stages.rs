@@ -387,6 +387,9 @@ impl<E: Engine> Inner<E> {
             }
         }
         let mut latencies = Vec::with_capacity(group.len());
+        // The group becomes visible to readers once, after its engine commits, with the
+        // publication lock held throughout (see `BinlogSnapshot`).
+        let mut published = self.published.lock();
         for m in group {
             let mut st = m.st.lock();
             // Commit order = binlog order (`change_stage` keeps the groups' order).
@@ -398,10 +401,14 @@ impl<E: Engine> Inner<E> {
             );
             cs.last_seq = st.sequence_abs;
             let r = self.finish_member(&mut st);
+            if let Ok(c) = &r {
+                publish_one(&mut published, c);
+            }
             latencies.push(m.start.elapsed());
             st.outcome = Outcome::Done(r);
             wakers.push(st.waker.take());
         }
+        drop(published);
         self.settle(group.len() as u64);
         self.stats.record_latencies(&latencies);
     }
@@ -455,5 +462,17 @@ impl<E: Engine> Inner<E> {
         while p.settled < p.written {
             self.settled_cv.wait(&mut p);
         }
+    }
+}
+
+/// Adds one transaction committed in the engine to what readers see: its GTID, and the
+/// position past it (commit order is binlog order, so this only moves forward).
+pub(super) fn publish_one(p: &mut super::BinlogSnapshot, c: &Committed) {
+    if let Some(g) = c.gtid {
+        p.gtid_executed.add(g);
+    }
+    if c.file > p.file || (c.file == p.file && c.end_pos > p.position) {
+        p.file.clone_from(&c.file);
+        p.position = c.end_pos;
     }
 }

@@ -1,0 +1,199 @@
+//! Isolation levels through SQL, two sessions on one server: REPEATABLE READ keeps its read
+//! view (no concurrent insert, update or delete seen), READ COMMITTED sees each commit,
+//! READ UNCOMMITTED sees uncommitted rows, locking reads and UPDATE read the newest committed
+//! rows and lock them, SERIALIZABLE turns plain SELECTs into locking reads inside a
+//! transaction, `SET TRANSACTION` scopes, the history list as a status variable.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use engine::{Engine, EngineConfig};
+use sql::{Hooks, Output, Server, Session};
+
+fn server() -> Arc<Server> {
+    let vfs = vfs::SimVfs::new().shared();
+    let cfg = EngineConfig {
+        checkpoint_redo_bytes: None,
+        lock_wait_timeout: Duration::from_millis(300),
+        ..EngineConfig::default()
+    };
+    let e = Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0;
+    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
+}
+
+fn q(s: &mut Session, sql: &str) -> Output {
+    s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+fn one(s: &mut Session, sql: &str) -> String {
+    let r = q(s, sql).text_rows();
+    assert_eq!(r.len(), 1, "{sql}: {r:?}");
+    r[0][0].clone()
+}
+
+fn col(s: &mut Session, sql: &str) -> Vec<String> {
+    q(s, sql).text_rows().into_iter().map(|r| r[0].clone()).collect()
+}
+
+fn code(s: &mut Session, sql: &str) -> u16 {
+    match s.query(sql) {
+        Ok(o) => panic!("{sql}: expected an error, got {o:?}"),
+        Err(e) => e.code(),
+    }
+}
+
+/// Two sessions on database `d` with t(id PK, v, k indexed) holding (1,10,1), (2,20,2), (3,30,3).
+fn setup() -> (Arc<Server>, Session, Session) {
+    let srv = server();
+    let mut a = srv.session("root", "localhost");
+    q(&mut a, "CREATE DATABASE d");
+    q(&mut a, "USE d");
+    q(&mut a, "CREATE TABLE t (id INT PRIMARY KEY, v INT, k INT, KEY kk (k))");
+    q(&mut a, "INSERT INTO t VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3)");
+    let mut b = srv.session("root", "localhost");
+    q(&mut b, "USE d");
+    (srv, a, b)
+}
+
+fn concurrent_changes(b: &mut Session) {
+    q(b, "INSERT INTO t VALUES (4, 40, 4)");
+    q(b, "UPDATE t SET v = 11, k = 9 WHERE id = 1");
+    q(b, "DELETE FROM t WHERE id = 2");
+}
+
+#[test]
+fn repeatable_read_sees_no_concurrent_insert_update_or_delete() {
+    let (_srv, mut a, mut b) = setup();
+    assert_eq!(one(&mut a, "SELECT @@transaction_isolation"), "REPEATABLE-READ");
+    q(&mut a, "BEGIN");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    concurrent_changes(&mut b);
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    assert_eq!(col(&mut a, "SELECT v FROM t ORDER BY id"), ["10", "20", "30"]);
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 1"), "10");
+    assert_eq!(col(&mut a, "SELECT id FROM t WHERE k = 1"), ["1"], "through the old index entry");
+    assert!(col(&mut a, "SELECT id FROM t WHERE k = 9").is_empty());
+    assert!(col(&mut a, "SELECT id FROM t WHERE id = 4").is_empty());
+    q(&mut a, "COMMIT");
+    assert_eq!(col(&mut a, "SELECT v FROM t ORDER BY id"), ["11", "30", "40"]);
+}
+
+#[test]
+fn consistent_snapshot_is_taken_at_start_transaction() {
+    let (_srv, mut a, mut b) = setup();
+    q(&mut a, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    concurrent_changes(&mut b);
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    q(&mut a, "COMMIT");
+    // Without WITH CONSISTENT SNAPSHOT the view is taken at the first read.
+    q(&mut a, "START TRANSACTION");
+    q(&mut b, "INSERT INTO t VALUES (5, 50, 5)");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "4");
+    q(&mut a, "ROLLBACK");
+}
+
+#[test]
+fn read_committed_sees_each_commit_and_read_uncommitted_sees_uncommitted_rows() {
+    let (_srv, mut a, mut b) = setup();
+    q(&mut a, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    assert_eq!(one(&mut a, "SELECT @@tx_isolation"), "READ-COMMITTED");
+    q(&mut a, "BEGIN");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    concurrent_changes(&mut b);
+    assert_eq!(col(&mut a, "SELECT v FROM t ORDER BY id"), ["11", "30", "40"]);
+    q(&mut a, "COMMIT");
+
+    q(&mut a, "SET SESSION transaction_isolation = 'READ-UNCOMMITTED'");
+    q(&mut b, "BEGIN");
+    q(&mut b, "UPDATE t SET v = 99 WHERE id = 3");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 3"), "99", "a dirty read");
+    q(&mut a, "SET SESSION transaction_isolation = 'REPEATABLE-READ'");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 3"), "30");
+    q(&mut b, "ROLLBACK");
+}
+
+#[test]
+fn locking_reads_and_updates_read_the_newest_rows_and_lock_them() {
+    let (_srv, mut a, mut b) = setup();
+    q(&mut a, "BEGIN");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 3"), "30");
+    q(&mut b, "UPDATE t SET v = v + 1 WHERE id = 3");
+    // The consistent read keeps the view; the locking reads see the commit.
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 3"), "30");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 3 FOR UPDATE"), "31");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 3 LOCK IN SHARE MODE"), "31");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 3"), "30");
+    // The row is locked: another writer times out (1205).
+    assert_eq!(code(&mut b, "UPDATE t SET v = 0 WHERE id = 3"), 1205);
+    // UPDATE reads the newest image: no lost increment.
+    q(&mut b, "UPDATE t SET v = v + 100 WHERE id = 1");
+    q(&mut a, "UPDATE t SET v = v + 1 WHERE id = 1");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 1"), "111", "its own change is seen");
+    // A range locking read sees a row inserted after the view was taken.
+    q(&mut b, "INSERT INTO t VALUES (7, 70, 7)");
+    assert_eq!(col(&mut a, "SELECT id FROM t WHERE id > 2 FOR UPDATE"), ["3", "7"]);
+    assert_eq!(col(&mut a, "SELECT id FROM t WHERE id > 2"), ["3"]);
+    q(&mut a, "COMMIT");
+    assert_eq!(one(&mut b, "SELECT v FROM t WHERE id = 1"), "111");
+}
+
+#[test]
+fn serializable_reads_lock_inside_a_transaction() {
+    let (_srv, mut a, mut b) = setup();
+    q(&mut a, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+    // Autocommit: a consistent read, no lock left behind.
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 2"), "20");
+    q(&mut b, "UPDATE t SET v = 21 WHERE id = 2");
+    q(&mut a, "SET autocommit = 0");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 2"), "21");
+    assert_eq!(code(&mut b, "UPDATE t SET v = 22 WHERE id = 2"), 1205);
+    q(&mut a, "COMMIT");
+    q(&mut b, "UPDATE t SET v = 22 WHERE id = 2");
+}
+
+#[test]
+fn set_transaction_scopes() {
+    let (_srv, mut a, mut b) = setup();
+    // No scope: the next transaction only.
+    q(&mut a, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    q(&mut a, "BEGIN");
+    assert_eq!(code(&mut a, "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE"), 1568);
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    q(&mut b, "INSERT INTO t VALUES (8, 80, 8)");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "4", "READ COMMITTED this once");
+    q(&mut a, "COMMIT");
+    q(&mut a, "BEGIN");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "4");
+    q(&mut b, "INSERT INTO t VALUES (9, 90, 9)");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "4", "back to REPEATABLE READ");
+    q(&mut a, "COMMIT");
+    q(&mut a, "SET GLOBAL TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    assert_eq!(one(&mut a, "SELECT @@global.transaction_isolation"), "READ-COMMITTED");
+    assert_eq!(one(&mut a, "SELECT @@global.tx_isolation"), "READ-COMMITTED");
+    assert_eq!(one(&mut a, "SELECT @@session.transaction_isolation"), "REPEATABLE-READ");
+    assert_eq!(code(&mut a, "SET TRANSACTION ISOLATION LEVEL SOMETIMES"), 1064);
+}
+
+#[test]
+fn the_history_list_grows_under_an_open_view_and_is_purged_after_it() {
+    let (_srv, mut a, mut b) = setup();
+    let status = |s: &mut Session, name: &str| {
+        let r = q(s, &format!("SHOW GLOBAL STATUS LIKE '{name}'")).text_rows();
+        r[0][1].parse::<u64>().expect("a number")
+    };
+    q(&mut a, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    for i in 0..50 {
+        q(&mut b, &format!("UPDATE t SET v = {i} WHERE id = 3"));
+    }
+    assert_eq!(status(&mut b, "Innodb_history_list_length"), 50);
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 3"), "30");
+    q(&mut a, "COMMIT");
+    // The engine's background purge (every 100 ms) empties the list.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while status(&mut b, "Innodb_history_list_length") > 0 {
+        assert!(std::time::Instant::now() < deadline, "purge did not run");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(status(&mut b, "Innodb_read_views_open"), 0);
+}
