@@ -164,3 +164,35 @@ async fn a_consistent_snapshot_reports_the_binlog_position_it_matches() {
     let history = rows(&mut reader, "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'").await;
     assert_eq!(history.len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flush_tables_with_read_lock_returns_with_everything_committed_visible() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = support::start(
+        &dir.path().join("data"),
+        &["--initialize-insecure", "--simulated-fsync-latency-us=2000"],
+    );
+    let ddl = setup(server.port).await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers = spawn_writers(server.port, 6, &stop);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut locker = conn(server.port).await;
+    for _ in 0..3 {
+        locker.query_drop("FLUSH TABLES WITH READ LOCK").await.expect("ftwrl");
+        let status = rows(&mut locker, "SHOW MASTER STATUS").await;
+        let named = gtid_count(&status[0][4]) - ddl;
+        assert_eq!(count(&mut locker).await, named, "everything committed is visible");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Nothing commits while the lock is held.
+        assert_eq!(count(&mut locker).await, named);
+        let again = rows(&mut locker, "SHOW MASTER STATUS").await;
+        assert_eq!(again, status);
+        locker.query_drop("UNLOCK TABLES").await.expect("unlock");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(count(&mut locker).await > named, "writers resume");
+    }
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.await.expect("writer");
+    }
+}

@@ -412,6 +412,19 @@ impl Session {
             Stmt::Checksum { tables, .. } => {
                 tables.iter().try_for_each(|t| self.need_table(Privileges::SELECT, "SELECT", t))
             }
+            // mysqld: FLUSH TABLES WITH READ LOCK wants RELOAD; with tables also LOCK TABLES
+            // and SELECT on each (`flush_tables_with_read_lock`'s precheck).
+            Stmt::FlushTablesWithReadLock(tables) => {
+                self.need_any(&[Privileges::RELOAD], "RELOAD")?;
+                let lock = Privileges::from_name("LOCK TABLES").unwrap_or(Privileges::ALL);
+                tables.iter().try_for_each(|t| {
+                    self.need_table(lock, "LOCK TABLES", t)?;
+                    self.need_table(Privileges::SELECT, "SELECT", t)
+                })
+            }
+            // mysqld wants BACKUP_ADMIN, a dynamic privilege binlogd does not have; RELOAD
+            // (what FTWRL, the older way to the same end, wants) stands in for it.
+            Stmt::LockInstance => self.need_any(&[Privileges::RELOAD], "BACKUP_ADMIN"),
             // `SET GLOBAL TRANSACTION ...` sets global variables (mysqld: SUPER or
             // SYSTEM_VARIABLES_ADMIN).
             Stmt::SetTransaction { scope: super::ast::VarScope::Global, .. } => {

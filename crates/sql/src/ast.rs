@@ -415,12 +415,16 @@ pub enum Stmt {
     Flush,
     /// Statements accepted and answered OK without effect (`DO`, an empty statement, ...).
     Noop,
-    /// `LOCK TABLES t READ|WRITE, ...` (`true`: WRITE); `LOCK INSTANCE FOR BACKUP` has none.
-    /// Checked (LOCK TABLES and SELECT on each table) and accepted; no table lock is taken
-    /// (row locks serialize conflicting writers; real table locks are future work).
+    /// `LOCK TABLES t READ|WRITE, ...` (`true`: WRITE), with mysqld's rules (`locks.rs`).
     LockTables(Vec<(TableRef, bool)>),
-    /// `UNLOCK TABLES` / `UNLOCK INSTANCE`.
+    /// `UNLOCK TABLES`.
     UnlockTables,
+    /// `FLUSH TABLES [t, ...] WITH READ LOCK` (no tables: the global read lock).
+    FlushTablesWithReadLock(Vec<TableRef>),
+    /// `LOCK INSTANCE FOR BACKUP`.
+    LockInstance,
+    /// `UNLOCK INSTANCE`.
+    UnlockInstance,
     /// `SAVEPOINT name`.
     Savepoint(String),
     /// `ROLLBACK [WORK] TO [SAVEPOINT] name`: undoes the rows changed since the savepoint.

@@ -32,12 +32,14 @@ pub mod error;
 pub mod eval;
 mod exec;
 pub mod isolation;
+mod locks;
 pub mod output;
 pub mod parse;
 pub mod server;
 pub mod session;
 mod show;
 mod snapshot;
+mod statement_locks;
 pub mod vars;
 mod write;
 

@@ -413,6 +413,29 @@ impl Front<'_> {
             if self.words(&["BINARY", "LOGS"]) || self.word("LOGS") {
                 return Ok(Stmt::Admin(AdminCommand::FlushBinaryLogs));
             }
+            if self.word("TABLES") || self.word("TABLE") {
+                // `FLUSH TABLES [t, ...] WITH READ LOCK` (mysqld's `flush_options_list`).
+                if self.words(&["WITH", "READ", "LOCK"]) {
+                    return if self.at_end() {
+                        Ok(Stmt::FlushTablesWithReadLock(Vec::new()))
+                    } else {
+                        Err(self.error_here())
+                    };
+                }
+                if !self.at_end() && !self.peek_word("FOR") {
+                    let mut tables = vec![self.table_name()?];
+                    while self.parser.consume_token(&Token::Comma) {
+                        tables.push(self.table_name()?);
+                    }
+                    if self.words(&["WITH", "READ", "LOCK"]) {
+                        return if self.at_end() {
+                            Ok(Stmt::FlushTablesWithReadLock(tables))
+                        } else {
+                            Err(self.error_here())
+                        };
+                    }
+                }
+            }
             // FLUSH TABLES / PRIVILEGES / STATUS ...: nothing is cached that could be stale.
             while !self.at_end() {
                 self.parser.next_token();
@@ -468,7 +491,10 @@ impl Front<'_> {
             return self.lock_tables();
         }
         if self.word("UNLOCK") {
-            if !(self.word("TABLES") || self.word("TABLE") || self.word("INSTANCE")) {
+            if self.word("INSTANCE") {
+                return Ok(Stmt::UnlockInstance);
+            }
+            if !(self.word("TABLES") || self.word("TABLE")) {
                 return Err(self.error_here());
             }
             return Ok(Stmt::UnlockTables);
@@ -524,7 +550,7 @@ impl Front<'_> {
     /// (MySQL's `lock` grammar rule) or `LOCK INSTANCE FOR BACKUP`, after the LOCK word.
     fn lock_tables(&mut self) -> Result<Stmt> {
         if self.words(&["INSTANCE", "FOR", "BACKUP"]) {
-            return Ok(Stmt::LockTables(Vec::new()));
+            return Ok(Stmt::LockInstance);
         }
         if !(self.word("TABLES") || self.word("TABLE")) {
             return Err(self.error_here());

@@ -116,6 +116,8 @@ pub(crate) static COUNTERS: &[&str] = &[
 /// The shared server state.
 pub struct Server {
     pub(crate) engine: Engine,
+    /// FLUSH TABLES WITH READ LOCK, LOCK TABLES, LOCK INSTANCE FOR BACKUP.
+    pub(crate) locks: Arc<super::locks::Locks>,
     pub(crate) hooks: Hooks,
     pub(crate) vars: Variables,
     /// Lower-cased name → name as created.
@@ -163,6 +165,7 @@ impl Server {
         }
         Ok(Arc::new(Server {
             engine,
+            locks: Arc::default(),
             hooks,
             vars,
             databases: RwLock::new(databases),

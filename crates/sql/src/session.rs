@@ -116,9 +116,9 @@ pub struct Session {
     pub(crate) now: DateTime,
     /// Set while a statement runs through [`Session::try_query`] / [`Session::try_execute`]:
     /// its commit is handed over instead of waited for.
-    defer_commit: bool,
+    pub(crate) defer_commit: bool,
     /// The commit the last statement handed over ([`Session::take_deferred_commit`]).
-    deferred: Option<Box<dyn DeferredCommit>>,
+    pub(crate) deferred: Option<Box<dyn DeferredCommit>>,
     /// The statement is a re-run of an attempt that was [`Attempt::Blocked`]: it was counted.
     recount: bool,
     /// The authenticated account and its privileges (None: no accounts attached, all allowed).
@@ -131,6 +131,11 @@ pub struct Session {
     pub(crate) found_rows: bool,
     /// `SET TRANSACTION ISOLATION LEVEL` without a scope: the next transaction's level.
     pub(crate) next_isolation: Option<super::isolation::Isolation>,
+    /// `LOCK TABLES`: the tables (`db.table`, lower case) this session locked, and whether
+    /// for WRITE; None outside LOCK TABLES mode.
+    pub(crate) locked_tables: Option<Vec<(String, bool)>>,
+    /// The write pass the running statement holds (`locks.rs`).
+    pub(crate) write_pass: Option<super::locks::WritePass>,
 }
 
 impl std::fmt::Debug for Session {
@@ -179,6 +184,8 @@ impl Session {
             client_collation: None,
             found_rows: false,
             next_isolation: None,
+            locked_tables: None,
+            write_pass: None,
         }
     }
 
@@ -510,6 +517,9 @@ impl Session {
         match stmt {
             Stmt::Select(s) => {
                 self.count("Com_select");
+                if let Some(t) = &s.from {
+                    self.table_access(&[t], false)?;
+                }
                 if s.from.is_some() {
                     self.in_txn(|sess| sess.select(s, params))
                 } else {
@@ -521,19 +531,35 @@ impl Session {
             }
             Stmt::Insert(i) => {
                 self.count(if i.replace { "Com_replace" } else { "Com_insert" });
-                self.in_txn(|sess| sess.latest_reads(|sess| sess.insert(i, params)))
+                self.table_access(&[&i.table], true)?;
+                self.writing(|s| s.in_txn(|sess| sess.latest_reads(|sess| sess.insert(i, params))))
             }
             Stmt::Update(u) => {
                 self.count("Com_update");
-                self.in_txn(|sess| sess.latest_reads(|sess| sess.update(u, params)))
+                self.table_access(&[&u.table], true)?;
+                self.writing(|s| s.in_txn(|sess| sess.latest_reads(|sess| sess.update(u, params))))
             }
             Stmt::Delete(d) => {
                 self.count("Com_delete");
-                self.in_txn(|sess| sess.latest_reads(|sess| sess.delete(d, params)))
+                self.table_access(&[&d.table], true)?;
+                self.writing(|s| s.in_txn(|sess| sess.latest_reads(|sess| sess.delete(d, params))))
+            }
+            Stmt::FlushTablesWithReadLock(tables) => {
+                self.count("Com_flush");
+                self.flush_tables_with_read_lock(tables)
+            }
+            Stmt::LockInstance => {
+                self.server.locks.backup_lock(self.connection_id);
+                Ok(Output::ok(0))
+            }
+            Stmt::UnlockInstance => {
+                self.server.locks.release_backup(self.connection_id);
+                Ok(Output::ok(0))
             }
             Stmt::BeginConsistentSnapshot => {
                 self.count("Com_begin");
                 self.commit_open()?;
+                self.release_table_locks();
                 self.begin_consistent_snapshot()
             }
             Stmt::SetTransaction { scope, isolation, read_only } => {
@@ -543,6 +569,8 @@ impl Session {
             Stmt::Begin => {
                 self.count("Com_begin");
                 self.commit_open()?;
+                // mysqld: BEGIN releases the table locks (`trans_begin`).
+                self.release_table_locks();
                 self.txn = Some(self.new_txn());
                 Ok(Output::ok(0))
             }
@@ -567,7 +595,17 @@ impl Session {
                 }
                 Ok(Output::ok(0))
             }
-            Stmt::Noop | Stmt::Flush | Stmt::UnlockTables => Ok(Output::ok(0)),
+            Stmt::UnlockTables => {
+                self.count("Com_unlock_tables");
+                if self.locked_tables.is_some() {
+                    // mysqld: UNLOCK TABLES commits a transaction begun under LOCK TABLES.
+                    self.commit_open()?;
+                }
+                self.release_table_locks();
+                self.server.locks.release_global_read(self.connection_id);
+                Ok(Output::ok(0))
+            }
+            Stmt::Noop | Stmt::Flush => Ok(Output::ok(0)),
             Stmt::Savepoint(name) => {
                 self.count("Com_savepoint");
                 // mysqld (`trans_savepoint`): under autocommit outside a transaction there is
@@ -624,13 +662,8 @@ impl Session {
                 Ok(Output::ok(0))
             }
             Stmt::LockTables(tables) => {
-                // mysqld: LOCK TABLES commits the open transaction and checks that each table
-                // exists (1146).
-                self.commit_open()?;
-                for (t, _) in tables {
-                    self.resolve_table(t)?;
-                }
-                Ok(Output::ok(0))
+                self.count("Com_lock_tables");
+                self.lock_tables(tables)
             }
             Stmt::Kill { query, id } => self.kill(*query, id, params),
             Stmt::Show(s) => self.show(s),
@@ -641,11 +674,12 @@ impl Session {
             Stmt::Account(a) => {
                 // Account statements commit an open transaction, as mysqld's implicit commit.
                 self.commit_open()?;
-                self.account_statement(a)
+                self.writing(|s| s.account_statement(a))
             }
             ddl => {
                 self.commit_open()?;
-                self.ddl(ddl, sql)
+                self.ddl_allowed()?;
+                self.writing(|s| s.ddl(ddl, sql))
             }
         }
     }
@@ -745,6 +779,13 @@ impl Session {
 
     /// Commits the open transaction (if any) through the committer.
     pub(crate) fn commit_open(&mut self) -> Result<()> {
+        // A commit of changes holds a write pass: FTWRL blocks it and waits for it.
+        let _pass = match &self.txn {
+            Some(open) if !open.changes.is_empty() && self.write_pass.is_none() => {
+                Some(self.enter_write()?)
+            }
+            _ => None,
+        };
         let Some(open) = self.txn.take() else { return Ok(()) };
         self.next_isolation = None;
         let gtid = self.gtid_next;
@@ -765,6 +806,12 @@ impl Session {
         if !self.defer_commit {
             return self.commit_open();
         }
+        let pass = match &self.txn {
+            Some(open) if !open.changes.is_empty() && self.write_pass.is_none() => {
+                Some(self.enter_write()?)
+            }
+            _ => None,
+        };
         let Some(open) = self.txn.take() else { return Ok(()) };
         self.next_isolation = None;
         if open.changes.is_empty() {
@@ -773,8 +820,8 @@ impl Session {
             return Ok(());
         }
         let gtid = self.gtid_next;
-        self.deferred =
-            Some(self.server.hooks.committer.commit_deferred(open.txn, open.changes, gtid)?);
+        let deferred = self.server.hooks.committer.commit_deferred(open.txn, open.changes, gtid)?;
+        self.deferred = Some(super::locks::hold_until_done(deferred, pass));
         Ok(())
     }
 
@@ -1148,6 +1195,11 @@ fn unknown_charset(name: &str) -> SqlError {
 impl Drop for Session {
     fn drop(&mut self) {
         self.rollback_open();
+        // A disconnect releases the session's statement locks, as in mysqld.
+        let locks = self.server.locks.clone();
+        locks.release_global_read(self.connection_id);
+        locks.unlock_tables(self.connection_id);
+        locks.release_backup(self.connection_id);
     }
 }
 

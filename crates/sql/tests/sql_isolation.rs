@@ -197,3 +197,83 @@ fn the_history_list_grows_under_an_open_view_and_is_purged_after_it() {
     }
     assert_eq!(status(&mut b, "Innodb_read_views_open"), 0);
 }
+
+/// Runs `sql` on `s` in a thread; the handle yields the session back with the outcome.
+fn spawn_query(
+    mut s: Session,
+    sql: &'static str,
+) -> std::thread::JoinHandle<(Session, Result<Output, u16>)> {
+    std::thread::spawn(move || {
+        let r = s.query(sql).map_err(|e| e.code());
+        (s, r)
+    })
+}
+
+#[test]
+fn flush_tables_with_read_lock_blocks_writers_until_unlock_tables() {
+    let (_srv, mut a, b) = setup();
+    q(&mut a, "FLUSH TABLES WITH READ LOCK");
+    assert_eq!(code(&mut a, "INSERT INTO t VALUES (10, 1, 1)"), 1223);
+    let writer = spawn_query(b, "INSERT INTO t VALUES (11, 1, 1)");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!writer.is_finished(), "the insert waits for the read lock");
+    // Reads go on.
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    q(&mut a, "UNLOCK TABLES");
+    let (mut b, r) = writer.join().expect("writer");
+    r.expect("the insert ran after UNLOCK TABLES");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "4");
+    // Bounded by lock_wait_timeout (1205); a COMMIT of changes waits too.
+    q(&mut b, "BEGIN");
+    q(&mut b, "INSERT INTO t VALUES (12, 1, 1)");
+    q(&mut a, "FLUSH TABLES WITH READ LOCK");
+    q(&mut b, "SET SESSION lock_wait_timeout = 1");
+    assert_eq!(code(&mut b, "COMMIT"), 1205);
+    assert_eq!(code(&mut b, "CREATE TABLE u (x INT)"), 1205);
+    // A disconnect releases the lock.
+    drop(a);
+    q(&mut b, "COMMIT");
+    assert_eq!(one(&mut b, "SELECT COUNT(*) FROM t"), "5");
+}
+
+#[test]
+fn lock_tables_rules() {
+    let (srv, mut a, mut b) = setup();
+    q(&mut a, "CREATE TABLE u (x INT PRIMARY KEY)");
+    q(&mut b, "SET SESSION lock_wait_timeout = 1");
+    q(&mut a, "LOCK TABLES t READ");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    assert_eq!(code(&mut a, "SELECT * FROM u"), 1100);
+    assert_eq!(code(&mut a, "INSERT INTO t VALUES (20, 1, 1)"), 1099);
+    assert_eq!(one(&mut b, "SELECT COUNT(*) FROM t"), "3", "others read a READ-locked table");
+    assert_eq!(code(&mut b, "INSERT INTO t VALUES (21, 1, 1)"), 1205);
+    q(&mut b, "INSERT INTO u VALUES (1)");
+    q(&mut a, "UNLOCK TABLES");
+    q(&mut b, "INSERT INTO t VALUES (21, 1, 1)");
+
+    q(&mut a, "LOCK TABLES t WRITE, u READ");
+    q(&mut a, "INSERT INTO t VALUES (22, 1, 1)");
+    assert_eq!(code(&mut b, "SELECT COUNT(*) FROM t"), 1205, "a WRITE lock blocks readers");
+    assert_eq!(one(&mut b, "SELECT COUNT(*) FROM u"), "1");
+    // The reader waits, then runs once BEGIN released the locks.
+    q(&mut b, "SET SESSION lock_wait_timeout = 30");
+    let reader = spawn_query(b, "SELECT COUNT(*) FROM t");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!reader.is_finished());
+    q(&mut a, "BEGIN");
+    let (_b, r) = reader.join().expect("reader");
+    assert_eq!(r.expect("read after BEGIN").text_rows()[0][0], "5");
+    q(&mut a, "COMMIT");
+    assert_eq!(code(&mut a, "LOCK TABLES nope READ"), 1146);
+    let mut c = srv.session("root", "localhost");
+    q(&mut c, "USE d");
+    q(&mut c, "FLUSH TABLES t WITH READ LOCK");
+    assert_eq!(code(&mut c, "SELECT * FROM u"), 1100);
+    q(&mut c, "UNLOCK TABLES");
+    q(&mut c, "LOCK INSTANCE FOR BACKUP");
+    q(&mut a, "INSERT INTO u VALUES (2)");
+    q(&mut a, "SET SESSION lock_wait_timeout = 1");
+    assert_eq!(code(&mut a, "CREATE TABLE v (x INT)"), 1205, "backup lock blocks DDL");
+    q(&mut c, "UNLOCK INSTANCE");
+    q(&mut a, "CREATE TABLE v (x INT)");
+}
