@@ -69,10 +69,22 @@ impl RowState {
     /// The image transaction `me` sees reading with `mode`.
     pub(crate) fn visible(&self, me: u64, mode: ReadMode) -> Option<&Arc<Row>> {
         match (&self.owner, mode) {
-            (Some(o), _) if o.id == me => self.pending.as_ref(),
+            // The owner's own change; a row it only locked (pending = committed, the same
+            // image) reads through its view like any other, as InnoDB's consistent read of a
+            // row locked by FOR UPDATE.
+            (Some(o), _) if o.id == me && !self.only_locked() => self.pending.as_ref(),
             (Some(_), ReadMode::Uncommitted) => self.pending.as_ref(),
             (_, ReadMode::Latest | ReadMode::Uncommitted) => self.committed.as_ref(),
             (_, ReadMode::Snapshot(view)) => self.at(view),
+        }
+    }
+
+    /// Whether the owner holds the row without having changed it (FOR UPDATE).
+    fn only_locked(&self) -> bool {
+        match (&self.pending, &self.committed) {
+            (Some(p), Some(c)) => Arc::ptr_eq(p, c),
+            (None, None) => true,
+            _ => false,
         }
     }
 

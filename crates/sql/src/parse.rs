@@ -44,7 +44,8 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     // Executable comments (`/*!40101 SET ... */`) are part of the statement's text.
     let expanded = super::comments::expand(sql);
     let stripped = super::comments::strip_select_options(&expanded.text);
-    let sql = &*stripped;
+    let shared = share_mode_lock(&stripped);
+    let sql = shared.as_deref().unwrap_or(&*stripped);
     if sql.trim_matches(|c: char| c.is_ascii_whitespace() || c == ';').is_empty() {
         // mysqld's `query: END_OF_INPUT` rule: only comments is an empty statement (OK).
         return if expanded.had_comment {
@@ -64,6 +65,24 @@ pub fn parse(sql: &str) -> Result<Parsed> {
         return Err(p.error_here());
     }
     Ok(Parsed { stmt, params: p.params })
+}
+
+/// A SELECT ending in `LOCK IN SHARE MODE` (MySQL's older spelling of `FOR SHARE`, which
+/// sqlparser does not know) rewritten to end in `FOR SHARE`.
+fn share_mode_lock(sql: &str) -> Option<String> {
+    let body = sql.trim_end_matches(|c: char| c.is_ascii_whitespace() || c == ';');
+    let mut end = body.len();
+    for k in ["MODE", "SHARE", "IN", "LOCK"] {
+        let t = body[..end].trim_end_matches(|c: char| c.is_ascii_whitespace());
+        let start = t.rfind(|c: char| c.is_ascii_whitespace()).map_or(0, |i| i + 1);
+        if !t[start..].eq_ignore_ascii_case(k) {
+            return None;
+        }
+        end = start;
+    }
+    let prefix = body[..end].trim_end();
+    let select = prefix.trim_start().get(..6).is_some_and(|w| w.eq_ignore_ascii_case("SELECT"));
+    select.then(|| format!("{prefix} FOR SHARE"))
 }
 
 /// `BEGIN`, `COMMIT`, `ROLLBACK` or `START TRANSACTION` alone (any case, ASCII blanks around):
@@ -1342,7 +1361,9 @@ impl Front<'_> {
         };
         let mut for_update = false;
         for l in &q.locks {
-            for_update |= l.lock_type == sp::LockType::Update;
+            // FOR UPDATE and FOR SHARE / LOCK IN SHARE MODE: both read the newest rows and
+            // lock them (the engine's row locks are exclusive: a shared lock is taken as one).
+            for_update |= matches!(l.lock_type, sp::LockType::Update | sp::LockType::Share);
         }
         Ok(Select {
             from,
@@ -2171,6 +2192,18 @@ mod tests {
             Stmt::BeginConsistentSnapshot
         );
         assert_eq!(stmt("start transaction read write"), Stmt::Begin);
+        for sql in [
+            "SELECT * FROM t WHERE a = 1 LOCK IN SHARE MODE",
+            "select 1 from t lock  in share mode ;",
+            "SELECT * FROM t FOR SHARE",
+        ] {
+            assert!(matches!(stmt(sql), Stmt::Select(s) if s.for_update), "{sql}");
+        }
+        assert_eq!(
+            share_mode_lock("SELECT a FROM t LOCK IN SHARE MODE").as_deref(),
+            Some("SELECT a FROM t FOR SHARE")
+        );
+        assert_eq!(share_mode_lock("UPDATE t SET a = 'LOCK IN SHARE MODE'"), None);
         assert!(parse("SET TRANSACTION ISOLATION LEVEL READ SOMETIMES").is_err());
         assert!(parse("START TRANSACTION WITH SNAPSHOT").is_err());
         assert_eq!(

@@ -937,3 +937,20 @@ mod model {
         }
     }
 }
+
+#[test]
+fn a_row_only_locked_reads_through_the_view() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 10, "a"));
+    let mut me = e.begin();
+    me.set_read_view(Some(e.read_view()));
+    let mut w = e.begin();
+    e.update(&mut w, t, &pk(&e, 1), row(1, 11, "a")).expect("update");
+    e.commit(w).expect("commit");
+    assert_eq!(e.get_for_update(&mut me, t, &pk(&e, 1)).expect("lock"), Some(row(1, 11, "a")));
+    assert_eq!(e.get(&me, t, &pk(&e, 1)).expect("get"), Some(row(1, 10, "a")));
+    e.update(&mut me, t, &pk(&e, 1), row(1, 12, "a")).expect("update");
+    assert_eq!(e.get(&me, t, &pk(&e, 1)).expect("get"), Some(row(1, 12, "a")));
+}
