@@ -37,4 +37,4 @@ pub use error::RedoDamage;
 pub use error::{Error, Result};
 pub use redo::{Lsn, RedoFlushMethod};
 pub use schema::{Column, ColumnType, IndexDef, TableId, TableSchema};
-pub use value::{encode_key, DateTime, Decimal, Key, Row, Value};
+pub use value::{encode_key, encode_key_collated, DateTime, Decimal, Key, Row, Value};
