@@ -108,6 +108,9 @@ pub struct TableSchema {
     /// Column positions of the primary key; empty means a hidden row id is the clustered key.
     pub primary_key: Vec<usize>,
     pub indexes: Vec<IndexDef>,
+    /// The table's default collation (`CREATE TABLE ... COLLATE=`), what SHOW CREATE TABLE
+    /// prints and new character columns get.
+    pub collation: u16,
 }
 
 const MAX_TEXT_BYTES: usize = 65_535;
@@ -125,7 +128,20 @@ impl TableSchema {
     }
 
     pub fn new(name: &str, columns: Vec<Column>, primary_key: Vec<usize>) -> TableSchema {
-        TableSchema { id: 0, name: name.to_string(), columns, primary_key, indexes: Vec::new() }
+        TableSchema {
+            id: 0,
+            name: name.to_string(),
+            columns,
+            primary_key,
+            indexes: Vec::new(),
+            collation: collation::DEFAULT,
+        }
+    }
+
+    /// Sets the table's default collation.
+    pub fn with_collation(mut self, id: u16) -> TableSchema {
+        self.collation = id;
+        self
     }
 
     pub fn with_index(mut self, name: &str, columns: Vec<usize>, unique: bool) -> TableSchema {
@@ -151,6 +167,9 @@ impl TableSchema {
         let bad = |reason| Err(Error::InvalidSchema { reason });
         if self.name.is_empty() || self.columns.is_empty() {
             return bad("a table needs a name and at least one column");
+        }
+        if collation::by_id(self.collation).is_none() {
+            return bad("unknown collation");
         }
         for (i, c) in self.columns.iter().enumerate() {
             if c.name.is_empty()
@@ -399,17 +418,27 @@ fn type_code(ty: ColumnType) -> (u8, u32, u8) {
 // old ones — old data files keep their keys and their behaviour; non-character columns are
 // `binary` (63).
 const HAS_COLLATION: u8 = 0x80;
+// The table's default collation: 0x40 of the first column's type byte, a u16 after that
+// column's p2 (before its own collation). Absent in old files: utf8mb4_0900_ai_ci.
+const HAS_TABLE_COLLATION: u8 = 0x40;
 pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     out.put_u32(s.id);
     out.put_bytes(s.name.as_bytes());
     out.put_u16(s.columns.len() as u16);
-    for c in &s.columns {
+    for (i, c) in s.columns.iter().enumerate() {
         out.put_bytes(c.name.as_bytes());
         let (t, p1, p2) = type_code(c.ty);
         let with_coll = c.ty.is_text();
-        out.put_u8(if with_coll { t | HAS_COLLATION } else { t });
+        let mut t = if with_coll { t | HAS_COLLATION } else { t };
+        if i == 0 {
+            t |= HAS_TABLE_COLLATION;
+        }
+        out.put_u8(t);
         out.put_u32(p1);
         out.put_u8(p2);
+        if i == 0 {
+            out.put_u16(s.collation);
+        }
         if with_coll {
             out.put_u16(c.collation);
         }
@@ -458,11 +487,15 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     let ncols = r.u16()?;
     // Not `with_capacity(ncols)`: the count is not checked against the bytes present yet.
     let mut columns = Vec::new();
-    for _ in 0..ncols {
+    let mut table_collation = collation::DEFAULT;
+    for i in 0..ncols {
         let name = r.string()?;
         let (t, p1, p2) = (r.u8()?, r.u32()?, r.u8()?);
+        if i == 0 && t & HAS_TABLE_COLLATION != 0 {
+            table_collation = r.u16()?;
+        }
         let coll = if t & HAS_COLLATION != 0 { Some(r.u16()?) } else { None };
-        let ty = match t & !HAS_COLLATION {
+        let ty = match t & !(HAS_COLLATION | HAS_TABLE_COLLATION) {
             1 => ColumnType::Integer {
                 bytes: u8::try_from(p1).map_err(|_| r.corrupt())?,
                 unsigned: p2 == 1,
@@ -491,7 +524,7 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     let primary_key = positions(r)?;
     let nidx = r.u16()?;
     let indexes = (0..nidx).map(|_| decode_index(r)).collect::<Result<Vec<_>>>()?;
-    let mut s = TableSchema { id, name, columns, primary_key, indexes };
+    let mut s = TableSchema { id, name, columns, primary_key, indexes, collation: table_collation };
     // A definition from disk passed validation when it was created; re-checking it guards the
     // position indexing done everywhere else against corrupt input.
     s.validate().map_err(|_| r.corrupt())?;

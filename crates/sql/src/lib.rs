@@ -24,6 +24,7 @@ pub mod admin;
 pub mod ast;
 pub mod charset;
 mod checksum;
+mod collate;
 pub mod comments;
 pub mod commit;
 mod ddl;
@@ -36,6 +37,7 @@ pub mod parse;
 pub mod server;
 pub mod session;
 mod show;
+pub mod strfunc;
 pub mod vars;
 mod write;
 

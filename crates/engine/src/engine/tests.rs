@@ -741,12 +741,14 @@ fn schema_collations_round_trip_and_old_schemas_read_as_bytes() {
         "t",
         vec![Column::new("id", INT), Column::new("c", ColumnType::Char(3)).collation(8)],
         vec![0],
-    );
+    )
+    .with_collation(46);
     let mut buf = Vec::new();
     crate::schema::encode_schema(&mut buf, &s);
     let back = crate::schema::decode_schema(&mut Reader::new(&buf, "schema", 0)).expect("decodes");
     assert_eq!(back.columns[1].collation, 8);
     assert_eq!(back.columns[0].collation, 63);
+    assert_eq!(back.collation, 46);
     // The old layout: the same bytes without the flag bit and the u16 after p2.
     let mut old = Vec::new();
     crate::codec::Put::put_u32(&mut old, 0);
@@ -764,4 +766,5 @@ fn schema_collations_round_trip_and_old_schemas_read_as_bytes() {
     let back = crate::schema::decode_schema(&mut Reader::new(&old, "schema", 0)).expect("old");
     assert_eq!(back.columns[1].collation, 309);
     assert_eq!(back.columns[0].collation, 63);
+    assert_eq!(back.collation, 255);
 }
