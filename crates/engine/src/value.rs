@@ -266,7 +266,26 @@ pub(crate) fn encode_key_part_in(out: &mut Vec<u8>, v: &Value, coll: u16) {
             // string sorts before any longer string it prefixes. Other collations: their
             // self-delimiting sort key (never starting with 0xFF).
             out.push(1);
-            collation::sort_key(coll, b, out);
+            match collation::by_id(coll).map(|c| c.charset) {
+                // latin1/ascii columns hold their values as UTF-8 for now (the SQL layer checks
+                // that each is representable): the key is the sort key of the value in the
+                // column's own character set, so keys agree with the SQL layer's comparisons.
+                Some(cs @ (collation::Charset::Latin1 | collation::Charset::Ascii))
+                    if !b.is_ascii() && std::str::from_utf8(b).is_ok() =>
+                {
+                    let text = std::str::from_utf8(b).unwrap_or_default();
+                    let mut own = Vec::with_capacity(b.len());
+                    for c in text.chars() {
+                        let mut buf = [0u8; 4];
+                        match collation::convert_from_utf8(cs, c.encode_utf8(&mut buf).as_bytes()) {
+                            Ok(x) => own.extend_from_slice(&x),
+                            Err(_) => own.push(b'?'),
+                        }
+                    }
+                    collation::sort_key(coll, &own, out);
+                }
+                _ => collation::sort_key(coll, b, out),
+            }
         }
         Value::DateTime(t) => {
             out.push(1);
