@@ -980,7 +980,7 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
             // The value must be text of the column's character set (strict mode: 1366, as
             // mysqld's `Field_string::store` with `check_string_copy_error`).
             if let Value::Bytes(b) = &v {
-                if let Err(e) = collation::convert_from_utf8(col.charset(), b) {
+                if let Err(e) = check_charset(col.charset(), b) {
                     return Err(SqlError::IncorrectValue {
                         kind: "string",
                         value: e.hex_text(),
@@ -1003,6 +1003,18 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
             _ => return Err(incorrect("datetime", &v)),
         },
     })
+}
+
+/// Whether UTF-8 text `b` is representable in `cs` (without building the converted copy in
+/// the common case: valid utf8mb4).
+fn check_charset(
+    cs: collation::Charset,
+    b: &[u8],
+) -> std::result::Result<(), collation::ConvertError> {
+    if cs == collation::Charset::Utf8mb4 && std::str::from_utf8(b).is_ok() {
+        return Ok(());
+    }
+    collation::convert_from_utf8(cs, b).map(|_| ())
 }
 
 /// An engine value error with MySQL's row-numbered message.

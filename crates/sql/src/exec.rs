@@ -59,8 +59,9 @@ pub(crate) struct Binder<'a> {
     aggs: Option<Vec<AggSpec>>,
     /// Bound SELECT items by alias, for ORDER BY / HAVING.
     aliases: Vec<(String, Expr)>,
-    /// `collation_connection`: the collation of literals and parameters.
-    conn: u16,
+    /// `collation_connection`: the collation of literals and parameters, looked up on first
+    /// use (most statements compare no string literal).
+    conn_cell: std::cell::Cell<Option<u16>>,
 }
 
 impl Session {
@@ -86,8 +87,7 @@ impl Session {
             context,
             aggs: None,
             aliases: Vec::new(),
-            conn: collation::by_name(&self.var_text(super::vars::Var::CollationConnection))
-                .map_or(collation::DEFAULT, |c| c.id),
+            conn_cell: std::cell::Cell::new(None),
         }
     }
 
@@ -145,6 +145,17 @@ impl Binder<'_> {
         })
     }
 
+    /// `collation_connection`'s id.
+    fn conn(&self) -> u16 {
+        if let Some(c) = self.conn_cell.get() {
+            return c;
+        }
+        let c = collation::by_name(&self.sess.var_text(super::vars::Var::CollationConnection))
+            .map_or(collation::DEFAULT, |c| c.id);
+        self.conn_cell.set(Some(c));
+        c
+    }
+
     /// A bound comparison, collated when it compares strings (out of line: see `bind`).
     #[inline(never)]
     fn comparison(&self, op: BinOp, l: Expr, r: Expr) -> Result<Expr> {
@@ -163,13 +174,13 @@ impl Binder<'_> {
     /// The collation and derivation of a bound expression (`Item::collation`).
     pub(crate) fn dt(&self, e: &Expr) -> Result<Dt> {
         use super::collate::{aggregate, COERCIBLE, EXPLICIT, IGNORABLE, IMPLICIT, NUMERIC};
-        let numeric = Dt::new(self.conn, NUMERIC, true);
+        let numeric = Dt::new(collation::BINARY, NUMERIC, true);
         let strings = |args: &[&Expr], op: &str| -> Result<Dt> {
             let dts = args.iter().map(|a| self.dt(a)).collect::<Result<Vec<_>>>()?;
-            Ok(aggregate(&dts, op, false)?.unwrap_or(Dt::new(self.conn, COERCIBLE, true)))
+            Ok(aggregate(&dts, op, false)?.unwrap_or(Dt::new(self.conn(), COERCIBLE, true)))
         };
         Ok(match e {
-            Expr::Lit(Value::Bytes(b)) => Dt::new(self.conn, COERCIBLE, b.is_ascii()),
+            Expr::Lit(Value::Bytes(b)) => Dt::new(self.conn(), COERCIBLE, b.is_ascii()),
             Expr::Lit(Value::Null) => Dt::new(collation::BINARY, IGNORABLE, true),
             Expr::Lit(_) => numeric,
             Expr::Col(i) => match self.table.and_then(|t| t.columns.get(*i)) {
@@ -244,7 +255,7 @@ impl Binder<'_> {
         if always {
             for d in dts.iter_mut() {
                 if d.derivation == NUMERIC {
-                    *d = Dt::new(self.conn, COERCIBLE, true);
+                    *d = Dt::new(self.conn(), COERCIBLE, true);
                 }
             }
         } else if dts.iter().any(|d| d.derivation == NUMERIC) {
@@ -347,19 +358,14 @@ impl Binder<'_> {
                 let x = self.bind(x)?;
                 let d = self.dt(&x)?;
                 let want = collation::by_id(*id).map(|c| c.charset);
-                let have = collation::by_id(d.id).map(|c| c.charset);
-                // `expr COLLATE c`: c must belong to expr's character set (1253); a number or
-                // NULL is a string of the connection's set.
-                if d.is_string() && want != have
-                    || !d.is_string()
-                        && want != collation::by_id(self.conn).map(|c| c.charset)
-                        && d.derivation != super::collate::IGNORABLE
-                {
-                    let cs = have
-                        .filter(|_| d.is_string())
-                        .or(collation::by_id(self.conn).map(|c| c.charset))
-                        .unwrap_or(collation::Charset::Utf8mb4);
+                // `expr COLLATE c`: c must belong to expr's character set (1253); a number is
+                // a string of the connection's set, NULL takes any collation.
+                let conn_cs = collation::by_id(self.conn()).map(|c| c.charset);
+                let have =
+                    if d.is_string() { collation::by_id(d.id).map(|c| c.charset) } else { conn_cs };
+                if d.derivation != super::collate::IGNORABLE && want != have {
                     let name = collation::by_id(*id).map_or("", |c| c.name);
+                    let cs = have.unwrap_or(collation::Charset::Utf8mb4);
                     return Err(super::collate::mismatch(name, cs));
                 }
                 Expr::Collate(Box::new(x), *id)

@@ -579,7 +579,7 @@ fn format(x: &Value, d: &Value, locale: Option<&Value>) -> Result<Value> {
         Value::Decimal(dd) => Some(*dd),
         Value::Int(i) => Some(engine::Decimal { mantissa: i128::from(*i), scale: 0 }),
         Value::UInt(u) => Some(engine::Decimal { mantissa: i128::from(*u), scale: 0 }),
-        Value::Double(f) => engine::Decimal::parse(&format!("{f:.31}").trim_end_matches('0')),
+        Value::Double(f) => engine::Decimal::parse(format!("{f:.31}").trim_end_matches('0')),
         v => engine::Decimal::parse(&format!("{:.31}", super::eval::str_to_f64(&to_text(v)))),
     };
     let text = match dec.and_then(|dd| dd.rescale(places)) {
