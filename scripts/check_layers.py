@@ -16,7 +16,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Bottom up; a crate may depend only on crates listed before it.
-ORDER = ["fuzzing", "vfs", "binlog", "engine", "commit", "protocol", "accounts", "sql", "replication",
+ORDER = ["fuzzing", "vfs", "binlog", "collation", "engine", "commit", "protocol", "accounts", "sql", "replication",
          "tools", "binlogd"]
 
 

@@ -28,8 +28,6 @@ use crate::writeset::WriteSet;
 /// A ROWS event is cut when its row images pass this size (MySQL's
 /// `binlog_row_event_max_size` default is 8 KiB).
 const ROWS_EVENT_MAX_BYTES: usize = 8192;
-/// utf8mb4_0900_ai_ci, the collation of every character column.
-const COLLATION_UTF8MB4: u16 = 255;
 /// Bytes per character of utf8mb4.
 const UTF8MB4_MAX_BYTES: u32 = 4;
 
@@ -294,17 +292,32 @@ pub fn table_map(db: &str, schema: &TableSchema, metadata: RowMetadata) -> Table
         .iter()
         .map(|c| {
             let (column_type, meta, unsigned, character) = column_type(c.ty);
+            let meta = text_meta(c.ty, c.charset().mbmaxlen()).unwrap_or(meta);
             ColumnDef {
                 name: c.name.clone(),
                 column_type,
                 meta,
                 nullable: c.nullable,
                 unsigned,
-                collation: character.then_some(COLLATION_UTF8MB4),
+                collation: character.then_some(c.collation),
             }
         })
         .collect();
     TableMap::new(u64::from(schema.id), db, &schema.name, &columns, &schema.primary_key, metadata)
+}
+
+/// CHAR/VARCHAR metadata for a character set of `mbmax` bytes per character (the byte length
+/// is characters × mbmaxlen, as `Field_string`/`Field_varstring` save it); None for others.
+fn text_meta(ty: ColumnType, mbmax: u32) -> Option<u16> {
+    match ty {
+        ColumnType::Char(n) => {
+            let max = n.saturating_mul(mbmax).min(1020);
+            let high = 0xFE ^ ((max & 0x300) >> 4) as u16;
+            Some(high << 8 | (max & 0xff) as u16)
+        }
+        ColumnType::VarChar(n) => Some(n.saturating_mul(mbmax).min(65535) as u16),
+        _ => None,
+    }
 }
 
 /// (binlog type, metadata, unsigned, character) of an engine column type.

@@ -169,7 +169,9 @@ fn has_key(schema: &TableSchema) -> bool {
 fn key_hash(schema: &TableSchema, index: &str, columns: &[usize], row: &Row) -> u64 {
     let values: Vec<Value> =
         columns.iter().map(|&c| row.get(c).cloned().unwrap_or(Value::Null)).collect();
-    let key = engine::encode_key(&values);
+    // Under the columns' collations: rows whose keys are equal under the collation ('a' and
+    // 'A' in a `_ci` unique key) conflict, so they must hash alike.
+    let key = schema.key_of_values(columns, &values);
     let mut text = Vec::with_capacity(12 + index.len() + schema.name.len() + key.len());
     text.extend_from_slice(&(index.len() as u32).to_le_bytes());
     text.extend_from_slice(index.as_bytes());

@@ -1006,9 +1006,18 @@ impl Engine {
         Ok(true)
     }
 
-    /// The clustered key for primary key values (in primary key column order).
+    /// The clustered key for primary key values (in primary key column order), strings
+    /// encoded as bytes: right only for keys without character columns (tests, benchmarks);
+    /// [`Engine::key_in`] encodes strings under their columns' collations.
     pub fn key(&self, pk: &[Value]) -> Key {
         encode_key(pk)
+    }
+
+    /// The clustered key of `table` for primary key values (in primary key column order),
+    /// each string under its column's collation.
+    pub fn key_in(&self, table: TableId, pk: &[Value]) -> Result<Key> {
+        let t = self.inner.table(table)?;
+        Ok(t.schema.key_of_values(&t.schema.primary_key, pk))
     }
 
     /// The row as `txn` sees it (its own pending image, else the committed one). Never blocks.
@@ -1043,7 +1052,7 @@ impl Engine {
         let t = self.inner.table(table)?;
         let me = txn.id();
         let mode = txn.read_mode();
-        let range = key_range(lower, upper);
+        let range = key_range(lower, upper, &t.schema.collations_of(&t.schema.primary_key));
         let rows =
             t.rows.scan(&range, limit, |_, cell| cell.state.lock().visible(me, mode).cloned());
         Ok(rows.into_iter().map(|(k, r)| (k, (*r).clone())).collect())
@@ -1065,7 +1074,8 @@ impl Engine {
             t.schema.index(index).ok_or_else(|| Error::NoSuchIndex { name: index.to_string() })?;
         let me = txn.id();
         let mode = txn.read_mode();
-        let range = key_range(lower, upper);
+        let range =
+            key_range(lower, upper, &t.schema.collations_of(&t.schema.indexes[idx].columns));
         let rows = t.indexes[idx].scan(&range, limit, |entry, cell| {
             let r = cell.state.lock().visible(me, mode).cloned()?;
             // The entry may describe an image that is gone; keep it only if it is this one's.

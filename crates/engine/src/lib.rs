@@ -40,4 +40,4 @@ pub use mvcc::ReadView;
 pub use redo::{Lsn, RedoFlushMethod};
 pub use schema::{Column, ColumnType, IndexDef, TableId, TableSchema};
 pub use table::ReadMode;
-pub use value::{encode_key, DateTime, Decimal, Key, Row, Value};
+pub use value::{encode_key, encode_key_collated, DateTime, Decimal, Key, Row, Value};

@@ -3,7 +3,7 @@
 
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
-use crate::value::{decode_value, encode_key, encode_key_part, encode_value, Key, Row, Value};
+use crate::value::{decode_value, encode_key, encode_key_part_in, encode_value, Key, Row, Value};
 
 /// A table's identity, stable across restarts (it is what redo records name).
 pub type TableId = u32;
@@ -39,12 +39,40 @@ pub struct Column {
     /// The value the SQL layer uses when an INSERT omits the column.
     pub default: Option<Value>,
     pub auto_increment: bool,
+    /// The MySQL collation id (`information_schema.COLLATIONS.ID`) of a character column:
+    /// comparisons and key order follow it (`collation::sort_key`). 63 (`binary`) for other
+    /// types.
+    pub collation: u16,
+}
+
+impl ColumnType {
+    /// Whether values are character strings (they have a collation).
+    pub fn is_text(self) -> bool {
+        matches!(self, ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text)
+    }
 }
 
 impl Column {
-    /// A nullable column without default.
+    /// A nullable column without default; character columns get `utf8mb4_0900_ai_ci`.
     pub fn new(name: &str, ty: ColumnType) -> Column {
-        Column { name: name.to_string(), ty, nullable: true, default: None, auto_increment: false }
+        let collation = if ty.is_text() { collation::DEFAULT } else { collation::BINARY };
+        Column {
+            name: name.to_string(),
+            ty,
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            collation,
+        }
+    }
+    /// Sets the collation (a character column's).
+    pub fn collation(mut self, id: u16) -> Column {
+        self.collation = id;
+        self
+    }
+    /// The column's character set (binary for non-character columns).
+    pub fn charset(&self) -> collation::Charset {
+        collation::by_id(self.collation).map_or(collation::Charset::Binary, |c| c.charset)
     }
     pub fn not_null(mut self) -> Column {
         self.nullable = false;
@@ -80,6 +108,9 @@ pub struct TableSchema {
     /// Column positions of the primary key; empty means a hidden row id is the clustered key.
     pub primary_key: Vec<usize>,
     pub indexes: Vec<IndexDef>,
+    /// The table's default collation (`CREATE TABLE ... COLLATE=`), what SHOW CREATE TABLE
+    /// prints and new character columns get.
+    pub collation: u16,
 }
 
 const MAX_TEXT_BYTES: usize = 65_535;
@@ -97,7 +128,20 @@ impl TableSchema {
     }
 
     pub fn new(name: &str, columns: Vec<Column>, primary_key: Vec<usize>) -> TableSchema {
-        TableSchema { id: 0, name: name.to_string(), columns, primary_key, indexes: Vec::new() }
+        TableSchema {
+            id: 0,
+            name: name.to_string(),
+            columns,
+            primary_key,
+            indexes: Vec::new(),
+            collation: collation::DEFAULT,
+        }
+    }
+
+    /// Sets the table's default collation.
+    pub fn with_collation(mut self, id: u16) -> TableSchema {
+        self.collation = id;
+        self
     }
 
     pub fn with_index(mut self, name: &str, columns: Vec<usize>, unique: bool) -> TableSchema {
@@ -124,6 +168,9 @@ impl TableSchema {
         if self.name.is_empty() || self.columns.is_empty() {
             return bad("a table needs a name and at least one column");
         }
+        if collation::by_id(self.collation).is_none() {
+            return bad("unknown collation");
+        }
         for (i, c) in self.columns.iter().enumerate() {
             if c.name.is_empty()
                 || self.columns[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&c.name))
@@ -142,6 +189,9 @@ impl TableSchema {
                     return bad("DECIMAL precision is 1..=38 and scale at most the precision")
                 }
                 _ => {}
+            }
+            if collation::by_id(c.collation).is_none() {
+                return bad("unknown collation");
             }
         }
         if !distinct_positions(&self.primary_key, self.columns.len()) {
@@ -202,7 +252,26 @@ impl TableSchema {
     pub(crate) fn primary_key_of(&self, row: &[Value]) -> Key {
         let mut out = Vec::with_capacity(16);
         for &p in &self.primary_key {
-            encode_key_part(&mut out, &row[p]);
+            encode_key_part_in(&mut out, &row[p], self.columns[p].collation);
+        }
+        out.into_boxed_slice()
+    }
+
+    /// The collations of key columns `positions` (for encoding bounds and lookups).
+    pub fn collations_of(&self, positions: &[usize]) -> Vec<u16> {
+        positions
+            .iter()
+            .map(|&p| self.columns.get(p).map_or(collation::BINARY, |c| c.collation))
+            .collect()
+    }
+
+    /// The encoded key of `values` for key columns `positions` (a prefix of them may be
+    /// given), each string under its column's collation.
+    pub fn key_of_values(&self, positions: &[usize], values: &[Value]) -> Key {
+        let mut out = Vec::with_capacity(16);
+        for (v, &p) in values.iter().zip(positions) {
+            let coll = self.columns.get(p).map_or(collation::BINARY, |c| c.collation);
+            encode_key_part_in(&mut out, v, coll);
         }
         out.into_boxed_slice()
     }
@@ -212,7 +281,7 @@ impl TableSchema {
     pub(crate) fn index_entry(&self, idx: usize, row: &[Value], clustered: &[u8]) -> (Key, usize) {
         let mut out = Vec::with_capacity(16 + clustered.len());
         for &p in &self.indexes[idx].columns {
-            encode_key_part(&mut out, &row[p]);
+            encode_key_part_in(&mut out, &row[p], self.columns[p].collation);
         }
         let prefix_len = out.len();
         out.extend_from_slice(clustered);
@@ -303,7 +372,11 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
         }
         ColumnType::Char(n) | ColumnType::VarChar(n) => {
             let Value::Bytes(b) = v else { return Err(wrong()) };
-            let chars = std::str::from_utf8(b).map(|s| s.chars().count()).unwrap_or(b.len());
+            let chars = if col.charset().is_utf8() {
+                std::str::from_utf8(b).map(|s| s.chars().count()).unwrap_or(b.len())
+            } else {
+                b.len()
+            };
             if chars > n as usize {
                 return Err(Error::DataTooLong { column: col.name.clone() });
             }
@@ -335,18 +408,40 @@ fn type_code(ty: ColumnType) -> (u8, u32, u8) {
 }
 
 // Format (schema): u32 id | name | u16 column count | per column: name, u8 type, u32 p1, u8 p2,
-// u8 nullable, u8 auto_increment, u8 has default [, value] | u16 pk count, u16 positions |
-// u16 index count | per index: name, u8 unique, u16 count, u16 positions.
+// [u16 collation if type & 0x80,] u8 nullable, u8 auto_increment, u8 has default [, value] |
+// u16 pk count, u16 positions | u16 index count | per index: name, u8 unique, u16 count,
+// u16 positions.
+//
+// Collations (0x80 of the type byte): written for every character column. A character column
+// written before collations were kept has no collation: it compared and keyed its values as
+// bytes, so it reads back as `utf8mb4_0900_bin` (309), whose keys are byte-identical to the
+// old ones — old data files keep their keys and their behaviour; non-character columns are
+// `binary` (63).
+const HAS_COLLATION: u8 = 0x80;
+// The table's default collation: 0x40 of the first column's type byte, a u16 after that
+// column's p2 (before its own collation). Absent in old files: utf8mb4_0900_ai_ci.
+const HAS_TABLE_COLLATION: u8 = 0x40;
 pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     out.put_u32(s.id);
     out.put_bytes(s.name.as_bytes());
     out.put_u16(s.columns.len() as u16);
-    for c in &s.columns {
+    for (i, c) in s.columns.iter().enumerate() {
         out.put_bytes(c.name.as_bytes());
         let (t, p1, p2) = type_code(c.ty);
+        let with_coll = c.ty.is_text();
+        let mut t = if with_coll { t | HAS_COLLATION } else { t };
+        if i == 0 {
+            t |= HAS_TABLE_COLLATION;
+        }
         out.put_u8(t);
         out.put_u32(p1);
         out.put_u8(p2);
+        if i == 0 {
+            out.put_u16(s.collation);
+        }
+        if with_coll {
+            out.put_u16(c.collation);
+        }
         out.put_u8(u8::from(c.nullable));
         out.put_u8(u8::from(c.auto_increment));
         match &c.default {
@@ -392,10 +487,15 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     let ncols = r.u16()?;
     // Not `with_capacity(ncols)`: the count is not checked against the bytes present yet.
     let mut columns = Vec::new();
-    for _ in 0..ncols {
+    let mut table_collation = collation::DEFAULT;
+    for i in 0..ncols {
         let name = r.string()?;
         let (t, p1, p2) = (r.u8()?, r.u32()?, r.u8()?);
-        let ty = match t {
+        if i == 0 && t & HAS_TABLE_COLLATION != 0 {
+            table_collation = r.u16()?;
+        }
+        let coll = if t & HAS_COLLATION != 0 { Some(r.u16()?) } else { None };
+        let ty = match t & !(HAS_COLLATION | HAS_TABLE_COLLATION) {
             1 => ColumnType::Integer {
                 bytes: u8::try_from(p1).map_err(|_| r.corrupt())?,
                 unsigned: p2 == 1,
@@ -414,12 +514,17 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
         let nullable = r.bool()?;
         let auto_increment = r.bool()?;
         let default = if r.bool()? { Some(decode_value(r)?) } else { None };
-        columns.push(Column { name, ty, nullable, default, auto_increment });
+        let collation = coll.unwrap_or(if ty.is_text() {
+            collation::UTF8MB4_0900_BIN
+        } else {
+            collation::BINARY
+        });
+        columns.push(Column { name, ty, nullable, default, auto_increment, collation });
     }
     let primary_key = positions(r)?;
     let nidx = r.u16()?;
     let indexes = (0..nidx).map(|_| decode_index(r)).collect::<Result<Vec<_>>>()?;
-    let mut s = TableSchema { id, name, columns, primary_key, indexes };
+    let mut s = TableSchema { id, name, columns, primary_key, indexes, collation: table_collation };
     // A definition from disk passed validation when it was created; re-checking it guards the
     // position indexing done everywhere else against corrupt input.
     s.validate().map_err(|_| r.corrupt())?;

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::schema::{hidden_row_id, TableSchema};
-use crate::value::{encode_key_part, Key, Row, Value};
+use crate::value::{encode_key_part_in, Key, Row, Value};
 
 const SHARDS: usize = 16;
 
@@ -252,14 +252,16 @@ fn as_slice(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 
 /// Turns bounds on (a prefix of) key values into bounds on encoded keys (see `value.rs`: no
 /// encoded component starts with 0xFF, so `prefix ++ 0xFF` is above every key with the prefix).
+/// `colls[i]` is the collation of key column i (strings are encoded by their sort keys).
 pub(crate) fn key_range(
     lower: Bound<&[Value]>,
     upper: Bound<&[Value]>,
+    colls: &[u16],
 ) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
     let enc = |v: &[Value]| {
         let mut out = Vec::new();
-        for x in v {
-            encode_key_part(&mut out, x);
+        for (i, x) in v.iter().enumerate() {
+            encode_key_part_in(&mut out, x, colls.get(i).copied().unwrap_or(collation::BINARY));
         }
         out
     };
@@ -322,7 +324,7 @@ impl Table {
     pub(crate) fn index_prefix(&self, idx: usize, row: &[Value]) -> Vec<u8> {
         let mut out = Vec::with_capacity(16);
         for &p in &self.schema.indexes[idx].columns {
-            encode_key_part(&mut out, &row[p]);
+            encode_key_part_in(&mut out, &row[p], self.schema.columns[p].collation);
         }
         out
     }

@@ -4,7 +4,10 @@
 //! the values they encode, so one `BTreeMap<Key, _>` serves point lookups and range scans.
 //! Every key component starts with a flag byte (0 = NULL, 1 = value), which makes components
 //! self-delimiting and lets a prefix followed by 0xFF bound all keys with that prefix.
-//! Strings compare as bytes (a binary collation).
+//! A string component is its collation's sort key (`collation::sort_key`: the weight string,
+//! so 'Alice' and 'ALICE' are one key under `utf8mb4_0900_ai_ci`), while the row keeps the
+//! original bytes; under `binary` and `utf8mb4_0900_bin` (and in [`encode_key`], which knows no
+//! collation) the sort key is the bytes escaped, the encoding keys had before collations.
 
 use std::fmt;
 
@@ -228,8 +231,13 @@ pub(crate) fn decode_row(r: &mut Reader<'_>) -> Result<Row> {
     (0..n).map(|_| decode_value(r)).collect()
 }
 
-/// Appends the order-preserving encoding of `v` (see the module docs).
+/// Appends the order-preserving encoding of `v` (see the module docs), strings as bytes.
 pub(crate) fn encode_key_part(out: &mut Vec<u8>, v: &Value) {
+    encode_key_part_in(out, v, collation::BINARY)
+}
+
+/// Appends the order-preserving encoding of `v`, a string under collation `coll`.
+pub(crate) fn encode_key_part_in(out: &mut Vec<u8>, v: &Value, coll: u16) {
     match v {
         Value::Null => out.push(0),
         Value::Int(i) => {
@@ -254,16 +262,30 @@ pub(crate) fn encode_key_part(out: &mut Vec<u8>, v: &Value) {
             out.extend_from_slice(&((d.mantissa as u128) ^ (1 << 127)).to_be_bytes());
         }
         Value::Bytes(b) => {
-            // 0x00 is escaped as 0x00 0xFF and the string ends with 0x00 0x01, so a string
-            // sorts before any longer string it prefixes.
+            // Binary: 0x00 is escaped as 0x00 0xFF and the string ends with 0x00 0x01, so a
+            // string sorts before any longer string it prefixes. Other collations: their
+            // self-delimiting sort key (never starting with 0xFF).
             out.push(1);
-            for &c in b {
-                out.push(c);
-                if c == 0 {
-                    out.push(0xFF);
+            match collation::by_id(coll).map(|c| c.charset) {
+                // latin1/ascii columns hold their values as UTF-8 for now (the SQL layer checks
+                // that each is representable): the key is the sort key of the value in the
+                // column's own character set, so keys agree with the SQL layer's comparisons.
+                Some(cs @ (collation::Charset::Latin1 | collation::Charset::Ascii))
+                    if !b.is_ascii() && std::str::from_utf8(b).is_ok() =>
+                {
+                    let text = std::str::from_utf8(b).unwrap_or_default();
+                    let mut own = Vec::with_capacity(b.len());
+                    for c in text.chars() {
+                        let mut buf = [0u8; 4];
+                        match collation::convert_from_utf8(cs, c.encode_utf8(&mut buf).as_bytes()) {
+                            Ok(x) => own.extend_from_slice(&x),
+                            Err(_) => own.push(b'?'),
+                        }
+                    }
+                    collation::sort_key(coll, &own, out);
                 }
+                _ => collation::sort_key(coll, b, out),
             }
-            out.extend_from_slice(&[0, 1]);
         }
         Value::DateTime(t) => {
             out.push(1);
@@ -275,11 +297,21 @@ pub(crate) fn encode_key_part(out: &mut Vec<u8>, v: &Value) {
 /// An encoded key (primary or secondary index).
 pub type Key = Box<[u8]>;
 
-/// Encodes values as one key.
+/// Encodes values as one key (strings compared as bytes: the `binary` collation).
 pub fn encode_key(values: &[Value]) -> Key {
     let mut out = Vec::with_capacity(values.len() * 10);
     for v in values {
         encode_key_part(&mut out, v);
+    }
+    out.into_boxed_slice()
+}
+
+/// Encodes values as one key, string `values[i]` under collation `colls[i]` (missing: binary):
+/// equal keys iff the values are equal under their collations (GROUP BY, DISTINCT, write sets).
+pub fn encode_key_collated(values: &[Value], colls: &[u16]) -> Key {
+    let mut out = Vec::with_capacity(values.len() * 10);
+    for (i, v) in values.iter().enumerate() {
+        encode_key_part_in(&mut out, v, colls.get(i).copied().unwrap_or(collation::BINARY));
     }
     out.into_boxed_slice()
 }

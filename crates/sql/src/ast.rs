@@ -49,6 +49,8 @@ pub enum AggKind {
     Min,
     Max,
     Avg,
+    /// GROUP_CONCAT (its parts are in the bound aggregate's spec).
+    GroupConcat,
 }
 
 /// Scalar functions (the ones needing session state are replaced by literals at bind time).
@@ -143,13 +145,36 @@ pub enum Expr {
     InsertValue(Box<Expr>),
     /// The `DEFAULT` keyword in an INSERT's VALUES.
     Default,
+    /// `expr COLLATE name`: the id of the collation (EXPLICIT derivation).
+    Collate(Box<Expr>, u16),
+    /// A node that compares strings (a comparison, BETWEEN, IN, LIKE, CASE with an operand, a
+    /// collation-aware function), bound with the collation its string comparisons use (the
+    /// aggregate of its operands' collations; see `collate.rs`).
+    Collated(u16, Box<Expr>),
+    /// `LIKE ... ESCAPE 'c'` (the node is a `Like`).
+    LikeEscape(Box<Expr>, char),
+    /// A string function (`strfunc.rs`).
+    Str(super::strfunc::StrFn, Vec<Expr>),
+    /// `GROUP_CONCAT([DISTINCT] args [ORDER BY ...] [SEPARATOR s])` as written.
+    GroupConcat(Box<GroupConcat>),
+}
+
+/// The parts of a GROUP_CONCAT call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupConcat {
+    pub distinct: bool,
+    pub args: Vec<Expr>,
+    pub order: Vec<OrderItem>,
+    pub separator: Vec<u8>,
 }
 
 impl Expr {
     /// Whether the tree contains an aggregate call.
     pub fn has_aggregate(&self) -> bool {
         let mut found = false;
-        self.walk(&mut |e| found |= matches!(e, Expr::AggCall { .. } | Expr::Agg(_)));
+        self.walk(&mut |e| {
+            found |= matches!(e, Expr::AggCall { .. } | Expr::Agg(_) | Expr::GroupConcat(_))
+        });
         found
     }
 
@@ -157,7 +182,17 @@ impl Expr {
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
         match self {
-            Expr::Unary(_, e) | Expr::IsNull { expr: e, .. } | Expr::InsertValue(e) => e.walk(f),
+            Expr::Unary(_, e)
+            | Expr::IsNull { expr: e, .. }
+            | Expr::InsertValue(e)
+            | Expr::Collate(e, _)
+            | Expr::Collated(_, e)
+            | Expr::LikeEscape(e, _) => e.walk(f),
+            Expr::Str(_, args) => args.iter().for_each(|e| e.walk(f)),
+            Expr::GroupConcat(g) => {
+                g.args.iter().for_each(|e| e.walk(f));
+                g.order.iter().for_each(|o| o.expr.walk(f));
+            }
             Expr::Binary(_, a, b) | Expr::Like { expr: a, pattern: b, .. } => {
                 a.walk(f);
                 b.walk(f);
@@ -259,6 +294,10 @@ pub struct ColumnSpec {
     /// Declared as PRIMARY KEY / UNIQUE inline.
     pub primary: bool,
     pub unique: bool,
+    /// `CHARACTER SET cs` / `COLLATE coll` as written (resolved against the table's default
+    /// at CREATE TABLE).
+    pub charset: Option<String>,
+    pub collate: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -275,6 +314,9 @@ pub struct CreateTable {
     pub columns: Vec<ColumnSpec>,
     pub primary_key: Option<Vec<String>>,
     pub indexes: Vec<IndexSpec>,
+    /// `[DEFAULT] CHARSET=cs` / `[DEFAULT] COLLATE=coll` table options.
+    pub charset: Option<String>,
+    pub collate: Option<String>,
 }
 
 /// One assignment of SET.
@@ -337,8 +379,12 @@ pub enum Show {
         db: Option<String>,
         like: Option<String>,
     },
-    Charset,
-    Collation,
+    Charset {
+        like: Option<String>,
+    },
+    Collation {
+        like: Option<String>,
+    },
     ProcessList {
         full: bool,
     },
@@ -353,6 +399,9 @@ pub enum Stmt {
     CreateDatabase {
         name: String,
         if_not_exists: bool,
+        /// `[DEFAULT] CHARACTER SET cs` / `[DEFAULT] COLLATE coll`.
+        charset: Option<String>,
+        collate: Option<String>,
     },
     DropDatabase {
         name: String,

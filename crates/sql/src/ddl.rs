@@ -8,13 +8,14 @@
 //! changes nothing and is not logged. `IF [NOT] EXISTS` statements that find nothing to do
 //! succeed with a note and are logged, as in MySQL.
 
-use engine::{IndexDef, TableSchema, Txn};
+use engine::{IndexDef, TableSchema, Txn, Value};
 
 use super::ast::{CreateTable, IndexSpec, Stmt, TableRef};
 use super::error::{Result, SqlError};
 use super::output::Output;
 use super::server::check_db_name;
 use super::session::{Session, Warning};
+use super::vars::Var;
 
 fn note(code: u16, message: String) -> Warning {
     Warning { level: "Note", code, message }
@@ -29,9 +30,16 @@ impl Session {
         // The database whose entry in the database list the statement may change.
         let mut database = None;
         let affected = match stmt {
-            Stmt::CreateDatabase { name, if_not_exists } => {
+            Stmt::CreateDatabase { name, if_not_exists, charset, collate } => {
                 server.count("Com_create_db");
                 check_db_name(name)?;
+                let server_default = collation::by_name(&self.var_text(Var::CollationServer))
+                    .map_or(collation::DEFAULT, |c| c.id);
+                let coll = super::collate::resolve(
+                    charset.as_deref(),
+                    collate.as_deref(),
+                    server_default,
+                )?;
                 if server.database(name).is_some() {
                     if !if_not_exists {
                         return Err(SqlError::DatabaseExists(name.clone()));
@@ -40,7 +48,7 @@ impl Session {
                         .push(note(1007, SqlError::DatabaseExists(name.clone()).to_string()));
                     0
                 } else {
-                    server.create_database(&mut txn, name)?;
+                    server.create_database(&mut txn, name, coll)?;
                     database = Some(name.clone());
                     1
                 }
@@ -177,12 +185,34 @@ impl Session {
             }
             return Err(SqlError::TableExists(name.clone()));
         }
+        // The table's default collation: its options, else the database's (mysqld's
+        // `create_table_info.default_table_charset`); each character column's: its own
+        // CHARACTER SET / COLLATE, else the table's.
+        let table_coll = super::collate::resolve(
+            ct.charset.as_deref(),
+            ct.collate.as_deref(),
+            self.server.database_collation(&db),
+        )?;
         let mut columns = Vec::with_capacity(ct.columns.len());
         for (i, c) in ct.columns.iter().enumerate() {
             if ct.columns[..i].iter().any(|o| o.column.name.eq_ignore_ascii_case(&c.column.name)) {
                 return Err(SqlError::DuplicateColumn(c.column.name.clone()));
             }
-            columns.push(c.column.clone());
+            let mut col = c.column.clone();
+            if col.ty.is_text() {
+                col.collation = super::collate::resolve(
+                    c.charset.as_deref(),
+                    c.collate.as_deref(),
+                    table_coll,
+                )?;
+                // The DEFAULT must be a value of the column's character set (1067).
+                if let Some(Value::Bytes(b)) = &col.default {
+                    if collation::convert_from_utf8(col.charset(), b).is_err() {
+                        return Err(SqlError::InvalidDefault(col.name.clone()));
+                    }
+                }
+            }
+            columns.push(col);
         }
         let position = |n: &str| {
             columns
@@ -201,7 +231,7 @@ impl Session {
         for &p in &primary_key {
             columns[p].nullable = false;
         }
-        let mut schema = TableSchema::new(&full, columns, primary_key);
+        let mut schema = TableSchema::new(&full, columns, primary_key).with_collation(table_coll);
         let mut specs: Vec<IndexSpec> = ct
             .columns
             .iter()

@@ -335,10 +335,12 @@ fn bool_value(b: Option<bool>) -> Value {
     }
 }
 
-/// `text LIKE pattern` with `%`, `_` and `\` escapes, ASCII case-insensitive: the same
-/// matcher as the grant tables' database patterns ([`accounts::wild_case_compare`]), until
-/// LIKE follows the column's collation.
+/// `text LIKE pattern` with `%`, `_` and `\` escapes, ASCII case-insensitive: the grant
+/// tables' database-pattern matcher ([`accounts::wild_case_compare`]), used for the patterns
+/// of SHOW ... LIKE; SQL's LIKE follows its operands' collation (`collate::like`).
 pub use accounts::wild_case_compare as like;
+
+use super::collate::compare_in;
 
 /// Text of a value for string functions.
 pub fn to_text(v: &Value) -> Vec<u8> {
@@ -508,10 +510,62 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
         Expr::IsNull { expr, negated } => {
             Value::Int(i64::from((eval(expr, row, aggs)? == Value::Null) != *negated))
         }
+        Expr::Between { .. } | Expr::InList { .. } | Expr::Like { .. } | Expr::Case { .. } => {
+            eval_collated(collation::BINARY, e, row, aggs)?
+        }
+        Expr::LikeEscape(..) => eval_collated(collation::BINARY, e, row, aggs)?,
+        Expr::Collate(x, _) => eval(x, row, aggs)?,
+        Expr::Collated(coll, node) => eval_collated(*coll, node, row, aggs)?,
+        Expr::Str(f, args) => {
+            let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
+            super::strfunc::call(*f, vals, collation::BINARY)?
+        }
+        Expr::Func(f, args) => {
+            let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
+            call(*f, vals)?
+        }
+        Expr::InsertValue(x) => eval(x, row, aggs)?,
+        Expr::Param(_)
+        | Expr::Name { .. }
+        | Expr::SysVar { .. }
+        | Expr::UserVar(_)
+        | Expr::AggCall { .. }
+        | Expr::GroupConcat(_)
+        | Expr::Default => return Err(internal("unbound expression")),
+    })
+}
+
+/// A node that compares strings, its string comparisons under collation `coll` (the binder's
+/// `Expr::Collated`; `binary` for the bare nodes, which compare numbers).
+#[inline(never)]
+fn eval_collated(coll: u16, e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
+    let cmp = |a: &Value, b: &Value| compare_in(a, b, coll);
+    Ok(match e {
+        Expr::Binary(op, a, b) => {
+            let (l, r) = (eval(a, row, aggs)?, eval(b, row, aggs)?);
+            match op {
+                BinOp::NullSafeEq => Value::Int(i64::from(match (&l, &r) {
+                    (Value::Null, Value::Null) => true,
+                    (Value::Null, _) | (_, Value::Null) => false,
+                    _ => cmp(&l, &r) == Some(Ordering::Equal),
+                })),
+                BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                    bool_value(cmp(&l, &r).map(|o| match op {
+                        BinOp::Eq => o == Ordering::Equal,
+                        BinOp::NotEq => o != Ordering::Equal,
+                        BinOp::Lt => o == Ordering::Less,
+                        BinOp::Le => o != Ordering::Greater,
+                        BinOp::Gt => o == Ordering::Greater,
+                        _ => o != Ordering::Less,
+                    }))
+                }
+                _ => binary_values(*op, l, r)?,
+            }
+        }
         Expr::Between { expr, low, high, negated } => {
             let v = eval(expr, row, aggs)?;
-            let lo = compare(&v, &eval(low, row, aggs)?).map(|o| o != Ordering::Less);
-            let hi = compare(&v, &eval(high, row, aggs)?).map(|o| o != Ordering::Greater);
+            let lo = cmp(&v, &eval(low, row, aggs)?).map(|o| o != Ordering::Less);
+            let hi = cmp(&v, &eval(high, row, aggs)?).map(|o| o != Ordering::Greater);
             let within = match (lo, hi) {
                 (Some(false), _) | (_, Some(false)) => Some(false),
                 (Some(true), Some(true)) => Some(true),
@@ -527,7 +581,7 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
             let mut saw_null = false;
             let mut found = false;
             for item in list {
-                match compare(&v, &eval(item, row, aggs)?) {
+                match cmp(&v, &eval(item, row, aggs)?) {
                     Some(Ordering::Equal) => {
                         found = true;
                         break;
@@ -544,13 +598,10 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
                 Value::Int(i64::from(*negated))
             }
         }
-        Expr::Like { expr, pattern, negated } => {
-            let (v, p) = (eval(expr, row, aggs)?, eval(pattern, row, aggs)?);
-            if v == Value::Null || p == Value::Null {
-                Value::Null
-            } else {
-                Value::Int(i64::from(like(&to_text(&v), &to_text(&p)) != *negated))
-            }
+        Expr::Like { .. } => like_value(coll, e, Some(u32::from('\\')), row, aggs)?,
+        Expr::LikeEscape(node, c) => {
+            let esc = if *c == '\0' { None } else { Some(u32::from(*c)) };
+            like_value(coll, node, esc, row, aggs)?
         }
         Expr::Case { operand, whens, otherwise } => {
             let subject = match operand {
@@ -560,7 +611,7 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
             for (w, then) in whens {
                 let wv = eval(w, row, aggs)?;
                 let hit = match &subject {
-                    Some(s) => compare(s, &wv) == Some(Ordering::Equal),
+                    Some(s) => cmp(s, &wv) == Some(Ordering::Equal),
                     None => truth(&wv) == Some(true),
                 };
                 if hit {
@@ -572,17 +623,31 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
                 None => Value::Null,
             }
         }
-        Expr::Func(f, args) => {
+        Expr::Str(f, args) => {
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
-            call(*f, vals)?
+            super::strfunc::call(*f, vals, coll)?
         }
-        Expr::InsertValue(x) => eval(x, row, aggs)?,
-        Expr::Param(_)
-        | Expr::Name { .. }
-        | Expr::SysVar { .. }
-        | Expr::UserVar(_)
-        | Expr::AggCall { .. }
-        | Expr::Default => return Err(internal("unbound expression")),
+        other => eval(other, row, aggs)?,
+    })
+}
+
+fn like_value(
+    coll: u16,
+    node: &Expr,
+    escape: Option<u32>,
+    row: &[Value],
+    aggs: &[Value],
+) -> Result<Value> {
+    let Expr::Like { expr, pattern, negated } = node else {
+        return Err(internal("LIKE node"));
+    };
+    let (v, p) = (eval(expr, row, aggs)?, eval(pattern, row, aggs)?);
+    Ok(if v == Value::Null || p == Value::Null {
+        Value::Null
+    } else {
+        Value::Int(i64::from(
+            super::collate::like(coll, &to_text(&v), &to_text(&p), escape) != *negated,
+        ))
     })
 }
 
@@ -609,7 +674,12 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
             Value::Null => Value::Null,
             v => {
                 let s = String::from_utf8_lossy(&to_text(&v)).into_owned();
-                let s = if f == Func::Upper { s.to_uppercase() } else { s.to_lowercase() };
+                // One character for one, as mysqld's case tables (`ß` stays `ß`).
+                let s = if f == Func::Upper {
+                    collation::to_upper(&s)
+                } else {
+                    collation::to_lower(&s)
+                };
                 Value::Bytes(s.into_bytes())
             }
         },
@@ -902,10 +972,25 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
             Value::DateTime(t) => Value::UInt(datetime_number(t)),
             Value::Null => Value::Null,
         },
-        ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text => match v {
-            Value::Bytes(_) => v,
-            other => Value::Bytes(other.to_string().into_bytes()),
-        },
+        ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text => {
+            let v = match v {
+                Value::Bytes(_) => v,
+                other => Value::Bytes(other.to_string().into_bytes()),
+            };
+            // The value must be text of the column's character set (strict mode: 1366, as
+            // mysqld's `Field_string::store` with `check_string_copy_error`).
+            if let Value::Bytes(b) = &v {
+                if let Err(e) = check_charset(col.charset(), b) {
+                    return Err(SqlError::IncorrectValue {
+                        kind: "string",
+                        value: e.hex_text(),
+                        column: col.name.clone(),
+                        row,
+                    });
+                }
+            }
+            v
+        }
         ColumnType::DateTime => match &v {
             Value::DateTime(_) => v,
             Value::Bytes(b) => {
@@ -918,6 +1003,18 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
             _ => return Err(incorrect("datetime", &v)),
         },
     })
+}
+
+/// Whether UTF-8 text `b` is representable in `cs` (without building the converted copy in
+/// the common case: valid utf8mb4).
+fn check_charset(
+    cs: collation::Charset,
+    b: &[u8],
+) -> std::result::Result<(), collation::ConvertError> {
+    if cs == collation::Charset::Utf8mb4 && std::str::from_utf8(b).is_ok() {
+        return Ok(());
+    }
+    collation::convert_from_utf8(cs, b).map(|_| ())
 }
 
 /// An engine value error with MySQL's row-numbered message.

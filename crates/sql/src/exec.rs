@@ -18,10 +18,12 @@ use std::sync::Arc;
 use engine::{encode_key, ColumnType, Decimal, Key, Row, TableId, TableSchema, Txn, Value};
 
 use super::ast::*;
+use super::collate::{keyed, Dt};
 use super::error::{Result, SqlError};
 use super::eval::{arith, compare, eval, parse_datetime, truth};
 use super::output::{flags, MysqlType, Output, ResultColumn, CHARSET_BINARY};
 use super::session::Session;
+use super::strfunc::StrFn as StrFunc;
 use super::vars::VERSION;
 
 /// A bound aggregate call.
@@ -30,6 +32,20 @@ pub(crate) struct AggSpec {
     kind: AggKind,
     distinct: bool,
     arg: Option<Expr>,
+    /// The collation MIN/MAX, COUNT(DISTINCT) and GROUP_CONCAT compare strings with.
+    coll: Option<u16>,
+    /// GROUP_CONCAT's parts.
+    concat: Option<Box<ConcatSpec>>,
+}
+
+/// A bound GROUP_CONCAT: arguments (their text is concatenated), ORDER BY with collations,
+/// separator.
+#[derive(Debug, Clone)]
+pub(crate) struct ConcatSpec {
+    args: Vec<Expr>,
+    arg_colls: Vec<Option<u16>>,
+    order: Vec<(Expr, bool, Option<u16>)>,
+    separator: Vec<u8>,
 }
 
 pub(crate) struct Binder<'a> {
@@ -43,6 +59,9 @@ pub(crate) struct Binder<'a> {
     aggs: Option<Vec<AggSpec>>,
     /// Bound SELECT items by alias, for ORDER BY / HAVING.
     aliases: Vec<(String, Expr)>,
+    /// `collation_connection`: the collation of literals and parameters, looked up on first
+    /// use (most statements compare no string literal).
+    conn_cell: std::cell::Cell<Option<u16>>,
 }
 
 impl Session {
@@ -68,6 +87,7 @@ impl Session {
             context,
             aggs: None,
             aliases: Vec::new(),
+            conn_cell: std::cell::Cell::new(None),
         }
     }
 
@@ -107,13 +127,155 @@ impl Binder<'_> {
             Expr::Binary(op, l, r) => {
                 let l = self.bind(l)?;
                 let r = self.bind(r)?;
-                Expr::Binary(*op, Box::new(l), Box::new(r))
+                match op {
+                    BinOp::Eq
+                    | BinOp::NullSafeEq
+                    | BinOp::NotEq
+                    | BinOp::Lt
+                    | BinOp::Le
+                    | BinOp::Gt
+                    | BinOp::Ge => self.comparison(*op, l, r)?,
+                    _ => Expr::Binary(*op, Box::new(l), Box::new(r)),
+                }
             }
             Expr::IsNull { expr, negated } => {
                 Expr::IsNull { expr: Box::new(self.bind(expr)?), negated: *negated }
             }
             other => self.bind_other(other)?,
         })
+    }
+
+    /// `collation_connection`'s id.
+    fn conn(&self) -> u16 {
+        if let Some(c) = self.conn_cell.get() {
+            return c;
+        }
+        let c = collation::by_name(&self.sess.var_text(super::vars::Var::CollationConnection))
+            .map_or(collation::DEFAULT, |c| c.id);
+        self.conn_cell.set(Some(c));
+        c
+    }
+
+    /// A bound comparison, collated when it compares strings (out of line: see `bind`).
+    #[inline(never)]
+    fn comparison(&self, op: BinOp, l: Expr, r: Expr) -> Result<Expr> {
+        let name = match op {
+            BinOp::Eq => "=",
+            BinOp::NullSafeEq => "<=>",
+            BinOp::NotEq => "<>",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            _ => ">=",
+        };
+        self.collated(Expr::Binary(op, Box::new(l), Box::new(r)), name, false)
+    }
+
+    /// The collation and derivation of a bound expression (`Item::collation`).
+    pub(crate) fn dt(&self, e: &Expr) -> Result<Dt> {
+        use super::collate::{aggregate, COERCIBLE, EXPLICIT, IGNORABLE, IMPLICIT, NUMERIC};
+        let numeric = Dt::new(collation::BINARY, NUMERIC, true);
+        let strings = |args: &[&Expr], op: &str| -> Result<Dt> {
+            let dts = args.iter().map(|a| self.dt(a)).collect::<Result<Vec<_>>>()?;
+            Ok(aggregate(&dts, op, false)?.unwrap_or(Dt::new(self.conn(), COERCIBLE, true)))
+        };
+        Ok(match e {
+            Expr::Lit(Value::Bytes(b)) => Dt::new(self.conn(), COERCIBLE, b.is_ascii()),
+            Expr::Lit(Value::Null) => Dt::new(collation::BINARY, IGNORABLE, true),
+            Expr::Lit(_) => numeric,
+            Expr::Col(i) => match self.table.and_then(|t| t.columns.get(*i)) {
+                Some(c) if c.ty.is_text() => {
+                    Dt::new(c.collation, IMPLICIT, c.charset() == collation::Charset::Ascii)
+                }
+                _ => numeric,
+            },
+            Expr::Collate(x, id) => {
+                let inner = self.dt(x)?;
+                Dt::new(*id, EXPLICIT, inner.ascii)
+            }
+            Expr::InsertValue(x) => self.dt(x)?,
+            Expr::Agg(i) => match self.aggs.as_ref().and_then(|a| a.get(*i)) {
+                Some(AggSpec { kind: AggKind::Min | AggKind::Max, arg: Some(a), .. }) => {
+                    self.dt(a)?
+                }
+                Some(AggSpec { kind: AggKind::GroupConcat, concat: Some(c), .. }) => {
+                    strings(&c.args.iter().collect::<Vec<_>>(), "group_concat")?
+                }
+                _ => numeric,
+            },
+            Expr::Func(f, args) => match f {
+                Func::Concat | Func::Upper | Func::Lower | Func::Coalesce | Func::IfNull => {
+                    let all: Vec<&Expr> = args.iter().collect();
+                    let d = strings(&all, "concat")?;
+                    let any_string = all
+                        .iter()
+                        .map(|a| self.dt(a))
+                        .collect::<Result<Vec<_>>>()?
+                        .iter()
+                        .any(|d| d.is_string());
+                    if any_string || matches!(f, Func::Concat | Func::Upper | Func::Lower) {
+                        d
+                    } else {
+                        numeric
+                    }
+                }
+                Func::If => {
+                    let rest: Vec<&Expr> = args.iter().skip(1).collect();
+                    let dts = rest.iter().map(|a| self.dt(a)).collect::<Result<Vec<_>>>()?;
+                    aggregate(&dts, "if", false)?.unwrap_or(numeric)
+                }
+                _ => numeric,
+            },
+            Expr::Str(f, args) if !f.is_integer() => {
+                let picked: Vec<&Expr> =
+                    f.string_args(args.len()).into_iter().filter_map(|i| args.get(i)).collect();
+                strings(&picked, f.name())?
+            }
+            Expr::Case { whens, otherwise, .. } => {
+                let outs: Vec<&Expr> =
+                    whens.iter().map(|(_, t)| t).chain(otherwise.as_deref()).collect();
+                let dts = outs.iter().map(|a| self.dt(a)).collect::<Result<Vec<_>>>()?;
+                aggregate(&dts, "case", false)?.unwrap_or(numeric)
+            }
+            _ => numeric,
+        })
+    }
+
+    /// `node` wrapped with the aggregated collation of its operands when it compares strings
+    /// (`always`: LIKE and the string functions, where numbers are strings too). A string
+    /// constant must convert to the aggregate's character set (else 1267, as mysqld's
+    /// `agg_item_set_converter`).
+    fn collated(&self, node: Expr, op: &str, always: bool) -> Result<Expr> {
+        use super::collate::{aggregate, is_plain_bytes, mix_error, COERCIBLE, NUMERIC};
+        let ops = operands(&node);
+        let mut dts = Vec::with_capacity(ops.len());
+        for o in &ops {
+            dts.push(self.dt(o)?);
+        }
+        if always {
+            for d in dts.iter_mut() {
+                if d.derivation == NUMERIC {
+                    *d = Dt::new(self.conn(), COERCIBLE, true);
+                }
+            }
+        } else if dts.iter().any(|d| d.derivation == NUMERIC) {
+            // A string compared with a number compares numbers (no collation).
+            return Ok(node);
+        }
+        let Some(agg) = aggregate(&dts, op, true)? else { return Ok(node) };
+        let target = collation::by_id(agg.id).map_or(collation::Charset::Binary, |c| c.charset);
+        for o in &ops {
+            if let Some(text) = const_text(o) {
+                if collation::convert_from_utf8(target, text).is_err() {
+                    let strings: Vec<Dt> = dts.iter().copied().filter(|d| d.is_string()).collect();
+                    return Err(mix_error(&strings, op));
+                }
+            }
+        }
+        if is_plain_bytes(agg.id) && !always {
+            return Ok(node);
+        }
+        Ok(Expr::Collated(agg.id, Box::new(node)))
     }
 
     #[inline(never)]
@@ -160,32 +322,68 @@ impl Binder<'_> {
                 Expr::Lit(self.sess.user_vars.get(n).cloned().unwrap_or(Value::Null))
             }
             Expr::Unary(op, x) => Expr::Unary(*op, b(self, x)?),
-            Expr::Binary(op, l, r) => Expr::Binary(*op, b(self, l)?, b(self, r)?),
+            Expr::Binary(..) => self.bind(e)?,
             Expr::IsNull { expr, negated } => {
                 Expr::IsNull { expr: b(self, expr)?, negated: *negated }
             }
-            Expr::Between { expr, low, high, negated } => Expr::Between {
-                expr: b(self, expr)?,
-                low: b(self, low)?,
-                high: b(self, high)?,
-                negated: *negated,
-            },
-            Expr::InList { expr, list, negated } => Expr::InList {
-                expr: b(self, expr)?,
-                list: list.iter().map(|x| self.bind(x)).collect::<Result<_>>()?,
-                negated: *negated,
-            },
-            Expr::Like { expr, pattern, negated } => {
-                Expr::Like { expr: b(self, expr)?, pattern: b(self, pattern)?, negated: *negated }
+            Expr::Between { expr, low, high, negated } => {
+                let (x, lo, hi) = (b(self, expr)?, b(self, low)?, b(self, high)?);
+                let node = Expr::Between { expr: x, low: lo, high: hi, negated: *negated };
+                self.collated(node, "between", false)?
             }
-            Expr::Case { operand, whens, otherwise } => Expr::Case {
-                operand: operand.as_ref().map(|o| b(self, o)).transpose()?,
-                whens: whens
+            Expr::InList { expr, list, negated } => {
+                let x = b(self, expr)?;
+                let list: Vec<Expr> = list.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
+                let node = Expr::InList { expr: x, list, negated: *negated };
+                self.collated(node, "in", false)?
+            }
+            Expr::Like { .. } => self.bind_like(e, None)?,
+            Expr::LikeEscape(like, c) => self.bind_like(like, Some(*c))?,
+            Expr::Case { operand, whens, otherwise } => {
+                let operand = operand.as_ref().map(|o| b(self, o)).transpose()?;
+                let whens: Vec<(Expr, Expr)> = whens
                     .iter()
                     .map(|(w, t)| Ok((self.bind(w)?, self.bind(t)?)))
-                    .collect::<Result<_>>()?,
-                otherwise: otherwise.as_ref().map(|o| b(self, o)).transpose()?,
-            },
+                    .collect::<Result<_>>()?;
+                let otherwise = otherwise.as_ref().map(|o| b(self, o)).transpose()?;
+                match operand {
+                    Some(o) => {
+                        let node = Expr::Case { operand: Some(o), whens, otherwise };
+                        self.collated(node, "case", false)?
+                    }
+                    None => Expr::Case { operand: None, whens, otherwise },
+                }
+            }
+            Expr::Collate(x, id) => {
+                let x = self.bind(x)?;
+                let d = self.dt(&x)?;
+                let want = collation::by_id(*id).map(|c| c.charset);
+                // `expr COLLATE c`: c must belong to expr's character set (1253); a number is
+                // a string of the connection's set, NULL takes any collation.
+                let conn_cs = collation::by_id(self.conn()).map(|c| c.charset);
+                let have =
+                    if d.is_string() { collation::by_id(d.id).map(|c| c.charset) } else { conn_cs };
+                if d.derivation != super::collate::IGNORABLE && want != have {
+                    let name = collation::by_id(*id).map_or("", |c| c.name);
+                    let cs = have.unwrap_or(collation::Charset::Utf8mb4);
+                    return Err(super::collate::mismatch(name, cs));
+                }
+                Expr::Collate(Box::new(x), *id)
+            }
+            Expr::Collated(id, x) => Expr::Collated(*id, b(self, x)?),
+            Expr::Str(f, args) => {
+                let args: Vec<Expr> = args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
+                if f.compares() {
+                    self.collated(Expr::Str(*f, args), f.name(), true)?
+                } else {
+                    // Validates the mix of the combined strings (CONCAT_WS of two explicit
+                    // collations is 1267 in mysqld too).
+                    let node = Expr::Str(*f, args);
+                    self.dt(&node)?;
+                    node
+                }
+            }
+            Expr::GroupConcat(g) => self.bind_group_concat(g)?,
             Expr::Func(f, args) => {
                 let s = self.sess;
                 match f {
@@ -214,15 +412,114 @@ impl Binder<'_> {
                     }
                     None => None,
                 };
+                let coll = match &arg {
+                    Some(a) => {
+                        let d = self.dt(a)?;
+                        d.is_string().then_some(d.id)
+                    }
+                    None => None,
+                };
                 let Some(aggs) = self.aggs.as_mut() else {
                     return Err(SqlError::InvalidGroupFunction);
                 };
-                aggs.push(AggSpec { kind: *kind, distinct: *distinct, arg });
+                aggs.push(AggSpec { kind: *kind, distinct: *distinct, arg, coll, concat: None });
                 Expr::Agg(aggs.len() - 1)
             }
             Expr::InsertValue(x) => Expr::InsertValue(b(self, x)?),
             Expr::Default => Expr::Default,
         })
+    }
+}
+
+impl Binder<'_> {
+    /// LIKE [ESCAPE c]: always collated (LIKE compares characters of strings).
+    #[inline(never)]
+    fn bind_like(&mut self, like: &Expr, escape: Option<char>) -> Result<Expr> {
+        let Expr::Like { expr, pattern, negated } = like else {
+            return Err(SqlError::Other {
+                code: 1064,
+                sqlstate: "42000",
+                message: "ESCAPE without LIKE".into(),
+            });
+        };
+        let x = self.bind(expr)?;
+        let p = self.bind(pattern)?;
+        let mut node = Expr::Like { expr: Box::new(x), pattern: Box::new(p), negated: *negated };
+        if let Some(c) = escape {
+            node = Expr::LikeEscape(Box::new(node), c);
+        }
+        self.collated(node, "like", true)
+    }
+
+    /// GROUP_CONCAT: an aggregate with its arguments, ORDER BY and separator bound.
+    #[inline(never)]
+    fn bind_group_concat(&mut self, g: &GroupConcat) -> Result<Expr> {
+        if g.args.iter().any(Expr::has_aggregate) || g.order.iter().any(|o| o.expr.has_aggregate())
+        {
+            return Err(SqlError::InvalidGroupFunction);
+        }
+        let args: Vec<Expr> = g.args.iter().map(|a| self.bind(a)).collect::<Result<_>>()?;
+        let mut arg_colls = Vec::with_capacity(args.len());
+        for a in &args {
+            let d = self.dt(a)?;
+            arg_colls.push(d.is_string().then_some(d.id));
+        }
+        let mut order = Vec::with_capacity(g.order.len());
+        for o in &g.order {
+            let e = match &o.expr {
+                // A position names an argument (mysqld: `ORDER BY 1` in GROUP_CONCAT).
+                Expr::Lit(Value::Int(n)) => {
+                    match usize::try_from(*n).ok().and_then(|n| args.get(n.wrapping_sub(1))) {
+                        Some(x) => x.clone(),
+                        None => {
+                            return Err(SqlError::UnknownColumn {
+                                column: n.to_string(),
+                                context: "order clause",
+                            })
+                        }
+                    }
+                }
+                e => self.bind(e)?,
+            };
+            let d = self.dt(&e)?;
+            order.push((e, o.desc, d.is_string().then_some(d.id)));
+        }
+        let concat = ConcatSpec { args, arg_colls, order, separator: g.separator.clone() };
+        let Some(aggs) = self.aggs.as_mut() else {
+            return Err(SqlError::InvalidGroupFunction);
+        };
+        aggs.push(AggSpec {
+            kind: AggKind::GroupConcat,
+            distinct: g.distinct,
+            arg: None,
+            coll: None,
+            concat: Some(Box::new(concat)),
+        });
+        Ok(Expr::Agg(aggs.len() - 1))
+    }
+}
+
+/// The operands whose collations a comparing node aggregates.
+fn operands(node: &Expr) -> Vec<&Expr> {
+    match node {
+        Expr::Binary(_, a, b) | Expr::Like { expr: a, pattern: b, .. } => vec![a, b],
+        Expr::LikeEscape(x, _) => operands(x),
+        Expr::Between { expr, low, high, .. } => vec![expr, low, high],
+        Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list).collect(),
+        Expr::Case { operand: Some(o), whens, .. } => {
+            std::iter::once(&**o).chain(whens.iter().map(|(w, _)| w)).collect()
+        }
+        Expr::Str(StrFunc::Locate, args) => args.iter().take(2).collect(),
+        Expr::Str(_, args) => args.iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The text of a string constant (for the conversion check of collation aggregation).
+fn const_text(e: &Expr) -> Option<&[u8]> {
+    match e {
+        Expr::Lit(Value::Bytes(b)) => Some(b),
+        _ => None,
     }
 }
 
@@ -317,7 +614,7 @@ struct ColumnTerms {
     upper: Option<Bound<Value>>,
 }
 
-fn column_terms(terms: &[&Expr], col: usize, ty: ColumnType) -> ColumnTerms {
+fn column_terms(terms: &[&Expr], col: usize, ty: ColumnType, coll: u16) -> ColumnTerms {
     let mut t = ColumnTerms::default();
     let konst = |e: &Expr| -> Option<Value> {
         if !is_const(e) {
@@ -352,6 +649,13 @@ fn column_terms(terms: &[&Expr], col: usize, ty: ColumnType) -> ColumnTerms {
         }
     };
     for term in terms {
+        // A string comparison bounds the key only under the key column's own collation (under
+        // another, equal values need not have equal keys).
+        let term: &Expr = match term {
+            Expr::Collated(c, inner) if *c == coll => inner,
+            Expr::Collated(..) => continue,
+            t => t,
+        };
         match term {
             Expr::Binary(op, l, r) => {
                 let (op, other) = match (l.as_ref(), r.as_ref()) {
@@ -397,10 +701,18 @@ fn flip(op: BinOp) -> BinOp {
     }
 }
 
-fn sorted_distinct(mut v: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
-    v.sort_by_key(|a| encode_key(a));
-    v.dedup();
-    v
+/// Key values sorted and distinct under the key columns' collations (`positions`), so two
+/// IN-list values equal under the collation ('a', 'A') fetch the row once.
+fn sorted_distinct(
+    schema: &TableSchema,
+    positions: &[usize],
+    v: Vec<Vec<Value>>,
+) -> Vec<Vec<Value>> {
+    let mut keyed: Vec<(Key, Vec<Value>)> =
+        v.into_iter().map(|k| (schema.key_of_values(positions, &k), k)).collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed.dedup_by(|a, b| a.0 == b.0);
+    keyed.into_iter().map(|(_, k)| k).collect()
 }
 
 /// Chooses the access path for a bound WHERE clause.
@@ -410,8 +722,10 @@ pub(crate) fn plan_access(schema: &TableSchema, filter: Option<&Expr>) -> Access
     conjuncts(filter, &mut terms);
     let pk = &schema.primary_key;
     if !pk.is_empty() {
-        let per: Vec<ColumnTerms> =
-            pk.iter().map(|&c| column_terms(&terms, c, schema.columns[c].ty)).collect();
+        let per: Vec<ColumnTerms> = pk
+            .iter()
+            .map(|&c| column_terms(&terms, c, schema.columns[c].ty, schema.columns[c].collation))
+            .collect();
         // Equality on every key column: point lookups (the cross product of IN lists).
         if per.iter().all(|t| t.eq.is_some()) {
             let mut keys: Vec<Vec<Value>> = vec![Vec::new()];
@@ -426,7 +740,7 @@ pub(crate) fn plan_access(schema: &TableSchema, filter: Option<&Expr>) -> Access
                 }
             }
             if keys.len() <= 10_000 {
-                return Access::Keys(sorted_distinct(keys));
+                return Access::Keys(sorted_distinct(schema, pk, keys));
             }
         }
         // Equality on a key prefix, then an optional range on the next key column.
@@ -458,10 +772,10 @@ pub(crate) fn plan_access(schema: &TableSchema, filter: Option<&Expr>) -> Access
     }
     for idx in &schema.indexes {
         let Some(&c) = idx.columns.first() else { continue };
-        let t = column_terms(&terms, c, schema.columns[c].ty);
+        let t = column_terms(&terms, c, schema.columns[c].ty, schema.columns[c].collation);
         if let Some(vals) = t.eq {
             let mut vals: Vec<Vec<Value>> = vals.into_iter().map(|v| vec![v]).collect();
-            vals = sorted_distinct(vals);
+            vals = sorted_distinct(schema, &idx.columns[..1], vals);
             let ranges = vals
                 .into_iter()
                 .map(|v| (Bound::Included(v.clone()), Bound::Included(v)))
@@ -500,7 +814,7 @@ pub(crate) fn fetch(
         Access::Keys(keys) => {
             let mut out = Vec::with_capacity(keys.len());
             for k in keys {
-                let key = engine.key(k);
+                let key = engine.key_in(id, k)?;
                 if let Some(r) = engine.get(txn, id, &key)? {
                     out.push((key, r));
                 }
@@ -561,6 +875,13 @@ struct SelectPlan {
     order: Vec<(Expr, bool)>,
     aggs: Vec<AggSpec>,
     grouped: bool,
+    /// The collations (None: not a string) of the select items (DISTINCT), ORDER BY keys and
+    /// GROUP BY keys.
+    item_colls: Vec<Option<u16>>,
+    order_colls: Vec<Option<u16>>,
+    group_colls: Vec<Option<u16>>,
+    /// `group_concat_max_len`.
+    concat_max: usize,
 }
 
 impl Session {
@@ -657,12 +978,19 @@ impl Session {
             };
             order.push((e, o.desc));
         }
+        let coll_of = |b: &Binder<'_>, e: &Expr| -> Result<Option<u16>> {
+            let d = b.dt(e)?;
+            Ok(d.is_string().then_some(d.id))
+        };
+        let item_colls = items.iter().map(|e| coll_of(&b, e)).collect::<Result<Vec<_>>>()?;
+        let order_colls = order.iter().map(|(e, _)| coll_of(&b, e)).collect::<Result<Vec<_>>>()?;
         b.context = "having clause";
         let having = s.having.as_ref().map(|h| b.bind(h)).transpose()?;
         let aggs = b.aggs.take().unwrap_or_default();
         b.aliases.clear();
         b.context = "group statement";
         let group_by = s.group_by.iter().map(|g| b.bind(g)).collect::<Result<Vec<_>>>()?;
+        let group_colls = group_by.iter().map(|e| coll_of(&b, e)).collect::<Result<Vec<_>>>()?;
         b.context = "where clause";
         let filter = s.filter.as_ref().map(|f| b.bind(f)).transpose()?;
         let grouped = !aggs.is_empty() || !group_by.is_empty();
@@ -677,6 +1005,14 @@ impl Session {
             order,
             aggs,
             grouped,
+            item_colls,
+            order_colls,
+            group_colls,
+            concat_max: match self.sysvar(VarScope::Session, "group_concat_max_len") {
+                Ok(Value::UInt(u)) => usize::try_from(u).unwrap_or(usize::MAX),
+                Ok(Value::Int(i)) => usize::try_from(i).unwrap_or(1024),
+                _ => 1024,
+            },
         })
     }
 
@@ -758,7 +1094,15 @@ impl Session {
         // (output row, sort keys)
         let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
         if plan.grouped {
-            for (first, results) in group(&plan, std::mem::take(&mut source), width)? {
+            let (groups, cut) = group(&plan, std::mem::take(&mut source), width)?;
+            for row in cut {
+                self.warnings.push(super::session::Warning {
+                    level: "Warning",
+                    code: 1260,
+                    message: format!("Row {row} was cut by GROUP_CONCAT()"),
+                });
+            }
+            for (first, results) in groups {
                 if let Some(h) = &plan.having {
                     if truth(&eval(h, &first, &results)?) != Some(true) {
                         continue;
@@ -773,7 +1117,15 @@ impl Session {
         }
         if s.distinct {
             let mut seen = HashSet::new();
-            rows.retain(|(out, _)| seen.insert(encode_key(out)));
+            let colls = &plan.item_colls;
+            rows.retain(|(out, _)| {
+                let k: Vec<Value> = out
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| keyed(v.clone(), colls.get(i).copied().flatten()))
+                    .collect();
+                seen.insert(encode_key(&k))
+            });
         }
         if !plan.order.is_empty() {
             let desc: Vec<bool> = plan.order.iter().map(|(_, d)| *d).collect();
@@ -818,9 +1170,14 @@ fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
     }
 }
 
+/// The output row and its ORDER BY keys (strings as their collation's sort keys, so the sort
+/// compares bytes).
 fn project(plan: &SelectPlan, row: &[Value], aggs: &[Value]) -> Result<(Vec<Value>, Vec<Value>)> {
     let out = plan.items.iter().map(|e| eval(e, row, aggs)).collect::<Result<Vec<_>>>()?;
-    let keys = plan.order.iter().map(|(e, _)| eval(e, row, aggs)).collect::<Result<Vec<_>>>()?;
+    let mut keys = Vec::with_capacity(plan.order.len());
+    for (i, (e, _)) in plan.order.iter().enumerate() {
+        keys.push(keyed(eval(e, row, aggs)?, plan.order_colls.get(i).copied().flatten()));
+    }
     Ok((out, keys))
 }
 
@@ -830,25 +1187,48 @@ struct AggState {
     count: u64,
     acc: Value,
     seen: Option<HashSet<Key>>,
+    /// GROUP_CONCAT's values: (text, ORDER BY keys).
+    items: Vec<(Vec<u8>, Vec<Value>)>,
 }
 
-/// Groups `rows` and computes the aggregates: (first row of the group, aggregate results).
-fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<Vec<(Row, Vec<Value>)>> {
+/// The result rows of GROUP_CONCAT values cut at `group_concat_max_len` (warning 1260).
+type CutRows = Vec<usize>;
+
+/// Groups `rows` and computes the aggregates: (first row of the group, aggregate results),
+/// and the GROUP_CONCAT cuts. Group keys, COUNT(DISTINCT), MIN/MAX and GROUP_CONCAT compare
+/// strings under their expressions' collations.
+fn group(
+    plan: &SelectPlan,
+    rows: Vec<Row>,
+    width: usize,
+) -> Result<(Vec<(Row, Vec<Value>)>, CutRows)> {
     let fresh = || -> Vec<AggState> {
         plan.aggs
             .iter()
-            .map(|a| AggState { count: 0, acc: Value::Null, seen: a.distinct.then(HashSet::new) })
+            .map(|a| AggState {
+                count: 0,
+                acc: Value::Null,
+                seen: a.distinct.then(HashSet::new),
+                items: Vec::new(),
+            })
             .collect()
     };
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut groups: Vec<(Row, Vec<AggState>)> = Vec::new();
     for row in rows {
-        let gk = plan.group_by.iter().map(|g| eval(g, &row, &[])).collect::<Result<Vec<_>>>()?;
+        let mut gk = Vec::with_capacity(plan.group_by.len());
+        for (i, g) in plan.group_by.iter().enumerate() {
+            gk.push(keyed(eval(g, &row, &[])?, plan.group_colls.get(i).copied().flatten()));
+        }
         let slot = *index.entry(encode_key(&gk)).or_insert_with(|| {
             groups.push((row.clone(), fresh()));
             groups.len() - 1
         });
         for (spec, st) in plan.aggs.iter().zip(groups[slot].1.iter_mut()) {
+            if let Some(c) = &spec.concat {
+                concat_add(c, st, &row)?;
+                continue;
+            }
             let v = match &spec.arg {
                 None => Value::Int(1),
                 Some(a) => eval(a, &row, &[])?,
@@ -857,7 +1237,7 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<Vec<(Row, Ve
                 continue;
             }
             if let Some(seen) = st.seen.as_mut() {
-                if !seen.insert(encode_key(std::slice::from_ref(&v))) {
+                if !seen.insert(encode_key(std::slice::from_ref(&keyed(v.clone(), spec.coll)))) {
                     continue;
                 }
             }
@@ -871,9 +1251,14 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<Vec<(Row, Ve
                         arith(BinOp::Add, &st.acc, &v)?
                     }
                 }
+                AggKind::GroupConcat => Value::Null,
                 AggKind::Min | AggKind::Max => {
+                    let cmp = match spec.coll {
+                        Some(c) => super::collate::compare_in(&v, &st.acc, c),
+                        None => compare(&v, &st.acc),
+                    };
                     let take = st.acc == Value::Null
-                        || match compare(&v, &st.acc) {
+                        || match cmp {
                             Some(o) => {
                                 (spec.kind == AggKind::Min) == (o == std::cmp::Ordering::Less)
                             }
@@ -892,15 +1277,25 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<Vec<(Row, Ve
     if groups.is_empty() && plan.group_by.is_empty() {
         groups.push((vec![Value::Null; width], fresh()));
     }
-    groups
+    let mut cut = Vec::new();
+    let mut out_row = 0usize;
+    let out = groups
         .into_iter()
         .map(|(first, states)| {
+            out_row += 1;
             let results = plan
                 .aggs
                 .iter()
                 .zip(states)
                 .map(|(spec, st)| {
                     Ok(match spec.kind {
+                        AggKind::GroupConcat => {
+                            let (v, was_cut) = concat_result(spec, st, plan.concat_max);
+                            if was_cut {
+                                cut.push(out_row);
+                            }
+                            v
+                        }
                         AggKind::Count => Value::Int(st.count as i64),
                         AggKind::Avg if st.count > 0 => {
                             arith(BinOp::Div, &st.acc, &Value::Int(st.count as i64))?
@@ -911,7 +1306,76 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<Vec<(Row, Ve
                 .collect::<Result<Vec<_>>>()?;
             Ok((first, results))
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    Ok((out, cut))
+}
+
+/// Adds a row's values to a GROUP_CONCAT (a NULL argument skips the row; DISTINCT compares
+/// the arguments under their collations).
+fn concat_add(c: &ConcatSpec, st: &mut AggState, row: &[Value]) -> Result<()> {
+    let mut vals = Vec::with_capacity(c.args.len());
+    for a in &c.args {
+        let v = eval(a, row, &[])?;
+        if v == Value::Null {
+            return Ok(());
+        }
+        vals.push(v);
+    }
+    if let Some(seen) = st.seen.as_mut() {
+        let k: Vec<Value> = vals
+            .iter()
+            .enumerate()
+            .map(|(i, v)| keyed(v.clone(), c.arg_colls.get(i).copied().flatten()))
+            .collect();
+        if !seen.insert(encode_key(&k)) {
+            return Ok(());
+        }
+    }
+    let mut keys = Vec::with_capacity(c.order.len());
+    for (e, _, coll) in &c.order {
+        keys.push(keyed(eval(e, row, &[])?, *coll));
+    }
+    let text: Vec<u8> = vals.iter().flat_map(super::eval::to_text).collect();
+    st.items.push((text, keys));
+    Ok(())
+}
+
+/// The GROUP_CONCAT of a group (NULL when no row had all arguments non-NULL), cut at `max`
+/// bytes on a character boundary; whether it was cut.
+fn concat_result(spec: &AggSpec, mut st: AggState, max: usize) -> (Value, bool) {
+    let Some(c) = &spec.concat else { return (Value::Null, false) };
+    if st.items.is_empty() {
+        return (Value::Null, false);
+    }
+    if !c.order.is_empty() {
+        let desc: Vec<bool> = c.order.iter().map(|(_, d, _)| *d).collect();
+        st.items.sort_by(|(_, a), (_, b)| {
+            for (i, d) in desc.iter().enumerate() {
+                let o = order_cmp(&a[i], &b[i]);
+                if o != std::cmp::Ordering::Equal {
+                    return if *d { o.reverse() } else { o };
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+    }
+    let mut out: Vec<u8> = Vec::new();
+    for (i, (text, _)) in st.items.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(&c.separator);
+        }
+        out.extend_from_slice(text);
+        if out.len() > max {
+            let mut end = max;
+            // Cut on a character boundary (mysqld cuts whole characters).
+            while end > 0 && end < out.len() && (out[end] & 0xC0) == 0x80 {
+                end -= 1;
+            }
+            out.truncate(end);
+            return (Value::Bytes(out), true);
+        }
+    }
+    (Value::Bytes(out), false)
 }
 
 /// PRI/UNI/MUL flags of column `i`.
@@ -1012,6 +1476,8 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
         },
         Expr::Agg(i) => match aggs.get(*i) {
             Some(AggSpec { kind: AggKind::Count, .. }) | None => MysqlType::LongLong,
+            // mysqld: VARCHAR up to 512 characters of group_concat_max_len, else TEXT.
+            Some(AggSpec { kind: AggKind::GroupConcat, .. }) => MysqlType::Blob,
             Some(AggSpec { kind, arg: Some(a), .. }) => {
                 let at = t(a);
                 match kind {
@@ -1049,6 +1515,9 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             .chain(otherwise.iter().map(|x| t(x)))
             .find(|x| *x != MysqlType::Null)
             .unwrap_or(MysqlType::Null),
+        Expr::Collate(x, _) => t(x),
+        Expr::Str(f, _) if f.is_integer() => MysqlType::LongLong,
+        Expr::Str(..) => MysqlType::VarString,
         _ => MysqlType::LongLong,
     }
 }

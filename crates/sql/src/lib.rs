@@ -24,6 +24,7 @@ pub mod admin;
 pub mod ast;
 pub mod charset;
 mod checksum;
+mod collate;
 pub mod comments;
 pub mod commit;
 mod ddl;
@@ -40,6 +41,7 @@ pub mod session;
 mod show;
 mod snapshot;
 mod statement_locks;
+pub mod strfunc;
 pub mod vars;
 mod write;
 

@@ -174,9 +174,17 @@ impl ResultColumn {
                 let len = u32::from(precision) + u32::from(scale > 0) + 1;
                 (MysqlType::NewDecimal, len, 0, scale, CHARSET_BINARY)
             }
-            ColumnType::Char(n) => (MysqlType::String, n * 4, 0, 0, CHARSET_UTF8MB4),
-            ColumnType::VarChar(n) => (MysqlType::VarString, n * 4, 0, 0, CHARSET_UTF8MB4),
-            ColumnType::Text => (MysqlType::Blob, 65_535 * 4, flags::BLOB, 0, CHARSET_UTF8MB4),
+            // Text: characters × the column's mbmaxlen, in the column's collation; a `_bin`
+            // collation sets BINARY_FLAG as mysqld's `Field_str` does.
+            ColumnType::Char(n) => {
+                (MysqlType::String, n * col.charset().mbmaxlen(), 0, 0, col.collation)
+            }
+            ColumnType::VarChar(n) => {
+                (MysqlType::VarString, n * col.charset().mbmaxlen(), 0, 0, col.collation)
+            }
+            ColumnType::Text => {
+                (MysqlType::Blob, 65_535 * col.charset().mbmaxlen(), flags::BLOB, 0, col.collation)
+            }
             ColumnType::DateTime => (MysqlType::DateTime, 19, flags::BINARY, 0, CHARSET_BINARY),
         };
         if !col.nullable {
@@ -187,6 +195,11 @@ impl ResultColumn {
         }
         if col.auto_increment {
             fl |= flags::AUTO_INCREMENT;
+        }
+        if col.ty.is_text()
+            && collation::by_id(col.collation).is_some_and(|c| c.name.ends_with("_bin"))
+        {
+            fl |= flags::BINARY;
         }
         ResultColumn {
             schema: db.to_string(),

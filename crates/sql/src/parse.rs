@@ -19,6 +19,8 @@ use sqlparser::tokenizer::{Location, Token};
 
 use engine::{Column, ColumnType, Decimal, Value};
 
+use super::strfunc::{StrFn, TrimWhere};
+
 use super::admin::AdminCommand;
 use super::ast::*;
 use super::error::{Result, SqlError};
@@ -926,11 +928,25 @@ impl Front<'_> {
         if create {
             let if_not_exists = self.words(&["IF", "NOT", "EXISTS"]);
             let name = self.ident()?;
-            // [DEFAULT] CHARACTER SET / CHARSET / COLLATE [=] x: accepted, utf8mb4 is used.
+            // [DEFAULT] {CHARACTER SET | CHARSET} [=] cs, [DEFAULT] COLLATE [=] coll,
+            // ENCRYPTION [=] 'N' (accepted).
+            let (mut charset, mut collate) = (None, None);
             while !self.at_end() {
-                self.parser.next_token();
+                let _ = self.word("DEFAULT");
+                if self.words(&["CHARACTER", "SET"]) || self.word("CHARSET") {
+                    let _ = self.parser.consume_token(&Token::Eq);
+                    charset = Some(self.name_or_string()?);
+                } else if self.word("COLLATE") {
+                    let _ = self.parser.consume_token(&Token::Eq);
+                    collate = Some(self.name_or_string()?);
+                } else if self.word("ENCRYPTION") {
+                    let _ = self.parser.consume_token(&Token::Eq);
+                    let _ = self.name_or_string()?;
+                } else {
+                    return Err(self.error_here());
+                }
             }
-            Ok(Some(Stmt::CreateDatabase { name, if_not_exists }))
+            Ok(Some(Stmt::CreateDatabase { name, if_not_exists, charset, collate }))
         } else {
             let if_exists = self.words(&["IF", "EXISTS"]);
             Ok(Some(Stmt::DropDatabase { name: self.ident()?, if_exists }))
@@ -1030,12 +1046,10 @@ impl Front<'_> {
             return Ok(Stmt::Admin(AdminCommand::ShowBinlogEvents { file, from, offset, limit }));
         }
         if self.words(&["CHARACTER", "SET"]) || self.word("CHARSET") {
-            self.like()?;
-            return Ok(Stmt::Show(Show::Charset));
+            return Ok(Stmt::Show(Show::Charset { like: self.like()? }));
         }
         if self.word("COLLATION") {
-            self.like()?;
-            return Ok(Stmt::Show(Show::Collation));
+            return Ok(Stmt::Show(Show::Collation { like: self.like()? }));
         }
         if self.word("PROCESSLIST") {
             return Ok(Stmt::Show(Show::ProcessList { full }));
@@ -1518,12 +1532,43 @@ impl Front<'_> {
                 }
             }
         }
+        let (mut charset, mut collate) = (None, None);
+        let options: &[sp::SqlOption] = match &ct.table_options {
+            sp::CreateTableOptions::None => &[],
+            sp::CreateTableOptions::With(o)
+            | sp::CreateTableOptions::Options(o)
+            | sp::CreateTableOptions::Plain(o)
+            | sp::CreateTableOptions::TableProperties(o) => o,
+        };
+        for o in options {
+            if let sp::SqlOption::KeyValue { key, value } = o {
+                let text = match value {
+                    sp::Expr::Identifier(i) => i.value.clone(),
+                    sp::Expr::Value(v) => match &v.value {
+                        sp::Value::SingleQuotedString(t) | sp::Value::DoubleQuotedString(t) => {
+                            t.clone()
+                        }
+                        other => other.to_string(),
+                    },
+                    other => other.to_string(),
+                };
+                match key.value.to_ascii_uppercase().as_str() {
+                    "DEFAULT CHARSET" | "CHARSET" | "DEFAULT CHARACTER SET" | "CHARACTER SET" => {
+                        charset = Some(text)
+                    }
+                    "DEFAULT COLLATE" | "COLLATE" => collate = Some(text),
+                    _ => {}
+                }
+            }
+        }
         Ok(Stmt::CreateTable(CreateTable {
             table: table_ref(&ct.name)?,
             if_not_exists: ct.if_not_exists,
             columns,
             primary_key,
             indexes,
+            charset,
+            collate,
         }))
     }
 
@@ -1584,10 +1629,62 @@ impl Front<'_> {
                 let list = list.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>>>()?;
                 Expr::InList { expr: Box::new(x), list, negated: *negated }
             }
-            E::Like { negated, expr, pattern, escape_char: None, any: false } => {
+            E::Like { negated, expr, pattern, escape_char, any: false } => {
                 let x = self.expr(expr)?;
                 let p = self.expr(pattern)?;
-                Expr::Like { expr: Box::new(x), pattern: Box::new(p), negated: *negated }
+                let like =
+                    Expr::Like { expr: Box::new(x), pattern: Box::new(p), negated: *negated };
+                match escape_char {
+                    None => like,
+                    Some(v) => {
+                        // mysqld: ESCAPE takes one character (an empty string: no escape).
+                        let text = match v {
+                            sp::Value::SingleQuotedString(t) | sp::Value::DoubleQuotedString(t) => {
+                                t
+                            }
+                            _ => return Err(SqlError::near(&v.to_string())),
+                        };
+                        let mut chars = text.chars();
+                        match (chars.next(), chars.next()) {
+                            (Some(c), None) => Expr::LikeEscape(Box::new(like), c),
+                            (None, _) => Expr::LikeEscape(Box::new(like), '\u{0}'),
+                            _ => return Err(SqlError::WrongArguments("ESCAPE")),
+                        }
+                    }
+                }
+            }
+            E::Collate { expr, collation } => {
+                let x = self.expr(expr)?;
+                let name = last_part(collation)?;
+                Expr::Collate(Box::new(x), super::collate::by_name(&name)?.id)
+            }
+            E::Position { expr, r#in } => {
+                let needle = self.expr(expr)?;
+                let hay = self.expr(r#in)?;
+                Expr::Str(StrFn::Locate, vec![needle, hay])
+            }
+            E::Substring { expr, substring_from, substring_for, .. } => {
+                let mut args = vec![self.expr(expr)?];
+                args.push(match substring_from {
+                    Some(f) => self.expr(f)?,
+                    None => Expr::Lit(Value::Int(1)),
+                });
+                if let Some(f) = substring_for {
+                    args.push(self.expr(f)?);
+                }
+                Expr::Str(StrFn::Substring, args)
+            }
+            E::Trim { expr, trim_where, trim_what, trim_characters: None } => {
+                let w = match trim_where {
+                    None | Some(sp::TrimWhereField::Both) => TrimWhere::Both,
+                    Some(sp::TrimWhereField::Leading) => TrimWhere::Leading,
+                    Some(sp::TrimWhereField::Trailing) => TrimWhere::Trailing,
+                };
+                let mut args = vec![self.expr(expr)?];
+                if let Some(r) = trim_what {
+                    args.push(self.expr(r)?);
+                }
+                Expr::Str(StrFn::Trim(w), args)
             }
             E::Case { operand, conditions, else_result, .. } => {
                 let operand = operand.as_ref().map(|o| self.expr(o).map(Box::new)).transpose()?;
@@ -1633,6 +1730,9 @@ impl Front<'_> {
     #[inline(never)]
     fn function(&mut self, f: &sp::Function) -> Result<Expr> {
         let name = last_part(&f.name)?.to_ascii_lowercase();
+        if name == "group_concat" {
+            return self.group_concat(f);
+        }
         let (args, distinct): (Vec<&sp::FunctionArg>, bool) = match &f.args {
             sp::FunctionArguments::None => (Vec::new(), false),
             sp::FunctionArguments::List(l) => {
@@ -1678,6 +1778,12 @@ impl Front<'_> {
                 _ => return Err(SqlError::FunctionArgs(name)),
             }
         }
+        if let Some((sf, min, max)) = StrFn::by_name(&name) {
+            if xs.len() < min || xs.len() > max {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Str(sf, xs));
+        }
         let (func, min, max) = match name.as_str() {
             "now" | "current_timestamp" | "sysdate" | "localtime" | "localtimestamp" => {
                 (Func::Now, 0, 1)
@@ -1712,6 +1818,41 @@ impl Front<'_> {
             xs.clear();
         }
         Ok(Expr::Func(func, xs))
+    }
+}
+
+impl Front<'_> {
+    /// `GROUP_CONCAT([DISTINCT] expr [, expr ...] [ORDER BY ...] [SEPARATOR 'sep'])`.
+    fn group_concat(&mut self, f: &sp::Function) -> Result<Expr> {
+        let sp::FunctionArguments::List(l) = &f.args else {
+            return Err(SqlError::FunctionArgs("group_concat".into()));
+        };
+        let distinct = l.duplicate_treatment == Some(sp::DuplicateTreatment::Distinct);
+        let mut args = Vec::with_capacity(l.args.len());
+        for a in &l.args {
+            match a {
+                sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => args.push(self.expr(e)?),
+                _ => return Err(SqlError::FunctionArgs("group_concat".into())),
+            }
+        }
+        if args.is_empty() {
+            return Err(SqlError::FunctionArgs("group_concat".into()));
+        }
+        let mut order = Vec::new();
+        let mut separator = b",".to_vec();
+        for c in &l.clauses {
+            match c {
+                sp::FunctionArgumentClause::OrderBy(o) => order = self.order_items(o)?,
+                sp::FunctionArgumentClause::Separator(v) => match v {
+                    sp::Value::SingleQuotedString(t) | sp::Value::DoubleQuotedString(t) => {
+                        separator = t.clone().into_bytes()
+                    }
+                    other => return Err(SqlError::near(&other.to_string())),
+                },
+                other => return Err(unsupported(format!("GROUP_CONCAT ... {other}"))),
+            }
+        }
+        Ok(Expr::GroupConcat(Box::new(GroupConcat { distinct, args, order, separator })))
     }
 }
 
@@ -1996,6 +2137,7 @@ fn column_spec(c: &sp::ColumnDef) -> Result<ColumnSpec> {
         column = column.auto_increment();
     }
     let mut default_expr = None;
+    let (mut charset, mut collate) = (None, None);
     for o in &c.options {
         match &o.option {
             sp::ColumnOption::Null => column.nullable = true,
@@ -2020,9 +2162,9 @@ fn column_spec(c: &sp::ColumnDef) -> Result<ColumnSpec> {
                     return Err(unsupported(text.join(" ")));
                 }
             }
-            sp::ColumnOption::CharacterSet(_)
-            | sp::ColumnOption::Collation(_)
-            | sp::ColumnOption::Comment(_) => {}
+            sp::ColumnOption::CharacterSet(n) => charset = Some(last_part(n)?),
+            sp::ColumnOption::Collation(n) => collate = Some(last_part(n)?),
+            sp::ColumnOption::Comment(_) => {}
             sp::ColumnOption::OnUpdate(_) => return Err(unsupported("ON UPDATE")),
             other => return Err(unsupported(other.to_string())),
         }
@@ -2056,7 +2198,10 @@ fn column_spec(c: &sp::ColumnDef) -> Result<ColumnSpec> {
             column.default = Some(v);
         }
     }
-    Ok(ColumnSpec { column, primary, unique })
+    if (charset.is_some() || collate.is_some()) && !column.ty.is_text() {
+        return Err(unsupported("CHARACTER SET / COLLATE on a non-character column"));
+    }
+    Ok(ColumnSpec { column, primary, unique, charset, collate })
 }
 
 #[cfg(test)]
@@ -2208,7 +2353,12 @@ mod tests {
         assert!(parse("START TRANSACTION WITH SNAPSHOT").is_err());
         assert_eq!(
             stmt("CREATE SCHEMA IF NOT EXISTS mysqlslap DEFAULT CHARACTER SET utf8mb4"),
-            Stmt::CreateDatabase { name: "mysqlslap".into(), if_not_exists: true }
+            Stmt::CreateDatabase {
+                name: "mysqlslap".into(),
+                if_not_exists: true,
+                charset: Some("utf8mb4".into()),
+                collate: None
+            }
         );
     }
 

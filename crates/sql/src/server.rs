@@ -276,19 +276,27 @@ impl Server {
         self.databases.read().get(&name.to_ascii_lowercase()).cloned()
     }
 
+    /// The default collation of database `name` (`CREATE DATABASE ... COLLATE`): its marker
+    /// table's collation (utf8mb4_0900_ai_ci for databases created before it was kept).
+    pub fn database_collation(&self, name: &str) -> u16 {
+        self.engine.table_named(name).map_or(collation::DEFAULT, |(_, schema)| schema.collation)
+    }
+
     pub fn databases(&self) -> Vec<String> {
         self.databases.read().values().cloned().collect()
     }
 
     /// Stages CREATE DATABASE (its marker table) in DDL transaction `txn`; once `txn` ended,
     /// [`Server::refresh_database`] updates the database list.
-    pub(crate) fn create_database(&self, txn: &mut Txn, name: &str) -> Result<()> {
+    /// The marker's table collation is the database's default collation.
+    pub(crate) fn create_database(&self, txn: &mut Txn, name: &str, collation: u16) -> Result<()> {
         check_db_name(name)?;
         let marker = TableSchema::new(
             name,
             vec![Column::new("database", ColumnType::Integer { bytes: 1, unsigned: false })],
             vec![],
-        );
+        )
+        .with_collation(collation);
         self.engine.create_table_in(txn, marker)?;
         Ok(())
     }

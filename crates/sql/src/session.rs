@@ -455,7 +455,7 @@ impl Session {
     }
 
     /// A session variable's value as text (the global one if the session has none).
-    fn var_text(&self, var: Var) -> String {
+    pub(crate) fn var_text(&self, var: Var) -> String {
         match self.vars.get(&var) {
             Some(v) => text_of(v),
             None => text_of(&self.server.vars.global(var)),

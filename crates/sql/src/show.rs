@@ -226,6 +226,45 @@ const EMPTY_INFORMATION_SCHEMA: [(&str, &[&str]); 6] = [
     ),
 ];
 
+/// SHOW CHARACTER SET's rows (Charset, Description, Default collation, Maxlen), by name.
+fn charset_rows() -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = collation::CHARSETS
+        .iter()
+        .map(|cs| {
+            let default = collation::by_id(cs.default_collation()).map_or("", |c| c.name);
+            vec![
+                cs.name().to_string(),
+                cs.description().to_string(),
+                default.to_string(),
+                cs.mbmaxlen().to_string(),
+            ]
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// SHOW COLLATION's rows (Collation, Charset, Id, Default, Compiled, Sortlen, Pad_attribute),
+/// by name.
+fn collation_rows() -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = collation::COLLATIONS
+        .iter()
+        .map(|c| {
+            vec![
+                c.name.to_string(),
+                c.charset.name().to_string(),
+                c.id.to_string(),
+                if c.is_default { "Yes" } else { "" }.to_string(),
+                "Yes".to_string(),
+                c.sortlen.to_string(),
+                c.pad_attribute().to_string(),
+            ]
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 fn matches_like(pattern: &Option<String>, s: &str) -> bool {
     pattern.as_ref().is_none_or(|p| like(s.as_bytes(), p.as_bytes()))
 }
@@ -263,6 +302,32 @@ fn quote_default(v: &Value) -> String {
     }
 }
 
+/// ` CHARACTER SET cs COLLATE c` of a character column, as mysqld's `store_create_info`:
+/// the set when the collation is not the table's, the collation when it is not its set's
+/// default (or is utf8mb4_0900_ai_ci in a table of another default).
+fn column_charset_text(c: &engine::Column, table: u16) -> String {
+    let Some(info) = collation::by_id(c.collation) else { return String::new() };
+    let mut out = String::new();
+    if c.collation != table {
+        out.push_str(&format!(" CHARACTER SET {}", info.charset.name()));
+    }
+    if !info.is_default || (c.collation == collation::DEFAULT && table != collation::DEFAULT) {
+        out.push_str(&format!(" COLLATE {}", info.name));
+    }
+    out
+}
+
+/// `DEFAULT CHARSET=cs[ COLLATE=c]` (the collation when it is not the set's default, or is
+/// utf8mb4_0900_ai_ci), with `sep` between the words (`=` for tables, ` ` for databases).
+pub(crate) fn charset_clause(id: u16, charset_word: &str, sep: &str) -> String {
+    let Some(info) = collation::by_id(id) else { return String::new() };
+    let mut out = format!("DEFAULT {charset_word}{sep}{}", info.charset.name());
+    if !info.is_default || id == collation::DEFAULT {
+        out.push_str(&format!(" COLLATE{sep}{}", info.name));
+    }
+    out
+}
+
 /// MySQL 8's SHOW CREATE TABLE text.
 pub(crate) fn create_table_text(
     s: &TableSchema,
@@ -272,6 +337,9 @@ pub(crate) fn create_table_text(
     let mut lines = Vec::new();
     for c in &s.columns {
         let mut l = format!("  `{}` {}", c.name, type_text(c.ty));
+        if c.ty.is_text() {
+            l.push_str(&column_charset_text(c, s.collation));
+        }
         if !c.nullable {
             l.push_str(" NOT NULL");
         }
@@ -301,8 +369,9 @@ pub(crate) fn create_table_text(
         _ => String::new(),
     };
     format!(
-        "CREATE TABLE `{table}` (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
-        lines.join(",\n")
+        "CREATE TABLE `{table}` (\n{}\n) ENGINE=InnoDB{auto} {}",
+        lines.join(",\n"),
+        charset_clause(s.collation, "CHARSET", "=")
     )
 }
 
@@ -394,8 +463,9 @@ impl Session {
             Show::CreateDatabase(name) => {
                 let db =
                     server.database(name).ok_or_else(|| SqlError::UnknownDatabase(name.clone()))?;
+                let clause = charset_clause(server.database_collation(&db), "CHARACTER SET", " ");
                 let body = format!(
-                    "CREATE DATABASE `{db}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci */ /*!80016 DEFAULT ENCRYPTION='N' */"
+                    "CREATE DATABASE `{db}` /*!40100 {clause} */ /*!80016 DEFAULT ENCRYPTION='N' */"
                 );
                 rows(&["Database", "Create Database"], vec![vec![text(db), text(body)]])
             }
@@ -427,7 +497,10 @@ impl Session {
                         ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text
                     );
                     if *full {
-                        let coll = if textual { text("utf8mb4_0900_ai_ci") } else { Value::Null };
+                        let coll = match collation::by_id(c.collation) {
+                            Some(info) if textual => text(info.name),
+                            _ => Value::Null,
+                        };
                         out.push(vec![
                             text(&c.name),
                             text(type_text(c.ty)),
@@ -600,40 +673,21 @@ impl Session {
                 }
                 Output::Rows { columns: cols, rows: out }
             }
-            Show::Charset => rows(
+            Show::Charset { like: pat } => rows(
                 &["Charset", "Description", "Default collation", "Maxlen"],
-                vec![
-                    vec![text("binary"), text("Binary pseudo charset"), text("binary"), text("1")],
-                    vec![
-                        text("utf8mb4"),
-                        text("UTF-8 Unicode"),
-                        text("utf8mb4_0900_ai_ci"),
-                        text("4"),
-                    ],
-                ],
+                charset_rows()
+                    .into_iter()
+                    .filter(|r| matches_like(pat, &r[0]))
+                    .map(|r| r.into_iter().map(text).collect())
+                    .collect(),
             ),
-            Show::Collation => rows(
+            Show::Collation { like: pat } => rows(
                 &["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen", "Pad_attribute"],
-                vec![
-                    vec![
-                        text("binary"),
-                        text("binary"),
-                        text("63"),
-                        text("Yes"),
-                        text("Yes"),
-                        text("1"),
-                        text("NO PAD"),
-                    ],
-                    vec![
-                        text("utf8mb4_0900_ai_ci"),
-                        text("utf8mb4"),
-                        text("255"),
-                        text("Yes"),
-                        text("Yes"),
-                        text("0"),
-                        text("NO PAD"),
-                    ],
-                ],
+                collation_rows()
+                    .into_iter()
+                    .filter(|r| matches_like(pat, &r[0]))
+                    .map(|r| r.into_iter().map(text).collect())
+                    .collect(),
             ),
             Show::ProcessList { full } => {
                 server.count("Com_show_processlist");
@@ -714,6 +768,61 @@ impl Session {
         }
         if in_schema && t.name.eq_ignore_ascii_case("columns") {
             return Some(self.information_schema_columns());
+        }
+        if in_schema && t.name.eq_ignore_ascii_case("collations") {
+            let names = [
+                "COLLATION_NAME",
+                "CHARACTER_SET_NAME",
+                "ID",
+                "IS_DEFAULT",
+                "IS_COMPILED",
+                "SORTLEN",
+                "PAD_ATTRIBUTE",
+            ];
+            let columns = names
+                .iter()
+                .map(|n| match *n {
+                    "ID" | "SORTLEN" => {
+                        engine::Column::new(n, ColumnType::Integer { bytes: 8, unsigned: true })
+                    }
+                    n => engine::Column::new(n, ColumnType::VarChar(64)),
+                })
+                .collect();
+            let rows = collation_rows()
+                .into_iter()
+                .map(|r| {
+                    r.into_iter()
+                        .enumerate()
+                        .map(|(i, v)| match i {
+                            2 | 5 => Value::UInt(v.parse().unwrap_or(0)),
+                            _ => text(v),
+                        })
+                        .collect()
+                })
+                .collect();
+            let schema = TableSchema::new("information_schema.COLLATIONS", columns, vec![]);
+            return Some((std::sync::Arc::new(schema), rows));
+        }
+        if in_schema && t.name.eq_ignore_ascii_case("character_sets") {
+            let columns = vec![
+                engine::Column::new("CHARACTER_SET_NAME", ColumnType::VarChar(64)),
+                engine::Column::new("DEFAULT_COLLATE_NAME", ColumnType::VarChar(64)),
+                engine::Column::new("DESCRIPTION", ColumnType::VarChar(2048)),
+                engine::Column::new("MAXLEN", ColumnType::Integer { bytes: 4, unsigned: true }),
+            ];
+            let rows = charset_rows()
+                .into_iter()
+                .map(|r| {
+                    vec![
+                        text(r[0].clone()),
+                        text(r[2].clone()),
+                        text(r[1].clone()),
+                        Value::UInt(r[3].parse().unwrap_or(1)),
+                    ]
+                })
+                .collect();
+            let schema = TableSchema::new("information_schema.CHARACTER_SETS", columns, vec![]);
+            return Some((std::sync::Arc::new(schema), rows));
         }
         if let Some((name, columns)) = in_schema
             .then(|| EMPTY_INFORMATION_SCHEMA.iter().find(|(n, _)| n.eq_ignore_ascii_case(&t.name)))
@@ -883,12 +992,21 @@ impl Session {
                         text(if c.nullable { "YES" } else { "NO" }),
                         text(data_type),
                         opt(chars),
-                        opt(chars.map(|n| if c.ty == ColumnType::Text { n } else { n * 4 })),
+                        opt(chars.map(|n| {
+                            if c.ty == ColumnType::Text {
+                                n
+                            } else {
+                                n * u64::from(c.charset().mbmaxlen())
+                            }
+                        })),
                         opt(precision),
                         opt(scale),
                         opt(dt_precision),
-                        if textual { text("utf8mb4") } else { Value::Null },
-                        if textual { text("utf8mb4_0900_ai_ci") } else { Value::Null },
+                        if textual { text(c.charset().name()) } else { Value::Null },
+                        match collation::by_id(c.collation) {
+                            Some(info) if textual => text(info.name),
+                            _ => Value::Null,
+                        },
                         text(column_type),
                         text(key),
                         text(if c.auto_increment { "auto_increment" } else { "" }),
@@ -926,7 +1044,7 @@ impl Session {
             Value::Null,
             Value::Null,
             Value::Null,
-            text("utf8mb4_0900_ai_ci"),
+            text(collation::by_id(t.collation).map_or("utf8mb4_0900_ai_ci", |c| c.name)),
             Value::Null,
             text(""),
             text(""),

@@ -67,7 +67,10 @@ impl Session {
         let new_key = if t.schema.primary_key.is_empty() {
             key.clone()
         } else {
-            engine.key(&t.schema.primary_key.iter().map(|&p| row[p].clone()).collect::<Vec<_>>())
+            t.schema.key_of_values(
+                &t.schema.primary_key,
+                &t.schema.primary_key.iter().map(|&p| row[p].clone()).collect::<Vec<_>>(),
+            )
         };
         let open = self.txn_mut()?;
         // Normalized here, the row is the image the engine stores (normalizing is idempotent),
@@ -254,7 +257,10 @@ impl Session {
     ) -> Result<Option<(Key, Row)>> {
         let engine = self.server.engine.clone();
         let key = if key_name == "PRIMARY" {
-            engine.key(&t.schema.primary_key.iter().map(|&p| row[p].clone()).collect::<Vec<_>>())
+            t.schema.key_of_values(
+                &t.schema.primary_key,
+                &t.schema.primary_key.iter().map(|&p| row[p].clone()).collect::<Vec<_>>(),
+            )
         } else {
             let Some(i) = t.schema.index(key_name) else { return Ok(None) };
             let vals: Vec<Value> =
@@ -292,7 +298,9 @@ impl Session {
         let access = plan_access(&t.schema, filter);
         let keys: Vec<Key> = match &access {
             // Point access: lock directly, no read before the lock.
-            Access::Keys(keys) => keys.iter().map(|k| engine.key(k)).collect(),
+            Access::Keys(keys) => {
+                keys.iter().map(|k| t.schema.key_of_values(&t.schema.primary_key, k)).collect()
+            }
             _ => {
                 let open = self.txn_mut()?;
                 fetch(&engine, &open.txn, t.id, &access, usize::MAX)?
@@ -442,7 +450,7 @@ impl Session {
     /// binder, planner or key vectors per execution).
     fn lock_point(&mut self, t: &Target, point: &PointKey<'_>) -> Result<Option<(Key, Row)>> {
         let engine = self.server.engine.clone();
-        let key = engine.key(std::slice::from_ref(&point.key));
+        let key = t.schema.key_of_values(&t.schema.primary_key, std::slice::from_ref(&point.key));
         let open = self.txn_mut()?;
         let Some(row) = engine.get_for_update(&mut open.txn, t.id, &key)? else { return Ok(None) };
         // The row found under the key holds the key's value, so `pk = value` holds; anything

@@ -953,4 +953,86 @@ fn a_row_only_locked_reads_through_the_view() {
     assert_eq!(e.get(&me, t, &pk(&e, 1)).expect("get"), Some(row(1, 10, "a")));
     e.update(&mut me, t, &pk(&e, 1), row(1, 12, "a")).expect("update");
     assert_eq!(e.get(&me, t, &pk(&e, 1)).expect("get"), Some(row(1, 12, "a")));
+/// Keys follow the column's collation: a `_ci` unique key refuses 'ALICE' after 'Alice', a
+/// `_ci` primary key finds 'Alice' by 'alice', index ranges are in collation order, and the row
+/// keeps the bytes as given; `utf8mb4_bin` tells them apart.
+#[test]
+fn keys_follow_the_column_collation() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let s = TableSchema::new(
+        "people",
+        vec![
+            Column::new("name", ColumnType::VarChar(20)),
+            Column::new("nick", ColumnType::VarChar(20)),
+            Column::new("exact", ColumnType::VarChar(20)).collation(46),
+        ],
+        vec![0],
+    )
+    .with_index("uk_nick", vec![1], true)
+    .with_index("uk_exact", vec![2], true);
+    let t = e.create_table(s).expect("create");
+    let r = |a: &str, b: &str, c: &str| -> Row {
+        vec![Value::Bytes(a.into()), Value::Bytes(b.into()), Value::Bytes(c.into())]
+    };
+    commit_row(&e, t, r("Alice", "ally", "x"));
+    let mut w = e.begin();
+    let err = e.insert(&mut w, t, r("ALICE", "other", "y")).expect_err("pk under ai_ci");
+    assert_eq!(err.mysql_code(), 1062);
+    let err = e.insert(&mut w, t, r("Bob", "ÁLLY", "z")).expect_err("unique under ai_ci");
+    assert_eq!(err.mysql_code(), 1062);
+    // utf8mb4_bin is PAD SPACE and case-sensitive: 'X' is new, 'x ' is 'x'.
+    e.insert(&mut w, t, r("Carol", "c", "X")).expect("bin is case-sensitive");
+    let err = e.insert(&mut w, t, r("Dave", "d", "x ")).expect_err("PAD SPACE");
+    assert_eq!(err.mysql_code(), 1062);
+    e.commit(w).expect("commit");
+    let rd = e.begin();
+    let key = e.key_in(t, &[Value::Bytes(b"alice".to_vec())]).expect("key");
+    assert_eq!(e.get(&rd, t, &key).expect("get"), Some(r("Alice", "ally", "x")));
+    let lo = [Value::Bytes(b"b".to_vec())];
+    let names: Vec<Value> = e
+        .scan(&rd, t, Included(&lo[..]), Unbounded, 10)
+        .expect("scan")
+        .into_iter()
+        .map(|(_, row)| row[0].clone())
+        .collect();
+    assert_eq!(names, vec![Value::Bytes(b"Carol".to_vec())]);
+}
+
+/// A schema written before collations were kept reads back with `utf8mb4_0900_bin` for its
+/// character columns (their keys were bytes) and `binary` for the others; a new schema keeps
+/// its collations.
+#[test]
+fn schema_collations_round_trip_and_old_schemas_read_as_bytes() {
+    use crate::codec::Reader;
+    let s = TableSchema::new(
+        "t",
+        vec![Column::new("id", INT), Column::new("c", ColumnType::Char(3)).collation(8)],
+        vec![0],
+    )
+    .with_collation(46);
+    let mut buf = Vec::new();
+    crate::schema::encode_schema(&mut buf, &s);
+    let back = crate::schema::decode_schema(&mut Reader::new(&buf, "schema", 0)).expect("decodes");
+    assert_eq!(back.columns[1].collation, 8);
+    assert_eq!(back.columns[0].collation, 63);
+    assert_eq!(back.collation, 46);
+    // The old layout: the same bytes without the flag bit and the u16 after p2.
+    let mut old = Vec::new();
+    crate::codec::Put::put_u32(&mut old, 0);
+    crate::codec::Put::put_bytes(&mut old, b"t");
+    crate::codec::Put::put_u16(&mut old, 2);
+    for (name, t, p1) in [("id", 1u8, 4u32), ("c", 4, 3)] {
+        crate::codec::Put::put_bytes(&mut old, name.as_bytes());
+        crate::codec::Put::put_u8(&mut old, t);
+        crate::codec::Put::put_u32(&mut old, p1);
+        old.extend_from_slice(&[0, 1, 0, 0]);
+    }
+    crate::codec::Put::put_u16(&mut old, 1);
+    crate::codec::Put::put_u16(&mut old, 0);
+    crate::codec::Put::put_u16(&mut old, 0);
+    let back = crate::schema::decode_schema(&mut Reader::new(&old, "schema", 0)).expect("old");
+    assert_eq!(back.columns[1].collation, 309);
+    assert_eq!(back.columns[0].collation, 63);
+    assert_eq!(back.collation, 255);
 }

@@ -208,7 +208,7 @@ fn find_key(
 ) -> Result<Option<Vec<u8>>, ApplyError> {
     if !schema.primary_key.is_empty() {
         let pk: Vec<Value> = schema.primary_key.iter().map(|&i| before[i].clone()).collect();
-        return Ok(Some(engine.key(&pk).to_vec()));
+        return Ok(Some(schema.key_of_values(&schema.primary_key, &pk).to_vec()));
     }
     let rows = engine.scan(txn, id, Bound::Unbounded, Bound::Unbounded, usize::MAX)?;
     Ok(rows.into_iter().find(|(_, row)| row == before).map(|(k, _)| k.to_vec()))
