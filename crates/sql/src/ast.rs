@@ -75,6 +75,43 @@ pub enum Func {
     Floor,
     Ceil,
     Round,
+    /// Issue 19's byte and JSON functions (`json_funcs.rs`).
+    Bytes(BytesFunc),
+}
+
+/// HEX/UNHEX, JSON, hash, UUID functions and CASTs to JSON/BINARY/CHAR (`json_funcs.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BytesFunc {
+    Hex,
+    Unhex,
+    JsonExtract,
+    JsonUnquote,
+    JsonQuote,
+    JsonObject,
+    JsonArray,
+    JsonValid,
+    JsonType,
+    JsonLength,
+    JsonDepth,
+    JsonContains,
+    JsonKeys,
+    JsonSet,
+    JsonInsert,
+    JsonReplace,
+    JsonRemove,
+    Md5,
+    Sha1,
+    Sha2,
+    Uuid,
+    UuidToBin,
+    BinToUuid,
+    IsUuid,
+    /// `CAST(x AS JSON)`.
+    CastJson,
+    /// `CAST(x AS BINARY[(n)])`.
+    CastBinary(Option<u32>),
+    /// `CAST(x AS CHAR[(n)])`.
+    CastChar(Option<u32>),
 }
 
 /// `@@[global.|session.]name` scope.

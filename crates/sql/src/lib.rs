@@ -22,6 +22,7 @@
 pub mod acl;
 pub mod admin;
 pub mod ast;
+mod bytes_types;
 pub mod charset;
 mod checksum;
 pub mod comments;
@@ -31,6 +32,7 @@ pub mod depth;
 pub mod error;
 pub mod eval;
 mod exec;
+mod json_funcs;
 pub mod output;
 pub mod parse;
 pub mod server;
