@@ -261,6 +261,12 @@ fn cases() -> Vec<Case> {
     c.push(same("SELECT id FROM dbytes.t WHERE e = 'small' OR s = 'a,c' ORDER BY id"));
     c.push(same("SELECT id FROM dbytes.t WHERE b = 'ab' ORDER BY id"));
     c.push(same("SELECT COUNT(*) FROM dbytes.t WHERE e IS NULL"));
+    // ORDER BY an ENUM sorts by member index (small < medium < large), not by text.
+    c.push(same("SELECT id, e FROM dbytes.t ORDER BY e, id"));
+    c.push(same("SELECT id, e FROM dbytes.t ORDER BY e DESC, id"));
+    c.push(same(
+        "SELECT FIELD('b', 'a', 'b'), FIELD('B', 'a', 'b'), FIELD('z', 'a'), FIELD(NULL, 'a')",
+    ));
     // Strict-mode refusals: 1406 (too long), 1265 (not a member).
     for (col, v) in [
         ("b", "'abcde'"),

@@ -106,6 +106,9 @@ pub enum BytesFunc {
     UuidToBin,
     BinToUuid,
     IsUuid,
+    /// `FIELD(str, s1, s2, ...)`: the 1-based position of str among the rest (0 if absent);
+    /// also ENUM's sort key (ORDER BY an ENUM column sorts by member index).
+    Field,
     /// `CAST(x AS JSON)`.
     CastJson,
     /// `CAST(x AS BINARY[(n)])`.

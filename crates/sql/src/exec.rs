@@ -666,6 +666,7 @@ impl Session {
                 }
                 e => b.bind(e)?,
             };
+            let e = crate::json_funcs::enum_order_key(e, schema);
             order.push((e, o.desc));
         }
         b.context = "having clause";

@@ -50,8 +50,26 @@ pub(crate) fn lookup(name: &str) -> Option<(BytesFunc, usize, usize)> {
         "uuid_to_bin" => (F::UuidToBin, 1, 2),
         "bin_to_uuid" => (F::BinToUuid, 1, 2),
         "is_uuid" => (F::IsUuid, 1, 1),
+        "field" => (F::Field, 2, usize::MAX),
         _ => return None,
     })
+}
+
+/// ORDER BY an ENUM column sorts by member index, as mysqld (the stored value is the member's
+/// text): the sort key becomes FIELD(column, members...). Other keys are left as they are.
+pub(crate) fn enum_order_key(
+    e: crate::ast::Expr,
+    schema: Option<&engine::TableSchema>,
+) -> crate::ast::Expr {
+    use crate::ast::{Expr, Func};
+    if let (Expr::Col(i), Some(s)) = (&e, schema) {
+        if let Some(c) = s.columns.get(*i).filter(|c| c.ty == engine::ColumnType::Enum) {
+            let mut args = vec![Expr::Col(*i)];
+            args.extend(c.elements.iter().map(|m| Expr::Lit(Value::Bytes(m.as_bytes().to_vec()))));
+            return Expr::Func(Func::Bytes(BytesFunc::Field), args);
+        }
+    }
+    e
 }
 
 /// Whether the function's argument count is right (JSON_OBJECT takes pairs, JSON_SET & co.
@@ -91,6 +109,7 @@ fn fname(f: BytesFunc) -> &'static str {
         F::UuidToBin => "uuid_to_bin",
         F::BinToUuid => "bin_to_uuid",
         F::IsUuid => "is_uuid",
+        F::Field => "field",
         F::CastJson => "cast_as_json",
         F::CastBinary(_) => "cast_as_binary",
         F::CastChar(_) => "cast_as_char",
@@ -110,7 +129,7 @@ pub(crate) fn result_type(f: BytesFunc) -> MysqlType {
         | F::JsonReplace
         | F::JsonRemove
         | F::CastJson => MysqlType::Json,
-        F::JsonValid | F::JsonLength | F::JsonDepth | F::JsonContains | F::IsUuid => {
+        F::JsonValid | F::JsonLength | F::JsonDepth | F::JsonContains | F::IsUuid | F::Field => {
             MysqlType::LongLong
         }
         F::JsonUnquote | F::JsonQuote => MysqlType::Blob,
@@ -905,6 +924,23 @@ pub(crate) fn eval(f: BytesFunc, args: Vec<Value>) -> Result<Value> {
             }
         },
         F::Uuid => Value::Bytes(uuid_v1().into_bytes()),
+        F::Field => match arg(0) {
+            Value::Null => Value::Int(0),
+            subject => {
+                let pos = args[1..].iter().position(|x| {
+                    // Strings compare as the default collation (case-insensitively), as ENUM
+                    // members match; numbers as numbers.
+                    match (&subject, x) {
+                        (Value::Bytes(a), Value::Bytes(b)) => {
+                            String::from_utf8_lossy(a).to_lowercase()
+                                == String::from_utf8_lossy(b).to_lowercase()
+                        }
+                        _ => crate::eval::compare(&subject, x) == Some(std::cmp::Ordering::Equal),
+                    }
+                });
+                Value::Int(pos.map_or(0, |p| p as i64 + 1))
+            }
+        },
         F::IsUuid => match arg(0) {
             Value::Null => Value::Null,
             v => Value::Int(i64::from(uuid_parse(&crate::eval::to_text(&v)).is_some())),
