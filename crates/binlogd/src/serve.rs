@@ -758,7 +758,7 @@ fn to_protocol_value(v: engine::Value) -> Value {
         engine::Value::Double(d) => Value::Double(d),
         // DECIMAL travels as its text in both protocols.
         v @ engine::Value::Decimal(_) => Value::Bytes(v.to_string().into_bytes()),
-        engine::Value::Bytes(b) => Value::Bytes(b),
+        engine::Value::Bytes(b) | engine::Value::Json(b) => Value::Bytes(b),
         engine::Value::DateTime(t) => {
             Value::Date(t.year, t.month, t.day, t.hour, t.minute, t.second, t.micros)
         }

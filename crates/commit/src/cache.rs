@@ -291,6 +291,16 @@ pub fn table_map(db: &str, schema: &TableSchema, metadata: RowMetadata) -> Table
         .columns
         .iter()
         .map(|c| {
+            if let Some((column_type, meta, collation)) = crate::cache_bytes::column_type(c) {
+                return ColumnDef {
+                    name: c.name.clone(),
+                    column_type,
+                    meta,
+                    nullable: c.nullable,
+                    unsigned: false,
+                    collation,
+                };
+            }
             let (column_type, meta, unsigned, character) = column_type(c.ty);
             let meta = text_meta(c.ty, c.charset().mbmaxlen()).unwrap_or(meta);
             ColumnDef {
@@ -303,7 +313,16 @@ pub fn table_map(db: &str, schema: &TableSchema, metadata: RowMetadata) -> Table
             }
         })
         .collect();
-    TableMap::new(u64::from(schema.id), db, &schema.name, &columns, &schema.primary_key, metadata)
+    let mut map = TableMap::new(
+        u64::from(schema.id),
+        db,
+        &schema.name,
+        &columns,
+        &schema.primary_key,
+        metadata,
+    );
+    map.add_enum_and_set(&crate::cache_bytes::enum_and_set(schema), metadata);
+    map
 }
 
 /// CHAR/VARCHAR metadata for a character set of `mbmax` bytes per character (the byte length
@@ -349,6 +368,20 @@ fn column_type(ty: ColumnType) -> (BinType, u16, bool, bool) {
         }
         ColumnType::Text => (BinType::BLOB, 2, false, true),
         ColumnType::DateTime => (BinType::DATETIME2, 6, false, false),
+        // Issue 19 (bytes): mapped by `cache_bytes::column_type`, which needs the whole column.
+        ColumnType::Binary(_)
+        | ColumnType::VarBinary(_)
+        | ColumnType::Blob { .. }
+        | ColumnType::SizedText { .. }
+        | ColumnType::Enum
+        | ColumnType::Set
+        | ColumnType::Bit(_)
+        | ColumnType::Json => {
+            let c = engine::Column::new("", ty).with_elements(vec![String::new()]);
+            let (t, meta, collation) =
+                crate::cache_bytes::column_type(&c).unwrap_or((BinType::BLOB, 4, None));
+            (t, meta, false, collation.is_some())
+        }
     }
 }
 
@@ -361,7 +394,7 @@ const ROWS_EVENT_OVERHEAD: usize = 64;
 fn row_size(row: &Row) -> usize {
     row.iter()
         .map(|v| match v {
-            Value::Bytes(b) => b.len() + 2,
+            Value::Bytes(b) | Value::Json(b) => b.len() + 4,
             _ => 8,
         })
         .sum()
@@ -371,6 +404,7 @@ fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {
     row.iter()
         .zip(&schema.columns)
         .map(|(v, c)| match v {
+            _ if crate::cache_bytes::is_bytes_type(c.ty) => crate::cache_bytes::row_value(c, v),
             Value::Null => BinValue::Null,
             Value::Int(i) => BinValue::Int(*i),
             Value::UInt(u) => BinValue::UInt(*u),
@@ -384,6 +418,7 @@ fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {
             }
             Value::Bytes(b) => BinValue::Bytes(b.clone()),
             Value::DateTime(t) => BinValue::DateTime(datetime_to_binlog(t)),
+            Value::Json(b) => crate::cache_bytes::json_row_value(b),
         })
         .collect()
 }

@@ -23,6 +23,7 @@
 //! ```
 
 mod cache;
+mod cache_bytes;
 mod config;
 mod coordinator;
 mod engine_api;

@@ -18,11 +18,13 @@
 //! decide; anything else never happened. DDL statements are transactions too (staged schema
 //! changes, `Engine::create_table_in` & co.), prepared and decided the same way.
 
+mod bytes_types;
 mod checkpoint;
 mod codec;
 mod engine;
 mod error;
 pub mod fuzz;
+pub mod json;
 mod lsn;
 mod mvcc;
 mod redo;
@@ -30,6 +32,7 @@ mod schema;
 mod table;
 mod value;
 
+pub use bytes_types::{bit_from_uint, bit_to_uint, enum_index, set_mask, set_text};
 pub use engine::{
     interruptible, refused_wait, without_waiting, BinlogPayload, Engine, EngineConfig, EngineStats,
     Inserted, Interrupt, LockWait, Recovery, Txn,

@@ -28,6 +28,36 @@ pub enum ColumnType {
     /// TEXT (up to 65 535 bytes).
     Text,
     DateTime,
+    /// BINARY(n): n bytes, shorter values padded with 0x00 (`Field_string` with the binary
+    /// charset).
+    Binary(u32),
+    /// VARBINARY(n), in bytes.
+    VarBinary(u32),
+    /// TINYBLOB, BLOB, MEDIUMBLOB, LONGBLOB: the length prefix is 1, 2, 3 or 4 bytes and bounds
+    /// the value (255, 65 535, 16 MiB − 1, 4 GiB − 1 bytes).
+    Blob {
+        len_bytes: u8,
+    },
+    /// TINYTEXT, MEDIUMTEXT, LONGTEXT (TEXT is [`ColumnType::Text`]): limits in bytes as BLOB's.
+    SizedText {
+        len_bytes: u8,
+    },
+    /// ENUM('a', ...): the members are [`Column::elements`]. Stored as the member's text.
+    Enum,
+    /// SET('a', ...): the members are [`Column::elements`]. Stored as the canonical member list
+    /// (declaration order, comma-separated).
+    Set,
+    /// BIT(n), 1 ≤ n ≤ 64: stored as ⌈n/8⌉ big-endian bytes.
+    Bit(u8),
+    /// JSON: stored as [`Value::Json`] (canonical text).
+    Json,
+}
+
+impl ColumnType {
+    /// The byte limit of a BLOB or TEXT column with a `len_bytes` length prefix.
+    pub fn blob_max_bytes(len_bytes: u8) -> u64 {
+        (1u64 << (8 * u32::from(len_bytes.clamp(1, 4)))) - 1
+    }
 }
 
 /// A column definition.
@@ -43,12 +73,22 @@ pub struct Column {
     /// comparisons and key order follow it (`collation::sort_key`). 63 (`binary`) for other
     /// types.
     pub collation: u16,
+    /// ENUM/SET members as declared (empty for other types).
+    pub elements: Vec<String>,
+    /// An integer's display width (`INT(11)`, `TINYINT(1)`); 0 when none was given. Shapes
+    /// SHOW CREATE TABLE and the result column length only.
+    pub display_width: u8,
+    /// ZEROFILL (implies UNSIGNED, as mysqld).
+    pub zerofill: bool,
 }
 
 impl ColumnType {
     /// Whether values are character strings (they have a collation).
     pub fn is_text(self) -> bool {
-        matches!(self, ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text)
+        matches!(self, ColumnType::Char(_)
+                | ColumnType::VarChar(_)
+                | ColumnType::Text
+                | ColumnType::SizedText { .. })
     }
 }
 
@@ -63,7 +103,15 @@ impl Column {
             default: None,
             auto_increment: false,
             collation,
+            elements: Vec::new(),
+            display_width: 0,
+            zerofill: false,
         }
+    }
+    /// ENUM/SET members.
+    pub fn with_elements(mut self, elements: Vec<String>) -> Column {
+        self.elements = elements;
+        self
     }
     /// Sets the collation (a character column's).
     pub fn collation(mut self, id: u16) -> Column {
@@ -187,6 +235,18 @@ impl TableSchema {
                     if precision == 0 || precision > 38 || scale > precision =>
                 {
                     return bad("DECIMAL precision is 1..=38 and scale at most the precision")
+                }
+                ColumnType::Bit(n) if n == 0 || n > 64 => return bad("BIT(n) has 1..=64 bits"),
+                ColumnType::Blob { len_bytes } | ColumnType::SizedText { len_bytes }
+                    if !(1..=4).contains(&len_bytes) =>
+                {
+                    return bad("BLOB/TEXT length prefixes are 1..=4 bytes")
+                }
+                ColumnType::Enum | ColumnType::Set
+                    if c.elements.is_empty()
+                        || c.elements.len() > if c.ty == ColumnType::Set { 64 } else { 65_535 } =>
+                {
+                    return bad("ENUM has 1..=65535 members and SET 1..=64")
                 }
                 _ => {}
             }
@@ -391,6 +451,14 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
             Value::DateTime(t) if t.is_valid() => {}
             _ => return Err(wrong()),
         },
+        ColumnType::Binary(_)
+        | ColumnType::VarBinary(_)
+        | ColumnType::Blob { .. }
+        | ColumnType::SizedText { .. }
+        | ColumnType::Enum
+        | ColumnType::Set
+        | ColumnType::Bit(_)
+        | ColumnType::Json => crate::bytes_types::normalize(col, v)?,
     }
     Ok(())
 }
@@ -404,8 +472,22 @@ fn type_code(ty: ColumnType) -> (u8, u32, u8) {
         ColumnType::VarChar(n) => (5, n, 0),
         ColumnType::Text => (6, 0, 0),
         ColumnType::DateTime => (7, 0, 0),
+        // Types of issue 19 (bytes): codes from 20 up (others' new types take 8..19).
+        ColumnType::Binary(n) => (20, n, 0),
+        ColumnType::VarBinary(n) => (21, n, 0),
+        ColumnType::Blob { len_bytes } => (22, u32::from(len_bytes), 0),
+        ColumnType::SizedText { len_bytes } => (23, u32::from(len_bytes), 0),
+        ColumnType::Enum => (24, 0, 0),
+        ColumnType::Set => (25, 0, 0),
+        ColumnType::Bit(n) => (26, u32::from(n), 0),
+        ColumnType::Json => (27, 0, 0),
     }
 }
+
+/// Type code 28: an integer with a display width or ZEROFILL (`p1` = bytes | width << 8,
+/// `p2` = unsigned | zerofill << 1). Plain integers keep code 1, so files written before these
+/// attributes existed read the same and new files without them stay byte-identical.
+const INTEGER_WITH_ATTRIBUTES: u8 = 28;
 
 // Format (schema): u32 id | name | u16 column count | per column: name, u8 type, u32 p1, u8 p2,
 // [u16 collation if type & 0x80,] u8 nullable, u8 auto_increment, u8 has default [, value] |
@@ -427,9 +509,16 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     out.put_u16(s.columns.len() as u16);
     for (i, c) in s.columns.iter().enumerate() {
         out.put_bytes(c.name.as_bytes());
-        let (t, p1, p2) = type_code(c.ty);
+        let (mut t, mut p1, mut p2) = type_code(c.ty);
+        if t == 1 && (c.display_width != 0 || c.zerofill) {
+            t = INTEGER_WITH_ATTRIBUTES;
+            p1 |= u32::from(c.display_width) << 8;
+            p2 |= u8::from(c.zerofill) << 1;
+        }
         let with_coll = c.ty.is_text();
-        let mut t = if with_coll { t | HAS_COLLATION } else { t };
+        if with_coll {
+            t |= HAS_COLLATION;
+        }
         if i == 0 {
             t |= HAS_TABLE_COLLATION;
         }
@@ -441,6 +530,12 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
         }
         if with_coll {
             out.put_u16(c.collation);
+        }
+        if matches!(c.ty, ColumnType::Enum | ColumnType::Set) {
+            out.put_u32(c.elements.len() as u32);
+            for e in &c.elements {
+                out.put_bytes(e.as_bytes());
+            }
         }
         out.put_u8(u8::from(c.nullable));
         out.put_u8(u8::from(c.auto_increment));
@@ -495,7 +590,8 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
             table_collation = r.u16()?;
         }
         let coll = if t & HAS_COLLATION != 0 { Some(r.u16()?) } else { None };
-        let ty = match t & !(HAS_COLLATION | HAS_TABLE_COLLATION) {
+        let code = t & !(HAS_COLLATION | HAS_TABLE_COLLATION);
+        let ty = match code {
             1 => ColumnType::Integer {
                 bytes: u8::try_from(p1).map_err(|_| r.corrupt())?,
                 unsigned: p2 == 1,
@@ -509,8 +605,33 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
             5 => ColumnType::VarChar(p1),
             6 => ColumnType::Text,
             7 => ColumnType::DateTime,
+            INTEGER_WITH_ATTRIBUTES => ColumnType::Integer {
+                bytes: u8::try_from(p1 & 0xff).map_err(|_| r.corrupt())?,
+                unsigned: p2 & 1 == 1,
+            },
+            20 => ColumnType::Binary(p1),
+            21 => ColumnType::VarBinary(p1),
+            22 => ColumnType::Blob { len_bytes: u8::try_from(p1).map_err(|_| r.corrupt())? },
+            23 => ColumnType::SizedText { len_bytes: u8::try_from(p1).map_err(|_| r.corrupt())? },
+            24 => ColumnType::Enum,
+            25 => ColumnType::Set,
+            26 => ColumnType::Bit(u8::try_from(p1).map_err(|_| r.corrupt())?),
+            27 => ColumnType::Json,
             _ => return Err(r.corrupt()),
         };
+        let (display_width, zerofill) = if code == INTEGER_WITH_ATTRIBUTES {
+            (u8::try_from(p1 >> 8).map_err(|_| r.corrupt())?, p2 & 2 != 0)
+        } else {
+            (0, false)
+        };
+        let mut elements = Vec::new();
+        if matches!(ty, ColumnType::Enum | ColumnType::Set) {
+            let n = r.u32()?;
+            // Not `with_capacity(n)`: the count is not checked against the bytes present.
+            for _ in 0..n {
+                elements.push(r.string()?);
+            }
+        }
         let nullable = r.bool()?;
         let auto_increment = r.bool()?;
         let default = if r.bool()? { Some(decode_value(r)?) } else { None };
@@ -519,7 +640,17 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
         } else {
             collation::BINARY
         });
-        columns.push(Column { name, ty, nullable, default, auto_increment, collation });
+        columns.push(Column {
+            name,
+            ty,
+            nullable,
+            default,
+            auto_increment,
+            collation,
+            elements,
+            display_width,
+            zerofill,
+        });
     }
     let primary_key = positions(r)?;
     let nidx = r.u16()?;

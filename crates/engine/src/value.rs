@@ -30,6 +30,10 @@ pub enum Value {
     /// CHAR, VARCHAR, TEXT (bytes as stored; no collation).
     Bytes(Vec<u8>),
     DateTime(DateTime),
+    /// A JSON value: its canonical text as mysqld prints it ([`crate::json::Json`]'s
+    /// `Display`). A JSON column stores it; expressions carry it so that JSON functions know a
+    /// JSON argument from a string one (`JSON_ARRAY('[1]')` vs `JSON_ARRAY(JSON_ARRAY(1))`).
+    Json(Vec<u8>),
 }
 
 /// A fixed-point number: `mantissa / 10^scale`.
@@ -158,12 +162,14 @@ impl fmt::Display for Value {
             Value::Decimal(d) => write!(f, "{d}"),
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
             Value::DateTime(d) => write!(f, "{d}"),
+            Value::Json(b) => f.write_str(&String::from_utf8_lossy(b)),
         }
     }
 }
 
 // Format (value): tag u8 | payload — 0 NULL; 1 i64; 2 u64; 3 f64 bits; 4 i128 mantissa, u8
-// scale; 5 u32 length, bytes; 6 u16 year, u8 month, day, hour, minute, second, u32 micros.
+// scale; 5 u32 length, bytes; 6 u16 year, u8 month, day, hour, minute, second, u32 micros;
+// 20 u32 length, JSON text.
 pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => out.put_u8(0),
@@ -194,6 +200,11 @@ pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
             out.extend_from_slice(&[t.month, t.day, t.hour, t.minute, t.second]);
             out.put_u32(t.micros);
         }
+        // Tags of issue 19 (bytes) from 20 up (others' new values take 7..19).
+        Value::Json(b) => {
+            out.put_u8(20);
+            out.put_bytes(b);
+        }
     }
 }
 
@@ -214,6 +225,7 @@ pub(crate) fn decode_value(r: &mut Reader<'_>) -> Result<Value> {
             second: r.u8()?,
             micros: r.u32()?,
         }),
+        20 => Value::Json(r.bytes()?.to_vec()),
         _ => return Err(r.corrupt()),
     })
 }
@@ -261,7 +273,7 @@ pub(crate) fn encode_key_part_in(out: &mut Vec<u8>, v: &Value, coll: u16) {
             out.push(1);
             out.extend_from_slice(&((d.mantissa as u128) ^ (1 << 127)).to_be_bytes());
         }
-        Value::Bytes(b) => {
+        Value::Bytes(b) | Value::Json(b) => {
             // Binary: 0x00 is escaped as 0x00 0xFF and the string ends with 0x00 0x01, so a
             // string sorts before any longer string it prefixes. Other collations: their
             // self-delimiting sort key (never starting with 0xFF).

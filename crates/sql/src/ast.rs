@@ -77,6 +77,46 @@ pub enum Func {
     Floor,
     Ceil,
     Round,
+    /// Issue 19's byte and JSON functions (`json_funcs.rs`).
+    Bytes(BytesFunc),
+}
+
+/// HEX/UNHEX, JSON, hash, UUID functions and CASTs to JSON/BINARY/CHAR (`json_funcs.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BytesFunc {
+    Hex,
+    Unhex,
+    JsonExtract,
+    JsonUnquote,
+    JsonQuote,
+    JsonObject,
+    JsonArray,
+    JsonValid,
+    JsonType,
+    JsonLength,
+    JsonDepth,
+    JsonContains,
+    JsonKeys,
+    JsonSet,
+    JsonInsert,
+    JsonReplace,
+    JsonRemove,
+    Md5,
+    Sha1,
+    Sha2,
+    Uuid,
+    UuidToBin,
+    BinToUuid,
+    IsUuid,
+    /// `FIELD(str, s1, s2, ...)`: the 1-based position of str among the rest (0 if absent);
+    /// also ENUM's sort key (ORDER BY an ENUM column sorts by member index).
+    Field,
+    /// `CAST(x AS JSON)`.
+    CastJson,
+    /// `CAST(x AS BINARY[(n)])`.
+    CastBinary(Option<u32>),
+    /// `CAST(x AS CHAR[(n)])`.
+    CastChar(Option<u32>),
 }
 
 /// `@@[global.|session.]name` scope.

@@ -57,7 +57,7 @@ fn encode_canonical(out: &mut Vec<u8>, v: &Value) {
             out.extend_from_slice(&mantissa.to_le_bytes());
             out.push(scale);
         }
-        Value::Bytes(b) => {
+        Value::Bytes(b) | Value::Json(b) => {
             out.push(4);
             // Column values are at most 64 KiB (TEXT); the length cannot overflow u32.
             out.extend_from_slice(&(b.len() as u32).to_le_bytes());

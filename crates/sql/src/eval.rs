@@ -79,7 +79,22 @@ fn num(v: &Value) -> Option<Num> {
         Value::Decimal(d) => Num::Dec(*d),
         Value::Bytes(b) => Num::Dbl(str_to_f64(b)),
         Value::DateTime(t) => Num::Int(i128::from(datetime_number(t))),
+        Value::Json(t) => json_num(t),
     })
+}
+
+/// A JSON value in numeric context: its number, a boolean as 0/1, anything else 0
+/// (`Item_func_json::val_real`).
+fn json_num(t: &[u8]) -> Num {
+    match engine::json::parse_stored(t) {
+        engine::json::Json::Int(i) => Num::Int(i128::from(i)),
+        engine::json::Json::UInt(u) => Num::Int(i128::from(u)),
+        engine::json::Json::Double(d) => Num::Dbl(d),
+        engine::json::Json::Decimal(d) => Num::Dec(d),
+        engine::json::Json::Bool(b) => Num::Int(i128::from(b)),
+        engine::json::Json::Str(s) => Num::Dbl(str_to_f64(s.as_bytes())),
+        _ => Num::Int(0),
+    }
 }
 
 /// `YYYYMMDDhhmmss`, a DATETIME in numeric context.
@@ -289,6 +304,12 @@ pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => None,
         (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
+        // A JSON operand makes the comparison JSON's (`Arg_comparator::compare_json`), the
+        // other side converted to JSON.
+        (Value::Json(_), _) | (_, Value::Json(_)) => {
+            let (x, y) = (crate::json_funcs::to_json(a), crate::json_funcs::to_json(b));
+            Some(x.compare(&y))
+        }
         (Value::DateTime(x), Value::DateTime(y)) => Some(x.cmp(y)),
         (Value::DateTime(x), Value::Bytes(y)) => match parse_datetime(y) {
             Some(t) => Some(x.cmp(&t)),
@@ -325,6 +346,7 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Decimal(d) => Some(d.mantissa != 0),
         Value::Bytes(b) => Some(str_to_f64(b) != 0.0),
         Value::DateTime(_) => Some(true),
+        Value::Json(t) => Some(num_f64(json_num(t)) != 0.0),
     }
 }
 
@@ -345,7 +367,7 @@ use super::collate::compare_in;
 /// Text of a value for string functions.
 pub fn to_text(v: &Value) -> Vec<u8> {
     match v {
-        Value::Bytes(b) => b.clone(),
+        Value::Bytes(b) | Value::Json(b) => b.clone(),
         v => v.to_string().into_bytes(),
     }
 }
@@ -718,6 +740,7 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
                 int_value(r as i128, &|| format!("{d}"))?
             }
         },
+        Func::Bytes(bf) => return crate::json_funcs::eval(bf, a),
         Func::Round => {
             let places = match arg(&a, 1) {
                 Value::Null if a.len() > 1 => return Ok(Value::Null),
@@ -889,7 +912,7 @@ pub fn parse_datetime(b: &[u8]) -> Option<DateTime> {
 
 fn value_text(v: &Value) -> String {
     match v {
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Bytes(b) | Value::Json(b) => String::from_utf8_lossy(b).into_owned(),
         v => v.to_string(),
     }
 }
@@ -908,6 +931,14 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
     if v == Value::Null {
         return Ok(v);
     }
+    if crate::bytes_types::is_bytes_type(col.ty) {
+        return crate::bytes_types::to_column(v, col, row);
+    }
+    let v = match v {
+        // JSON stored in a non-JSON column is its text.
+        Value::Json(t) => Value::Bytes(t),
+        v => v,
+    };
     Ok(match col.ty {
         ColumnType::Integer { .. } => {
             let rounded = |d: f64| -> Result<Value> {
@@ -941,7 +972,7 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
                     }
                 }
                 Value::DateTime(t) => Value::UInt(datetime_number(t)),
-                Value::Null => Value::Null,
+                Value::Null | Value::Json(_) => Value::Null,
             }
         }
         ColumnType::Double => match &v {
@@ -970,7 +1001,7 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
                 }
             }
             Value::DateTime(t) => Value::UInt(datetime_number(t)),
-            Value::Null => Value::Null,
+            Value::Null | Value::Json(_) => Value::Null,
         },
         ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text => {
             let v = match v {
@@ -991,6 +1022,18 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
             }
             v
         }
+        ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text => match v {
+            Value::Bytes(_) => v,
+            other => Value::Bytes(other.to_string().into_bytes()),
+        },
+        ColumnType::Binary(_)
+        | ColumnType::VarBinary(_)
+        | ColumnType::Blob { .. }
+        | ColumnType::SizedText { .. }
+        | ColumnType::Enum
+        | ColumnType::Set
+        | ColumnType::Bit(_)
+        | ColumnType::Json => crate::bytes_types::to_column(v, col, row)?,
         ColumnType::DateTime => match &v {
             Value::DateTime(_) => v,
             Value::Bytes(b) => {

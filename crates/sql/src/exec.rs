@@ -578,6 +578,14 @@ pub(crate) fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
             Value::Bytes(b) => parse_datetime(b).map(Value::DateTime),
             _ => None,
         },
+        ColumnType::Binary(_)
+        | ColumnType::VarBinary(_)
+        | ColumnType::Blob { .. }
+        | ColumnType::SizedText { .. }
+        | ColumnType::Enum
+        | ColumnType::Set
+        | ColumnType::Bit(_)
+        | ColumnType::Json => crate::bytes_types::key_value(v, ty),
     }
 }
 
@@ -947,6 +955,9 @@ impl Session {
                                 c.decimals = decimal_scale(&bound, schema, aggs);
                             }
                             refine_expr_column(&mut c, &bound, schema, aggs);
+                            if let Expr::Func(crate::ast::Func::Bytes(bf), _) = &bound {
+                                crate::json_funcs::refine_column(&mut c, *bf);
+                            }
                             c
                         }
                     };
@@ -976,6 +987,7 @@ impl Session {
                 }
                 e => b.bind(e)?,
             };
+            let e = crate::json_funcs::enum_order_key(e, schema);
             order.push((e, o.desc));
         }
         let coll_of = |b: &Binder<'_>, e: &Expr| -> Result<Option<u16>> {
@@ -1415,6 +1427,14 @@ fn column_type(ty: ColumnType) -> MysqlType {
         ColumnType::VarChar(_) => MysqlType::VarString,
         ColumnType::Text => MysqlType::Blob,
         ColumnType::DateTime => MysqlType::DateTime,
+        ColumnType::Binary(_)
+        | ColumnType::VarBinary(_)
+        | ColumnType::Blob { .. }
+        | ColumnType::SizedText { .. }
+        | ColumnType::Enum
+        | ColumnType::Set
+        | ColumnType::Bit(_)
+        | ColumnType::Json => crate::bytes_types::mysql_type(ty),
     }
 }
 
@@ -1443,6 +1463,7 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             Value::Decimal(_) => MysqlType::NewDecimal,
             Value::Bytes(_) => MysqlType::VarString,
             Value::DateTime(_) => MysqlType::DateTime,
+            Value::Json(_) => MysqlType::Json,
         },
         Expr::Unary(UnOp::Neg, x) => match t(x) {
             x if is_int_type(x) => MysqlType::LongLong,
@@ -1507,6 +1528,7 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
                 args.iter().map(t).find(|x| *x != MysqlType::Null).unwrap_or(MysqlType::Null)
             }
             Func::If => args.get(1).map_or(MysqlType::Null, t),
+            Func::Bytes(bf) => crate::json_funcs::result_type(*bf),
             _ => MysqlType::VarString,
         },
         Expr::Case { whens, otherwise, .. } => whens

@@ -22,6 +22,7 @@
 pub mod acl;
 pub mod admin;
 pub mod ast;
+mod bytes_types;
 pub mod charset;
 mod checksum;
 mod collate;
@@ -34,6 +35,7 @@ pub mod eval;
 mod exec;
 pub mod isolation;
 mod locks;
+mod json_funcs;
 pub mod output;
 pub mod parse;
 pub mod server;

@@ -17,6 +17,10 @@ pub enum MysqlType {
     LongLong = 8,
     Int24 = 9,
     DateTime = 12,
+    /// BIT(n) columns.
+    Bit = 16,
+    /// JSON columns and JSON-valued expressions.
+    Json = 245,
     NewDecimal = 246,
     Blob = 252,
     VarString = 253,
@@ -32,7 +36,13 @@ pub mod flags {
     pub const BLOB: u16 = 16;
     pub const UNSIGNED: u16 = 32;
     pub const BINARY: u16 = 128;
+    /// ENUM columns (sent as MYSQL_TYPE_STRING).
+    pub const ENUM: u16 = 256;
     pub const AUTO_INCREMENT: u16 = 512;
+    /// SET columns (sent as MYSQL_TYPE_STRING).
+    pub const SET: u16 = 2048;
+    /// ZEROFILL integer columns.
+    pub const ZEROFILL: u16 = 64;
     /// NOT NULL without a DEFAULT (and not AUTO_INCREMENT): mysqld's sql_table.cc sets it and
     /// sends it.
     pub const NO_DEFAULT_VALUE: u16 = 4096;
@@ -81,6 +91,9 @@ impl ResultColumn {
             MysqlType::NewDecimal => (67, CHARSET_BINARY, flags::BINARY, 4),
             MysqlType::DateTime => (19, CHARSET_BINARY, flags::BINARY, 0),
             MysqlType::Null => (0, CHARSET_BINARY, flags::BINARY, 0),
+            // A JSON expression (mysqld's Item_json_func): charset binary, LONGBLOB-sized.
+            MysqlType::Json => (u32::MAX, CHARSET_BINARY, flags::BLOB | flags::BINARY, 0),
+            MysqlType::Bit => (1, CHARSET_BINARY, flags::UNSIGNED, 0),
             MysqlType::Blob | MysqlType::VarString | MysqlType::String => {
                 (1024, CHARSET_UTF8MB4, 0, 31)
             }
@@ -186,7 +199,24 @@ impl ResultColumn {
                 (MysqlType::Blob, 65_535 * col.charset().mbmaxlen(), flags::BLOB, 0, col.collation)
             }
             ColumnType::DateTime => (MysqlType::DateTime, 19, flags::BINARY, 0, CHARSET_BINARY),
+            ColumnType::Binary(_)
+            | ColumnType::VarBinary(_)
+            | ColumnType::Blob { .. }
+            | ColumnType::SizedText { .. }
+            | ColumnType::Enum
+            | ColumnType::Set
+            | ColumnType::Bit(_)
+            | ColumnType::Json => crate::bytes_types::send_field(col),
         };
+        // An integer's declared display width is its column length (TINYINT(1) → 1, which
+        // Connector/J reads as BOOLEAN); ZEROFILL sends ZEROFILL_FLAG (and UNSIGNED).
+        let length = match col.ty {
+            ColumnType::Integer { .. } if col.display_width != 0 => u32::from(col.display_width),
+            _ => length,
+        };
+        if col.zerofill {
+            fl |= flags::ZEROFILL | flags::UNSIGNED;
+        }
         if !col.nullable {
             fl |= flags::NOT_NULL;
             if col.default.is_none() && !col.auto_increment {

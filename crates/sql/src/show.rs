@@ -292,7 +292,21 @@ pub(crate) fn type_text(ty: ColumnType) -> String {
         ColumnType::VarChar(n) => format!("varchar({n})"),
         ColumnType::Text => "text".into(),
         ColumnType::DateTime => "datetime".into(),
+        ColumnType::Binary(_)
+        | ColumnType::VarBinary(_)
+        | ColumnType::Blob { .. }
+        | ColumnType::SizedText { .. }
+        | ColumnType::Enum
+        | ColumnType::Set
+        | ColumnType::Bit(_)
+        | ColumnType::Json => crate::bytes_types::type_text(ty),
     }
+}
+
+/// The type text of a column: [`type_text`], or the fuller one of ENUM/SET members and integer
+/// display widths (`bytes_types::column_type_text`).
+pub(crate) fn column_type_text(c: &engine::Column) -> String {
+    crate::bytes_types::column_type_text(c).unwrap_or_else(|| type_text(c.ty))
 }
 
 fn quote_default(v: &Value) -> String {
@@ -336,7 +350,7 @@ pub(crate) fn create_table_text(
 ) -> String {
     let mut lines = Vec::new();
     for c in &s.columns {
-        let mut l = format!("  `{}` {}", c.name, type_text(c.ty));
+        let mut l = format!("  `{}` {}", c.name, column_type_text(c));
         if c.ty.is_text() {
             l.push_str(&column_charset_text(c, s.collation));
         }
@@ -347,7 +361,7 @@ pub(crate) fn create_table_text(
             l.push_str(" AUTO_INCREMENT");
         } else if let Some(d) = &c.default {
             l.push_str(&format!(" DEFAULT {}", quote_default(d)));
-        } else if c.nullable && c.ty != ColumnType::Text {
+        } else if c.nullable && !crate::bytes_types::is_blob_like(c.ty) {
             l.push_str(" DEFAULT NULL");
         }
         lines.push(l);
@@ -495,6 +509,9 @@ impl Session {
                     let textual = matches!(
                         c.ty,
                         ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text
+                    ) || matches!(
+                        c.ty,
+                        ColumnType::SizedText { .. } | ColumnType::Enum | ColumnType::Set
                     );
                     if *full {
                         let coll = match collation::by_id(c.collation) {
@@ -503,7 +520,7 @@ impl Session {
                         };
                         out.push(vec![
                             text(&c.name),
-                            text(type_text(c.ty)),
+                            text(column_type_text(c)),
                             coll,
                             text(null),
                             text(key),
@@ -515,7 +532,7 @@ impl Session {
                     } else {
                         out.push(vec![
                             text(&c.name),
-                            text(type_text(c.ty)),
+                            text(column_type_text(c)),
                             text(null),
                             text(key),
                             default,
@@ -945,7 +962,7 @@ impl Session {
             for t in tables {
                 let table = split_engine_name(&t.name).1.to_string();
                 for (i, c) in t.columns.iter().enumerate() {
-                    let column_type = type_text(c.ty);
+                    let column_type = column_type_text(c);
                     let data_type =
                         column_type.split(['(', ' ']).next().unwrap_or_default().to_string();
                     let (chars, precision, scale, dt_precision) = match c.ty {
@@ -970,8 +987,19 @@ impl Session {
                             (None, Some(u64::from(precision)), Some(u64::from(scale)), None)
                         }
                         ColumnType::DateTime => (None, None, None, Some(6)),
+                        ColumnType::Binary(_)
+                        | ColumnType::VarBinary(_)
+                        | ColumnType::Blob { .. }
+                        | ColumnType::SizedText { .. }
+                        | ColumnType::Enum
+                        | ColumnType::Set
+                        | ColumnType::Bit(_)
+                        | ColumnType::Json => {
+                            let (chars, precision) = crate::bytes_types::info_lengths(c);
+                            (chars, precision, None, None)
+                        }
                     };
-                    let textual = chars.is_some();
+                    let textual = chars.is_some() && !crate::bytes_types::is_binary_string(c.ty);
                     let key = if t.primary_key.contains(&i) {
                         "PRI"
                     } else if t.indexes.iter().any(|x| x.unique && x.columns == [i]) {

@@ -79,7 +79,10 @@ pub use rows::{rows_flags, RowChange, RowsEvent, RowsKind};
 pub use table_map::{
     optional, Bitmap, ColumnDef, OptionalField, RowMetadata, TableMap, TM_BIT_LEN_EXACT_F,
 };
-pub use value::{decimal_binary_len, raw_uint_le, BinlogDateTime, ColumnType, Date, Time, Value};
+pub use value::{
+    decimal_binary_len, decode_decimal_bytes, encode_decimal_bytes, raw_uint_le, BinlogDateTime,
+    ColumnType, Date, Time, Value,
+};
 
 use crate::error::{DecodeError, EncodeError};
 use bytes::Cursor;

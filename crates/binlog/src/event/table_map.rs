@@ -205,6 +205,85 @@ impl TableMap {
         }
     }
 
+    /// Adds the ENUM/SET optional metadata mysqld writes (log_event.cc
+    /// `Table_map_log_event::init_enum_str_value_field` & co.): ENUM_AND_SET_DEFAULT_CHARSET
+    /// (or ..._COLUMN_CHARSET) after the charset field, and with [`RowMetadata::Full`]
+    /// SET_STR_VALUE and ENUM_STR_VALUE after COLUMN_NAME. `columns` lists, in column order,
+    /// each ENUM or SET column: (is SET, collation, member names).
+    pub fn add_enum_and_set(
+        &mut self,
+        columns: &[(bool, u16, Vec<Vec<u8>>)],
+        metadata: RowMetadata,
+    ) {
+        if columns.is_empty() {
+            return;
+        }
+        let collations: Vec<u16> = columns.iter().map(|c| c.1).collect();
+        let mut fields = Vec::new();
+        if let Some(mut f) = charset_field(&collations) {
+            f.field_type = if f.field_type == optional::DEFAULT_CHARSET {
+                optional::ENUM_AND_SET_DEFAULT_CHARSET
+            } else {
+                optional::ENUM_AND_SET_COLUMN_CHARSET
+            };
+            fields.push(f);
+        }
+        // After SIGNEDNESS and the column charset, before COLUMN_NAME.
+        let at = self
+            .optional
+            .iter()
+            .position(|f| f.field_type > optional::COLUMN_CHARSET)
+            .unwrap_or(self.optional.len());
+        self.optional.splice(at..at, fields);
+        if metadata == RowMetadata::Full {
+            let mut strs = Vec::new();
+            for want_set in [true, false] {
+                let mut value = Vec::new();
+                for (_, _, names) in columns.iter().filter(|c| c.0 == want_set) {
+                    put_packed(&mut value, names.len() as u64);
+                    for n in names {
+                        put_packed(&mut value, n.len() as u64);
+                        value.extend_from_slice(n);
+                    }
+                }
+                if !value.is_empty() {
+                    let field_type =
+                        if want_set { optional::SET_STR_VALUE } else { optional::ENUM_STR_VALUE };
+                    strs.push(OptionalField { field_type, value });
+                }
+            }
+            let at = self
+                .optional
+                .iter()
+                .position(|f| {
+                    f.field_type > optional::COLUMN_NAME
+                        && f.field_type != optional::ENUM_AND_SET_DEFAULT_CHARSET
+                        && f.field_type != optional::ENUM_AND_SET_COLUMN_CHARSET
+                })
+                .unwrap_or(self.optional.len());
+            self.optional.splice(at..at, strs);
+        }
+    }
+
+    /// ENUM (`set` false) or SET (`set` true) member names per such column, in column order,
+    /// from ENUM_STR_VALUE / SET_STR_VALUE (binlog_row_metadata=FULL).
+    pub fn enum_or_set_values(&self, set: bool) -> Option<Vec<Vec<Vec<u8>>>> {
+        let value =
+            self.field(if set { optional::SET_STR_VALUE } else { optional::ENUM_STR_VALUE })?;
+        let mut c = Cursor::new(value, 0, EventType::TABLE_MAP);
+        let mut cols = Vec::new();
+        while !c.is_empty() {
+            let n = c.packed_len("member count").ok()?;
+            let mut names = Vec::new();
+            for _ in 0..n {
+                let len = c.packed_len("member length").ok()?;
+                names.push(c.bytes(len, "member").ok()?.to_vec());
+            }
+            cols.push(names);
+        }
+        Some(cols)
+    }
+
     pub fn column_count(&self) -> usize {
         self.column_types.len()
     }

@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+pub mod mariadb_server;
 pub mod sql;
 
 use std::path::{Path, PathBuf};

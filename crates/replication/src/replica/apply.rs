@@ -230,7 +230,12 @@ pub fn to_engine_row(schema: &TableSchema, values: &[BinValue]) -> Result<Row, (
         .iter()
         .zip(&schema.columns)
         .enumerate()
-        .map(|(i, (v, c))| to_engine_value(v, c.ty).map_err(|why| (i, why)))
+        .map(|(i, (v, c))| {
+            if crate::replica::apply_bytes::handles(c.ty) {
+                return crate::replica::apply_bytes::to_engine_value(v, c).map_err(|why| (i, why));
+            }
+            to_engine_value(v, c.ty).map_err(|why| (i, why))
+        })
         .collect()
 }
 

@@ -18,6 +18,7 @@
 
 pub mod applier;
 pub mod apply;
+mod apply_bytes;
 pub mod receiver;
 pub mod settings;
 pub mod statements;
