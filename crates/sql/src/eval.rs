@@ -1022,10 +1022,6 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
             }
             v
         }
-        ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text => match v {
-            Value::Bytes(_) => v,
-            other => Value::Bytes(other.to_string().into_bytes()),
-        },
         ColumnType::Binary(_)
         | ColumnType::VarBinary(_)
         | ColumnType::Blob { .. }

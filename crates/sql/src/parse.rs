@@ -1808,6 +1808,7 @@ impl Front<'_> {
                 return Err(SqlError::FunctionArgs(name));
             }
             return Ok(Expr::Str(sf, xs));
+        }
         if let Some((bf, min, max)) = crate::json_funcs::lookup(&name) {
             if xs.len() < min || xs.len() > max || !crate::json_funcs::arity_ok(bf, xs.len()) {
                 return Err(SqlError::FunctionArgs(name));

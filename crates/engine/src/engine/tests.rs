@@ -953,6 +953,8 @@ fn a_row_only_locked_reads_through_the_view() {
     assert_eq!(e.get(&me, t, &pk(&e, 1)).expect("get"), Some(row(1, 10, "a")));
     e.update(&mut me, t, &pk(&e, 1), row(1, 12, "a")).expect("update");
     assert_eq!(e.get(&me, t, &pk(&e, 1)).expect("get"), Some(row(1, 12, "a")));
+}
+
 /// Keys follow the column's collation: a `_ci` unique key refuses 'ALICE' after 'Alice', a
 /// `_ci` primary key finds 'Alice' by 'alice', index ranges are in collation order, and the row
 /// keeps the bytes as given; `utf8mb4_bin` tells them apart.
