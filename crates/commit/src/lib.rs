@@ -35,8 +35,8 @@ mod writeset;
 pub use cache::{datetime_from_binlog, datetime_to_binlog, table_map, BinlogCache, MappedTable};
 pub use config::CommitConfig;
 pub use coordinator::{
-    CommitRequest, Committed, Coordinator, GtidChoice, OpenOptions, PendingCommit, RecoveryOutcome,
-    Work,
+    CommitRequest, Committed, Coordinator, GtidChoice, OpenOptions, PendingCommit, QueryContext,
+    RecoveryOutcome, Work,
 };
 pub use engine_api::Engine;
 pub use error::{Error, ErrorClass, Result};

@@ -30,8 +30,8 @@ mod table;
 mod value;
 
 pub use engine::{
-    interruptible, refused_wait, without_waiting, BinlogPayload, Engine, EngineConfig, EngineStats,
-    Inserted, Interrupt, LockWait, Recovery, Txn,
+    interruptible, refused_wait, waits_refused, without_waiting, BinlogPayload, Engine,
+    EngineConfig, EngineStats, Inserted, Interrupt, LockWait, Recovery, Txn,
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};

@@ -75,6 +75,11 @@ pub enum Func {
     Floor,
     Ceil,
     Round,
+    /// `GTID_SUBSET(a, b)`, `GTID_SUBTRACT(a, b)` (gtidfn.rs).
+    GtidSubset,
+    GtidSubtract,
+    /// `WAIT_FOR_EXECUTED_GTID_SET(set [, timeout])`: bound (it waits) at binding.
+    WaitForExecutedGtidSet,
 }
 
 /// `@@[global.|session.]name` scope.
@@ -396,6 +401,8 @@ pub enum Stmt {
     },
     /// `SHUTDOWN`: a clean shutdown of the server, as SIGTERM.
     Shutdown,
+    /// `BINLOG 'base64 events'` (mysqlbinlog output's row events): binlogstmt.rs.
+    Binlog(String),
     /// `KILL [CONNECTION | QUERY] id` (`query`: only the running statement).
     Kill {
         query: bool,

@@ -122,6 +122,9 @@ pub struct Session {
     client_collation: Option<u16>,
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rows, not changed ones.
     pub(crate) found_rows: bool,
+    /// What `BINLOG '…'` statements established (binlogstmt.rs): the format description
+    /// and the table maps by table id, as mysqld's `rli_fake`.
+    pub(crate) binlog_replay: super::binlogstmt::Replay,
 }
 
 impl std::fmt::Debug for Session {
@@ -169,6 +172,7 @@ impl Session {
             process: None,
             client_collation: None,
             found_rows: false,
+            binlog_replay: Default::default(),
         }
     }
 
@@ -621,6 +625,7 @@ impl Session {
             Stmt::Admin(cmd) => self.admin(cmd),
             Stmt::Checksum { tables, quick } => self.checksum_table(tables, *quick),
             Stmt::Shutdown => self.shutdown(),
+            Stmt::Binlog(text) => self.binlog_statement(text),
             Stmt::Account(a) => {
                 // Account statements commit an open transaction, as mysqld's implicit commit.
                 self.commit_open()?;
@@ -636,14 +641,23 @@ impl Session {
     pub(crate) fn new_txn(&self) -> OpenTxn {
         OpenTxn {
             txn: self.server.engine.begin(),
-            changes: TxnChanges { session: u64::from(self.connection_id), ..TxnChanges::default() },
+            changes: TxnChanges {
+                session: u64::from(self.connection_id),
+                // mysqld's BEGIN event takes the session's values when the transaction's
+                // first event is cached.
+                context: Some(self.query_context()),
+                ..TxnChanges::default()
+            },
             undo: Vec::new(),
             savepoints: Vec::new(),
         }
     }
 
     /// Runs a statement inside the open transaction, or in its own one under autocommit.
-    fn in_txn(&mut self, f: impl FnOnce(&mut Session) -> Result<Output>) -> Result<Output> {
+    pub(crate) fn in_txn(
+        &mut self,
+        f: impl FnOnce(&mut Session) -> Result<Output>,
+    ) -> Result<Output> {
         let own = self.txn.is_none() && self.autocommit;
         if self.txn.is_none() {
             self.txn = Some(self.new_txn());
