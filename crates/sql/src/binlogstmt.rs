@@ -23,11 +23,10 @@
 //! `max_allowed_packet`, 1064 here) and partial row images (binlog_row_image=MINIMAL): the
 //! image must have every column.
 
-use std::collections::HashMap;
 use std::ops::Bound;
 
 use base64::Engine as _;
-use binlog::event::{decode_event, EventBody, FormatContext, RowsKind, TableMap};
+use binlog::event::{decode_event, EventBody, FormatContext, RowsKind};
 use engine::Row;
 
 use super::error::{Result, SqlError};
@@ -40,13 +39,6 @@ use super::write::Target;
 const HEADER_LEN: usize = 19;
 const EVENT_SIZE_OFFSET: usize = 9;
 const TYPE_OFFSET: usize = 4;
-
-/// The session's replay state (mysqld's `thd->rli_fake`).
-#[derive(Debug, Default)]
-pub(crate) struct Replay {
-    format: Option<FormatContext>,
-    maps: HashMap<u64, TableMap>,
-}
 
 fn error(code: u16, sqlstate: &'static str, message: impl Into<String>) -> SqlError {
     SqlError::Other { code, sqlstate, message: message.into() }

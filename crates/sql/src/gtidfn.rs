@@ -14,17 +14,15 @@
 //!   `gtid_executed` every 10 ms: the commit pipeline has no waiter list for GTIDs, and the
 //!   wait is rare (a failover tool's).
 //!
-//! The sets use the binlog crate's [`GtidSet`] (sorted intervals per sid).
-
-use std::time::{Duration, Instant};
+//! The sets use the binlog crate's [`GtidSet`] (sorted intervals per sid). The waiting
+//! function, which needs the session, is in gtidwait.rs.
 
 use binlog::gtid::GtidSet;
 use engine::Value;
 
-use super::error::{query_interrupted, Result, SqlError};
-use super::session::Session;
+use super::error::{Result, SqlError};
 
-fn text(v: &Value) -> String {
+pub(crate) fn text(v: &Value) -> String {
     match v {
         Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         other => other.to_string(),
@@ -40,7 +38,7 @@ fn malformed(spec: &str) -> SqlError {
     }
 }
 
-fn parse_set(v: &Value) -> Result<GtidSet> {
+pub(crate) fn parse_set(v: &Value) -> Result<GtidSet> {
     let spec = text(v);
     spec.parse::<GtidSet>().map_err(|_| malformed(&spec))
 }
@@ -66,50 +64,6 @@ pub fn subtract(a: &Value, b: &Value) -> Result<Value> {
     }
     let (a, b) = (parse_set(a)?, parse_set(b)?);
     Ok(Value::Bytes(set_text(&a.subtract(&b)).into_bytes()))
-}
-
-impl Session {
-    /// `WAIT_FOR_EXECUTED_GTID_SET(set [, timeout])` (module doc). Called at binding with the
-    /// arguments' values; never on a thread that must not block (the caller checks
-    /// `engine::waits_refused` first).
-    pub(crate) fn wait_for_executed_gtid_set(&self, args: &[Value]) -> Result<Value> {
-        let set = args.first().cloned().unwrap_or(Value::Null);
-        if set == Value::Null {
-            return Ok(Value::Null);
-        }
-        let wanted = parse_set(&set)?;
-        let timeout = match args.get(1) {
-            None | Some(Value::Null) => None,
-            Some(v) => {
-                let secs: f64 = match v {
-                    Value::Int(i) => *i as f64,
-                    Value::UInt(u) => *u as f64,
-                    Value::Double(d) => *d,
-                    Value::Decimal(d) => d.to_string().parse().unwrap_or(0.0),
-                    other => text(other).trim().parse().unwrap_or(0.0),
-                };
-                if secs < 0.0 || !secs.is_finite() {
-                    return Err(SqlError::WrongArguments("WAIT_FOR_EXECUTED_GTID_SET"));
-                }
-                (secs > 0.0).then(|| Duration::from_secs_f64(secs.min(31_536_000.0)))
-            }
-        };
-        let start = Instant::now();
-        loop {
-            let executed = self.server.hooks.admin.gtid_executed();
-            let executed = executed.parse::<GtidSet>().unwrap_or_default();
-            if wanted.is_subset(&executed) {
-                return Ok(Value::Int(0));
-            }
-            if timeout.is_some_and(|t| start.elapsed() >= t) {
-                return Ok(Value::Int(1));
-            }
-            if self.process.as_ref().is_some_and(|p| p.killed() != 0) {
-                return Err(query_interrupted());
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
 }
 
 #[cfg(test)]

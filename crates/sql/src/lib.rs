@@ -33,6 +33,7 @@ pub mod error;
 pub mod eval;
 mod exec;
 mod gtidfn;
+mod gtidwait;
 mod logctx;
 pub mod output;
 pub mod parse;

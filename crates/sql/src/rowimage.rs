@@ -1,10 +1,20 @@
 //! Row images of ROWS events (binlog values) → the engine's row values, for the replica
 //! applier (`replication::replica::apply`) and the `BINLOG '…'` statement (binlogstmt.rs): a
 //! full row image (`binlog_row_image=FULL`, what binlogd and mysqld by default write) must
-//! have one value per column, each of the column's type (mysqld's `unpack_row`).
+//! have one value per column, each of the column's type (mysqld's `unpack_row`). [`Replay`]
+//! is what a session's `BINLOG` statements established (kept here, below the session).
 
-use binlog::event::Value as BinValue;
+use std::collections::HashMap;
+
+use binlog::event::{FormatContext, TableMap, Value as BinValue};
 use engine::{ColumnType, Row, TableSchema, Value};
+
+/// A session's `BINLOG '…'` replay state (mysqld's `thd->rli_fake`).
+#[derive(Debug, Default)]
+pub(crate) struct Replay {
+    pub(crate) format: Option<FormatContext>,
+    pub(crate) maps: HashMap<u64, TableMap>,
+}
 
 /// Converts a full row image to the engine's values for `schema`; Err names the column.
 pub fn to_engine_row(schema: &TableSchema, values: &[BinValue]) -> Result<Row, (usize, String)> {

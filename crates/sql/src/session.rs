@@ -124,7 +124,7 @@ pub struct Session {
     pub(crate) found_rows: bool,
     /// What `BINLOG '…'` statements established (binlogstmt.rs): the format description
     /// and the table maps by table id, as mysqld's `rli_fake`.
-    pub(crate) binlog_replay: super::binlogstmt::Replay,
+    pub(crate) binlog_replay: super::rowimage::Replay,
 }
 
 impl std::fmt::Debug for Session {
