@@ -16,7 +16,7 @@ use std::sync::Arc;
 use binlog::event::{LogicalClock, RowsKind, Value as BinValue};
 use binlog::gtid::Gtid;
 use commit::{BinlogCache, Coordinator};
-use engine::{ColumnType, Engine, Row, TableId, TableSchema, Txn, Value};
+use engine::{Engine, Row, TableId, TableSchema, Txn, Value};
 
 /// Why a transaction could not be applied (Last_SQL_Errno / Last_SQL_Error).
 #[derive(Debug, thiserror::Error)]
@@ -221,7 +221,7 @@ pub use sql::rowimage::to_engine_row;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::Column;
+    use engine::{Column, ColumnType};
 
     #[test]
     fn values_convert_by_column_type() {
