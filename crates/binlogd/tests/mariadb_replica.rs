@@ -194,7 +194,7 @@ UPDATE rd.log SET n = 5 WHERE msg = 'same';
 INSERT INTO rd.types (id, vc) VALUES (4, 'four');
 COMMIT;
 DELETE FROM rd.log WHERE msg IS NULL;
-UPDATE rd.types SET tx = CONCAT(tx, '!'), bi = bi - 1 WHERE id = 1;
+UPDATE rd.types SET tx = CONCAT(tx, '!'), bi = bi + 1 WHERE id = 1;
 DROP TABLE rd.gone;
 CREATE INDEX vi ON rd.types (vc);
 BEGIN;
