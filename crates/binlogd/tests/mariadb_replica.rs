@@ -109,7 +109,13 @@ fn wait_ready(port: u16) {
 
 /// `SHOW SLAVE STATUS\G` as (field, value) pairs.
 fn slave_status(port: u16) -> Vec<(String, String)> {
-    let out = ok(support::mariadb(port, "root", "", &["--vertical"], "SHOW SLAVE STATUS"));
+    let out = ok(support::mariadb(
+        port,
+        "root",
+        "",
+        &["--vertical", "--column-names"],
+        "SHOW SLAVE STATUS",
+    ));
     out.lines()
         .filter_map(|l| l.split_once(": "))
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
@@ -179,7 +185,7 @@ INSERT INTO rd.types VALUES
    -9223372036854775808, 18446744073709551615, 1.5, -12345678901234.123456, 99999, 'ab',
    'it''s \\\\ \"q\" é ü 😀', 'line1\\nline2', '2020-02-29 23:59:59.123456'),
   (2, 127, 0, 32767, 0, 8388607, 0, 2147483647, 0, 9223372036854775807, 0, -2.25, 0.000001,
-   -99999, '', '', '', '1000-01-01 00:00:00.000000'),
+   -99999, '', '', '', '1000-01-01 00:00:00.000001'),
   (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
    NULL, NULL);
 INSERT INTO rd.log VALUES ('same', 1), ('same', 1), (NULL, 2);
