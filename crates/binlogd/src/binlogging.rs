@@ -178,6 +178,18 @@ impl Binlogging {
     }
 }
 
+/// `request` logged with the session's values (thread id, character sets, sql_mode...) when
+/// the SQL layer gave them.
+fn with_context<T>(
+    request: commit::CommitRequest<T>,
+    context: Option<Arc<commit::QueryContext>>,
+) -> commit::CommitRequest<T> {
+    match context {
+        Some(c) => request.with_context(c),
+        None => request,
+    }
+}
+
 /// A commit in the pipeline, as the SQL layer awaits it.
 struct Deferred(commit::PendingCommit<engine::Engine>);
 
@@ -220,9 +232,8 @@ impl TxnCommitter for Binlogging {
             return Ok(Box::new(sql::ReadyCommit(Some(self.commit(txn, changes, gtid_next)))));
         }
         let (txn, cache) = self.build_cache(txn, &changes)?;
-        Ok(Box::new(Deferred(
-            self.coordinator.commit_deferred(commit::CommitRequest::rows(txn, cache)),
-        )))
+        let request = with_context(commit::CommitRequest::rows(txn, cache), changes.context);
+        Ok(Box::new(Deferred(self.coordinator.commit_deferred(request))))
     }
 
     fn commit(
@@ -232,19 +243,18 @@ impl TxnCommitter for Binlogging {
         gtid_next: GtidNext,
     ) -> SqlResult<sql::CommitOutcome> {
         let (txn, cache) = self.build_cache(txn, &changes)?;
+        let request = with_context(commit::CommitRequest::rows(txn, cache), changes.context);
         let info = match gtid_next {
-            GtidNext::Automatic => self.coordinator.commit(commit::CommitRequest::rows(txn, cache)),
+            GtidNext::Automatic => self.coordinator.commit(request),
             GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
-                commit::GtidNext::Owned(owned) => self
-                    .coordinator
-                    .commit(commit::CommitRequest::rows(txn, cache).with_gtid(owned)),
+                commit::GtidNext::Owned(owned) => self.coordinator.commit(request.with_gtid(owned)),
                 commit::GtidNext::AlreadyExecuted => {
-                    self.coordinator.rollback(txn).map_err(|e| to_sql_error(&e))?;
+                    self.coordinator.rollback(request.txn).map_err(|e| to_sql_error(&e))?;
                     return Ok(sql::CommitOutcome { gtid: None });
                 }
             },
             GtidNext::Anonymous => {
-                let _ = self.coordinator.rollback(txn);
+                let _ = self.coordinator.rollback(request.txn);
                 return Err(SqlError::Other {
                     code: 1782,
                     sqlstate: "HY000",
@@ -263,21 +273,21 @@ impl TxnCommitter for Binlogging {
         db: Option<&str>,
         query: &str,
         gtid_next: GtidNext,
+        context: Option<Arc<commit::QueryContext>>,
     ) -> SqlResult<sql::CommitOutcome> {
         let db = db.unwrap_or("");
+        let request = with_context(commit::CommitRequest::ddl(txn, db, query), context);
         let info = match gtid_next {
             // An assigned GTID is logged with the DDL (the replica applier preserves the
             // source's GTIDs for DDL too); one already executed skips the statement.
             GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
-                commit::GtidNext::Owned(owned) => self
-                    .coordinator
-                    .commit(commit::CommitRequest::ddl(txn, db, query).with_gtid(owned)),
+                commit::GtidNext::Owned(owned) => self.coordinator.commit(request.with_gtid(owned)),
                 commit::GtidNext::AlreadyExecuted => {
-                    self.coordinator.rollback(txn).map_err(|e| to_sql_error(&e))?;
+                    self.coordinator.rollback(request.txn).map_err(|e| to_sql_error(&e))?;
                     return Ok(sql::CommitOutcome { gtid: None });
                 }
             },
-            _ => self.coordinator.commit(commit::CommitRequest::ddl(txn, db, query)),
+            _ => self.coordinator.commit(request),
         };
         info.map(|i| sql::CommitOutcome { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
     }

@@ -123,7 +123,7 @@ mod stages;
 use flush::{FlushState, PendingPayload};
 use member::Member;
 pub use pending::PendingCommit;
-pub use request::{CommitRequest, GtidChoice, Work};
+pub use request::{CommitRequest, GtidChoice, QueryContext, Work};
 use stage_queue::StageQueue;
 use stages::{CommitState, Progress, SyncState};
 

@@ -391,3 +391,75 @@ fn ddl_and_rows_in_the_same_groups_with_checkpoints() {
         check_invariant(&c, &acked, &format!("{ctx} after crash"));
     }
 }
+
+/// Every QUERY event (`BEGIN` and DDL) in the binlog, in order: (thread id, query, status).
+fn query_events(c: &Coord) -> Vec<(u32, String, binlog::event::StatusVars)> {
+    use binlog::event::{decode_event, EventBody, FormatContext};
+    use binlog::files::Next;
+    let files = c.binlog_files();
+    let mut reader = files.reader_from_start().expect("reader");
+    let mut fctx = FormatContext::mysql80();
+    let mut out = Vec::new();
+    while let Ok(Next::Event(ev)) = reader.next(Some(Duration::ZERO)) {
+        match decode_event(&ev.bytes, &fctx, ev.pos).expect("decode").body {
+            EventBody::FormatDescription(fde) => {
+                fctx = FormatContext::from_fde(&fde, ev.pos).expect("fde");
+            }
+            EventBody::Query(q) => {
+                let status = q.status(ev.pos).expect("status vars");
+                out.push((q.thread_id, String::from_utf8_lossy(&q.query).into_owned(), status));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A request with the session's values logs them in its QUERY events (the BEGIN of a row
+/// transaction and a DDL, the DDL keeping its database list and XID); one without logs MySQL
+/// 8.0's defaults, as before.
+#[test]
+fn query_events_carry_the_session_context() {
+    use binlog::event::{StatusVars, UpdatedDbs};
+    let disk = SimVfs::new();
+    let c = open_with(&disk, common::config(CLASSIC));
+    setup(&c);
+    let mut status = StatusVars::mysql80_default();
+    status.charset = Some((45, 45, 8));
+    status.sql_mode = Some(4);
+    status.flags2 = Some(1 << 26);
+    status.auto_increment = Some((2, 1));
+    status.time_zone = Some(b"+01:00".to_vec());
+    let context = Arc::new(commit::QueryContext { thread_id: 77, status: status.clone() });
+    let (txn, cache) = common::one_row_txn(c.engine(), || c.new_cache("test"), 1);
+    c.commit(CommitRequest::rows(txn, cache).with_context(context.clone())).expect("rows");
+    let mut txn = c.begin();
+    c.engine().create_table_in(&mut txn, common::aux_schema("x0")).expect("stage");
+    let ddl = CommitRequest::ddl(txn, "test", "CREATE TABLE x0 (id BIGINT PRIMARY KEY, v BIGINT)");
+    c.commit(ddl.with_context(context)).expect("ddl");
+    let (txn, cache) = common::one_row_txn(c.engine(), || c.new_cache("test"), 2);
+    c.commit(CommitRequest::rows(txn, cache)).expect("rows without context");
+
+    let events = query_events(&c);
+    assert_eq!(events.len(), 4, "{events:?}");
+    // The setup's DDL and the last BEGIN: no context, MySQL 8.0's defaults, thread 0.
+    assert_eq!(events[0].0, 0);
+    assert_eq!(events[0].2.charset, Some((255, 255, 255)));
+    assert_eq!((events[3].0, events[3].2.clone()), (0, StatusVars::mysql80_default()));
+    // The BEGIN with the context: exactly its status variables.
+    assert_eq!((events[1].0, events[1].1.as_str()), (77, "BEGIN"));
+    assert_eq!(events[1].2, status);
+    // The DDL: the context's values plus its database and XID.
+    let (thread, query, ddl) = &events[2];
+    assert_eq!(
+        (*thread, query.as_str()),
+        (77, "CREATE TABLE x0 (id BIGINT PRIMARY KEY, v BIGINT)")
+    );
+    assert_eq!(ddl.charset, Some((45, 45, 8)));
+    assert_eq!(ddl.sql_mode, Some(4));
+    assert_eq!(ddl.flags2, Some(1 << 26));
+    assert_eq!(ddl.auto_increment, Some((2, 1)));
+    assert_eq!(ddl.time_zone.as_deref(), Some(&b"+01:00"[..]));
+    assert_eq!(ddl.updated_db_names, Some(UpdatedDbs::Names(vec![b"test".to_vec()])));
+    assert!(ddl.ddl_xid.is_some());
+}

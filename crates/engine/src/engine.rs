@@ -238,6 +238,13 @@ pub fn without_waiting<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// True while [`without_waiting`] runs on this thread: a caller that would block for another
+/// reason than a row lock (a SQL function that waits, e.g. `WAIT_FOR_EXECUTED_GTID_SET`) must
+/// fail with [`Error::WouldBlock`] too, so the statement runs again where it may wait.
+pub fn waits_refused() -> bool {
+    NO_WAIT.get()
+}
+
 /// A locked row and the image its owner sees.
 type Claimed = (Arc<RowCell>, Option<Arc<Row>>);
 /// A row whose committed image a commit replaced: (table slot, cell, previous image).

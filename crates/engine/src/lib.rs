@@ -34,8 +34,8 @@ mod value;
 
 pub use bytes_types::{bit_from_uint, bit_to_uint, enum_index, set_mask, set_text};
 pub use engine::{
-    interruptible, refused_wait, without_waiting, BinlogPayload, Engine, EngineConfig, EngineStats,
-    Inserted, Interrupt, LockWait, Recovery, Txn,
+    interruptible, refused_wait, waits_refused, without_waiting, BinlogPayload, Engine,
+    EngineConfig, EngineStats, Inserted, Interrupt, LockWait, Recovery, Txn,
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};

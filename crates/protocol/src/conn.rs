@@ -13,6 +13,10 @@
 //! Command phase: each command starts at sequence id 0; the response continues the sequence.
 //! Every response is flushed once, when it is complete.
 //!
+//! COM_CHANGE_USER re-runs steps 4–6 for the account the packet names, over the handshake's
+//! nonce (mysqld keeps `thd->scramble`), after closing the prepared statements and resetting
+//! the session; a failure answers ERR and closes, as mysqld ([`Connection::change_user`]).
+//!
 //! Invariants: capabilities used after the handshake are the intersection of the server's and
 //! the client's; nothing from the network is indexed without a length check; a client error is
 //! answered with ERR and the loop goes on; a fatal error sends ERR when the client can still read
@@ -183,7 +187,7 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: Plain, peer: Origin) 
         // (without an answer: it is not reading).
         Err(_elapsed) => Err(Error::ConnectTimeout),
     };
-    let (session, info, registration) = match connected {
+    let (session, info, registration, scramble) = match connected {
         Ok(connected) => connected,
         Err(e) => {
             shared.stats.aborted_connect();
@@ -207,6 +211,8 @@ pub(crate) async fn run<B: Backend>(slot: Slot<B>, socket: Plain, peer: Origin) 
         statements: Statements::default(),
         shared: shared.clone(),
         process: info.process.clone(),
+        info: info.clone(),
+        scramble,
     };
     let ended = conn.serve().await;
     shared.stats.thread_disconnected();
@@ -237,7 +243,7 @@ async fn connect<B: Backend>(
     shared: &Shared<B>,
     io: &mut PacketStream,
     peer: Origin,
-) -> Result<(B::Session, ConnectionInfo, Registration)> {
+) -> Result<(B::Session, ConnectionInfo, Registration, [u8; SCRAMBLE_LEN])> {
     let connection_id = shared.next_connection_id.fetch_add(1, Ordering::Relaxed);
     let scramble = generate_scramble();
     let keys = shared.config.keys.as_deref();
@@ -306,8 +312,7 @@ async fn connect<B: Backend>(
     // whether the account exists.
     let account =
         shared.backend.user(&user, &host).unwrap_or_else(|| UserAuth::decoy(&user, &host));
-    let plugin = account.plugin;
-    let mut auth_data = response.scramble_buf().to_vec();
+    let auth_data = response.scramble_buf().to_vec();
     // A client that does not know the greeting's plugin (a MariaDB server's replica connection
     // greeted with caching_sha2_password) answers with its own plugin and no data, and waits
     // for the server to start that plugin's exchange: mysqld then sends an AuthSwitchRequest
@@ -316,34 +321,9 @@ async fn connect<B: Backend>(
     // does not tell whether the account exists.
     let greeted = AuthPlugin::CachingSha2Password.name().as_bytes();
     let restart = client_plugin != greeted && auth_data.is_empty();
-    // An empty first answer from a client of the native plugin is no password at all only for
-    // an account without one; otherwise the client could not use the handshake's data (a
-    // MariaDB client that does not know the announced plugin answers so, then waits for a
-    // nonce): ask again with an AuthSwitchRequest, as mysqld's `server_mpvio_read_packet` does
-    // when the cached reply is unusable.
-    let empty_native = plugin == AuthPlugin::MysqlNativePassword
-        && (auth_data.is_empty() || auth_data == [0])
-        && account.password != StoredPassword::Empty;
-    if client_plugin != plugin.name().as_bytes() || restart || empty_native {
-        if !capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
-            return Err(Error::Refused(ErrPacket::auth_mode_not_supported()));
-        }
-        let mut nonce = scramble.to_vec();
-        nonce.push(0);
-        // Format: 0xFE | plugin name NUL | nonce (20 bytes and a NUL, as mysqld sends it)
-        let switch = AuthSwitchRequest::new(plugin.name().as_bytes(), nonce);
-        io.write_with(|buf| switch.serialize(buf));
-        io.flush().await?;
-        auth_data = io.read_packet().await?.to_vec();
-    }
-    // mysqld treats an empty answer and a lone NUL alike: no password given.
-    if auth_data == [0] {
-        auth_data.clear();
-    }
-    let password_used = !auth_data.is_empty();
-
-    let authenticated =
-        authenticate(shared, io, Some(&account), plugin, &scramble, &auth_data).await?;
+    let (authenticated, password_used) =
+        exchange(shared, io, &account, &client_plugin, auth_data, restart, &scramble, capabilities)
+            .await?;
     if !authenticated {
         return Err(Error::Refused(ErrPacket::access_denied(&user, &host, password_used)));
     }
@@ -385,7 +365,54 @@ async fn connect<B: Backend>(
     }
     write_ok(io, &OkResult::default(), StatusFlags::SERVER_STATUS_AUTOCOMMIT, 0x00);
     io.flush().await?;
-    Ok((session, info, registration))
+    Ok((session, info, registration, scramble))
+}
+
+/// The authentication exchange after the client's first answer (`auth_data`, made with
+/// `client_plugin` over `scramble`), for the handshake and COM_CHANGE_USER alike (mysqld's
+/// `acl_authenticate` for both): an AuthSwitchRequest to the account's plugin when the client
+/// used another one (or `restart`), then the plugin's own exchange. Returns (authenticated,
+/// password used).
+#[allow(clippy::too_many_arguments)]
+async fn exchange<B: Backend>(
+    shared: &Shared<B>,
+    io: &mut PacketStream,
+    account: &UserAuth,
+    client_plugin: &[u8],
+    mut auth_data: Vec<u8>,
+    restart: bool,
+    scramble: &[u8; SCRAMBLE_LEN],
+    capabilities: CapabilityFlags,
+) -> Result<(bool, bool)> {
+    let plugin = account.plugin;
+    // An empty first answer from a client of the native plugin is no password at all only for
+    // an account without one; otherwise the client could not use the handshake's data (a
+    // MariaDB client that does not know the announced plugin answers so, then waits for a
+    // nonce): ask again with an AuthSwitchRequest, as mysqld's `server_mpvio_read_packet` does
+    // when the cached reply is unusable.
+    let empty_native = plugin == AuthPlugin::MysqlNativePassword
+        && (auth_data.is_empty() || auth_data == [0])
+        && account.password != StoredPassword::Empty;
+    if client_plugin != plugin.name().as_bytes() || restart || empty_native {
+        if !capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
+            return Err(Error::Refused(ErrPacket::auth_mode_not_supported()));
+        }
+        let mut nonce = scramble.to_vec();
+        nonce.push(0);
+        // Format: 0xFE | plugin name NUL | nonce (20 bytes and a NUL, as mysqld sends it)
+        let switch = AuthSwitchRequest::new(plugin.name().as_bytes(), nonce);
+        io.write_with(|buf| switch.serialize(buf));
+        io.flush().await?;
+        auth_data = io.read_packet().await?.to_vec();
+    }
+    // mysqld treats an empty answer and a lone NUL alike: no password given.
+    if auth_data == [0] {
+        auth_data.clear();
+    }
+    let password_used = !auth_data.is_empty();
+    let authenticated =
+        authenticate(shared, io, Some(account), plugin, scramble, &auth_data).await?;
+    Ok((authenticated, password_used))
 }
 
 /// Runs the account's plugin on the client's first answer `auth_data`; true if the password is
@@ -500,6 +527,80 @@ fn send_public_key(io: &mut PacketStream, keys: &ServerKeys) {
     });
 }
 
+/// A COM_CHANGE_USER packet's fields (after the command byte), as mysqld's
+/// `parse_com_change_user_packet` reads them:
+/// `user NUL | auth (u8 length + bytes with CLIENT_SECURE_CONNECTION, else NUL-terminated) |
+/// database NUL | [charset u16] | [plugin NUL, with CLIENT_PLUGIN_AUTH] |
+/// [attributes: lenenc length + lenenc key/value pairs, with CLIENT_CONNECT_ATTRS]`.
+/// Every length is checked against the bytes present; the optional tail may be absent (old
+/// clients), as mysqld allows.
+#[derive(Debug, PartialEq, Eq)]
+struct ChangeUser<'a> {
+    user: &'a [u8],
+    auth: &'a [u8],
+    db: &'a [u8],
+    charset: Option<u16>,
+    plugin: Option<&'a [u8]>,
+    attributes: Option<Vec<(String, String)>>,
+}
+
+impl<'a> ChangeUser<'a> {
+    fn parse(body: &'a [u8], capabilities: CapabilityFlags) -> Option<ChangeUser<'a>> {
+        fn nul_string<'b>(rest: &mut &'b [u8]) -> Option<&'b [u8]> {
+            let end = rest.iter().position(|&b| b == 0)?;
+            let s = &rest[..end];
+            *rest = &rest[end + 1..];
+            Some(s)
+        }
+        let mut rest = body;
+        let user = nul_string(&mut rest)?;
+        let auth = if capabilities.contains(CapabilityFlags::CLIENT_SECURE_CONNECTION) {
+            let (&len, tail) = rest.split_first()?;
+            let auth = tail.get(..usize::from(len))?;
+            rest = &tail[usize::from(len)..];
+            auth
+        } else {
+            nul_string(&mut rest)?
+        };
+        let db = nul_string(&mut rest)?;
+        let mut charset = None;
+        if rest.len() >= 2 {
+            charset = Some(u16::from_le_bytes([rest[0], rest[1]]));
+            rest = &rest[2..];
+        }
+        let mut plugin = None;
+        if capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) && !rest.is_empty() {
+            // A plugin name without its NUL runs to the end (mysqld: `strend` of the rest).
+            plugin = Some(match rest.iter().position(|&b| b == 0) {
+                Some(end) => {
+                    let p = &rest[..end];
+                    rest = &rest[end + 1..];
+                    p
+                }
+                None => std::mem::take(&mut rest),
+            });
+        }
+        let mut attributes = None;
+        if capabilities.contains(CapabilityFlags::CLIENT_CONNECT_ATTRS) && !rest.is_empty() {
+            let mut buf = ParseBuf(rest);
+            let total = buf.checked_eat_lenenc_int()?;
+            let block = buf.checked_eat(usize::try_from(total).ok()?)?;
+            let mut buf = ParseBuf(block);
+            let mut attrs = Vec::new();
+            while !buf.is_empty() {
+                let k = buf.checked_eat_lenenc_str()?;
+                let v = buf.checked_eat_lenenc_str()?;
+                attrs.push((
+                    String::from_utf8_lossy(k).into_owned(),
+                    String::from_utf8_lossy(v).into_owned(),
+                ));
+            }
+            attributes = Some(attrs);
+        }
+        Some(ChangeUser { user, auth, db, charset, plugin, attributes })
+    }
+}
+
 /// What the loop does after a command.
 enum Next {
     Continue,
@@ -517,6 +618,11 @@ struct Connection<B: Backend> {
     shared: Arc<Shared<B>>,
     /// This connection's registry entry: the command it runs, its kill flag.
     process: Arc<Process>,
+    /// What the session was opened with (COM_CHANGE_USER opens the next one from it).
+    info: ConnectionInfo,
+    /// The handshake's nonce: COM_CHANGE_USER's answer is made over it, as mysqld keeps
+    /// `thd->scramble` for the connection's life.
+    scramble: [u8; SCRAMBLE_LEN],
 }
 
 impl<B: Backend> Connection<B> {
@@ -665,6 +771,10 @@ impl<B: Backend> Connection<B> {
                 self.status = StatusFlags::SERVER_STATUS_AUTOCOMMIT;
                 self.ok();
             }
+            command::CHANGE_USER => {
+                stats.command(cmd);
+                self.change_user(body).await?;
+            }
             command::STMT_PREPARE => {
                 stats.command(cmd);
                 let sql = std::str::from_utf8(body).map_err(|_| invalid_utf8())?;
@@ -759,6 +869,74 @@ impl<B: Backend> Connection<B> {
 
     fn ok(&mut self) {
         write_ok(&mut self.io, &OkResult::default(), self.status, 0x00);
+    }
+
+    /// COM_CHANGE_USER, as mysqld's `dispatch_command` → `acl_authenticate` with
+    /// `parse_com_change_user_packet`: the connection's state is cleaned up first
+    /// (`THD::cleanup_connection`: prepared statements closed; the session, its transaction
+    /// rolled back, its variables, is dropped), then the new account authenticates over the
+    /// handshake's nonce (an AuthSwitchRequest when the client's plugin is not the account's,
+    /// the plugin's exchange as at login), and a fresh session opens with the packet's
+    /// database and character set. Any failure (wrong password, unknown database) is an ERR
+    /// (1045, 1049, ...) and the connection closes, as with mysqld.
+    async fn change_user(&mut self, body: &[u8]) -> Result<()> {
+        let packet = ChangeUser::parse(body, self.capabilities)
+            .ok_or(Error::Refused(ErrPacket::unknown_command()))?;
+        for id in self.statements.drain_ids() {
+            self.session.close_statement(id);
+        }
+        // The old session's state goes now, whatever the outcome (mysqld cleans up before it
+        // authenticates): reset rolls back its transaction and clears its variables.
+        self.session.reset().await?;
+        self.status = StatusFlags::SERVER_STATUS_AUTOCOMMIT;
+        let user = String::from_utf8_lossy(packet.user).into_owned();
+        let host = self.info.host.clone();
+        let shared = self.shared.clone();
+        let account =
+            shared.backend.user(&user, &host).unwrap_or_else(|| UserAuth::decoy(&user, &host));
+        let client_plugin = match packet.plugin {
+            Some(p) if !p.is_empty() => p.to_vec(),
+            _ => AuthPlugin::MysqlNativePassword.name().as_bytes().to_vec(),
+        };
+        let (authenticated, password_used) = exchange(
+            &shared,
+            &mut self.io,
+            &account,
+            &client_plugin,
+            packet.auth.to_vec(),
+            false,
+            &self.scramble,
+            self.capabilities,
+        )
+        .await?;
+        if !authenticated {
+            return Err(Error::Refused(ErrPacket::access_denied(&user, &host, password_used)));
+        }
+        let mut info = self.info.clone();
+        info.user = user;
+        info.database =
+            (!packet.db.is_empty()).then(|| String::from_utf8_lossy(packet.db).into_owned());
+        if let Some(cs) = packet.charset.and_then(|c| u8::try_from(c).ok()) {
+            info.collation = cs;
+        }
+        if let Some(attributes) = packet.attributes {
+            info.attributes = attributes;
+        }
+        self.process.set_user(&info.user);
+        self.process.set_db(info.database.as_deref());
+        let mut session = shared.backend.open_session(&info).map_err(Error::Refused)?;
+        if let Some(db) = info.database.as_deref() {
+            match session.init_db(db).await {
+                Ok(()) => {}
+                Err(Error::Sql(e)) => return Err(Error::Refused(e)),
+                Err(e) => return Err(e),
+            }
+        }
+        // The old session (and its transaction, already rolled back) is dropped here.
+        self.session = session;
+        self.info = info;
+        self.ok();
+        Ok(())
     }
 
     /// The end-of-command EOF mysqld sends for COM_SET_OPTION (an OK with 0xFE header under

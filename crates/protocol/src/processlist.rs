@@ -110,7 +110,7 @@ impl ProcessList {
     ) -> Registration {
         let process = Arc::new(Process {
             id,
-            user: user.to_string(),
+            user: Mutex::new(user.to_string()),
             host,
             since_ms: AtomicU64::new(coarse_now_ms()),
             command: AtomicU8::new(COM_SLEEP),
@@ -201,7 +201,8 @@ impl Drop for Registration {
 #[derive(Debug)]
 pub struct Process {
     id: u32,
-    user: String,
+    /// Changed by COM_CHANGE_USER.
+    user: Mutex<String>,
     /// `ip:port` of a TCP client, `localhost` over the Unix socket, as mysqld lists them.
     host: String,
     /// When the current command (or the idle period) started, ms after `epoch`.
@@ -242,9 +243,14 @@ impl Process {
         self.id
     }
 
-    /// The user name the connection logged in with.
-    pub fn user(&self) -> &str {
-        &self.user
+    /// The user name the connection logged in with (or changed to with COM_CHANGE_USER).
+    pub fn user(&self) -> String {
+        self.user.lock().clone()
+    }
+
+    /// COM_CHANGE_USER authenticated the connection as `user`.
+    pub fn set_user(&self, user: &str) {
+        *self.user.lock() = user.to_string();
     }
 
     /// A command starts (`info`: its statement text, if it has one, stored with its passwords
@@ -324,7 +330,7 @@ impl Process {
         let killed = self.killed() == KILL_CONNECTION;
         ProcessRow {
             id: self.id,
-            user: self.user.clone(),
+            user: self.user.lock().clone(),
             host: self.host.clone(),
             db: self.db.lock().clone(),
             command: if killed {

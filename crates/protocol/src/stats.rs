@@ -19,6 +19,7 @@ pub mod command {
     pub const FIELD_LIST: u8 = 0x04;
     pub const STATISTICS: u8 = 0x09;
     pub const PING: u8 = 0x0e;
+    pub const CHANGE_USER: u8 = 0x11;
     pub const BINLOG_DUMP: u8 = 0x12;
     pub const REGISTER_SLAVE: u8 = 0x15;
     pub const STMT_PREPARE: u8 = 0x16;

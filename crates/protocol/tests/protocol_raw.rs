@@ -18,12 +18,14 @@ use tokio::net::TcpStream;
 /// A minimal client that speaks packets and nothing else.
 struct Raw {
     socket: TcpStream,
+    /// The greeting's nonce, once [`Raw::try_login`] read it.
+    nonce: Vec<u8>,
 }
 
 impl Raw {
     async fn connect(port: u16) -> Self {
         let socket = TcpStream::connect(("127.0.0.1", port)).await.expect("connect");
-        Self { socket }
+        Self { socket, nonce: Vec::new() }
     }
 
     /// Reads one packet (chunks joined); `None` at EOF.
@@ -78,6 +80,7 @@ impl Raw {
         assert_eq!(handshake.protocol_version(), 10);
         assert_eq!(handshake.server_version_ref(), b"8.0.40-binlogd");
         let nonce = handshake.nonce();
+        raw.nonce = nonce.clone();
         let caps = CapabilityFlags::CLIENT_PROTOCOL_41
             | CapabilityFlags::CLIENT_SECURE_CONNECTION
             | CapabilityFlags::CLIENT_PLUGIN_AUTH
@@ -849,4 +852,86 @@ async fn cursors_send_rows_in_fetch_sized_batches() {
         bad[1] = 0x7f;
         assert_eq!(err_of(&raw.command(&bad).await).0, 1243);
     }
+}
+
+/// A COM_CHANGE_USER packet as libmysql's `send_change_user_packet` builds it (with
+/// CLIENT_SECURE_CONNECTION and CLIENT_PLUGIN_AUTH): user, length-prefixed auth data,
+/// database, collation, plugin.
+fn change_user(user: &str, auth: &[u8], db: &str, collation: u16, plugin: &str) -> Vec<u8> {
+    let mut p = vec![0x11];
+    p.extend_from_slice(user.as_bytes());
+    p.push(0);
+    p.push(auth.len() as u8);
+    p.extend_from_slice(auth);
+    p.extend_from_slice(db.as_bytes());
+    p.push(0);
+    p.extend_from_slice(&collation.to_le_bytes());
+    p.extend_from_slice(plugin.as_bytes());
+    p.push(0);
+    p
+}
+
+/// The one value of a one-row, one-column text result (without DEPRECATE_EOF).
+async fn single_value(c: &mut Raw, sql: &str) -> Vec<u8> {
+    let mut cmd = vec![0x03];
+    cmd.extend_from_slice(sql.as_bytes());
+    assert_eq!(c.command(&cmd).await, vec![1], "{sql}: one column");
+    c.read().await.expect("definition");
+    c.read().await.expect("eof");
+    let row = c.read().await.expect("row").1;
+    c.read().await.expect("eof");
+    row[1..].to_vec()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn change_user_reauthenticates_and_resets_the_session() {
+    let server = start(ServerConfig::default()).await;
+    let mut c = Raw::login(server.port(), CapabilityFlags::empty()).await;
+    let nonce = c.nonce.clone();
+    assert_eq!(single_value(&mut c, "select user()").await, NATIVE_USER.as_bytes());
+    let prepared = c.command(b"\x16select ?").await;
+    assert_eq!(prepared[0], 0x00);
+    c.read().await.expect("param definition");
+    c.read().await.expect("eof");
+    c.read().await.expect("column definition");
+    c.read().await.expect("eof");
+
+    // Same plugin: answered at once over the handshake's nonce; the database and collation
+    // of the packet apply; the prepared statement is gone.
+    let scramble = scramble_native(&nonce, NATIVE_PASSWORD.as_bytes());
+    let packet = change_user(ADMIN_USER, &scramble, "otherdb", 8, "mysql_native_password");
+    let ok = c.command(&packet).await;
+    assert_eq!(ok[0], 0x00, "change user OK, got {ok:?}");
+    assert_eq!(single_value(&mut c, "select user()").await, ADMIN_USER.as_bytes());
+    assert_eq!(single_value(&mut c, "select database()").await, b"otherdb");
+    assert_eq!(single_value(&mut c, "select collation").await, b"8");
+    let mut execute = vec![0x17];
+    execute.extend_from_slice(&prepared[1..5]);
+    execute.extend_from_slice(&[0, 1, 0, 0, 0, 0, 1, 253, 0, 1, b'x']);
+    assert_eq!(err_of(&c.command(&execute).await).0, 1243);
+
+    // Another plugin (caching_sha2_password's answer for a native account): an
+    // AuthSwitchRequest naming the account's plugin with the handshake's nonce.
+    let packet = change_user(NATIVE_USER, &[9; 32], "", 45, "caching_sha2_password");
+    let switch = c.command(&packet).await;
+    let (plugin, switch_nonce) = switch_of(&switch);
+    assert_eq!(plugin, "mysql_native_password");
+    assert_eq!(&switch_nonce[..20], &nonce[..]);
+    c.write(2, &scramble_native(&switch_nonce[..20], NATIVE_PASSWORD.as_bytes())).await;
+    let (seq, ok) = c.read().await.expect("auth result");
+    assert_eq!((seq, ok[0]), (3, 0x00), "OK after the switch, got {ok:?}");
+    assert_eq!(single_value(&mut c, "select user()").await, NATIVE_USER.as_bytes());
+
+    // A wrong password: 1045, and the connection closes (mysqld's answer).
+    let packet = change_user(ADMIN_USER, &[1; 20], "", 45, "mysql_native_password");
+    let (code, state, message) = err_of(&c.command(&packet).await);
+    assert_eq!((code, state.as_str()), (1045, "28000"));
+    assert!(message.contains(&format!("'{ADMIN_USER}'@")), "{message}");
+    assert!(c.read().await.is_none(), "the connection closes");
+
+    // A truncated packet (no database terminator) is refused and closes too.
+    let mut c = Raw::login(server.port(), CapabilityFlags::empty()).await;
+    let (code, _, _) = err_of(&c.command(b"\x11user\x00\x14abc").await);
+    assert_eq!(code, 1047);
+    assert!(c.read().await.is_none(), "the connection closes");
 }

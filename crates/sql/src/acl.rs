@@ -408,6 +408,11 @@ impl Session {
                     self.need_table(Privileges::SELECT, "SELECT", t)
                 })
             }
+            // mysqld's `mysql_client_binlog_statement`: SUPER, BINLOG_ADMIN or
+            // REPLICATION_APPLIER (the project models dynamic privileges as SUPER).
+            Stmt::Binlog(_) => {
+                self.need_any(&[Privileges::SUPER], "SUPER, BINLOG_ADMIN or REPLICATION_APPLIER")
+            }
             // mysqld: SELECT on each table (`check_table_access(thd, SELECT_ACL, ...)`).
             Stmt::Checksum { tables, .. } => {
                 tables.iter().try_for_each(|t| self.need_table(Privileges::SELECT, "SELECT", t))
@@ -623,6 +628,7 @@ impl Session {
         server.count(plan.counter);
         let db = self.db.clone();
         let gtid = self.gtid_next;
+        let context = Some(self.query_context());
         let outcome = users.change_committed(
             |accounts| {
                 let mut warnings = Vec::new();
@@ -640,7 +646,13 @@ impl Session {
                     server.engine.drop_table_in(&mut txn, id)?;
                 }
                 server.engine.create_table_in(&mut txn, marker_schema(new))?;
-                server.hooks.committer.commit_ddl(txn, db.as_deref(), text, gtid)?;
+                server.hooks.committer.commit_ddl(
+                    txn,
+                    db.as_deref(),
+                    text,
+                    gtid,
+                    context.clone(),
+                )?;
                 Ok(server.engine.table_id(new).is_some())
             },
             |e| user_error(&e),

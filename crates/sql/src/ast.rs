@@ -79,6 +79,11 @@ pub enum Func {
     Round,
     /// Issue 19's byte and JSON functions (`json_funcs.rs`).
     Bytes(BytesFunc),
+    /// `GTID_SUBSET(a, b)`, `GTID_SUBTRACT(a, b)` (gtidfn.rs).
+    GtidSubset,
+    GtidSubtract,
+    /// `WAIT_FOR_EXECUTED_GTID_SET(set [, timeout])`: bound (it waits) at binding.
+    WaitForExecutedGtidSet,
 }
 
 /// HEX/UNHEX, JSON, hash, UUID functions and CASTs to JSON/BINARY/CHAR (`json_funcs.rs`).
@@ -494,6 +499,8 @@ pub enum Stmt {
     },
     /// `SHUTDOWN`: a clean shutdown of the server, as SIGTERM.
     Shutdown,
+    /// `BINLOG 'base64 events'` (mysqlbinlog output's row events): binlogstmt.rs.
+    Binlog(String),
     /// `KILL [CONNECTION | QUERY] id` (`query`: only the running statement).
     Kill {
         query: bool,

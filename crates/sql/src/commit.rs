@@ -66,6 +66,9 @@ pub struct TxnChanges {
     /// the TABLE_MAPs of each statement before its rows and sets `STMT_END_F` on each
     /// statement's last ROWS event, as mysqld. Empty: the whole transaction is one statement.
     pub statement_ends: Vec<usize>,
+    /// The session's values for the transaction's `BEGIN` QUERY event (thread id, character
+    /// sets, sql_mode...: [`commit::QueryContext`]); None: MySQL 8.0's defaults.
+    pub context: Option<Arc<commit::QueryContext>>,
 }
 
 impl TxnChanges {
@@ -119,12 +122,14 @@ pub trait TxnCommitter: Send + Sync {
     /// QUERY event with its own GTID, in one two-phase commit: after a crash the change and
     /// its event are both there or both gone. On error the change is not applied. An
     /// assigned `gtid_next` already executed skips the statement (the change is rolled back).
+    /// `context` holds the session's values for the QUERY event (None: MySQL 8.0's defaults).
     fn commit_ddl(
         &self,
         txn: Txn,
         db: Option<&str>,
         query: &str,
         gtid_next: GtidNext,
+        context: Option<Arc<commit::QueryContext>>,
     ) -> Result<CommitOutcome>;
 
     /// True when [`TxnCommitter::commit_deferred`] hands the commit over without blocking
@@ -207,6 +212,7 @@ impl TxnCommitter for EngineCommitter {
         _db: Option<&str>,
         _query: &str,
         _gtid: GtidNext,
+        _context: Option<Arc<commit::QueryContext>>,
     ) -> Result<CommitOutcome> {
         // Without a binlog there is nothing to log: a one-phase commit, durable on return.
         let lsn = self.engine.commit(txn)?;

@@ -138,6 +138,7 @@ impl Session {
             self.db.as_deref(),
             sql.trim().trim_end_matches(';'),
             gtid,
+            Some(self.query_context()),
         );
         if let Some(name) = database {
             server.refresh_database(&name);

@@ -776,7 +776,10 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
                 }
             }
         },
+        Func::GtidSubset => super::gtidfn::subset(&arg(&a, 0), &arg(&a, 1))?,
+        Func::GtidSubtract => super::gtidfn::subtract(&arg(&a, 0), &arg(&a, 1))?,
         Func::Now
+        | Func::WaitForExecutedGtidSet
         | Func::Database
         | Func::Version
         | Func::ConnectionId

@@ -399,6 +399,18 @@ impl Binder<'_> {
                     Func::User => {
                         Expr::Lit(Value::Bytes(format!("{}@{}", s.user, s.host).into_bytes()))
                     }
+                    Func::WaitForExecutedGtidSet => {
+                        // It waits: on a thread that must not block, the statement runs
+                        // again where it may (as after a refused row-lock wait).
+                        if engine::waits_refused() {
+                            return Err(SqlError::Engine(engine::Error::WouldBlock));
+                        }
+                        let vals = args
+                            .iter()
+                            .map(|x| eval(&self.bind(x)?, &[], &[]))
+                            .collect::<Result<Vec<_>>>()?;
+                        Expr::Lit(s.wait_for_executed_gtid_set(&vals)?)
+                    }
                     _ => Expr::Func(*f, args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?),
                 }
             }
@@ -1172,7 +1184,7 @@ impl Session {
 }
 
 /// ORDER BY order: NULLs first, then SQL comparison.
-fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
+pub(crate) fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
     use std::cmp::Ordering::*;
     match (a, b) {
         (Value::Null, Value::Null) => Equal,
@@ -1519,9 +1531,13 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             Some(_) => MysqlType::LongLong,
         },
         Expr::Func(f, args) => match f {
-            Func::UnixTimestamp | Func::Length | Func::CharLength | Func::Floor | Func::Ceil => {
-                MysqlType::LongLong
-            }
+            Func::UnixTimestamp
+            | Func::Length
+            | Func::CharLength
+            | Func::Floor
+            | Func::Ceil
+            | Func::GtidSubset
+            | Func::WaitForExecutedGtidSet => MysqlType::LongLong,
             Func::Concat | Func::Upper | Func::Lower => MysqlType::VarString,
             Func::Abs | Func::Round => args.first().map_or(MysqlType::Double, t),
             Func::Coalesce | Func::IfNull => {

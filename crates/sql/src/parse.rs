@@ -375,6 +375,13 @@ impl Front<'_> {
         if self.word("SET") {
             return self.set();
         }
+        if self.word("BINLOG") {
+            let text = self.string()?;
+            if !self.at_end() {
+                return Err(self.error_here());
+            }
+            return Ok(Stmt::Binlog(text));
+        }
         if self.peek_word("SHUTDOWN") {
             self.parser.next_token();
             if !self.at_end() {
@@ -1838,6 +1845,9 @@ impl Front<'_> {
             "floor" => (Func::Floor, 1, 1),
             "ceil" | "ceiling" => (Func::Ceil, 1, 1),
             "round" => (Func::Round, 1, 2),
+            "gtid_subset" => (Func::GtidSubset, 2, 2),
+            "gtid_subtract" => (Func::GtidSubtract, 2, 2),
+            "wait_for_executed_gtid_set" => (Func::WaitForExecutedGtidSet, 1, 2),
             "values" if xs.len() == 1 => return Ok(Expr::InsertValue(Box::new(xs.remove(0)))),
             _ => return Err(SqlError::NoSuchFunction(name)),
         };

@@ -77,6 +77,7 @@ pub(crate) static COUNTERS: &[&str] = &[
     "Com_update",
     "Com_delete",
     "Com_begin",
+    "Com_binlog",
     "Com_commit",
     "Com_rollback",
     "Com_set_option",

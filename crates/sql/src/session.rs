@@ -136,6 +136,9 @@ pub struct Session {
     pub(crate) locked_tables: Option<Vec<(String, bool)>>,
     /// The write pass the running statement holds (`locks.rs`).
     pub(crate) write_pass: Option<super::locks::WritePass>,
+    /// What `BINLOG '…'` statements established (binlogstmt.rs): the format description
+    /// and the table maps by table id, as mysqld's `rli_fake`.
+    pub(crate) binlog_replay: super::rowimage::Replay,
 }
 
 impl std::fmt::Debug for Session {
@@ -186,6 +189,7 @@ impl Session {
             next_isolation: None,
             locked_tables: None,
             write_pass: None,
+            binlog_replay: Default::default(),
         }
     }
 
@@ -671,6 +675,7 @@ impl Session {
             Stmt::Admin(cmd) => self.admin(cmd),
             Stmt::Checksum { tables, quick } => self.checksum_table(tables, *quick),
             Stmt::Shutdown => self.shutdown(),
+            Stmt::Binlog(text) => self.binlog_statement(text),
             Stmt::Account(a) => {
                 // Account statements commit an open transaction, as mysqld's implicit commit.
                 self.commit_open()?;
@@ -687,7 +692,13 @@ impl Session {
     pub(crate) fn new_txn(&self) -> OpenTxn {
         OpenTxn {
             txn: self.server.engine.begin(),
-            changes: TxnChanges { session: u64::from(self.connection_id), ..TxnChanges::default() },
+            changes: TxnChanges {
+                session: u64::from(self.connection_id),
+                // mysqld's BEGIN event takes the session's values when the transaction's
+                // first event is cached.
+                context: Some(self.query_context()),
+                ..TxnChanges::default()
+            },
             undo: Vec::new(),
             savepoints: Vec::new(),
             isolation: self.isolation_for_new_txn(),
@@ -697,7 +708,10 @@ impl Session {
     }
 
     /// Runs a statement inside the open transaction, or in its own one under autocommit.
-    fn in_txn(&mut self, f: impl FnOnce(&mut Session) -> Result<Output>) -> Result<Output> {
+    pub(crate) fn in_txn(
+        &mut self,
+        f: impl FnOnce(&mut Session) -> Result<Output>,
+    ) -> Result<Output> {
         let own = self.txn.is_none() && self.autocommit;
         if self.txn.is_none() {
             let mut open = self.new_txn();

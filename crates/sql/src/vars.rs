@@ -286,9 +286,16 @@ registry! {
     CharacterSetResults = "character_set_results", Both, Text, "utf8mb4", SET, "";
     CharacterSetServer = "character_set_server", Both, Text, "utf8mb4", SET, "";
     CharacterSetSystem = "character_set_system", Global, Text, "utf8mb3", READ_ONLY, "";
+    /// MariaDB's `OPTION_NO_CHECK_CONSTRAINT_CHECKS`, which mariadb-binlog prints from every
+    /// QUERY event's flags2 (`SET @@session.check_constraint_checks=1, ...`); binlogd has no
+    /// CHECK constraints, so it changes nothing, but the replayed line must not fail.
+    CheckConstraintChecks = "check_constraint_checks", Both, Bool, "ON", SET, "";
     CollationConnection = "collation_connection", Both, Text, "utf8mb4_0900_ai_ci", SET, "";
     CollationDatabase = "collation_database", Both, Text, "utf8mb4_0900_ai_ci", SET, "";
     CollationServer = "collation_server", Both, Text, "utf8mb4_0900_ai_ci", SET, "";
+    /// Set by mysqlbinlog output (`SET COMPLETION_TYPE=0`); only NO_CHAIN behaviour exists.
+    CompletionType = "completion_type", Both, Enum(&["NO_CHAIN", "CHAIN", "RELEASE"]), "NO_CHAIN",
+        SET, "";
     ConnectTimeout = "connect_timeout", Global, Integer { min: 2, max: 31_536_000 }, "10",
         OPTION_SET, "seconds a client may take to authenticate";
     Datadir = "datadir", Global, Text, "./data", OPTION, "data directory (created on first start)";
@@ -372,6 +379,8 @@ registry! {
     MaxConnectErrors = "max_connect_errors", Global, uint(u64::MAX), "100", SET, "";
     MaxConnections = "max_connections", Global, Integer { min: 1, max: 100_000 }, "151", OPTION_SET,
         "most client connections open at once";
+    /// Set by mysqlbinlog output (`SET @@session.max_delayed_threads=0`); no INSERT DELAYED.
+    MaxDelayedThreads = "max_delayed_threads", Both, uint(16384), "20", SET, "";
     MaxExecutionTime = "max_execution_time", Both, uint(U32), "0", SET, "";
     NetBufferLength = "net_buffer_length", Both, Integer { min: 1024, max: 1 << 20 }, "16384", SET,
         "";
@@ -436,6 +445,10 @@ registry! {
     SyncBinlog = "sync_binlog", Global, Integer { min: 0, max: U32 }, "1", OPTION_SET,
         "fdatasync the binlog every N commit groups (0: leave it to the OS)";
     SystemTimeZone = "system_time_zone", Global, Text, "UTC", READ_ONLY, "";
+    /// MariaDB's, printed by mariadb-binlog beside check_constraint_checks; no system-versioned
+    /// tables here, so it changes nothing.
+    SystemVersioningInsertHistory = "system_versioning_insert_history", Both, Bool, "OFF", SET,
+        "";
     TableOpenCache = "table_open_cache", Global, uint(524_288), "4000", SET, "";
     ThreadCacheSize = "thread_cache_size", Global, uint(16384), "9", SET, "";
     TimeZone = "time_zone", Both, Text, "SYSTEM", SET, "";

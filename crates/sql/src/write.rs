@@ -16,14 +16,14 @@ use super::ast::{BinOp, Delete, Expr, Insert, OrderItem, Update};
 use super::commit::{ChangeKind, ChangedRow};
 use super::error::{Result, SqlError};
 use super::eval::{engine_value_error, eval, to_column};
-use super::exec::{count_value, fetch, key_value, matches, plan_access, Access};
+use super::exec::{count_value, fetch, key_value, matches, order_cmp, plan_access, Access};
 use super::output::Output;
 use super::session::{Session, Undo};
 
 /// Where a table's rows are and how they look.
-struct Target {
-    id: TableId,
-    schema: Arc<TableSchema>,
+pub(crate) struct Target {
+    pub(crate) id: TableId,
+    pub(crate) schema: Arc<TableSchema>,
 }
 
 impl Session {
@@ -39,7 +39,12 @@ impl Session {
         Ok(engine.get(&open.txn, t.id, key)?)
     }
 
-    fn write_insert(&mut self, t: &Target, row: Row, row_no: u64) -> Result<(Key, Option<u64>)> {
+    pub(crate) fn write_insert(
+        &mut self,
+        t: &Target,
+        row: Row,
+        row_no: u64,
+    ) -> Result<(Key, Option<u64>)> {
         let engine = self.server.engine.clone();
         let open = self.txn_mut()?;
         let proposed = row.clone();
@@ -55,7 +60,7 @@ impl Session {
     }
 
     /// Replaces the row at `key` (whose current image is `before`) with `row`.
-    fn write_update(
+    pub(crate) fn write_update(
         &mut self,
         t: &Target,
         key: &Key,
@@ -96,7 +101,7 @@ impl Session {
         Ok(())
     }
 
-    fn write_delete(&mut self, t: &Target, key: &Key, before: Row) -> Result<bool> {
+    pub(crate) fn write_delete(&mut self, t: &Target, key: &Key, before: Row) -> Result<bool> {
         let engine = self.server.engine.clone();
         let open = self.txn_mut()?;
         if !engine.delete(&mut open.txn, t.id, key)? {
@@ -283,23 +288,57 @@ impl Session {
         Ok(engine.get_for_update(&mut open.txn, t.id, &key)?.map(|r| (key, r)))
     }
 
-    /// Locked rows matching a bound WHERE clause, in key order (or `order_by`), at most `limit`.
+    /// The bound ORDER BY of a single-table UPDATE/DELETE (mysqld's `Sql_cmd_update` /
+    /// `Sql_cmd_delete` with `order`): expressions over the table's columns.
+    fn bind_order(
+        &self,
+        schema: &Arc<TableSchema>,
+        alias: Option<&String>,
+        order_by: &[OrderItem],
+        params: &[Value],
+    ) -> Result<Vec<(Expr, bool)>> {
+        let mut b = self.binder(Some(schema), params, "order clause").with_alias(alias);
+        order_by.iter().map(|o| Ok((b.bind(&o.expr)?, o.desc))).collect()
+    }
+
+    /// Locked rows matching a bound WHERE clause, in key order (or `order`, mysqld's filesort
+    /// before the LIMIT), at most `limit`.
     fn locked_matches(
         &mut self,
         t: &Target,
         filter: Option<&Expr>,
-        order_by: &[OrderItem],
+        order: &[(Expr, bool)],
         limit: Option<u64>,
     ) -> Result<Vec<(Key, Row)>> {
-        if !order_by.is_empty() {
-            return Err(SqlError::NotSupported("ORDER BY in UPDATE/DELETE".into()));
-        }
         let engine = self.server.engine.clone();
         let access = plan_access(&t.schema, filter);
         let keys: Vec<Key> = match &access {
             // Point access: lock directly, no read before the lock.
-            Access::Keys(keys) => {
+            Access::Keys(keys) if order.is_empty() => {
                 keys.iter().map(|k| t.schema.key_of_values(&t.schema.primary_key, k)).collect()
+            }
+            _ if !order.is_empty() => {
+                // Candidates read without locks, sorted, then locked in that order and
+                // re-checked (a row changed meanwhile is judged on its new image).
+                let open = self.txn_mut()?;
+                let mut found = Vec::new();
+                for (k, r) in fetch(&engine, &open.txn, t.id, &access, usize::MAX)? {
+                    if matches(filter, &r)? {
+                        let sort: Vec<Value> =
+                            order.iter().map(|(e, _)| eval(e, &r, &[])).collect::<Result<_>>()?;
+                        found.push((k, sort));
+                    }
+                }
+                found.sort_by(|(_, a), (_, b)| {
+                    for (i, (_, desc)) in order.iter().enumerate() {
+                        let o = order_cmp(&a[i], &b[i]);
+                        if o != std::cmp::Ordering::Equal {
+                            return if *desc { o.reverse() } else { o };
+                        }
+                    }
+                    std::cmp::Ordering::Equal
+                });
+                found.into_iter().map(|(k, _)| k).collect()
             }
             _ => {
                 let open = self.txn_mut()?;
@@ -353,7 +392,8 @@ impl Session {
             u.filter.as_ref().map(|f| b.bind(f)).transpose()?
         };
         let limit = u.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
-        let rows = self.locked_matches(&t, filter.as_ref(), &u.order_by, limit)?;
+        let order = self.bind_order(&schema, u.alias.as_ref(), &u.order_by, params)?;
+        let rows = self.locked_matches(&t, filter.as_ref(), &order, limit)?;
         let (matched, mut changed) = (rows.len() as u64, 0u64);
         for (i, (key, old)) in rows.into_iter().enumerate() {
             let row_no = i as u64 + 1;
@@ -390,7 +430,8 @@ impl Session {
             d.filter.as_ref().map(|f| b.bind(f)).transpose()?
         };
         let limit = d.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
-        let rows = self.locked_matches(&t, filter.as_ref(), &d.order_by, limit)?;
+        let order = self.bind_order(&schema, d.alias.as_ref(), &d.order_by, params)?;
+        let rows = self.locked_matches(&t, filter.as_ref(), &order, limit)?;
         let mut deleted = 0;
         for (key, old) in rows {
             if self.write_delete(&t, &key, old)? {

@@ -240,19 +240,31 @@ impl<E: Engine> Inner<E> {
         let trailer = self.ctx.checksum.len();
         let mut rest = Vec::new();
         match work {
-            PreparedWork::Dml { xid, rows, db, .. } => {
-                let begin = QueryEvent::begin(0, db, &StatusVars::mysql80_default())?;
+            PreparedWork::Dml { xid, rows, db, context, .. } => {
+                // mysqld's BEGIN carries the session's status variables like any QUERY event.
+                let begin = match context {
+                    Some(c) => QueryEvent::begin(c.thread_id, db, &c.status)?,
+                    None => QueryEvent::begin(0, db, &StatusVars::mysql80_default())?,
+                };
                 Event::new(header, EventBody::Query(begin)).encode(&self.ctx, 0, &mut rest)?;
                 rest.extend_from_slice(rows);
                 Event::new(header, EventBody::Xid(XidEvent { xid: *xid }))
                     .encode(&self.ctx, 0, &mut rest)?;
             }
-            PreparedWork::Ddl { xid, db, query, .. } => {
+            PreparedWork::Ddl { xid, db, query, context, .. } => {
                 // MySQL 8.0's atomic DDL: the QUERY event names the DDL's XID
                 // (Q_DDL_LOGGED_WITH_XID), which binlog recovery collects with the XID events'
                 // (`Binlog_recovery::process_atomic_ddl`, sql/binlog/recovery.cc).
-                let status = StatusVars::mysql80_ddl(db, Some(*xid));
-                let q = QueryEvent::new(0, 0, db, query, &status)?;
+                let mut status = StatusVars::mysql80_ddl(db, Some(*xid));
+                let mut thread_id = 0;
+                if let Some(c) = context {
+                    let (dbs, ddl_xid) = (status.updated_db_names.take(), status.ddl_xid);
+                    status = c.status.clone();
+                    status.updated_db_names = dbs;
+                    status.ddl_xid = ddl_xid;
+                    thread_id = c.thread_id;
+                }
+                let q = QueryEvent::new(thread_id, 0, db, query, &status)?;
                 Event::new(header, EventBody::Query(q)).encode(&self.ctx, 0, &mut rest)?;
             }
         }

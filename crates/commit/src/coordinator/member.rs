@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use binlog::gtid::Gtid;
 use parking_lot::{Condvar, Mutex};
 
-use super::{Committed, Inner};
+use super::{Committed, Inner, QueryContext};
 use crate::engine_api::Engine;
 use crate::error::{Error, Result};
 use crate::stats::{CyclePart, Stage};
@@ -23,10 +23,25 @@ use crate::writeset::WriteSet;
 /// What a prepared member logs: its XID, the LSN its prepare record ends at, and its events.
 pub(super) enum PreparedWork {
     /// `writeset` and `session` (0: none) are for WRITESET dependency tracking.
-    Dml { xid: u64, prepare_lsn: u64, rows: Vec<u8>, db: String, writeset: WriteSet, session: u64 },
+    /// `context`: the session's values for the `BEGIN` QUERY event (None: the defaults).
+    Dml {
+        xid: u64,
+        prepare_lsn: u64,
+        rows: Vec<u8>,
+        db: String,
+        writeset: WriteSet,
+        session: u64,
+        context: Option<Arc<QueryContext>>,
+    },
     /// A DDL transaction: its schema changes are prepared in the engine with `xid`, which
     /// its QUERY event carries (`ddl_xid`) for recovery to find.
-    Ddl { xid: u64, prepare_lsn: u64, db: String, query: String },
+    Ddl {
+        xid: u64,
+        prepare_lsn: u64,
+        db: String,
+        query: String,
+        context: Option<Arc<QueryContext>>,
+    },
 }
 
 /// Where a member's outcome stands.

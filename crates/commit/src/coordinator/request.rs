@@ -3,8 +3,34 @@
 //! waiting ([`super::Coordinator::commit`], [`super::Coordinator::commit_batch`],
 //! [`super::Coordinator::commit_deferred`]) instead of one per combination.
 
+use std::sync::Arc;
+
+use binlog::event::StatusVars;
+
 use crate::cache::BinlogCache;
 use crate::gtid_state::OwnedGtid;
+
+/// The session values mysqld writes into a transaction's QUERY events (the `BEGIN` of a row
+/// transaction, or the DDL): the post-header's thread id and the status variables
+/// (`Query_log_event::Query_log_event(THD*, ...)`, sql/log_event.cc: `pseudo_thread_id`,
+/// `option_bits` as flags2, `sql_mode`, `character_set_client` / `collation_connection` /
+/// `collation_server` ids, `auto_increment_*`, `time_zone`, `lc_time_names`,
+/// `default_collation_for_utf8mb4`). A replica applies each QUERY event with them, so they
+/// must be the session's: a MariaDB replica refuses a collation id it does not have (255).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryContext {
+    /// `thread_id` of the QUERY post-header: the session's `pseudo_thread_id`.
+    pub thread_id: u32,
+    /// The status variables; the DDL path adds `updated_db_names` and `ddl_xid` itself.
+    pub status: StatusVars,
+}
+
+impl Default for QueryContext {
+    /// A session with MySQL 8.0's defaults (utf8mb4_0900_ai_ci everywhere), thread 0.
+    fn default() -> Self {
+        QueryContext { thread_id: 0, status: StatusVars::mysql80_default() }
+    }
+}
 
 /// One transaction to commit: the engine transaction, what it logs, and its GTID.
 #[derive(Debug)]
@@ -13,6 +39,8 @@ pub struct CommitRequest<T> {
     pub txn: T,
     pub work: Work,
     pub gtid: GtidChoice,
+    /// The session's values for the QUERY events (None: [`QueryContext::default`]).
+    pub context: Option<Arc<QueryContext>>,
 }
 
 /// What the transaction writes to the binlog.
@@ -42,18 +70,24 @@ pub enum GtidChoice {
 impl<T> CommitRequest<T> {
     /// A row transaction with an automatic GTID.
     pub fn rows(txn: T, cache: BinlogCache) -> Self {
-        CommitRequest { txn, work: Work::Rows(cache), gtid: GtidChoice::Automatic }
+        CommitRequest { txn, work: Work::Rows(cache), gtid: GtidChoice::Automatic, context: None }
     }
 
     /// A DDL transaction (schema changes staged in `txn`) with an automatic GTID.
     pub fn ddl(txn: T, db: impl Into<String>, query: impl Into<String>) -> Self {
         let work = Work::Ddl { db: db.into(), query: query.into() };
-        CommitRequest { txn, work, gtid: GtidChoice::Automatic }
+        CommitRequest { txn, work, gtid: GtidChoice::Automatic, context: None }
     }
 
     /// The same request with an assigned GTID the caller owns.
     pub fn with_gtid(mut self, owned: OwnedGtid) -> Self {
         self.gtid = GtidChoice::Assigned(owned);
+        self
+    }
+
+    /// The same request logged with the session's values (thread id, charsets, sql_mode...).
+    pub fn with_context(mut self, context: Arc<QueryContext>) -> Self {
+        self.context = Some(context);
         self
     }
 }

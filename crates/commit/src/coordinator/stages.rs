@@ -120,7 +120,7 @@ impl<E: Engine> Inner<E> {
     /// buffered prepare record and the session's events.
     pub(super) fn prepare(&self, req: CommitRequest<E::Txn>) -> Result<Prepared<E>> {
         let last_committed_abs = self.max_committed.load(Ordering::Acquire);
-        let CommitRequest { txn, work, gtid } = req;
+        let CommitRequest { txn, work, gtid, context } = req;
         let explicit = match gtid {
             GtidChoice::Assigned(owned) => Some((owned.gtid, owned.owner)),
             GtidChoice::Automatic => None,
@@ -154,7 +154,10 @@ impl<E: Engine> Inner<E> {
                         return Err(engine_error::<E>(e));
                     }
                 };
-                (Some(t), PreparedWork::Dml { xid, prepare_lsn, rows, db, writeset, session })
+                (
+                    Some(t),
+                    PreparedWork::Dml { xid, prepare_lsn, rows, db, writeset, session, context },
+                )
             }
             (mut t, Work::Ddl { db, query }) => {
                 let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
@@ -165,7 +168,7 @@ impl<E: Engine> Inner<E> {
                         return Err(engine_error::<E>(e));
                     }
                 };
-                (Some(t), PreparedWork::Ddl { xid, prepare_lsn, db, query })
+                (Some(t), PreparedWork::Ddl { xid, prepare_lsn, db, query, context })
             }
         };
         Ok(Prepared::Member(Arc::new(Member {

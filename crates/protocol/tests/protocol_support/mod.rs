@@ -77,6 +77,8 @@ impl Backend for TestBackend {
 
     fn open_session(&self, info: &ConnectionInfo) -> Result<TestSession, ErrPacket> {
         Ok(TestSession {
+            user: info.user.clone(),
+            collation: info.collation,
             db: None,
             tls: info.tls,
             statements: HashMap::new(),
@@ -90,6 +92,10 @@ impl Backend for TestBackend {
 }
 
 pub struct TestSession {
+    /// The account the session was opened for (login or COM_CHANGE_USER).
+    user: String,
+    /// The collation id of the handshake or COM_CHANGE_USER.
+    collation: u8,
     timeouts: protocol::Timeouts,
     db: Option<String>,
     tls: bool,
@@ -172,6 +178,16 @@ impl TestSession {
                     .await?;
                 let db = self.db.clone().map_or(Value::NULL, |d| Value::Bytes(d.into_bytes()));
                 out.row(&[db]).await?;
+                out.end_result_set(0)?;
+            }
+            ["select", "user()"] => {
+                out.start_result_set(&[col("user()", ColumnType::MYSQL_TYPE_VAR_STRING)]).await?;
+                out.row(&[Value::Bytes(self.user.clone().into_bytes())]).await?;
+                out.end_result_set(0)?;
+            }
+            ["select", "collation"] => {
+                out.start_result_set(&[col("collation", ColumnType::MYSQL_TYPE_LONGLONG)]).await?;
+                out.row(&[Value::Int(i64::from(self.collation))]).await?;
                 out.end_result_set(0)?;
             }
             ["select", "tls"] => {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use binlog::event::{LogicalClock, RowsKind, Value as BinValue};
 use binlog::gtid::Gtid;
 use commit::{BinlogCache, Coordinator};
-use engine::{ColumnType, Engine, Row, TableId, TableSchema, Txn, Value};
+use engine::{Engine, Row, TableId, TableSchema, Txn, Value};
 
 /// Why a transaction could not be applied (Last_SQL_Errno / Last_SQL_Error).
 #[derive(Debug, thiserror::Error)]
@@ -214,66 +214,14 @@ fn find_key(
     Ok(rows.into_iter().find(|(_, row)| row == before).map(|(k, _)| k.to_vec()))
 }
 
-/// Converts a full row image to the engine's values for `schema`; Err names the column.
-pub fn to_engine_row(schema: &TableSchema, values: &[BinValue]) -> Result<Row, (usize, String)> {
-    if values.len() != schema.columns.len() {
-        return Err((
-            values.len().min(schema.columns.len()),
-            format!(
-                "the row image has {} columns, the table {} (binlogd applies full row images)",
-                values.len(),
-                schema.columns.len()
-            ),
-        ));
-    }
-    values
-        .iter()
-        .zip(&schema.columns)
-        .enumerate()
-        .map(|(i, (v, c))| {
-            if crate::replica::apply_bytes::handles(c.ty) {
-                return crate::replica::apply_bytes::to_engine_value(v, c).map_err(|why| (i, why));
-            }
-            to_engine_value(v, c.ty).map_err(|why| (i, why))
-        })
-        .collect()
-}
-
-fn to_engine_value(v: &BinValue, ty: ColumnType) -> Result<Value, String> {
-    let mismatch = || format!("{v:?} does not fit {ty:?}");
-    Ok(match (v, ty) {
-        (BinValue::Null, _) => Value::Null,
-        (BinValue::Int(i), ColumnType::Integer { unsigned: false, .. }) => Value::Int(*i),
-        (BinValue::UInt(u), ColumnType::Integer { unsigned: false, .. }) => {
-            Value::Int(i64::try_from(*u).map_err(|_| mismatch())?)
-        }
-        // A TABLE_MAP without signedness metadata logs unsigned columns as signed: the
-        // two's complement bits are the unsigned value.
-        (BinValue::Int(i), ColumnType::Integer { unsigned: true, bytes }) => {
-            let bits = u32::from(bytes.min(8)) * 8;
-            let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-            Value::UInt((*i as u64) & mask)
-        }
-        (BinValue::UInt(u), ColumnType::Integer { unsigned: true, .. }) => Value::UInt(*u),
-        (BinValue::Double(d), ColumnType::Double) => Value::Double(*d),
-        (BinValue::Float(f), ColumnType::Double) => Value::Double(f64::from(*f)),
-        (BinValue::Decimal(text), ColumnType::Decimal { .. }) => {
-            Value::Decimal(engine::Decimal::parse(text).ok_or_else(mismatch)?)
-        }
-        (BinValue::Bytes(b), ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text) => {
-            Value::Bytes(b.clone())
-        }
-        (BinValue::DateTime(t), ColumnType::DateTime) => {
-            Value::DateTime(commit::datetime_from_binlog(t))
-        }
-        _ => return Err(mismatch()),
-    })
-}
+/// Converts a full row image to the engine's values (the SQL layer's, shared with its
+/// `BINLOG '…'` statement).
+pub use sql::rowimage::to_engine_row;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::Column;
+    use engine::{Column, ColumnType};
 
     #[test]
     fn values_convert_by_column_type() {

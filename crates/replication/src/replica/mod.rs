@@ -18,7 +18,6 @@
 
 pub mod applier;
 pub mod apply;
-mod apply_bytes;
 pub mod receiver;
 pub mod settings;
 pub mod statements;

@@ -13,6 +13,8 @@ pub struct Recording {
     pub commits: Mutex<Vec<(TxnChanges, GtidNext)>>,
     /// Every DDL statement: its default database and text.
     pub ddl: Mutex<Vec<(Option<String>, String)>>,
+    /// The session values each DDL statement was handed with (its QUERY event's).
+    pub ddl_contexts: Mutex<Vec<Option<Arc<commit::QueryContext>>>>,
 }
 
 impl Recording {
@@ -21,6 +23,7 @@ impl Recording {
             engine: EngineCommitter::new(engine.clone()),
             commits: Mutex::default(),
             ddl: Mutex::default(),
+            ddl_contexts: Mutex::default(),
         })
     }
 
@@ -48,8 +51,10 @@ impl TxnCommitter for Recording {
         db: Option<&str>,
         query: &str,
         gtid: GtidNext,
+        context: Option<std::sync::Arc<commit::QueryContext>>,
     ) -> Result<CommitOutcome, SqlError> {
         self.ddl.lock().expect("lock").push((db.map(str::to_string), query.to_string()));
-        self.engine.commit_ddl(txn, db, query, gtid)
+        self.ddl_contexts.lock().expect("lock").push(context.clone());
+        self.engine.commit_ddl(txn, db, query, gtid, context)
     }
 }

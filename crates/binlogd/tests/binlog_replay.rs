@@ -1,0 +1,106 @@
+//! Point-in-time replay with MariaDB's tool: `mariadb-binlog FILE | mariadb` from a source
+//! binlogd into a fresh one reproduces the source's tables (equal CHECKSUM TABLE). The output
+//! holds the DDL as statements and every row change as `BINLOG '…'` (base64 TABLE_MAP + ROWS
+//! events), which binlogd applies through the session's write path (issue 18); its SET lines
+//! (`max_delayed_threads`, `COMPLETION_TYPE`, MariaDB's `check_constraint_checks`, numeric
+//! `sql_mode` and collation ids) must all be accepted, since the client stops at the first
+//! error. Also: BINLOG needs SUPER (1227).
+//!
+//! `mariadb-binlog --read-from-remote-server` is not tested: it refuses any server whose
+//! version does not start with a digit it knows (binlogd reports 8.0.40-binlogd;
+//! docs/replication.md).
+//!
+//! Needs `mariadb-binlog` and `mariadb` (mariadb-client, installed by scripts/test.sh).
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use support::{client, fails, ok, start, Running};
+
+fn root(server: &Running, sql: &str) -> String {
+    ok(support::mariadb(server.port, "root", "", &[], sql))
+}
+
+const NAMES: &str = "SET NAMES utf8mb4 COLLATE utf8mb4_general_ci; \
+                     SET collation_server = 'utf8mb4_general_ci';";
+
+const WORKLOAD: &str = "
+CREATE DATABASE pit;
+CREATE TABLE pit.items (
+  id INT PRIMARY KEY, ti TINYINT, su SMALLINT UNSIGNED, bi BIGINT, bu BIGINT UNSIGNED,
+  db DOUBLE, de DECIMAL(20,6), ch CHAR(4), vc VARCHAR(40), tx TEXT, dt DATETIME);
+CREATE TABLE pit.log (msg VARCHAR(20), n INT, KEY (n));
+CREATE TABLE pit.seq (k BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(5));
+INSERT INTO pit.items VALUES
+  (1, -128, 65535, -9223372036854775808, 18446744073709551615, 1.5, -12345678901234.123456,
+   'ab', 'it''s \\\\ é 😀', 'line1\\nline2', '2020-02-29 23:59:59'),
+  (2, 127, 0, 9223372036854775807, 0, -2.25, 0.000001, '', '', '', '1000-01-01 00:00:00'),
+  (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+INSERT INTO pit.log VALUES ('same', 1), ('same', 1), (NULL, 2);
+INSERT INTO pit.seq (v) VALUES ('a'), ('b'), ('c');
+BEGIN;
+INSERT INTO pit.log VALUES ('txn', 3);
+UPDATE pit.items SET vc = 'updated', id = 20 WHERE id = 2;
+DELETE FROM pit.seq WHERE k = 2;
+UPDATE pit.log SET n = 7 WHERE msg = 'same';
+DELETE FROM pit.log WHERE msg IS NULL;
+COMMIT;
+CREATE TABLE pit.gone (a INT PRIMARY KEY);
+INSERT INTO pit.gone VALUES (1);
+DROP TABLE pit.gone;
+UPDATE pit.items SET tx = CONCAT(tx, '!'), bi = bi + 1 WHERE id = 1;
+DELETE FROM pit.items WHERE id = 3;
+INSERT INTO pit.seq (v) VALUES ('d');
+";
+
+const TABLES: &str = "pit.items, pit.log, pit.seq";
+
+#[test]
+fn mariadb_binlog_output_replays_rows_into_a_fresh_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source_dir = dir.path().join("source");
+    let source = start(&source_dir, &["--initialize-insecure"]);
+    root(&source, &format!("{NAMES} {WORKLOAD}"));
+    let expected = root(&source, &format!("CHECKSUM TABLE {TABLES}"));
+    assert!(!expected.contains("NULL"), "{expected}");
+
+    let file = source_dir.join("binlog").join("binlog.000001");
+    let out = Command::new("mariadb-binlog")
+        .arg(&file)
+        .output()
+        .expect("run mariadb-binlog (scripts/test.sh installs mariadb-client)");
+    assert!(out.status.success(), "mariadb-binlog: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("BINLOG '"), "row events are printed as BINLOG statements");
+
+    let target = start(&dir.path().join("target"), &["--initialize-insecure"]);
+    let mut child = client("mariadb", target.port, "root", "")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mariadb");
+    child.stdin.take().expect("stdin").write_all(&out.stdout).expect("write the replay");
+    let replay = child.wait_with_output().expect("mariadb");
+    assert!(replay.status.success(), "replay: {}", String::from_utf8_lossy(&replay.stderr));
+    assert_eq!(root(&target, &format!("CHECKSUM TABLE {TABLES}")), expected);
+    assert_eq!(
+        root(&target, "SELECT id, vc FROM pit.items ORDER BY id"),
+        root(&source, "SELECT id, vc FROM pit.items ORDER BY id")
+    );
+    // The replayed rows were binlogged again on the target (they committed like statements).
+    let events = root(&target, "SHOW BINLOG EVENTS");
+    assert!(events.contains("Write_rows"), "{events}");
+    assert!(events.contains("Update_rows") && events.contains("Delete_rows"), "{events}");
+
+    // BINLOG needs SUPER (mysqld: SUPER, BINLOG_ADMIN or REPLICATION_APPLIER).
+    root(&target, "CREATE USER plain@'%' IDENTIFIED BY 'pw'; GRANT ALL ON pit.* TO plain@'%'");
+    let first = text.find("BINLOG '").expect("a BINLOG statement");
+    let end = text[first..].find("'/*!*/;").expect("its end") + first + 1;
+    let stmt = &text[first..end];
+    let e = fails(support::mariadb(target.port, "plain", "pw", &[], stmt));
+    assert!(e.contains("1227"), "{e}");
+    assert!(e.contains("SUPER, BINLOG_ADMIN or REPLICATION_APPLIER"), "{e}");
+}
