@@ -39,12 +39,23 @@ pub struct Column {
     /// The value the SQL layer uses when an INSERT omits the column.
     pub default: Option<Value>,
     pub auto_increment: bool,
+    /// An integer column's declared display width (`TINYINT(1)`); 0 when none was given.
+    /// mysqld keeps it in the data dictionary and sends it as the result column's length,
+    /// which is how Connector/J and the MariaDB Java client tell a TINYINT(1) boolean.
+    pub display_width: u8,
 }
 
 impl Column {
     /// A nullable column without default.
     pub fn new(name: &str, ty: ColumnType) -> Column {
-        Column { name: name.to_string(), ty, nullable: true, default: None, auto_increment: false }
+        Column {
+            name: name.to_string(),
+            ty,
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            display_width: 0,
+        }
     }
     pub fn not_null(mut self) -> Column {
         self.nullable = false;
@@ -322,9 +333,13 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
     Ok(())
 }
 
-fn type_code(ty: ColumnType) -> (u8, u32, u8) {
-    match ty {
-        ColumnType::Integer { bytes, unsigned } => (1, u32::from(bytes), u8::from(unsigned)),
+/// The type's code and parameters on disk; an integer's display width rides in the second
+/// byte of its `p1` (0 in files written before it was kept, which decode as "no width").
+fn type_code(c: &Column) -> (u8, u32, u8) {
+    match c.ty {
+        ColumnType::Integer { bytes, unsigned } => {
+            (1, u32::from(bytes) | u32::from(c.display_width) << 8, u8::from(unsigned))
+        }
         ColumnType::Double => (2, 0, 0),
         ColumnType::Decimal { precision, scale } => (3, u32::from(precision), scale),
         ColumnType::Char(n) => (4, n, 0),
@@ -343,7 +358,7 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     out.put_u16(s.columns.len() as u16);
     for c in &s.columns {
         out.put_bytes(c.name.as_bytes());
-        let (t, p1, p2) = type_code(c.ty);
+        let (t, p1, p2) = type_code(c);
         out.put_u8(t);
         out.put_u32(p1);
         out.put_u8(p2);
@@ -395,11 +410,15 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     for _ in 0..ncols {
         let name = r.string()?;
         let (t, p1, p2) = (r.u8()?, r.u32()?, r.u8()?);
+        let mut display_width = 0;
         let ty = match t {
-            1 => ColumnType::Integer {
-                bytes: u8::try_from(p1).map_err(|_| r.corrupt())?,
-                unsigned: p2 == 1,
-            },
+            1 => {
+                if p1 > 0xffff {
+                    return Err(r.corrupt());
+                }
+                display_width = (p1 >> 8) as u8;
+                ColumnType::Integer { bytes: (p1 & 0xff) as u8, unsigned: p2 == 1 }
+            }
             2 => ColumnType::Double,
             3 => ColumnType::Decimal {
                 precision: u8::try_from(p1).map_err(|_| r.corrupt())?,
@@ -414,7 +433,7 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
         let nullable = r.bool()?;
         let auto_increment = r.bool()?;
         let default = if r.bool()? { Some(decode_value(r)?) } else { None };
-        columns.push(Column { name, ty, nullable, default, auto_increment });
+        columns.push(Column { name, ty, nullable, default, auto_increment, display_width });
     }
     let primary_key = positions(r)?;
     let nidx = r.u16()?;

@@ -230,6 +230,19 @@ fn matches_like(pattern: &Option<String>, s: &str) -> bool {
     pattern.as_ref().is_none_or(|p| like(s.as_bytes(), p.as_bytes()))
 }
 
+/// A column's type as SHOW CREATE TABLE, SHOW COLUMNS and information_schema print it. Since
+/// 8.0.19 mysqld prints no integer display width but TINYINT(1)'s, the boolean idiom
+/// (`Field_tiny::sql_type`; MySQL 8.0.19 release notes, "display width ... deprecated").
+pub(crate) fn column_type_text(c: &engine::Column) -> String {
+    let text = type_text(c.ty);
+    match c.ty {
+        ColumnType::Integer { bytes: 1, .. } if c.display_width == 1 => {
+            text.replacen("tinyint", "tinyint(1)", 1)
+        }
+        _ => text,
+    }
+}
+
 /// The type text SHOW CREATE TABLE and SHOW COLUMNS print.
 pub(crate) fn type_text(ty: ColumnType) -> String {
     match ty {
@@ -271,7 +284,7 @@ pub(crate) fn create_table_text(
 ) -> String {
     let mut lines = Vec::new();
     for c in &s.columns {
-        let mut l = format!("  `{}` {}", c.name, type_text(c.ty));
+        let mut l = format!("  `{}` {}", c.name, column_type_text(c));
         if !c.nullable {
             l.push_str(" NOT NULL");
         }
@@ -430,7 +443,7 @@ impl Session {
                         let coll = if textual { text("utf8mb4_0900_ai_ci") } else { Value::Null };
                         out.push(vec![
                             text(&c.name),
-                            text(type_text(c.ty)),
+                            text(column_type_text(c)),
                             coll,
                             text(null),
                             text(key),
@@ -442,7 +455,7 @@ impl Session {
                     } else {
                         out.push(vec![
                             text(&c.name),
-                            text(type_text(c.ty)),
+                            text(column_type_text(c)),
                             text(null),
                             text(key),
                             default,
@@ -493,6 +506,10 @@ impl Session {
             Show::Status { like: pat, .. } => {
                 server.count("Com_show_status");
                 let mut all = server.global_status();
+                // The connection's own Ssl_* rows (mysqld shows them in both scopes).
+                let tls = protocol::tls_status::session_status(self.tls.as_ref());
+                all.extend(tls.into_iter().map(|(n, v)| (n.to_string(), v)));
+                all.sort_by_key(|a| a.0.to_ascii_lowercase());
                 all.retain(|(n, _)| matches_like(pat, n));
                 rows(
                     &["Variable_name", "Value"],
@@ -834,7 +851,7 @@ impl Session {
             for t in tables {
                 let table = split_engine_name(&t.name).1.to_string();
                 for (i, c) in t.columns.iter().enumerate() {
-                    let column_type = type_text(c.ty);
+                    let column_type = column_type_text(c);
                     let data_type =
                         column_type.split(['(', ' ']).next().unwrap_or_default().to_string();
                     let (chars, precision, scale, dt_precision) = match c.ty {
