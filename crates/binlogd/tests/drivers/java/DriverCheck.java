@@ -367,7 +367,10 @@ public class DriverCheck {
             } else {
                 c.unwrap(org.mariadb.jdbc.Connection.class).reset();
             }
-            eq(one(c, "SELECT @pool_var"), null, "user variable after reset");
+            // The MariaDB client sends COM_RESET_CONNECTION to MariaDB servers only (10.2.22+,
+            // `Connection.reset`); to MySQL 8.0, and so to binlogd, it sends nothing.
+            boolean resets = mysql || c.getMetaData().getDatabaseProductName().equals("MariaDB");
+            eq(one(c, "SELECT @pool_var"), resets ? null : "42", "user variable after reset");
             check(c.isValid(2), "isValid after reset");
             eq(one(c, "SELECT COUNT(*) FROM " + db + ".p"), "5", "query after reset");
         }
