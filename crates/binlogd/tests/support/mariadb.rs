@@ -39,6 +39,10 @@ fn free_port() -> u16 {
 /// most).
 pub fn start_mariadb(dir: &Path) -> Mariadb {
     let datadir = dir.join("mariadb");
+    // One installation at a time per test binary: concurrent bootstraps collided on their
+    // temporary tables ("Unknown table 'mysql.tmp_user_sys'").
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     let out = Command::new("mariadb-install-db")
         .args([
             "--no-defaults",
@@ -66,6 +70,7 @@ pub fn start_mariadb(dir: &Path) -> Mariadb {
             "--character-set-server=utf8mb4",
             "--collation-server=utf8mb4_general_ci",
             "--innodb-buffer-pool-size=16M",
+            &format!("--tmpdir={}", dir.display()),
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
