@@ -444,3 +444,32 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     s.validate().map_err(|_| r.corrupt())?;
     Ok(s)
 }
+
+#[cfg(test)]
+mod display_width_tests {
+    use super::*;
+
+    /// An integer's display width survives the schema's encoding (checkpoints, DDL redo
+    /// records), and a schema written before widths were kept (p1 = bytes) decodes as none.
+    #[test]
+    fn display_width_round_trips_and_old_encodings_have_none() {
+        let mut flag = Column::new("f", ColumnType::Integer { bytes: 1, unsigned: false });
+        flag.display_width = 1;
+        let plain = Column::new("n", ColumnType::Integer { bytes: 8, unsigned: true }).not_null();
+        let schema = TableSchema::new("t", vec![plain, flag], vec![0]);
+        let mut buf = Vec::new();
+        encode_schema(&mut buf, &schema);
+        let back = decode_schema(&mut Reader::new(&buf, "schema", 0)).expect("decodes");
+        assert_eq!(back, schema);
+        assert_eq!(back.columns[1].display_width, 1);
+        assert_eq!(back.columns[0].display_width, 0);
+        // The old form of column f: p1 = 1 (bytes only).
+        let mut old = schema.clone();
+        old.columns[1].display_width = 0;
+        let mut old_buf = Vec::new();
+        encode_schema(&mut old_buf, &old);
+        let decoded = decode_schema(&mut Reader::new(&old_buf, "schema", 0)).expect("decodes");
+        assert_eq!(decoded.columns[1].display_width, 0);
+        assert_eq!(decoded.columns[1].ty, ColumnType::Integer { bytes: 1, unsigned: false });
+    }
+}

@@ -192,8 +192,8 @@ fn found_rows_counts_matched_rows() {
 }
 
 /// Connector/J and the MariaDB Java client read a TINYINT whose column length is 1 as a
-/// boolean (`tinyInt1isBit`): the declared display width is the length mysqld sends, kept
-/// across a restart's schema decode, and SHOW CREATE TABLE prints `tinyint(1)` (mysqld 8.0.19+
+/// boolean (`tinyInt1isBit`): the declared display width is the length mysqld sends (its
+/// encoding on disk: engine `display_width_tests`), and SHOW CREATE TABLE prints `tinyint(1)` (mysqld 8.0.19+
 /// prints no other integer width). BOOL is TINYINT(1); a width past 255 is 1439.
 #[test]
 fn tinyint_1_keeps_its_display_width() {
