@@ -13,6 +13,13 @@ command -v mysqlslap >/dev/null 2>&1 || need+=(mariadb-client)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 # A real MariaDB server (tests/column_definitions.rs compares column definitions with its own).
 command -v mariadbd >/dev/null 2>&1 || need+=(mariadb-server)
+# The drivers of tests/drivers.rs run on the JDK (Connector/J, MariaDB Java client; Maven fetches
+# them), Node.js (mysql2 from npm) and Go (go-sql-driver/mysql from the module proxy).
+command -v java >/dev/null 2>&1 || need+=(default-jdk-headless)
+command -v mvn >/dev/null 2>&1 || need+=(maven)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+command -v go >/dev/null 2>&1 || need+=(golang-go)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq
@@ -29,6 +36,9 @@ if ! python3 -c 'import pymysql, cryptography, mysql.connector, pymysqlreplicati
   python3 -m pip install -q "${pkgs[@]}" 2>/dev/null ||
     python3 -m pip install -q --break-system-packages "${pkgs[@]}"
 fi
+
+# The drivers themselves, into target/drivers (skipped when already there and unchanged).
+bash crates/binlogd/tests/drivers/install.sh "${CARGO_TARGET_DIR:-target}" java node go
 
 # The layering of docs/architecture.md: crates depend only downward, no module cycles.
 python3 scripts/check_layers.py

@@ -513,16 +513,22 @@ fn describe(name: &str, pos: u64, event: &binlog::event::Event) -> BinlogEventIn
 pub struct ServerStatus {
     coordinator: Option<Arc<Coordinator<engine::Engine>>>,
     protocol: OnceLock<Arc<protocol::Stats>>,
+    keys: OnceLock<Arc<protocol::ServerKeys>>,
 }
 
 impl ServerStatus {
     pub fn new(coordinator: Option<Arc<Coordinator<engine::Engine>>>) -> ServerStatus {
-        ServerStatus { coordinator, protocol: OnceLock::new() }
+        ServerStatus { coordinator, protocol: OnceLock::new(), keys: OnceLock::new() }
     }
 
     /// Attaches the protocol server's counters (only the first call counts).
     pub fn attach_protocol(&self, stats: Arc<protocol::Stats>) {
         let _ = self.protocol.set(stats);
+    }
+
+    /// Attaches the TLS context, whose `Ssl_*` figures SHOW GLOBAL STATUS shows.
+    pub fn attach_tls(&self, keys: Arc<protocol::ServerKeys>) {
+        let _ = self.keys.set(keys);
     }
 }
 
@@ -566,6 +572,10 @@ impl sql::StatusProvider for ServerStatus {
                 // Bucket i holds groups of 2^(i-1)+1 ..= 2^i transactions: named by its bound.
                 out.push((format!("Binlog_group_size_le_{}", 1u64 << i), n.to_string()));
             }
+        }
+        if let Some(keys) = self.keys.get() {
+            let rows = keys.tls_context.global_status();
+            out.extend(rows.into_iter().map(|(n, v)| (n.to_string(), v)));
         }
         if let Some(protocol) = self.protocol.get() {
             // The SQL layer counts Questions per statement and keeps its own Uptime.

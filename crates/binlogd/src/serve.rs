@@ -143,7 +143,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         max_connections: config.max_connections as usize,
         max_allowed_packet: config.max_allowed_packet as usize,
         connect_timeout: Duration::from_secs(config.connect_timeout),
-        keys: Some(keys),
+        keys: Some(keys.clone()),
         ..ServerConfig::default()
     };
     // SET GLOBAL max_connections / max_allowed_packet reach the listener's live limits.
@@ -207,6 +207,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         }
         let server = Listener::with_limits(server_config, backend, limits);
         storage.status.attach_protocol(server.stats().clone());
+        storage.status.attach_tls(keys.clone());
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
                 .map_err(ServeError::Runtime)?;
@@ -446,6 +447,7 @@ impl Backend for SqlBackend {
     fn open_session(&self, info: &ConnectionInfo) -> Result<SqlConnection, protocol::ErrPacket> {
         let mut session = self.sql.session_with_id(info.connection_id, &info.user, &info.host);
         session.attach_process(info.process.clone());
+        session.set_tls(info.tls_session.clone());
         if info.capabilities.contains(protocol::CapabilityFlags::CLIENT_INTERACTIVE) {
             // mysqld (`THD::init_for_queries`... `login_connection`): an interactive client's
             // session wait_timeout starts as the global interactive_timeout.

@@ -463,6 +463,8 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
     Ok(())
 }
 
+/// The type's code and parameters on disk (an integer's display width and ZEROFILL are added
+/// by `encode_schema` as code 28).
 fn type_code(ty: ColumnType) -> (u8, u32, u8) {
     match ty {
         ColumnType::Integer { bytes, unsigned } => (1, u32::from(bytes), u8::from(unsigned)),
@@ -660,4 +662,33 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     // position indexing done everywhere else against corrupt input.
     s.validate().map_err(|_| r.corrupt())?;
     Ok(s)
+}
+
+#[cfg(test)]
+mod display_width_tests {
+    use super::*;
+
+    /// An integer's display width survives the schema's encoding (checkpoints, DDL redo
+    /// records), and a schema written before widths were kept (p1 = bytes) decodes as none.
+    #[test]
+    fn display_width_round_trips_and_old_encodings_have_none() {
+        let mut flag = Column::new("f", ColumnType::Integer { bytes: 1, unsigned: false });
+        flag.display_width = 1;
+        let plain = Column::new("n", ColumnType::Integer { bytes: 8, unsigned: true }).not_null();
+        let schema = TableSchema::new("t", vec![plain, flag], vec![0]);
+        let mut buf = Vec::new();
+        encode_schema(&mut buf, &schema);
+        let back = decode_schema(&mut Reader::new(&buf, "schema", 0)).expect("decodes");
+        assert_eq!(back, schema);
+        assert_eq!(back.columns[1].display_width, 1);
+        assert_eq!(back.columns[0].display_width, 0);
+        // The old form of column f: p1 = 1 (bytes only).
+        let mut old = schema.clone();
+        old.columns[1].display_width = 0;
+        let mut old_buf = Vec::new();
+        encode_schema(&mut old_buf, &old);
+        let decoded = decode_schema(&mut Reader::new(&old_buf, "schema", 0)).expect("decodes");
+        assert_eq!(decoded.columns[1].display_width, 0);
+        assert_eq!(decoded.columns[1].ty, ColumnType::Integer { bytes: 1, unsigned: false });
+    }
 }

@@ -247,6 +247,7 @@ async fn connect<B: Backend>(
     let connection_id = shared.next_connection_id.fetch_add(1, Ordering::Relaxed);
     let scramble = generate_scramble();
     let keys = shared.config.keys.as_deref();
+    let mut tls_session = None;
     let mut offered = server_capabilities();
     if keys.is_some() {
         offered |= CapabilityFlags::CLIENT_SSL;
@@ -282,7 +283,13 @@ async fn connect<B: Backend>(
         let Some(keys) = keys else {
             return Err(Error::Refused(ErrPacket::bad_handshake()));
         };
+        keys.tls_context.accept_started();
         io.upgrade_to_tls(&keys.tls).await?;
+        tls_session = io.tls_session().map(|mut session| {
+            keys.tls_context.accept_finished(&session);
+            session.cipher_list.clone_from(&keys.tls_context.cipher_list);
+            session
+        });
         packet = io.read_packet().await?;
     }
     let response: HandshakeResponse<'_> =
@@ -349,6 +356,7 @@ async fn connect<B: Backend>(
         capabilities,
         collation: response.collation(),
         tls: io.is_tls(),
+        tls_session,
         attributes: response
             .connect_attributes()
             .map(|attrs| attrs.into_iter().collect())

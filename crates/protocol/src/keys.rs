@@ -42,6 +42,8 @@ pub struct ServerKeys {
     pub tls: tokio_rustls::TlsAcceptor,
     rsa_private: RsaPrivateKey,
     rsa_public_pem: String,
+    /// The TLS context's `Ssl_*` status (certificate validity, suites, handshake counters).
+    pub tls_context: crate::tls_status::TlsContext,
 }
 
 impl ServerKeys {
@@ -74,6 +76,10 @@ impl ServerKeys {
         let key = PrivateKeyDer::from_pem_slice(&fs::read(&key_path)?)
             .map_err(|e| Error::tls(format!("reading {}", key_path.display()), e))?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let suites: Vec<_> = provider.cipher_suites.iter().map(|s| s.suite()).collect();
+        // rustls' default server session cache (`ServerSessionMemoryCache::new(256)`).
+        let server_cert = chain.first().map(|c| c.as_ref()).unwrap_or_default();
+        let tls_context = crate::tls_status::TlsContext::new(server_cert, &suites, 256);
         let config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| Error::tls("TLS protocol versions", e))?
@@ -95,6 +101,7 @@ impl ServerKeys {
             tls: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
             rsa_private,
             rsa_public_pem,
+            tls_context,
         })
     }
 

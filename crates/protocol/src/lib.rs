@@ -38,6 +38,7 @@ pub mod session;
 pub mod settings;
 pub mod stats;
 pub mod stmt;
+pub mod tls_status;
 
 pub use auth::{AuthCache, AuthPlugin, Sha2Hash, StoredPassword, UserAuth};
 pub use error::{ErrPacket, Error, Result};
@@ -48,6 +49,7 @@ pub use server::Listener;
 pub use session::{Backend, BackendSession, ConnectionInfo, PreparedStatement, ReplicationCommand};
 pub use settings::{Limits, ServerConfig, Timeouts, PRE_AUTH_MAX_PACKET};
 pub use stats::Stats;
+pub use tls_status::{TlsContext, TlsSession};
 
 /// The `mysql_common` types that appear in this layer's API (column definitions, values,
 /// flags), re-exported so the SQL layer uses the same versions.

@@ -298,6 +298,14 @@ impl PacketStream {
         matches!(self.stream, Stream::Tls(_))
     }
 
+    /// The negotiated TLS session (`None` on a plain connection).
+    pub fn tls_session(&self) -> Option<crate::tls_status::TlsSession> {
+        match &self.stream {
+            Stream::Tls(s) => Some(crate::tls_status::TlsSession::of(s.get_ref().1)),
+            _ => None,
+        }
+    }
+
     /// True when the connection is secure as mysqld counts it (`is_secure_transport`): TLS, or
     /// a Unix socket, which never leaves the host.
     pub fn is_secure(&self) -> bool {

@@ -38,6 +38,8 @@ pub struct ConnectionInfo {
     pub collation: u8,
     /// True when the connection runs over TLS.
     pub tls: bool,
+    /// What the TLS handshake negotiated (the session's `Ssl_version`, `Ssl_cipher`).
+    pub tls_session: Option<crate::tls_status::TlsSession>,
     /// Connection attributes sent by the client (`_client_name`, `program_name`, ...).
     pub attributes: Vec<(String, String)>,
     /// The connection's entry in the registry (`ServerConfig::processes`).

@@ -468,6 +468,8 @@ pub enum Stmt {
     },
     Truncate(TableRef),
     Begin,
+    /// `START TRANSACTION READ ONLY`: a transaction whose writes are refused (1792).
+    BeginReadOnly,
     Commit,
     Rollback,
     Set(Vec<SetItem>),

@@ -180,6 +180,9 @@ impl ResultColumn {
                     (true, 8) => (20, flags::UNSIGNED),
                     (true, _) => (len - 1, flags::UNSIGNED),
                 };
+                // A declared display width is the field length mysqld sends (`Field_num`'s
+                // field_length): TINYINT(1) is a boolean to the JDBC drivers.
+                let len = if col.display_width > 0 { u32::from(col.display_width) } else { len };
                 (ty, len, fl, 0, CHARSET_BINARY)
             }
             ColumnType::Double => (MysqlType::Double, 22, 0, 31, CHARSET_BINARY),

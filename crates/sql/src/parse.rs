@@ -399,12 +399,14 @@ impl Front<'_> {
         if self.words(&["START", "TRANSACTION"]) {
             // `start_transaction_option_list`: WITH CONSISTENT SNAPSHOT | READ WRITE |
             // READ ONLY, comma-separated.
-            let mut consistent = false;
+            let (mut consistent, mut read_only) = (false, false);
             if !self.at_end() {
                 loop {
                     if self.words(&["WITH", "CONSISTENT", "SNAPSHOT"]) {
                         consistent = true;
-                    } else if !(self.words(&["READ", "WRITE"]) || self.words(&["READ", "ONLY"])) {
+                    } else if self.words(&["READ", "ONLY"]) {
+                        read_only = true;
+                    } else if !self.words(&["READ", "WRITE"]) {
                         return Err(self.error_here());
                     }
                     if !self.parser.consume_token(&Token::Comma) {
@@ -412,7 +414,15 @@ impl Front<'_> {
                     }
                 }
             }
-            return Ok(if consistent { Stmt::BeginConsistentSnapshot } else { Stmt::Begin });
+            // READ ONLY refuses writes (1792), as go-sql-driver's `BeginTx(ReadOnly: true)`
+            // and Spring's read-only transactions expect.
+            return Ok(if consistent {
+                Stmt::BeginConsistentSnapshot
+            } else if read_only {
+                Stmt::BeginReadOnly
+            } else {
+                Stmt::Begin
+            });
         }
         if self.word("COMMIT") {
             self.word("WORK");
@@ -1126,7 +1136,7 @@ impl Front<'_> {
             }
             return Ok(Stmt::SetTransaction { scope, isolation, read_only });
         }
-        self.back(scoped);
+        self.back(usize::from(scope.is_some()));
         let mut items = Vec::new();
         loop {
             items.push(self.set_item()?);
@@ -1135,6 +1145,53 @@ impl Front<'_> {
             }
         }
         Ok(Stmt::Set(items))
+    }
+
+    /// `SET [GLOBAL | SESSION] TRANSACTION characteristic [, characteristic]`, mysqld's
+    /// `set_transaction_characteristics`: `ISOLATION LEVEL {READ UNCOMMITTED | READ COMMITTED |
+    /// REPEATABLE READ | SERIALIZABLE}`, `READ WRITE`, `READ ONLY`. With a scope it sets
+    /// `transaction_isolation` / `transaction_read_only` of that scope (drivers read them back:
+    /// the MariaDB Java client's `getTransactionIsolation` after `setTransactionIsolation`);
+    /// without one it applies to the next transaction only, which the single-level engine
+    /// makes a no-op ([`Stmt::SetTransaction`]).
+    fn set_transaction(&mut self, scope: Option<VarScope>) -> Result<Stmt> {
+        let mut items = Vec::new();
+        loop {
+            let (name, value) = if self.words(&["ISOLATION", "LEVEL"]) {
+                let level = if self.words(&["READ", "UNCOMMITTED"]) {
+                    "READ-UNCOMMITTED"
+                } else if self.words(&["READ", "COMMITTED"]) {
+                    "READ-COMMITTED"
+                } else if self.words(&["REPEATABLE", "READ"]) {
+                    "REPEATABLE-READ"
+                } else if self.word("SERIALIZABLE") {
+                    "SERIALIZABLE"
+                } else {
+                    return Err(self.error_here());
+                };
+                ("transaction_isolation", Value::Bytes(level.as_bytes().to_vec()))
+            } else if self.words(&["READ", "WRITE"]) {
+                ("transaction_read_only", Value::Int(0))
+            } else if self.words(&["READ", "ONLY"]) {
+                ("transaction_read_only", Value::Int(1))
+            } else {
+                return Err(self.error_here());
+            };
+            if let Some(scope) = scope {
+                items.push(SetItem::System {
+                    scope,
+                    name: name.to_string(),
+                    value: Some(Expr::Lit(value)),
+                });
+            }
+            if !self.parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        if !self.at_end() {
+            return Err(self.error_here());
+        }
+        Ok(if items.is_empty() { Stmt::SetTransaction } else { Stmt::Set(items) })
     }
 
     fn set_item(&mut self) -> Result<SetItem> {
@@ -2189,7 +2246,31 @@ fn column_spec(c: &sp::ColumnDef) -> Result<ColumnSpec> {
         other => return Err(unsupported(format!("column type {other}"))),
     };
     let mut column = Column::new(&name, ty);
-    column.display_width = integer_display_width(&c.data_type);
+    // An integer's display width (`TINYINT(1)`; BOOL is TINYINT(1)), at most 255 (mysqld's
+    // ER_TOO_BIG_DISPLAYWIDTH, 1439).
+    let width = match &c.data_type {
+        D::Bool | D::Boolean => Some(1),
+        D::TinyInt(w)
+        | D::TinyIntUnsigned(w)
+        | D::SmallInt(w)
+        | D::SmallIntUnsigned(w)
+        | D::MediumInt(w)
+        | D::MediumIntUnsigned(w)
+        | D::Int(w)
+        | D::Integer(w)
+        | D::IntUnsigned(w)
+        | D::IntegerUnsigned(w)
+        | D::BigInt(w)
+        | D::BigIntUnsigned(w) => *w,
+        _ => None,
+    };
+    if let Some(w) = width {
+        column.display_width = u8::try_from(w).map_err(|_| SqlError::Other {
+            code: 1439,
+            sqlstate: "42000",
+            message: format!("Display width out of range for column '{name}' (max = 255)"),
+        })?;
+    }
     column_options(c, column, serial)
 }
 
@@ -2321,6 +2402,12 @@ mod tests {
         }
         assert_eq!(stmt("COMMIT;"), Stmt::Commit);
         assert_eq!(stmt("BEGIN WORK"), Stmt::Begin);
+        assert_eq!(stmt("START TRANSACTION READ ONLY"), Stmt::BeginReadOnly);
+        assert_eq!(
+            stmt("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"),
+            Stmt::BeginReadOnly
+        );
+        assert_eq!(stmt("START TRANSACTION READ WRITE"), Stmt::Begin);
         assert!(parse("BEGIN;;").is_err());
     }
 

@@ -139,6 +139,10 @@ pub struct Session {
     /// What `BINLOG '…'` statements established (binlogstmt.rs): the format description
     /// and the table maps by table id, as mysqld's `rli_fake`.
     pub(crate) binlog_replay: super::rowimage::Replay,
+    /// The connection's TLS session (its `Ssl_*` status rows); `None` on a plain connection.
+    pub(crate) tls: Option<protocol::TlsSession>,
+    /// The open transaction was started `READ ONLY` (cleared when another one starts).
+    read_only_txn: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -190,11 +194,18 @@ impl Session {
             locked_tables: None,
             write_pass: None,
             binlog_replay: Default::default(),
+            tls: None,
+            read_only_txn: false,
         }
     }
 
     pub fn connection_id(&self) -> u32 {
         self.connection_id
+    }
+
+    /// The connection's TLS session, shown by `SHOW STATUS LIKE 'Ssl_%'`.
+    pub fn set_tls(&mut self, tls: Option<protocol::TlsSession>) {
+        self.tls = tls;
     }
 
     /// Ties the session to its connection's registry entry (kept up to date with the default
@@ -292,7 +303,7 @@ impl Session {
         match stmt {
             Stmt::Select(_) | Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) => true,
             Stmt::Commit | Stmt::Rollback => true,
-            Stmt::Begin => self.txn.is_none(),
+            Stmt::Begin | Stmt::BeginReadOnly => self.txn.is_none(),
             _ => false,
         }
     }
@@ -533,6 +544,13 @@ impl Session {
             Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) if self.gtid_skips() => {
                 Ok(self.skip_statement())
             }
+            Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) if self.in_read_only_txn() => {
+                Err(SqlError::Other {
+                    code: 1792,
+                    sqlstate: "25006",
+                    message: "Cannot execute statement in a READ ONLY transaction.".into(),
+                })
+            }
             Stmt::Insert(i) => {
                 self.count(if i.replace { "Com_replace" } else { "Com_insert" });
                 self.table_access(&[&i.table], true)?;
@@ -570,12 +588,13 @@ impl Session {
                 self.count("Com_set_option");
                 self.set_transaction(*scope, *isolation, *read_only)
             }
-            Stmt::Begin => {
+            Stmt::Begin | Stmt::BeginReadOnly => {
                 self.count("Com_begin");
                 self.commit_open()?;
                 // mysqld: BEGIN releases the table locks (`trans_begin`).
                 self.release_table_locks();
                 self.txn = Some(self.new_txn());
+                self.read_only_txn = matches!(stmt, Stmt::BeginReadOnly);
                 Ok(Output::ok(0))
             }
             Stmt::Commit => {
@@ -689,6 +708,17 @@ impl Session {
         }
     }
 
+    /// Whether a write now is refused with 1792 (mysqld's `thd->tx_read_only`): inside a
+    /// transaction started READ ONLY, or with the session's `transaction_read_only` ON (which
+    /// mysqld applies from the next transaction on; here from the next statement).
+    fn in_read_only_txn(&self) -> bool {
+        let session_ro = matches!(
+            self.vars.get(&Var::TransactionReadOnly),
+            Some(Value::Int(1..) | Value::UInt(1..))
+        );
+        (self.txn.is_some() && self.read_only_txn) || session_ro
+    }
+
     pub(crate) fn new_txn(&self) -> OpenTxn {
         OpenTxn {
             txn: self.server.engine.begin(),
@@ -717,6 +747,7 @@ impl Session {
             let mut open = self.new_txn();
             open.single = own;
             self.txn = Some(open);
+            self.read_only_txn = false;
         }
         let mark = self.txn.as_ref().map_or(0, |t| t.changes.changes.len());
         match f(self) {

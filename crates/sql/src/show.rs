@@ -269,6 +269,19 @@ fn matches_like(pattern: &Option<String>, s: &str) -> bool {
     pattern.as_ref().is_none_or(|p| like(s.as_bytes(), p.as_bytes()))
 }
 
+/// A column's type as SHOW CREATE TABLE, SHOW COLUMNS and information_schema print it. Since
+/// 8.0.19 mysqld prints no integer display width but TINYINT(1)'s, the boolean idiom
+/// (`Field_tiny::sql_type`; MySQL 8.0.19 release notes, "display width ... deprecated").
+pub(crate) fn column_type_text(c: &engine::Column) -> String {
+    let text = type_text(c.ty);
+    match c.ty {
+        ColumnType::Integer { bytes: 1, .. } if c.display_width == 1 => {
+            text.replacen("tinyint", "tinyint(1)", 1)
+        }
+        _ => text,
+    }
+}
+
 /// The type text SHOW CREATE TABLE and SHOW COLUMNS print.
 pub(crate) fn type_text(ty: ColumnType) -> String {
     match ty {
@@ -584,6 +597,9 @@ impl Session {
                 server.count("Com_show_status");
                 let mut all = server.global_status();
                 all.extend(self.binlog_snapshot_status());
+                // The connection's own Ssl_* rows (mysqld shows them in both scopes).
+                let tls = protocol::tls_status::session_status(self.tls.as_ref());
+                all.extend(tls.into_iter().map(|(n, v)| (n.to_string(), v)));
                 all.sort_by_key(|a| a.0.to_ascii_lowercase());
                 all.retain(|(n, _)| matches_like(pat, n));
                 rows(

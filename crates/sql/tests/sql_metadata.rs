@@ -190,3 +190,100 @@ fn found_rows_counts_matched_rows() {
     };
     assert_eq!(info, "Records: 2  Duplicates: 1  Warnings: 1");
 }
+
+/// Connector/J and the MariaDB Java client read a TINYINT whose column length is 1 as a
+/// boolean (`tinyInt1isBit`): the declared display width is the length mysqld sends (its
+/// encoding on disk: engine `display_width_tests`), and SHOW CREATE TABLE prints `tinyint(1)` (mysqld 8.0.19+
+/// prints no other integer width). BOOL is TINYINT(1); a width past 255 is 1439.
+#[test]
+fn tinyint_1_keeps_its_display_width() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    q(&mut s, "CREATE DATABASE d");
+    q(&mut s, "USE d");
+    q(&mut s, "CREATE TABLE b (id INT(5) PRIMARY KEY, f TINYINT(1), g BOOL, t TINYINT, u TINYINT(1) UNSIGNED)");
+    let cols = columns(&mut s, "SELECT * FROM b");
+    let lengths: Vec<(String, u32)> = cols.iter().map(|c| (c.name.clone(), c.length)).collect();
+    let want = [("id", 5), ("f", 1), ("g", 1), ("t", 4), ("u", 1)];
+    assert_eq!(lengths, want.map(|(n, l)| (n.to_string(), l)).to_vec());
+    let create = q(&mut s, "SHOW CREATE TABLE b").text_rows()[0][1].clone();
+    assert!(create.contains("`f` tinyint(1) DEFAULT NULL"), "{create}");
+    assert!(create.contains("`g` tinyint(1) DEFAULT NULL"), "{create}");
+    assert!(create.contains("`t` tinyint DEFAULT NULL"), "{create}");
+    assert!(create.contains("`u` tinyint(1) unsigned DEFAULT NULL"), "{create}");
+    assert!(create.contains("`id` int NOT NULL"), "{create}");
+    match s.query("CREATE TABLE w (a INT(256))") {
+        Err(e) => assert_eq!(e.code(), 1439, "{e}"),
+        Ok(o) => panic!("INT(256) accepted: {o:?}"),
+    }
+}
+
+/// `SET SESSION TRANSACTION ISOLATION LEVEL` and `... READ ONLY` set the session variables
+/// drivers read back; `START TRANSACTION READ ONLY` and `transaction_read_only` refuse writes
+/// with 1792 (SQLSTATE 25006), reads go on, and the next transaction may write again.
+#[test]
+fn transaction_characteristics_and_read_only_transactions() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    q(&mut s, "CREATE DATABASE d");
+    q(&mut s, "USE d");
+    q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY)");
+    let one = |s: &mut Session, sql: &str| q(s, sql).text_rows()[0][0].clone();
+    q(&mut s, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    assert_eq!(one(&mut s, "SELECT @@transaction_isolation"), "READ-COMMITTED");
+    assert_eq!(one(&mut s, "SELECT @@tx_isolation"), "READ-COMMITTED");
+    q(&mut s, "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+    assert_eq!(one(&mut s, "SELECT @@transaction_isolation"), "READ-COMMITTED", "next only");
+    q(&mut s, "SET GLOBAL TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    assert_eq!(one(&mut s, "SELECT @@global.transaction_isolation"), "REPEATABLE-READ");
+
+    q(&mut s, "START TRANSACTION READ ONLY");
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t"), "0");
+    for write in ["INSERT INTO t VALUES (1)", "UPDATE t SET id = 2", "DELETE FROM t"] {
+        match s.query(write) {
+            Err(e) => {
+                assert_eq!((e.code(), e.sqlstate()), (1792, "25006"), "{write}: {e}");
+            }
+            Ok(o) => panic!("{write} in a READ ONLY transaction: {o:?}"),
+        }
+    }
+    q(&mut s, "COMMIT");
+    q(&mut s, "START TRANSACTION READ WRITE");
+    q(&mut s, "INSERT INTO t VALUES (1)");
+    q(&mut s, "COMMIT");
+    q(&mut s, "SET SESSION TRANSACTION READ ONLY");
+    assert_eq!(one(&mut s, "SELECT @@transaction_read_only"), "1");
+    assert!(s.query("INSERT INTO t VALUES (2)").is_err_and(|e| e.code() == 1792));
+    q(&mut s, "SET SESSION TRANSACTION READ WRITE");
+    q(&mut s, "INSERT INTO t VALUES (2)");
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t"), "2");
+}
+
+/// `SHOW SESSION STATUS LIKE 'Ssl%'` on a plain connection: every session row present and
+/// empty or 0, as mysqld shows them (clients test `Ssl_cipher` for encryption); with a TLS
+/// session the negotiated version and cipher.
+#[test]
+fn ssl_status_rows_follow_the_connections_tls_session() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    let status = |s: &mut Session, like: &str| {
+        q(s, &format!("SHOW SESSION STATUS LIKE '{like}'")).text_rows()
+    };
+    assert_eq!(status(&mut s, "Ssl_cipher"), vec![vec!["Ssl_cipher".to_string(), String::new()]]);
+    assert_eq!(status(&mut s, "Ssl_version")[0][1], "");
+    assert_eq!(status(&mut s, "Ssl_sessions_reused")[0][1], "0");
+    s.set_tls(Some(protocol::TlsSession {
+        version: "TLSv1.3".into(),
+        cipher: "TLS_AES_128_GCM_SHA256".into(),
+        resumed: false,
+        cipher_list: "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384".into(),
+    }));
+    assert_eq!(status(&mut s, "Ssl_cipher")[0][1], "TLS_AES_128_GCM_SHA256");
+    assert_eq!(status(&mut s, "ssl_version")[0][1], "TLSv1.3");
+    let all = q(&mut s, "SHOW GLOBAL STATUS LIKE 'Ssl%'").text_rows();
+    let names: Vec<&str> = all.iter().map(|r| r[0].as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_by_key(|n| n.to_ascii_lowercase());
+    assert_eq!(names, sorted, "SHOW STATUS is sorted");
+    assert!(names.contains(&"Ssl_cipher_list"), "{names:?}");
+}

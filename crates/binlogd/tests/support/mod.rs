@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod mariadb_server;
+pub mod mariadb;
 pub mod sql;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what tests/drivers_*.rs run, into TARGET/drivers (TARGET: the cargo target directory),
+# from the package registries with their own clients, and builds nothing outside it:
+#   java: Connector/J, the MariaDB Java client, junixsocket and JNA from Maven Central
+#         (pom.xml; Maven's local repository is TARGET/drivers/m2, the jars go to java-lib/);
+#   node: mysql2 from npm (package.json + package-lock.json; npm's cache TARGET/drivers/npm-cache);
+#   go:   go-sql-driver/mysql from the Go module proxy (go.mod + go.sum; GOMODCACHE
+#         TARGET/drivers/gomod; Go's build cache stays the system one), built to driverscheck.
+# Each part is skipped when its inputs have not changed since it last succeeded (a stamp holds
+# their checksum), so a warm run costs a checksum. Usage: install.sh TARGET {java|node|go}...
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="$1/drivers"
+shift
+mkdir -p "$out"
+# Tests run in parallel threads: one installer at a time.
+exec 9>"$out/.lock"
+flock 9
+
+fresh() { # fresh NAME FILES...: true when the stamp matches the files' checksum
+  local name="$1"; shift
+  local sum; sum="$(cat "$@" | sha256sum | cut -d' ' -f1)"
+  [ -f "$out/$name.stamp" ] && [ "$(cat "$out/$name.stamp")" = "$sum" ] && return 0
+  echo "$sum" > "$out/$name.want"
+  return 1
+}
+stamp() { mv "$out/$1.want" "$out/$1.stamp"; }
+
+for part in "$@"; do
+  case "$part" in
+    java)
+      if ! fresh java "$here/java/pom.xml"; then
+        rm -rf "$out/java-lib"
+        mvn -q -B -f "$here/java/pom.xml" -Dmaven.repo.local="$out/m2" \
+          dependency:copy-dependencies -DoutputDirectory="$out/java-lib" -DincludeScope=runtime
+        stamp java
+      fi
+      ;;
+    node)
+      mkdir -p "$out/node"
+      cp "$here/node/check.js" "$out/node/check.js"
+      if ! fresh node "$here/node/package.json" "$here/node/package-lock.json" \
+        || [ ! -d "$out/node/node_modules/mysql2" ]; then
+        cp "$here/node/package.json" "$here/node/package-lock.json" "$out/node/"
+        (cd "$out/node" && npm ci -q --no-audit --no-fund --cache "$out/npm-cache" >/dev/null)
+        [ -f "$out/node.want" ] && stamp node
+      fi
+      ;;
+    go)
+      # go build is incremental: unchanged sources cost a cache look-up.
+      (cd "$here/go" && GOMODCACHE="$out/gomod" GOFLAGS=-modcacherw \
+        go build -o "$out/driverscheck" .)
+      ;;
+    *) echo "unknown part $part" >&2; exit 2 ;;
+  esac
+done
