@@ -1136,7 +1136,7 @@ impl Front<'_> {
             }
             return Ok(Stmt::SetTransaction { scope, isolation, read_only });
         }
-        self.back(usize::from(scope.is_some()));
+        self.back(scoped);
         let mut items = Vec::new();
         loop {
             items.push(self.set_item()?);
@@ -1145,53 +1145,6 @@ impl Front<'_> {
             }
         }
         Ok(Stmt::Set(items))
-    }
-
-    /// `SET [GLOBAL | SESSION] TRANSACTION characteristic [, characteristic]`, mysqld's
-    /// `set_transaction_characteristics`: `ISOLATION LEVEL {READ UNCOMMITTED | READ COMMITTED |
-    /// REPEATABLE READ | SERIALIZABLE}`, `READ WRITE`, `READ ONLY`. With a scope it sets
-    /// `transaction_isolation` / `transaction_read_only` of that scope (drivers read them back:
-    /// the MariaDB Java client's `getTransactionIsolation` after `setTransactionIsolation`);
-    /// without one it applies to the next transaction only, which the single-level engine
-    /// makes a no-op ([`Stmt::SetTransaction`]).
-    fn set_transaction(&mut self, scope: Option<VarScope>) -> Result<Stmt> {
-        let mut items = Vec::new();
-        loop {
-            let (name, value) = if self.words(&["ISOLATION", "LEVEL"]) {
-                let level = if self.words(&["READ", "UNCOMMITTED"]) {
-                    "READ-UNCOMMITTED"
-                } else if self.words(&["READ", "COMMITTED"]) {
-                    "READ-COMMITTED"
-                } else if self.words(&["REPEATABLE", "READ"]) {
-                    "REPEATABLE-READ"
-                } else if self.word("SERIALIZABLE") {
-                    "SERIALIZABLE"
-                } else {
-                    return Err(self.error_here());
-                };
-                ("transaction_isolation", Value::Bytes(level.as_bytes().to_vec()))
-            } else if self.words(&["READ", "WRITE"]) {
-                ("transaction_read_only", Value::Int(0))
-            } else if self.words(&["READ", "ONLY"]) {
-                ("transaction_read_only", Value::Int(1))
-            } else {
-                return Err(self.error_here());
-            };
-            if let Some(scope) = scope {
-                items.push(SetItem::System {
-                    scope,
-                    name: name.to_string(),
-                    value: Some(Expr::Lit(value)),
-                });
-            }
-            if !self.parser.consume_token(&Token::Comma) {
-                break;
-            }
-        }
-        if !self.at_end() {
-            return Err(self.error_here());
-        }
-        Ok(if items.is_empty() { Stmt::SetTransaction } else { Stmt::Set(items) })
     }
 
     fn set_item(&mut self) -> Result<SetItem> {
@@ -2633,27 +2586,6 @@ fn bit_literal(bits: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
-}
-
-/// An integer type's declared display width (`TINYINT(1)`; BOOL/BOOLEAN are TINYINT(1)).
-fn integer_display_width(t: &sp::DataType) -> u8 {
-    use sp::DataType as D;
-    match t {
-        D::Bool | D::Boolean => 1,
-        D::TinyInt(w)
-        | D::TinyIntUnsigned(w)
-        | D::SmallInt(w)
-        | D::SmallIntUnsigned(w)
-        | D::MediumInt(w)
-        | D::MediumIntUnsigned(w)
-        | D::Int(w)
-        | D::Integer(w)
-        | D::IntUnsigned(w)
-        | D::IntegerUnsigned(w)
-        | D::BigInt(w)
-        | D::BigIntUnsigned(w) => w.map_or(0, |w| u8::try_from(w.min(255)).unwrap_or(255)),
-        _ => 0,
-    }
 }
 
 /// The engine type and ENUM/SET members of a BINARY/VARBINARY/BLOB/TEXT/ENUM/SET/BIT/JSON

@@ -269,19 +269,6 @@ fn matches_like(pattern: &Option<String>, s: &str) -> bool {
     pattern.as_ref().is_none_or(|p| like(s.as_bytes(), p.as_bytes()))
 }
 
-/// A column's type as SHOW CREATE TABLE, SHOW COLUMNS and information_schema print it. Since
-/// 8.0.19 mysqld prints no integer display width but TINYINT(1)'s, the boolean idiom
-/// (`Field_tiny::sql_type`; MySQL 8.0.19 release notes, "display width ... deprecated").
-pub(crate) fn column_type_text(c: &engine::Column) -> String {
-    let text = type_text(c.ty);
-    match c.ty {
-        ColumnType::Integer { bytes: 1, .. } if c.display_width == 1 => {
-            text.replacen("tinyint", "tinyint(1)", 1)
-        }
-        _ => text,
-    }
-}
-
 /// The type text SHOW CREATE TABLE and SHOW COLUMNS print.
 pub(crate) fn type_text(ty: ColumnType) -> String {
     match ty {
