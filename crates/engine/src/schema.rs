@@ -432,11 +432,9 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
         }
         ColumnType::Char(n) | ColumnType::VarChar(n) => {
             let Value::Bytes(b) = v else { return Err(wrong()) };
-            let chars = if col.charset().is_utf8() {
-                std::str::from_utf8(b).map(|s| s.chars().count()).unwrap_or(b.len())
-            } else {
-                b.len()
-            };
+            // Values are UTF-8 whatever the column's character set (latin1/ascii columns are
+            // checked to be representable by the SQL layer, not yet stored converted).
+            let chars = std::str::from_utf8(b).map(|s| s.chars().count()).unwrap_or(b.len());
             if chars > n as usize {
                 return Err(Error::DataTooLong { column: col.name.clone() });
             }
