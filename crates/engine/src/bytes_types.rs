@@ -82,17 +82,14 @@ pub fn bit_from_uint(v: u64, bits: u8) -> Option<Vec<u8>> {
 pub(crate) fn normalize(col: &Column, v: &mut Value) -> Result<()> {
     let too_long = || Error::DataTooLong { column: col.name.clone() };
     let wrong = || Error::WrongValue { column: col.name.clone() };
-    match col.ty {
-        ColumnType::Json => {
-            let canonical = match v {
-                Value::Json(_) => return Ok(()),
-                Value::Bytes(b) => Json::parse(b).map_err(|_| wrong())?.to_text(),
-                _ => return Err(wrong()),
-            };
-            *v = Value::Json(canonical);
-            return Ok(());
-        }
-        _ => {}
+    if col.ty == ColumnType::Json {
+        let canonical = match v {
+            Value::Json(_) => return Ok(()),
+            Value::Bytes(b) => Json::parse(b).map_err(|_| wrong())?.to_text(),
+            _ => return Err(wrong()),
+        };
+        *v = Value::Json(canonical);
+        return Ok(());
     }
     let Value::Bytes(b) = v else { return Err(wrong()) };
     match col.ty {

@@ -76,8 +76,8 @@ pub(crate) fn enum_order_key(
 /// path/value pairs).
 pub(crate) fn arity_ok(f: BytesFunc, n: usize) -> bool {
     match f {
-        BytesFunc::JsonObject => n % 2 == 0,
-        BytesFunc::JsonSet | BytesFunc::JsonInsert | BytesFunc::JsonReplace => n % 2 == 1,
+        BytesFunc::JsonObject => n.is_multiple_of(2),
+        BytesFunc::JsonSet | BytesFunc::JsonInsert | BytesFunc::JsonReplace => !n.is_multiple_of(2),
         _ => true,
     }
 }
@@ -457,11 +457,8 @@ fn modify(doc: &mut Json, legs: &[Leg], value: Json, insert: bool, replace: bool
             }
         }
         (Leg::Index { n, from_end }, Json::Array(a)) => match index_of(*n, *from_end, a.len()) {
-            Some(i) if i < a.len() => {
-                if replace {
-                    a[i] = value;
-                }
-            }
+            Some(i) if i < a.len() && replace => a[i] = value,
+            Some(i) if i < a.len() => {}
             _ if insert => a.push(value),
             _ => {}
         },

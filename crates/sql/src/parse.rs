@@ -2309,6 +2309,176 @@ fn column_options(c: &sp::ColumnDef, mut column: Column, serial: bool) -> Result
     Ok(ColumnSpec { column, primary, unique, charset, collate })
 }
 
+/// The CASTs of issue 19 (JSON, BINARY, CHAR): the function that computes each.
+fn cast_target(t: &sp::DataType) -> Option<BytesFunc> {
+    use sp::DataType as D;
+    let len = |l: &Option<sp::CharacterLength>| match l {
+        Some(sp::CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length).ok(),
+        _ => None,
+    };
+    Some(match t {
+        D::JSON => BytesFunc::CastJson,
+        D::Binary(n) => BytesFunc::CastBinary(n.and_then(|n| u32::try_from(n).ok())),
+        D::Char(l) | D::Character(l) | D::Nvarchar(l) => BytesFunc::CastChar(len(l)),
+        _ => return None,
+    })
+}
+
+/// `b'0101'`: the bits as a big-endian binary string of ⌈bits/8⌉ bytes (mysqld's bit-value
+/// literal; `b''` is the empty string).
+fn bit_literal(bits: &str) -> Option<Vec<u8>> {
+    if !bits.bytes().all(|c| c == b'0' || c == b'1') {
+        return None;
+    }
+    let mut out = vec![0u8; bits.len().div_ceil(8)];
+    let pad = out.len() * 8 - bits.len();
+    for (i, c) in bits.bytes().enumerate() {
+        if c == b'1' {
+            let bit = pad + i;
+            out[bit / 8] |= 0x80 >> (bit % 8);
+        }
+    }
+    Some(out)
+}
+
+/// An integer type's declared display width (`TINYINT(1)`; BOOL/BOOLEAN are TINYINT(1)).
+fn integer_display_width(t: &sp::DataType) -> u8 {
+    use sp::DataType as D;
+    match t {
+        D::Bool | D::Boolean => 1,
+        D::TinyInt(w)
+        | D::TinyIntUnsigned(w)
+        | D::SmallInt(w)
+        | D::SmallIntUnsigned(w)
+        | D::MediumInt(w)
+        | D::MediumIntUnsigned(w)
+        | D::Int(w)
+        | D::Integer(w)
+        | D::IntUnsigned(w)
+        | D::IntegerUnsigned(w)
+        | D::BigInt(w)
+        | D::BigIntUnsigned(w) => w.map_or(0, |w| u8::try_from(w.min(255)).unwrap_or(255)),
+        _ => 0,
+    }
+}
+
+/// The engine type and ENUM/SET members of a BINARY/VARBINARY/BLOB/TEXT/ENUM/SET/BIT/JSON
+/// column, with mysqld's limits (1074 too long, 1439 display width, 1097/1291 members).
+fn bytes_column_type(name: &str, t: &sp::DataType) -> Result<(ColumnType, Vec<String>)> {
+    use sp::DataType as D;
+    let too_big = |max: u64| SqlError::Other {
+        code: 1074,
+        sqlstate: "42000",
+        message: format!(
+            "Column length too big for column '{name}' (max = {max}); use BLOB or TEXT instead"
+        ),
+    };
+    let blob_for = |n: u64| -> u8 {
+        match n {
+            0..=255 => 1,
+            256..=65_535 => 2,
+            65_536..=16_777_215 => 3,
+            _ => 4,
+        }
+    };
+    Ok(match t {
+        D::Binary(n) => {
+            let n = n.unwrap_or(1);
+            if n > 255 {
+                return Err(SqlError::Other {
+                    code: 1074,
+                    sqlstate: "42000",
+                    message: format!(
+                        "Column length too big for column '{name}' (max = 255); use BLOB or TEXT \
+                         instead"
+                    ),
+                });
+            }
+            (ColumnType::Binary(n as u32), Vec::new())
+        }
+        D::Varbinary(l) => {
+            let n = match l {
+                Some(sp::BinaryLength::IntegerLength { length }) => *length,
+                _ => return Err(SqlError::near(")")),
+            };
+            if n > 65_535 {
+                return Err(too_big(65_535));
+            }
+            (ColumnType::VarBinary(n as u32), Vec::new())
+        }
+        D::Blob(n) => (ColumnType::Blob { len_bytes: blob_for(n.unwrap_or(65_535)) }, Vec::new()),
+        D::TinyBlob => (ColumnType::Blob { len_bytes: 1 }, Vec::new()),
+        D::MediumBlob => (ColumnType::Blob { len_bytes: 3 }, Vec::new()),
+        D::LongBlob => (ColumnType::Blob { len_bytes: 4 }, Vec::new()),
+        D::TinyText => (ColumnType::SizedText { len_bytes: 1 }, Vec::new()),
+        D::MediumText => (ColumnType::SizedText { len_bytes: 3 }, Vec::new()),
+        D::LongText => (ColumnType::SizedText { len_bytes: 4 }, Vec::new()),
+        D::Bit(n) => {
+            let n = n.unwrap_or(1);
+            if n == 0 || n > 64 {
+                return Err(SqlError::Other {
+                    code: 1439,
+                    sqlstate: "42000",
+                    message: format!("Display width out of range for column '{name}' (max = 64)"),
+                });
+            }
+            (ColumnType::Bit(n as u8), Vec::new())
+        }
+        D::JSON => (ColumnType::Json, Vec::new()),
+        D::Enum(..) | D::Set(_) => {
+            let (is_set, names): (bool, Vec<String>) = match t {
+                D::Enum(members, _) => (
+                    false,
+                    members
+                        .iter()
+                        .map(|m| match m {
+                            sp::EnumMember::Name(n) | sp::EnumMember::NamedValue(n, _) => n.clone(),
+                        })
+                        .collect(),
+                ),
+                D::Set(v) => (true, v.clone()),
+                _ => (false, Vec::new()),
+            };
+            // mysqld strips trailing spaces from members at definition.
+            let names: Vec<String> =
+                names.iter().map(|n| n.trim_end_matches(' ').to_string()).collect();
+            let kind = if is_set { "SET" } else { "ENUM" };
+            for (i, n) in names.iter().enumerate() {
+                if names[..i].iter().any(|o| o.to_lowercase() == n.to_lowercase()) {
+                    return Err(SqlError::Other {
+                        code: 1291,
+                        sqlstate: "HY000",
+                        message: format!("Column '{name}' has duplicated value '{n}' in {kind}"),
+                    });
+                }
+                if is_set && n.contains(',') {
+                    return Err(SqlError::Other {
+                        code: 1367,
+                        sqlstate: "22007",
+                        message: format!("Illegal set '{n}' value found during parsing"),
+                    });
+                }
+            }
+            if is_set && names.len() > 64 {
+                return Err(SqlError::Other {
+                    code: 1097,
+                    sqlstate: "HY000",
+                    message: format!("Too many strings for column {name} and SET"),
+                });
+            }
+            if names.len() > 65_535 {
+                return Err(SqlError::Other {
+                    code: 1097,
+                    sqlstate: "HY000",
+                    message: format!("Too many strings for column {name} and ENUM"),
+                });
+            }
+            (if is_set { ColumnType::Set } else { ColumnType::Enum }, names)
+        }
+        other => return Err(unsupported(format!("column type {other}"))),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2554,153 +2724,4 @@ mod tests {
             vec!["select 1 -- x;y\n", " select 2"]
         );
     }
-}
-
-/// The CASTs of issue 19 (JSON, BINARY, CHAR): the function that computes each.
-fn cast_target(t: &sp::DataType) -> Option<BytesFunc> {
-    use sp::DataType as D;
-    let len = |l: &Option<sp::CharacterLength>| match l {
-        Some(sp::CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length).ok(),
-        _ => None,
-    };
-    Some(match t {
-        D::JSON => BytesFunc::CastJson,
-        D::Binary(n) => BytesFunc::CastBinary(n.and_then(|n| u32::try_from(n).ok())),
-        D::Char(l) | D::Character(l) | D::Nvarchar(l) => BytesFunc::CastChar(len(l)),
-        _ => return None,
-    })
-}
-
-/// `b'0101'`: the bits as a big-endian binary string of ⌈bits/8⌉ bytes (mysqld's bit-value
-/// literal; `b''` is the empty string).
-fn bit_literal(bits: &str) -> Option<Vec<u8>> {
-    if !bits.bytes().all(|c| c == b'0' || c == b'1') {
-        return None;
-    }
-    let mut out = vec![0u8; bits.len().div_ceil(8)];
-    let pad = out.len() * 8 - bits.len();
-    for (i, c) in bits.bytes().enumerate() {
-        if c == b'1' {
-            let bit = pad + i;
-            out[bit / 8] |= 0x80 >> (bit % 8);
-        }
-    }
-    Some(out)
-}
-
-/// The engine type and ENUM/SET members of a BINARY/VARBINARY/BLOB/TEXT/ENUM/SET/BIT/JSON
-/// column, with mysqld's limits (1074 too long, 1439 display width, 1097/1291 members).
-fn bytes_column_type(name: &str, t: &sp::DataType) -> Result<(ColumnType, Vec<String>)> {
-    use sp::DataType as D;
-    let too_big = |max: u64| SqlError::Other {
-        code: 1074,
-        sqlstate: "42000",
-        message: format!(
-            "Column length too big for column '{name}' (max = {max}); use BLOB or TEXT instead"
-        ),
-    };
-    let blob_for = |n: u64| -> u8 {
-        match n {
-            0..=255 => 1,
-            256..=65_535 => 2,
-            65_536..=16_777_215 => 3,
-            _ => 4,
-        }
-    };
-    Ok(match t {
-        D::Binary(n) => {
-            let n = n.unwrap_or(1);
-            if n > 255 {
-                return Err(SqlError::Other {
-                    code: 1074,
-                    sqlstate: "42000",
-                    message: format!(
-                        "Column length too big for column '{name}' (max = 255); use BLOB or TEXT \
-                         instead"
-                    ),
-                });
-            }
-            (ColumnType::Binary(n as u32), Vec::new())
-        }
-        D::Varbinary(l) => {
-            let n = match l {
-                Some(sp::BinaryLength::IntegerLength { length }) => *length,
-                _ => return Err(SqlError::near(")")),
-            };
-            if n > 65_535 {
-                return Err(too_big(65_535));
-            }
-            (ColumnType::VarBinary(n as u32), Vec::new())
-        }
-        D::Blob(n) => (ColumnType::Blob { len_bytes: blob_for(n.unwrap_or(65_535)) }, Vec::new()),
-        D::TinyBlob => (ColumnType::Blob { len_bytes: 1 }, Vec::new()),
-        D::MediumBlob => (ColumnType::Blob { len_bytes: 3 }, Vec::new()),
-        D::LongBlob => (ColumnType::Blob { len_bytes: 4 }, Vec::new()),
-        D::TinyText => (ColumnType::SizedText { len_bytes: 1 }, Vec::new()),
-        D::MediumText => (ColumnType::SizedText { len_bytes: 3 }, Vec::new()),
-        D::LongText => (ColumnType::SizedText { len_bytes: 4 }, Vec::new()),
-        D::Bit(n) => {
-            let n = n.unwrap_or(1);
-            if n == 0 || n > 64 {
-                return Err(SqlError::Other {
-                    code: 1439,
-                    sqlstate: "42000",
-                    message: format!("Display width out of range for column '{name}' (max = 64)"),
-                });
-            }
-            (ColumnType::Bit(n as u8), Vec::new())
-        }
-        D::JSON => (ColumnType::Json, Vec::new()),
-        D::Enum(..) | D::Set(_) => {
-            let (is_set, names): (bool, Vec<String>) = match t {
-                D::Enum(members, _) => (
-                    false,
-                    members
-                        .iter()
-                        .map(|m| match m {
-                            sp::EnumMember::Name(n) | sp::EnumMember::NamedValue(n, _) => n.clone(),
-                        })
-                        .collect(),
-                ),
-                D::Set(v) => (true, v.clone()),
-                _ => (false, Vec::new()),
-            };
-            // mysqld strips trailing spaces from members at definition.
-            let names: Vec<String> =
-                names.iter().map(|n| n.trim_end_matches(' ').to_string()).collect();
-            let kind = if is_set { "SET" } else { "ENUM" };
-            for (i, n) in names.iter().enumerate() {
-                if names[..i].iter().any(|o| o.to_lowercase() == n.to_lowercase()) {
-                    return Err(SqlError::Other {
-                        code: 1291,
-                        sqlstate: "HY000",
-                        message: format!("Column '{name}' has duplicated value '{n}' in {kind}"),
-                    });
-                }
-                if is_set && n.contains(',') {
-                    return Err(SqlError::Other {
-                        code: 1367,
-                        sqlstate: "22007",
-                        message: format!("Illegal set '{n}' value found during parsing"),
-                    });
-                }
-            }
-            if is_set && names.len() > 64 {
-                return Err(SqlError::Other {
-                    code: 1097,
-                    sqlstate: "HY000",
-                    message: format!("Too many strings for column {name} and SET"),
-                });
-            }
-            if names.len() > 65_535 {
-                return Err(SqlError::Other {
-                    code: 1097,
-                    sqlstate: "HY000",
-                    message: format!("Too many strings for column {name} and ENUM"),
-                });
-            }
-            (if is_set { ColumnType::Set } else { ColumnType::Enum }, names)
-        }
-        other => return Err(unsupported(format!("column type {other}"))),
-    })
 }

@@ -735,6 +735,26 @@ pub fn raw_uint_le(b: &[u8]) -> u64 {
     le_uint(&b[..b.len().min(8)])
 }
 
+/// Encodes decimal text (`-12.50`) as MySQL's binary DECIMAL(precision, scale)
+/// (`decimal2bin`), for values outside a row image (the OPAQUE decimals of binary JSON).
+/// `None` if the text does not fit the precision or is not a number.
+pub fn encode_decimal_bytes(
+    out: &mut Vec<u8>,
+    precision: usize,
+    scale: usize,
+    text: &str,
+) -> Option<()> {
+    let meta = u16::try_from(precision).ok()? << 8 | u16::try_from(scale).ok()?;
+    encode_decimal(out, meta, text).ok()
+}
+
+/// Decodes a binary DECIMAL(precision, scale) (`bin2decimal`) to its text.
+pub fn decode_decimal_bytes(b: &[u8], precision: usize, scale: usize) -> Option<String> {
+    let meta = u16::try_from(precision).ok()? << 8 | u16::try_from(scale).ok()?;
+    let mut c = Cursor::new(b, 0, crate::event_type::EventType::WRITE_ROWS);
+    decode_decimal(&mut c, meta).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -804,24 +824,4 @@ mod tests {
         let b = round_trip(ColumnType::TINY, 0, Value::Int(-1), false);
         assert_eq!(b, [0xff]);
     }
-}
-
-/// Encodes decimal text (`-12.50`) as MySQL's binary DECIMAL(precision, scale)
-/// (`decimal2bin`), for values outside a row image (the OPAQUE decimals of binary JSON).
-/// `None` if the text does not fit the precision or is not a number.
-pub fn encode_decimal_bytes(
-    out: &mut Vec<u8>,
-    precision: usize,
-    scale: usize,
-    text: &str,
-) -> Option<()> {
-    let meta = u16::try_from(precision).ok()? << 8 | u16::try_from(scale).ok()?;
-    encode_decimal(out, meta, text).ok()
-}
-
-/// Decodes a binary DECIMAL(precision, scale) (`bin2decimal`) to its text.
-pub fn decode_decimal_bytes(b: &[u8], precision: usize, scale: usize) -> Option<String> {
-    let meta = u16::try_from(precision).ok()? << 8 | u16::try_from(scale).ok()?;
-    let mut c = Cursor::new(b, 0, crate::event_type::EventType::WRITE_ROWS);
-    decode_decimal(&mut c, meta).ok()
 }
