@@ -2341,27 +2341,6 @@ fn bit_literal(bits: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// An integer type's declared display width (`TINYINT(1)`; BOOL/BOOLEAN are TINYINT(1)).
-fn integer_display_width(t: &sp::DataType) -> u8 {
-    use sp::DataType as D;
-    match t {
-        D::Bool | D::Boolean => 1,
-        D::TinyInt(w)
-        | D::TinyIntUnsigned(w)
-        | D::SmallInt(w)
-        | D::SmallIntUnsigned(w)
-        | D::MediumInt(w)
-        | D::MediumIntUnsigned(w)
-        | D::Int(w)
-        | D::Integer(w)
-        | D::IntUnsigned(w)
-        | D::IntegerUnsigned(w)
-        | D::BigInt(w)
-        | D::BigIntUnsigned(w) => w.map_or(0, |w| u8::try_from(w.min(255)).unwrap_or(255)),
-        _ => 0,
-    }
-}
-
 /// The engine type and ENUM/SET members of a BINARY/VARBINARY/BLOB/TEXT/ENUM/SET/BIT/JSON
 /// column, with mysqld's limits (1074 too long, 1439 display width, 1097/1291 members).
 fn bytes_column_type(name: &str, t: &sp::DataType) -> Result<(ColumnType, Vec<String>)> {
