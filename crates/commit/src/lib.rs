@@ -37,8 +37,7 @@ pub use cache::{datetime_from_binlog, datetime_to_binlog, table_map, BinlogCache
 pub use config::CommitConfig;
 pub use coordinator::{
     BinlogSnapshot, CommitRequest, Committed, Coordinator, GtidChoice, OpenOptions, PendingCommit,
-    QueryContext,
-    RecoveryOutcome, Work,
+    QueryContext, RecoveryOutcome, Work,
 };
 pub use engine_api::Engine;
 pub use error::{Error, ErrorClass, Result};

@@ -85,10 +85,13 @@ pub struct Column {
 impl ColumnType {
     /// Whether values are character strings (they have a collation).
     pub fn is_text(self) -> bool {
-        matches!(self, ColumnType::Char(_)
+        matches!(
+            self,
+            ColumnType::Char(_)
                 | ColumnType::VarChar(_)
                 | ColumnType::Text
-                | ColumnType::SizedText { .. })
+                | ColumnType::SizedText { .. }
+        )
     }
 }
 
