@@ -18,7 +18,6 @@
 //! decide; anything else never happened. DDL statements are transactions too (staged schema
 //! changes, `Engine::create_table_in` & co.), prepared and decided the same way.
 
-mod bytes_types;
 mod checkpoint;
 mod codec;
 mod engine;
@@ -32,7 +31,6 @@ mod schema;
 mod table;
 mod value;
 
-pub use bytes_types::{bit_from_uint, bit_to_uint, enum_index, set_mask, set_text};
 pub use engine::{
     interruptible, refused_wait, waits_refused, without_waiting, BinlogPayload, Engine,
     EngineConfig, EngineStats, Inserted, Interrupt, LockWait, Recovery, Txn,
@@ -41,6 +39,7 @@ pub use error::RedoDamage;
 pub use error::{Error, Result};
 pub use mvcc::ReadView;
 pub use redo::{Lsn, RedoFlushMethod};
+pub use schema::bytes_types::{bit_from_uint, bit_to_uint, enum_index, set_mask, set_text};
 pub use schema::{Column, ColumnType, IndexDef, TableId, TableSchema};
 pub use table::ReadMode;
 pub use value::{encode_key, encode_key_collated, DateTime, Decimal, Key, Row, Value};

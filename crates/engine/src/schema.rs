@@ -1,6 +1,8 @@
 //! Table definitions: columns, the primary key, secondary indexes; row validation and the keys
 //! a row has in each index.
 
+pub mod bytes_types;
+
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
 use crate::value::{decode_value, encode_key, encode_key_part_in, encode_value, Key, Row, Value};
@@ -459,7 +461,7 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
         | ColumnType::Enum
         | ColumnType::Set
         | ColumnType::Bit(_)
-        | ColumnType::Json => crate::bytes_types::normalize(col, v)?,
+        | ColumnType::Json => bytes_types::normalize(col, v)?,
     }
     Ok(())
 }

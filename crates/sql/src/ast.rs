@@ -199,7 +199,7 @@ pub enum Expr {
     /// `LIKE ... ESCAPE 'c'` (the node is a `Like`).
     LikeEscape(Box<Expr>, char),
     /// A string function (`strfunc.rs`).
-    Str(super::strfunc::StrFn, Vec<Expr>),
+    Str(StrFn, Vec<Expr>),
     /// `GROUP_CONCAT([DISTINCT] args [ORDER BY ...] [SEPARATOR s])` as written.
     GroupConcat(Box<GroupConcat>),
 }
@@ -627,4 +627,45 @@ pub enum AccountStmt {
     ShowGrants(Option<UserSpec>),
     /// `SHOW CREATE USER user`.
     ShowCreateUser(UserSpec),
+}
+
+/// The string functions (`eval::strfunc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrFn {
+    Substring,
+    Left,
+    Right,
+    Replace,
+    /// TRIM([BOTH|LEADING|TRAILING] [remstr] FROM str): args (str[, remstr]).
+    Trim(TrimWhere),
+    LTrim,
+    RTrim,
+    Repeat,
+    LPad,
+    RPad,
+    ConcatWs,
+    /// LOCATE(substr, str[, pos]) and POSITION(substr IN str).
+    Locate,
+    /// INSTR(str, substr).
+    Instr,
+    Reverse,
+    Ascii,
+    Ord,
+    Char,
+    Space,
+    Strcmp,
+    Field,
+    Elt,
+    FindInSet,
+    Insert,
+    Format,
+    Quote,
+    SubstringIndex,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrimWhere {
+    Both,
+    Leading,
+    Trailing,
 }

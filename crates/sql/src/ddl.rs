@@ -35,7 +35,7 @@ impl Session {
                 check_db_name(name)?;
                 let server_default = collation::by_name(&self.var_text(Var::CollationServer))
                     .map_or(collation::DEFAULT, |c| c.id);
-                let coll = super::collate::resolve(
+                let coll = crate::eval::collate::resolve(
                     charset.as_deref(),
                     collate.as_deref(),
                     server_default,
@@ -189,7 +189,7 @@ impl Session {
         // The table's default collation: its options, else the database's (mysqld's
         // `create_table_info.default_table_charset`); each character column's: its own
         // CHARACTER SET / COLLATE, else the table's.
-        let table_coll = super::collate::resolve(
+        let table_coll = crate::eval::collate::resolve(
             ct.charset.as_deref(),
             ct.collate.as_deref(),
             self.server.database_collation(&db),
@@ -201,7 +201,7 @@ impl Session {
             }
             let mut col = c.column.clone();
             if col.ty.is_text() {
-                col.collation = super::collate::resolve(
+                col.collation = crate::eval::collate::resolve(
                     c.charset.as_deref(),
                     c.collate.as_deref(),
                     table_coll,

@@ -10,6 +10,10 @@
 //!   filters must agree with index lookups); a string against a number compares as DOUBLE.
 //! - LIKE is ASCII case-insensitive, as under MySQL's default collation.
 
+pub(crate) mod collate;
+pub(crate) mod json_funcs;
+pub mod strfunc;
+
 use std::cmp::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -307,7 +311,7 @@ pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
         // A JSON operand makes the comparison JSON's (`Arg_comparator::compare_json`), the
         // other side converted to JSON.
         (Value::Json(_), _) | (_, Value::Json(_)) => {
-            let (x, y) = (crate::json_funcs::to_json(a), crate::json_funcs::to_json(b));
+            let (x, y) = (crate::eval::json_funcs::to_json(a), crate::eval::json_funcs::to_json(b));
             Some(x.compare(&y))
         }
         (Value::DateTime(x), Value::DateTime(y)) => Some(x.cmp(y)),
@@ -362,7 +366,7 @@ fn bool_value(b: Option<bool>) -> Value {
 /// of SHOW ... LIKE; SQL's LIKE follows its operands' collation (`collate::like`).
 pub use accounts::wild_case_compare as like;
 
-use super::collate::compare_in;
+use crate::eval::collate::compare_in;
 
 /// Text of a value for string functions.
 pub fn to_text(v: &Value) -> Vec<u8> {
@@ -540,7 +544,7 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
         Expr::Collated(coll, node) => eval_collated(*coll, node, row, aggs)?,
         Expr::Str(f, args) => {
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
-            super::strfunc::call(*f, vals, collation::BINARY)?
+            crate::eval::strfunc::call(*f, vals, collation::BINARY)?
         }
         Expr::Func(f, args) => {
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
@@ -647,7 +651,7 @@ fn eval_collated(coll: u16, e: &Expr, row: &[Value], aggs: &[Value]) -> Result<V
         }
         Expr::Str(f, args) => {
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
-            super::strfunc::call(*f, vals, coll)?
+            crate::eval::strfunc::call(*f, vals, coll)?
         }
         other => eval(other, row, aggs)?,
     })
@@ -668,7 +672,7 @@ fn like_value(
         Value::Null
     } else {
         Value::Int(i64::from(
-            super::collate::like(coll, &to_text(&v), &to_text(&p), escape) != *negated,
+            crate::eval::collate::like(coll, &to_text(&v), &to_text(&p), escape) != *negated,
         ))
     })
 }
@@ -740,7 +744,7 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
                 int_value(r as i128, &|| format!("{d}"))?
             }
         },
-        Func::Bytes(bf) => return crate::json_funcs::eval(bf, a),
+        Func::Bytes(bf) => return crate::eval::json_funcs::eval(bf, a),
         Func::Round => {
             let places = match arg(&a, 1) {
                 Value::Null if a.len() > 1 => return Ok(Value::Null),
@@ -934,8 +938,8 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
     if v == Value::Null {
         return Ok(v);
     }
-    if crate::bytes_types::is_bytes_type(col.ty) {
-        return crate::bytes_types::to_column(v, col, row);
+    if crate::output::bytes_types::is_bytes_type(col.ty) {
+        return crate::output::bytes_types::to_column(v, col, row);
     }
     let v = match v {
         // JSON stored in a non-JSON column is its text.
@@ -1032,7 +1036,7 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
         | ColumnType::Enum
         | ColumnType::Set
         | ColumnType::Bit(_)
-        | ColumnType::Json => crate::bytes_types::to_column(v, col, row)?,
+        | ColumnType::Json => crate::output::bytes_types::to_column(v, col, row)?,
         ColumnType::DateTime => match &v {
             Value::DateTime(_) => v,
             Value::Bytes(b) => {

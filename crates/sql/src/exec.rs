@@ -18,13 +18,13 @@ use std::sync::Arc;
 use engine::{encode_key, ColumnType, Decimal, Key, Row, TableId, TableSchema, Txn, Value};
 
 use super::ast::*;
-use super::collate::{keyed, Dt};
 use super::error::{Result, SqlError};
 use super::eval::{arith, compare, eval, parse_datetime, truth};
 use super::output::{flags, MysqlType, Output, ResultColumn, CHARSET_BINARY};
 use super::session::Session;
-use super::strfunc::StrFn as StrFunc;
 use super::vars::VERSION;
+use crate::eval::collate::{keyed, Dt};
+use crate::eval::strfunc::StrFn as StrFunc;
 
 /// A bound aggregate call.
 #[derive(Debug, Clone)]
@@ -173,7 +173,7 @@ impl Binder<'_> {
 
     /// The collation and derivation of a bound expression (`Item::collation`).
     pub(crate) fn dt(&self, e: &Expr) -> Result<Dt> {
-        use super::collate::{aggregate, COERCIBLE, EXPLICIT, IGNORABLE, IMPLICIT, NUMERIC};
+        use crate::eval::collate::{aggregate, COERCIBLE, EXPLICIT, IGNORABLE, IMPLICIT, NUMERIC};
         let numeric = Dt::new(collation::BINARY, NUMERIC, true);
         let strings = |args: &[&Expr], op: &str| -> Result<Dt> {
             let dts = args.iter().map(|a| self.dt(a)).collect::<Result<Vec<_>>>()?;
@@ -246,7 +246,7 @@ impl Binder<'_> {
     /// constant must convert to the aggregate's character set (else 1267, as mysqld's
     /// `agg_item_set_converter`).
     fn collated(&self, node: Expr, op: &str, always: bool) -> Result<Expr> {
-        use super::collate::{aggregate, is_plain_bytes, mix_error, COERCIBLE, NUMERIC};
+        use crate::eval::collate::{aggregate, is_plain_bytes, mix_error, COERCIBLE, NUMERIC};
         let ops = operands(&node);
         let mut dts = Vec::with_capacity(ops.len());
         for o in &ops {
@@ -363,10 +363,10 @@ impl Binder<'_> {
                 let conn_cs = collation::by_id(self.conn()).map(|c| c.charset);
                 let have =
                     if d.is_string() { collation::by_id(d.id).map(|c| c.charset) } else { conn_cs };
-                if d.derivation != super::collate::IGNORABLE && want != have {
+                if d.derivation != crate::eval::collate::IGNORABLE && want != have {
                     let name = collation::by_id(*id).map_or("", |c| c.name);
                     let cs = have.unwrap_or(collation::Charset::Utf8mb4);
-                    return Err(super::collate::mismatch(name, cs));
+                    return Err(crate::eval::collate::mismatch(name, cs));
                 }
                 Expr::Collate(Box::new(x), *id)
             }
@@ -597,7 +597,7 @@ pub(crate) fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
         | ColumnType::Enum
         | ColumnType::Set
         | ColumnType::Bit(_)
-        | ColumnType::Json => crate::bytes_types::key_value(v, ty),
+        | ColumnType::Json => crate::output::bytes_types::key_value(v, ty),
     }
 }
 
@@ -968,7 +968,7 @@ impl Session {
                             }
                             refine_expr_column(&mut c, &bound, schema, aggs);
                             if let Expr::Func(crate::ast::Func::Bytes(bf), _) = &bound {
-                                crate::json_funcs::refine_column(&mut c, *bf);
+                                crate::eval::json_funcs::refine_column(&mut c, *bf);
                             }
                             c
                         }
@@ -999,7 +999,7 @@ impl Session {
                 }
                 e => b.bind(e)?,
             };
-            let e = crate::json_funcs::enum_order_key(e, schema);
+            let e = crate::eval::json_funcs::enum_order_key(e, schema);
             order.push((e, o.desc));
         }
         let coll_of = |b: &Binder<'_>, e: &Expr| -> Result<Option<u16>> {
@@ -1218,6 +1218,9 @@ struct AggState {
 /// The result rows of GROUP_CONCAT values cut at `group_concat_max_len` (warning 1260).
 type CutRows = Vec<usize>;
 
+/// A group's first row and its aggregate results.
+type GroupRow = (Row, Vec<Value>);
+
 /// Groups `rows` and computes the aggregates: (first row of the group, aggregate results),
 /// and the GROUP_CONCAT cuts. Group keys, COUNT(DISTINCT), MIN/MAX and GROUP_CONCAT compare
 /// strings under their expressions' collations.
@@ -1225,7 +1228,7 @@ fn group(
     plan: &SelectPlan,
     rows: Vec<Row>,
     width: usize,
-) -> Result<(Vec<(Row, Vec<Value>)>, CutRows)> {
+) -> Result<(Vec<GroupRow>, CutRows)> {
     let fresh = || -> Vec<AggState> {
         plan.aggs
             .iter()
@@ -1278,7 +1281,7 @@ fn group(
                 AggKind::GroupConcat => Value::Null,
                 AggKind::Min | AggKind::Max => {
                     let cmp = match spec.coll {
-                        Some(c) => super::collate::compare_in(&v, &st.acc, c),
+                        Some(c) => crate::eval::collate::compare_in(&v, &st.acc, c),
                         None => compare(&v, &st.acc),
                     };
                     let take = st.acc == Value::Null
@@ -1446,7 +1449,7 @@ fn column_type(ty: ColumnType) -> MysqlType {
         | ColumnType::Enum
         | ColumnType::Set
         | ColumnType::Bit(_)
-        | ColumnType::Json => crate::bytes_types::mysql_type(ty),
+        | ColumnType::Json => crate::output::bytes_types::mysql_type(ty),
     }
 }
 
@@ -1544,7 +1547,7 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
                 args.iter().map(t).find(|x| *x != MysqlType::Null).unwrap_or(MysqlType::Null)
             }
             Func::If => args.get(1).map_or(MysqlType::Null, t),
-            Func::Bytes(bf) => crate::json_funcs::result_type(*bf),
+            Func::Bytes(bf) => crate::eval::json_funcs::result_type(*bf),
             _ => MysqlType::VarString,
         },
         Expr::Case { whens, otherwise, .. } => whens

@@ -3,6 +3,8 @@
 //! carry `Int`/`UInt`, DOUBLE `Double`, NEWDECIMAL `Decimal`, DATETIME `DateTime`, strings
 //! `Bytes` (or `Null` anywhere), so a binary encoder can trust the column definition.
 
+pub(crate) mod bytes_types;
+
 use engine::{ColumnType, Value};
 
 /// MySQL's column type codes (`enum_field_types`).
@@ -209,7 +211,7 @@ impl ResultColumn {
             | ColumnType::Enum
             | ColumnType::Set
             | ColumnType::Bit(_)
-            | ColumnType::Json => crate::bytes_types::send_field(col),
+            | ColumnType::Json => crate::output::bytes_types::send_field(col),
         };
         // An integer's declared display width is its column length (TINYINT(1) → 1, which
         // Connector/J reads as BOOLEAN); ZEROFILL sends ZEROFILL_FLAG (and UNSIGNED).

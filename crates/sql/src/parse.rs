@@ -19,7 +19,7 @@ use sqlparser::tokenizer::{Location, Token};
 
 use engine::{Column, ColumnType, Decimal, Value};
 
-use super::strfunc::{StrFn, TrimWhere};
+use crate::eval::strfunc::{StrFn, TrimWhere};
 
 use super::admin::AdminCommand;
 use super::ast::*;
@@ -1688,7 +1688,7 @@ impl Front<'_> {
             E::Collate { expr, collation } => {
                 let x = self.expr(expr)?;
                 let name = last_part(collation)?;
-                Expr::Collate(Box::new(x), super::collate::by_name(&name)?.id)
+                Expr::Collate(Box::new(x), crate::eval::collate::by_name(&name)?.id)
             }
             E::Position { expr, r#in } => {
                 let needle = self.expr(expr)?;
@@ -1826,8 +1826,9 @@ impl Front<'_> {
             }
             return Ok(Expr::Str(sf, xs));
         }
-        if let Some((bf, min, max)) = crate::json_funcs::lookup(&name) {
-            if xs.len() < min || xs.len() > max || !crate::json_funcs::arity_ok(bf, xs.len()) {
+        if let Some((bf, min, max)) = crate::eval::json_funcs::lookup(&name) {
+            if xs.len() < min || xs.len() > max || !crate::eval::json_funcs::arity_ok(bf, xs.len())
+            {
                 return Err(SqlError::FunctionArgs(name));
             }
             return Ok(Expr::Func(Func::Bytes(bf), xs));

@@ -299,14 +299,14 @@ pub(crate) fn type_text(ty: ColumnType) -> String {
         | ColumnType::Enum
         | ColumnType::Set
         | ColumnType::Bit(_)
-        | ColumnType::Json => crate::bytes_types::type_text(ty),
+        | ColumnType::Json => crate::output::bytes_types::type_text(ty),
     }
 }
 
 /// The type text of a column: [`type_text`], or the fuller one of ENUM/SET members and integer
 /// display widths (`bytes_types::column_type_text`).
 pub(crate) fn column_type_text(c: &engine::Column) -> String {
-    crate::bytes_types::column_type_text(c).unwrap_or_else(|| type_text(c.ty))
+    crate::output::bytes_types::column_type_text(c).unwrap_or_else(|| type_text(c.ty))
 }
 
 fn quote_default(v: &Value) -> String {
@@ -361,7 +361,7 @@ pub(crate) fn create_table_text(
             l.push_str(" AUTO_INCREMENT");
         } else if let Some(d) = &c.default {
             l.push_str(&format!(" DEFAULT {}", quote_default(d)));
-        } else if c.nullable && !crate::bytes_types::is_blob_like(c.ty) {
+        } else if c.nullable && !crate::output::bytes_types::is_blob_like(c.ty) {
             l.push_str(" DEFAULT NULL");
         }
         lines.push(l);
@@ -998,11 +998,12 @@ impl Session {
                         | ColumnType::Set
                         | ColumnType::Bit(_)
                         | ColumnType::Json => {
-                            let (chars, precision) = crate::bytes_types::info_lengths(c);
+                            let (chars, precision) = crate::output::bytes_types::info_lengths(c);
                             (chars, precision, None, None)
                         }
                     };
-                    let textual = chars.is_some() && !crate::bytes_types::is_binary_string(c.ty);
+                    let textual =
+                        chars.is_some() && !crate::output::bytes_types::is_binary_string(c.ty);
                     let key = if t.primary_key.contains(&i) {
                         "PRI"
                     } else if t.indexes.iter().any(|x| x.unique && x.columns == [i]) {

@@ -12,8 +12,8 @@
 use engine::json::{Json, JsonError};
 use engine::{Column, ColumnType, Value};
 
-use super::error::{Result, SqlError};
-use super::output::{flags, MysqlType, CHARSET_BINARY, CHARSET_UTF8MB4};
+use crate::error::{Result, SqlError};
+use crate::output::{flags, MysqlType, CHARSET_BINARY, CHARSET_UTF8MB4};
 
 /// Whether `ty` is one of this module's types.
 pub(crate) fn is_bytes_type(ty: ColumnType) -> bool {

@@ -20,7 +20,7 @@ use std::cmp::Ordering;
 use collation::Charset;
 use engine::Value;
 
-use super::error::{Result, SqlError};
+use crate::error::{Result, SqlError};
 
 /// mysqld's `Derivation` (lower wins).
 pub(crate) const EXPLICIT: u8 = 0;
@@ -247,11 +247,11 @@ pub(crate) fn like(id: u16, text: &[u8], pattern: &[u8], escape: Option<u32>) ->
     collation::like(id, &in_charset(id, text), &in_charset(id, pattern), escape)
 }
 
-/// SQL comparison under collation `id` for two strings; other pairs as [`super::eval::compare`].
+/// SQL comparison under collation `id` for two strings; other pairs as [`crate::eval::compare`].
 pub(crate) fn compare_in(a: &Value, b: &Value, id: u16) -> Option<Ordering> {
     match (a, b) {
         (Value::Bytes(x), Value::Bytes(y)) => Some(cmp_text(id, x, y)),
-        _ => super::eval::compare(a, b),
+        _ => crate::eval::compare(a, b),
     }
 }
 

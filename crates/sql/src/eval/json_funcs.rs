@@ -15,9 +15,9 @@
 use engine::json::{Json, JsonError, MAX_DEPTH};
 use engine::{Decimal, Value};
 
-use super::ast::BytesFunc;
-use super::error::{Result, SqlError};
-use super::output::{flags, MysqlType, ResultColumn, CHARSET_BINARY};
+use crate::ast::BytesFunc;
+use crate::error::{Result, SqlError};
+use crate::output::{flags, MysqlType, ResultColumn, CHARSET_BINARY};
 
 /// A path longer than this is refused (3143); mysqld's paths are bounded by the text too.
 const MAX_PATH_LEGS: usize = 256;
@@ -168,7 +168,7 @@ pub(crate) fn refine_column(c: &mut ResultColumn, f: BytesFunc) {
 
 fn json_error_in_arg(e: JsonError, arg: usize, f: BytesFunc) -> SqlError {
     match e {
-        JsonError::TooDeep => crate::bytes_types::too_deep(),
+        JsonError::TooDeep => crate::output::bytes_types::too_deep(),
         JsonError::Syntax { reason, pos } => SqlError::Other {
             code: 3141,
             sqlstate: "22032",
@@ -218,7 +218,7 @@ pub(crate) fn to_json(v: &Value) -> Json {
 
 fn json_value(doc: &Json) -> Result<Value> {
     if doc.depth() > MAX_DEPTH {
-        return Err(crate::bytes_types::too_deep());
+        return Err(crate::output::bytes_types::too_deep());
     }
     Ok(Value::Json(doc.to_text()))
 }
@@ -773,7 +773,7 @@ pub(crate) fn eval(f: BytesFunc, args: Vec<Value>) -> Result<Value> {
         F::CastJson => match arg(0) {
             Value::Null => Value::Null,
             Value::Bytes(b) => json_value(&Json::parse(&b).map_err(|e| match e {
-                JsonError::TooDeep => crate::bytes_types::too_deep(),
+                JsonError::TooDeep => crate::output::bytes_types::too_deep(),
                 JsonError::Syntax { reason, pos } => SqlError::Other {
                     code: 3141,
                     sqlstate: "22032",

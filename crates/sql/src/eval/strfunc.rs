@@ -13,54 +13,15 @@ use std::cmp::Ordering;
 
 use engine::Value;
 
-use super::collate::cmp_text;
-use super::error::Result;
-use super::eval::to_text;
+use crate::error::Result;
+use crate::eval::collate::cmp_text;
+use crate::eval::to_text;
 
 /// The longest string a function builds (mysqld: `max_allowed_packet`, 64 MiB by default);
 /// longer results are NULL (mysqld adds warning 1301).
 pub(crate) const MAX_RESULT: usize = 64 << 20;
 
-/// The string functions of this module.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StrFn {
-    Substring,
-    Left,
-    Right,
-    Replace,
-    /// TRIM([BOTH|LEADING|TRAILING] [remstr] FROM str): args (str[, remstr]).
-    Trim(TrimWhere),
-    LTrim,
-    RTrim,
-    Repeat,
-    LPad,
-    RPad,
-    ConcatWs,
-    /// LOCATE(substr, str[, pos]) and POSITION(substr IN str).
-    Locate,
-    /// INSTR(str, substr).
-    Instr,
-    Reverse,
-    Ascii,
-    Ord,
-    Char,
-    Space,
-    Strcmp,
-    Field,
-    Elt,
-    FindInSet,
-    Insert,
-    Format,
-    Quote,
-    SubstringIndex,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrimWhere {
-    Both,
-    Leading,
-    Trailing,
-}
+pub use crate::ast::{StrFn, TrimWhere};
 
 impl StrFn {
     /// The function named `name` with its (min, max) argument counts.
@@ -212,7 +173,7 @@ fn int_arg(v: &Value) -> Option<i64> {
             i64::try_from(r).unwrap_or(if r < 0 { i64::MIN } else { i64::MAX })
         }
         v => {
-            let f = super::eval::str_to_f64(&to_text(v));
+            let f = crate::eval::str_to_f64(&to_text(v));
             f.round().clamp(i64::MIN as f64, i64::MAX as f64) as i64
         }
     })
@@ -245,7 +206,7 @@ fn rfind_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// comparing functions.
 pub(crate) fn call(f: StrFn, a: Vec<Value>, coll: u16) -> Result<Value> {
     use StrFn::*;
-    let null_in = a.iter().any(|v| *v == Value::Null);
+    let null_in = a.contains(&Value::Null);
     let strict_null = !matches!(f, ConcatWs | Field | Elt | Quote | Char);
     if null_in && strict_null {
         return Ok(Value::Null);
@@ -447,7 +408,7 @@ pub(crate) fn call(f: StrFn, a: Vec<Value>, coll: u16) -> Result<Value> {
                 if all_strings {
                     cmp_text(coll, &to_text(&needle), &to_text(v)) == Ordering::Equal
                 } else {
-                    super::eval::compare(&needle, v) == Some(Ordering::Equal)
+                    crate::eval::compare(&needle, v) == Some(Ordering::Equal)
                 }
             });
             Value::Int(pos.map_or(0, |p| p as i64 + 1))
@@ -558,8 +519,7 @@ fn locate(hay: &Text, needle: &[u8], start: i64, coll: u16) -> i64 {
         return start;
     }
     let bytes = hay.bytes();
-    for ci in (start - 1) as usize..b.len() - 1 {
-        let from = b[ci];
+    for (ci, &from) in b.iter().enumerate().take(b.len() - 1).skip((start - 1) as usize) {
         let Some(w) = bytes.get(from..from + needle.len()) else { break };
         if cmp_text(coll, w, needle) == Ordering::Equal {
             return ci as i64 + 1;
@@ -580,14 +540,14 @@ fn format(x: &Value, d: &Value, locale: Option<&Value>) -> Result<Value> {
         Value::Int(i) => Some(engine::Decimal { mantissa: i128::from(*i), scale: 0 }),
         Value::UInt(u) => Some(engine::Decimal { mantissa: i128::from(*u), scale: 0 }),
         Value::Double(f) => engine::Decimal::parse(format!("{f:.31}").trim_end_matches('0')),
-        v => engine::Decimal::parse(&format!("{:.31}", super::eval::str_to_f64(&to_text(v)))),
+        v => engine::Decimal::parse(&format!("{:.31}", crate::eval::str_to_f64(&to_text(v)))),
     };
     let text = match dec.and_then(|dd| dd.rescale(places)) {
         Some(r) => r.to_string(),
         None => {
             let f = match x {
                 Value::Double(f) => *f,
-                v => super::eval::str_to_f64(&to_text(v)),
+                v => crate::eval::str_to_f64(&to_text(v)),
             };
             format!("{f:.prec$}", prec = usize::from(places))
         }
