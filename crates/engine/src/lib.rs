@@ -27,6 +27,7 @@ mod lsn;
 mod redo;
 mod schema;
 mod table;
+pub mod temporal;
 mod value;
 
 pub use engine::{

@@ -27,7 +27,26 @@ pub enum ColumnType {
     VarChar(u32),
     /// TEXT (up to 65 535 bytes).
     Text,
-    DateTime,
+    /// DATETIME(fsp), fsp 0..=6 fractional digits.
+    DateTime {
+        fsp: u8,
+    },
+    /// FLOAT: IEEE single precision (FLOAT, FLOAT(p) with p <= 24, REAL under REAL_AS_FLOAT).
+    Float,
+    /// DATE ('1000-01-01'..'9999-12-31', zero dates as sql_mode allows).
+    Date,
+    /// TIME(fsp): a signed duration, -838:59:59 .. 838:59:59.
+    Time {
+        fsp: u8,
+    },
+    /// YEAR: 0 or 1901..=2155, stored as `Value::UInt`.
+    Year,
+    /// TIMESTAMP(fsp): stored as a UTC `Value::DateTime` ('1970-01-01 00:00:01' ..
+    /// '2038-01-19 03:14:07.999999' UTC, or the zero value); the SQL layer converts from and
+    /// to the session's `time_zone`.
+    Timestamp {
+        fsp: u8,
+    },
 }
 
 /// A column definition.
@@ -39,12 +58,24 @@ pub struct Column {
     /// The value the SQL layer uses when an INSERT omits the column.
     pub default: Option<Value>,
     pub auto_increment: bool,
+    /// `DEFAULT CURRENT_TIMESTAMP[(fsp)]` (TIMESTAMP and DATETIME only; `default` is None).
+    pub default_now: bool,
+    /// `ON UPDATE CURRENT_TIMESTAMP[(fsp)]` (TIMESTAMP and DATETIME only).
+    pub on_update_now: bool,
 }
 
 impl Column {
     /// A nullable column without default.
     pub fn new(name: &str, ty: ColumnType) -> Column {
-        Column { name: name.to_string(), ty, nullable: true, default: None, auto_increment: false }
+        Column {
+            name: name.to_string(),
+            ty,
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            default_now: false,
+            on_update_now: false,
+        }
     }
     pub fn not_null(mut self) -> Column {
         self.nullable = false;
@@ -141,7 +172,21 @@ impl TableSchema {
                 {
                     return bad("DECIMAL precision is 1..=38 and scale at most the precision")
                 }
+                ColumnType::DateTime { fsp }
+                | ColumnType::Time { fsp }
+                | ColumnType::Timestamp { fsp }
+                    if fsp > 6 =>
+                {
+                    return bad("fractional seconds precision is 0..=6")
+                }
                 _ => {}
+            }
+        }
+        for c in &self.columns {
+            if (c.default_now || c.on_update_now)
+                && !matches!(c.ty, ColumnType::DateTime { .. } | ColumnType::Timestamp { .. })
+            {
+                return bad("CURRENT_TIMESTAMP defaults need a TIMESTAMP or DATETIME column");
             }
         }
         if !distinct_positions(&self.primary_key, self.columns.len()) {
@@ -314,10 +359,12 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
                 return Err(Error::DataTooLong { column: col.name.clone() });
             }
         }
-        ColumnType::DateTime => match v {
-            Value::DateTime(t) if t.is_valid() => {}
-            _ => return Err(wrong()),
-        },
+        ColumnType::DateTime { .. }
+        | ColumnType::Float
+        | ColumnType::Date
+        | ColumnType::Time { .. }
+        | ColumnType::Year
+        | ColumnType::Timestamp { .. } => crate::temporal::normalize(col, v)?,
     }
     Ok(())
 }
@@ -330,8 +377,22 @@ fn type_code(ty: ColumnType) -> (u8, u32, u8) {
         ColumnType::Char(n) => (4, n, 0),
         ColumnType::VarChar(n) => (5, n, 0),
         ColumnType::Text => (6, 0, 0),
-        ColumnType::DateTime => (7, 0, 0),
+        // Codes of issue 19's temporal types start at 40, clear of other new types.
+        ColumnType::DateTime { fsp } => (40, u32::from(fsp), 0),
+        ColumnType::Float => (41, 0, 0),
+        ColumnType::Date => (42, 0, 0),
+        ColumnType::Time { fsp } => (43, u32::from(fsp), 0),
+        ColumnType::Year => (44, 0, 0),
+        ColumnType::Timestamp { fsp } => (45, u32::from(fsp), 0),
     }
+}
+
+/// Bits of a column's `auto_flags` byte (after the default): 1 DEFAULT CURRENT_TIMESTAMP,
+/// 2 ON UPDATE CURRENT_TIMESTAMP. Only written for TIMESTAMP/DATETIME columns (type codes 40
+/// and 45), so older files (which have no such column types) read unchanged.
+fn auto_flags(c: &Column) -> Option<u8> {
+    matches!(c.ty, ColumnType::DateTime { .. } | ColumnType::Timestamp { .. })
+        .then(|| u8::from(c.default_now) | u8::from(c.on_update_now) << 1)
 }
 
 // Format (schema): u32 id | name | u16 column count | per column: name, u8 type, u32 p1, u8 p2,
@@ -355,6 +416,9 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
                 out.put_u8(1);
                 encode_value(out, v);
             }
+        }
+        if let Some(f) = auto_flags(c) {
+            out.put_u8(f);
         }
     }
     put_positions(out, &s.primary_key);
@@ -408,13 +472,32 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
             4 => ColumnType::Char(p1),
             5 => ColumnType::VarChar(p1),
             6 => ColumnType::Text,
-            7 => ColumnType::DateTime,
+            // Before issue 19 every DATETIME kept microseconds (and was logged as DATETIME(6)).
+            7 => ColumnType::DateTime { fsp: 6 },
+            40..=45 => {
+                let fsp = u8::try_from(p1).map_err(|_| r.corrupt())?;
+                match t {
+                    40 => ColumnType::DateTime { fsp },
+                    41 => ColumnType::Float,
+                    42 => ColumnType::Date,
+                    43 => ColumnType::Time { fsp },
+                    44 => ColumnType::Year,
+                    _ => ColumnType::Timestamp { fsp },
+                }
+            }
             _ => return Err(r.corrupt()),
         };
         let nullable = r.bool()?;
         let auto_increment = r.bool()?;
         let default = if r.bool()? { Some(decode_value(r)?) } else { None };
-        columns.push(Column { name, ty, nullable, default, auto_increment });
+        let mut column = Column { default, auto_increment, ..Column::new(&name, ty) };
+        column.nullable = nullable;
+        if matches!(t, 40 | 45) {
+            let f = r.u8()?;
+            column.default_now = f & 1 != 0;
+            column.on_update_now = f & 2 != 0;
+        }
+        columns.push(column);
     }
     let primary_key = positions(r)?;
     let nidx = r.u16()?;

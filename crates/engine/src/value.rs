@@ -27,6 +27,12 @@ pub enum Value {
     /// CHAR, VARCHAR, TEXT (bytes as stored; no collation).
     Bytes(Vec<u8>),
     DateTime(DateTime),
+    /// FLOAT (single precision).
+    Float(f32),
+    /// DATE: a `DateTime` whose time fields are zero.
+    Date(DateTime),
+    /// TIME: signed microseconds (|v| <= 838:59:59, see [`crate::temporal::TIME_MAX_MICROS`]).
+    Time(i64),
 }
 
 /// A fixed-point number: `mantissa / 10^scale`.
@@ -111,6 +117,10 @@ pub struct DateTime {
 }
 
 impl DateTime {
+    /// '0000-00-00 00:00:00'.
+    pub const ZERO: DateTime =
+        DateTime { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, micros: 0 };
+
     /// An integer with the same order as the value (MySQL's packed form).
     pub fn packed(self) -> u64 {
         let ymd = (u64::from(self.year) * 13 + u64::from(self.month)) * 32 + u64::from(self.day);
@@ -155,12 +165,16 @@ impl fmt::Display for Value {
             Value::Decimal(d) => write!(f, "{d}"),
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
             Value::DateTime(d) => write!(f, "{d}"),
+            Value::Float(v) => write!(f, "{v}"),
+            Value::Date(d) => write!(f, "{}", crate::temporal::DateText(*d)),
+            Value::Time(t) => write!(f, "{}", crate::temporal::TimeText(*t, None)),
         }
     }
 }
 
 // Format (value): tag u8 | payload — 0 NULL; 1 i64; 2 u64; 3 f64 bits; 4 i128 mantissa, u8
-// scale; 5 u32 length, bytes; 6 u16 year, u8 month, day, hour, minute, second, u32 micros.
+// scale; 5 u32 length, bytes; 6 u16 year, u8 month, day, hour, minute, second, u32 micros;
+// (issue 19, tags from 40) 40 f32 bits (u32); 41 u16 year, u8 month, u8 day; 42 i64 micros.
 pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => out.put_u8(0),
@@ -191,6 +205,19 @@ pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
             out.extend_from_slice(&[t.month, t.day, t.hour, t.minute, t.second]);
             out.put_u32(t.micros);
         }
+        Value::Float(f) => {
+            out.put_u8(40);
+            out.put_u32(f.to_bits());
+        }
+        Value::Date(d) => {
+            out.put_u8(41);
+            out.put_u16(d.year);
+            out.extend_from_slice(&[d.month, d.day]);
+        }
+        Value::Time(t) => {
+            out.put_u8(42);
+            out.put_u64(*t as u64);
+        }
     }
 }
 
@@ -211,6 +238,11 @@ pub(crate) fn decode_value(r: &mut Reader<'_>) -> Result<Value> {
             second: r.u8()?,
             micros: r.u32()?,
         }),
+        40 => Value::Float(f32::from_bits(r.u32()?)),
+        41 => {
+            Value::Date(DateTime { year: r.u16()?, month: r.u8()?, day: r.u8()?, ..DateTime::ZERO })
+        }
+        42 => Value::Time(r.u64()? as i64),
         _ => return Err(r.corrupt()),
     })
 }
@@ -265,9 +297,14 @@ pub(crate) fn encode_key_part(out: &mut Vec<u8>, v: &Value) {
             }
             out.extend_from_slice(&[0, 1]);
         }
-        Value::DateTime(t) => {
+        Value::DateTime(t) | Value::Date(t) => {
             out.push(1);
             out.extend_from_slice(&t.packed().to_be_bytes());
+        }
+        Value::Float(f) => encode_key_part(out, &Value::Double(f64::from(*f))),
+        Value::Time(t) => {
+            out.push(1);
+            out.extend_from_slice(&((*t as u64) ^ (1 << 63)).to_be_bytes());
         }
     }
 }
@@ -331,6 +368,9 @@ mod tests {
             Value::Decimal(Decimal { mantissa: -12345, scale: 2 }),
             Value::Bytes(b"hi\0".to_vec()),
             Value::DateTime(t),
+            Value::Float(0.1),
+            Value::Date(DateTime { hour: 0, minute: 0, second: 0, micros: 0, ..t }),
+            Value::Time(-3_020_399_000_000),
         ];
         let mut buf = Vec::new();
         encode_row(&mut buf, &row);

@@ -75,6 +75,8 @@ pub enum Func {
     Floor,
     Ceil,
     Round,
+    /// A date or time function (issue 19; `temporal.rs` evaluates it).
+    Time(super::timefn::TimeFn),
 }
 
 /// `@@[global.|session.]name` scope.

@@ -78,7 +78,14 @@ fn num(v: &Value) -> Option<Num> {
         Value::Double(d) => Num::Dbl(*d),
         Value::Decimal(d) => Num::Dec(*d),
         Value::Bytes(b) => Num::Dbl(str_to_f64(b)),
-        Value::DateTime(t) => Num::Int(i128::from(datetime_number(t))),
+        Value::Float(f) => Num::Dbl(f64::from(*f)),
+        v @ (Value::DateTime(_) | Value::Date(_) | Value::Time(_)) => {
+            match super::temporal::numeric(v)? {
+                Value::Decimal(d) => Num::Dec(d),
+                Value::Int(i) => Num::Int(i128::from(i)),
+                _ => return None,
+            }
+        }
     })
 }
 
@@ -280,12 +287,18 @@ fn op_symbol(op: BinOp) -> &'static str {
 }
 
 fn is_numeric(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_))
+    matches!(
+        v,
+        Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_) | Value::Float(_)
+    )
 }
 
 /// SQL comparison; None when either side is NULL.
 #[inline(never)]
 pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+    if let Some(o) = super::temporal::compare(a, b) {
+        return o;
+    }
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => None,
         (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
@@ -325,6 +338,9 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Decimal(d) => Some(d.mantissa != 0),
         Value::Bytes(b) => Some(str_to_f64(b) != 0.0),
         Value::DateTime(_) => Some(true),
+        Value::Float(f) => Some(*f != 0.0),
+        Value::Date(_) => Some(true),
+        Value::Time(t) => Some(*t != 0),
     }
 }
 
@@ -683,6 +699,7 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
                 }
             }
         },
+        Func::Time(t) => super::temporal::call(t, &a)?,
         Func::Now
         | Func::Database
         | Func::Version
@@ -838,6 +855,9 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
     if v == Value::Null {
         return Ok(v);
     }
+    if super::temporal::handles(col.ty) {
+        return super::temporal::store(v, col, row);
+    }
     Ok(match col.ty {
         ColumnType::Integer { .. } => {
             let rounded = |d: f64| -> Result<Value> {
@@ -871,6 +891,10 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
                     }
                 }
                 Value::DateTime(t) => Value::UInt(datetime_number(t)),
+                Value::Float(f) => rounded(f64::from(*f))?,
+                v @ (Value::Date(_) | Value::Time(_)) => {
+                    super::temporal::numeric(v).unwrap_or(Value::Null)
+                }
                 Value::Null => Value::Null,
             }
         }
@@ -900,23 +924,19 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
                 }
             }
             Value::DateTime(t) => Value::UInt(datetime_number(t)),
+            Value::Float(f) => Value::Decimal(
+                f64_to_decimal(f64::from(*f), scale.max(1)).ok_or_else(out_of_range)?,
+            ),
+            v @ (Value::Date(_) | Value::Time(_)) => {
+                super::temporal::numeric(v).unwrap_or(Value::Null)
+            }
             Value::Null => Value::Null,
         },
         ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text => match v {
             Value::Bytes(_) => v,
             other => Value::Bytes(other.to_string().into_bytes()),
         },
-        ColumnType::DateTime => match &v {
-            Value::DateTime(_) => v,
-            Value::Bytes(b) => {
-                Value::DateTime(parse_datetime(b).ok_or_else(|| incorrect("datetime", &v))?)
-            }
-            Value::Int(_) | Value::UInt(_) => Value::DateTime(
-                parse_datetime(v.to_string().as_bytes())
-                    .ok_or_else(|| incorrect("datetime", &v))?,
-            ),
-            _ => return Err(incorrect("datetime", &v)),
-        },
+        _ => return Err(incorrect("value", &v)),
     })
 }
 

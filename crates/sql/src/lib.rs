@@ -36,6 +36,8 @@ pub mod parse;
 pub mod server;
 pub mod session;
 mod show;
+pub mod temporal;
+pub mod timefn;
 pub mod vars;
 mod write;
 

@@ -12,11 +12,16 @@ pub enum MysqlType {
     Tiny = 1,
     Short = 2,
     Long = 3,
+    Float = 4,
     Double = 5,
     Null = 6,
+    Timestamp = 7,
     LongLong = 8,
     Int24 = 9,
+    Date = 10,
+    Time = 11,
     DateTime = 12,
+    Year = 13,
     NewDecimal = 246,
     Blob = 252,
     VarString = 253,
@@ -31,7 +36,10 @@ pub mod flags {
     pub const MULTIPLE_KEY: u16 = 8;
     pub const BLOB: u16 = 16;
     pub const UNSIGNED: u16 = 32;
+    pub const ZEROFILL: u16 = 64;
     pub const BINARY: u16 = 128;
+    /// A TIMESTAMP column (mysqld sets it on every TIMESTAMP field).
+    pub const TIMESTAMP: u16 = 1024;
     pub const AUTO_INCREMENT: u16 = 512;
     /// NOT NULL without a DEFAULT (and not AUTO_INCREMENT): mysqld's sql_table.cc sets it and
     /// sends it.
@@ -79,7 +87,11 @@ impl ResultColumn {
             MysqlType::LongLong => (21, CHARSET_BINARY, flags::BINARY, 0),
             MysqlType::Double => (23, CHARSET_BINARY, flags::BINARY, 31),
             MysqlType::NewDecimal => (67, CHARSET_BINARY, flags::BINARY, 4),
-            MysqlType::DateTime => (19, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::DateTime | MysqlType::Timestamp => (19, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::Date => (10, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::Time => (10, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::Year => (4, CHARSET_BINARY, flags::UNSIGNED | flags::BINARY, 0),
+            MysqlType::Float => (12, CHARSET_BINARY, flags::BINARY, 31),
             MysqlType::Null => (0, CHARSET_BINARY, flags::BINARY, 0),
             MysqlType::Blob | MysqlType::VarString | MysqlType::String => {
                 (1024, CHARSET_UTF8MB4, 0, 31)
@@ -177,7 +189,12 @@ impl ResultColumn {
             ColumnType::Char(n) => (MysqlType::String, n * 4, 0, 0, CHARSET_UTF8MB4),
             ColumnType::VarChar(n) => (MysqlType::VarString, n * 4, 0, 0, CHARSET_UTF8MB4),
             ColumnType::Text => (MysqlType::Blob, 65_535 * 4, flags::BLOB, 0, CHARSET_UTF8MB4),
-            ColumnType::DateTime => (MysqlType::DateTime, 19, flags::BINARY, 0, CHARSET_BINARY),
+            ty @ (ColumnType::DateTime { .. }
+            | ColumnType::Timestamp { .. }
+            | ColumnType::Date
+            | ColumnType::Time { .. }
+            | ColumnType::Year
+            | ColumnType::Float) => temporal_column(ty),
         };
         if !col.nullable {
             fl |= flags::NOT_NULL;
@@ -200,6 +217,33 @@ impl ResultColumn {
             decimals,
             charset,
         }
+    }
+}
+
+/// mysqld's send field of a temporal or FLOAT table column (`Field_*::make_send_field`):
+/// type, width (19/10/10/4 plus the fraction's point and digits), flags, decimals (the fsp),
+/// charset. TIMESTAMP columns carry TIMESTAMP_FLAG and (as mysqld sets it) the BINARY flag.
+fn temporal_column(ty: ColumnType) -> (MysqlType, u32, u16, u8, u16) {
+    let frac = |fsp: u8| if fsp > 0 { u32::from(fsp) + 1 } else { 0 };
+    match ty {
+        ColumnType::DateTime { fsp } => {
+            (MysqlType::DateTime, 19 + frac(fsp), flags::BINARY, fsp, CHARSET_BINARY)
+        }
+        ColumnType::Timestamp { fsp } => (
+            MysqlType::Timestamp,
+            19 + frac(fsp),
+            flags::BINARY | flags::TIMESTAMP,
+            fsp,
+            CHARSET_BINARY,
+        ),
+        ColumnType::Date => (MysqlType::Date, 10, flags::BINARY, 0, CHARSET_BINARY),
+        ColumnType::Time { fsp } => {
+            (MysqlType::Time, 10 + frac(fsp), flags::BINARY, fsp, CHARSET_BINARY)
+        }
+        ColumnType::Year => {
+            (MysqlType::Year, 4, flags::UNSIGNED | flags::ZEROFILL, 0, CHARSET_BINARY)
+        }
+        _ => (MysqlType::Float, 12, 0, 31, CHARSET_BINARY),
     }
 }
 

@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+pub mod mariadb;
 pub mod sql;
 
 use std::path::{Path, PathBuf};
