@@ -13,6 +13,8 @@ command -v mysqlslap >/dev/null 2>&1 || need+=(mariadb-client)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 # A real MariaDB server (tests/column_definitions.rs compares column definitions with its own).
 command -v mariadbd >/dev/null 2>&1 || need+=(mariadb-server)
+# The system tz database: named time zones (sql temporal.rs, tests/differential_temporal.rs).
+[ -e /usr/share/zoneinfo/Europe/Paris ] || need+=(tzdata)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

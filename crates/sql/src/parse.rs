@@ -45,7 +45,8 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     // Executable comments (`/*!40101 SET ... */`) are part of the statement's text.
     let expanded = super::comments::expand(sql);
     let stripped = super::comments::strip_select_options(&expanded.text);
-    let sql = &*stripped;
+    let spelled = super::timefn::spell_compound_units(&stripped);
+    let sql = spelled.as_deref().unwrap_or(&*stripped);
     if sql.trim_matches(|c: char| c.is_ascii_whitespace() || c == ';').is_empty() {
         // mysqld's `query: END_OF_INPUT` rule: only comments is an empty statement (OK).
         return if expanded.had_comment {

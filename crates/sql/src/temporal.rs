@@ -1963,7 +1963,7 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
         }
         TimeFn::LastDay => {
             let Some((t, _)) = arg_datetime(&arg(0), true) else { return Ok(Value::Null) };
-            if t.month == 0 || t.year == 0 && t.month == 0 {
+            if t.month == 0 {
                 warn(1292, format!("Incorrect datetime value: '{}'", text_of(&arg(0))));
                 return Ok(Value::Null);
             }
@@ -2037,9 +2037,7 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
                 return Ok(Value::Null);
             };
             let utc = n.checked_mul(US_PER_SEC).and_then(|x| x.checked_add(us));
-            let Some(utc) = utc.filter(|u| {
-                *u >= 0 && *u <= to_micros(&TIMESTAMP_MAX) + 1_000_000 * 86_400 * 365 * 1000
-            }) else {
+            let Some(utc) = utc.filter(|u| (0..=32_536_771_199_999_999).contains(u)) else {
                 return Ok(Value::Null);
             };
             let Some(t) = from_micros(zone().utc_to_local(utc)) else { return Ok(Value::Null) };
@@ -2300,7 +2298,7 @@ fn cast(v: &Value, to: CastTo) -> Value {
                 Value::Time(us) => from_micros(to_micros(&date_part(local_now())) + us),
                 _ => as_datetime(v).map(|(t, _)| t),
             };
-            let ok = r.filter(|t| !date_refused(t, m) || *t == DateTime::ZERO && !m.no_zero_date);
+            let ok = r.filter(|t| !date_refused(t, m));
             match (ok, to) {
                 (Some(t), CastTo::Date) => Value::Date(date_part(t)),
                 (Some(t), CastTo::DateTime(fsp)) => round_datetime(t, fsp, m.truncate_fractional)

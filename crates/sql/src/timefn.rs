@@ -51,7 +51,7 @@ impl Unit {
             "DAY_MICROSECOND" => DayMicrosecond,
             "HOUR_MICROSECOND" => HourMicrosecond,
             "MINUTE_MICROSECOND" => MinuteMicrosecond,
-            "SECOND_MICROSECOND" => SecondMicrosecond,
+            "SECOND_MICROSECOND" | "MICROSECOND_SECOND" => SecondMicrosecond,
             _ => return None,
         })
     }
@@ -145,4 +145,48 @@ pub enum TimeFn {
     /// A TIMESTAMP column's stored UTC value in the session's time zone (added by the binder
     /// around every read of a TIMESTAMP column).
     FromUtc,
+}
+
+/// The compound interval units as sqlparser can read them after `INTERVAL` (its ANSI
+/// `leading TO last` form), since it knows no `DAY_SECOND` keyword. SECOND_MICROSECOND is
+/// spelled in reverse (`MICROSECOND TO SECOND`): sqlparser reads `SECOND` specially, with no
+/// `TO` after it. [`Unit::from_name`] reads the joined names back.
+const COMPOUND_SPELLING: [(&str, &str); 11] = [
+    ("YEAR_MONTH", "YEAR TO MONTH"),
+    ("DAY_HOUR", "DAY TO HOUR"),
+    ("DAY_MINUTE", "DAY TO MINUTE"),
+    ("DAY_SECOND", "DAY TO SECOND"),
+    ("HOUR_MINUTE", "HOUR TO MINUTE"),
+    ("HOUR_SECOND", "HOUR TO SECOND"),
+    ("MINUTE_SECOND", "MINUTE TO SECOND"),
+    ("DAY_MICROSECOND", "DAY TO MICROSECOND"),
+    ("HOUR_MICROSECOND", "HOUR TO MICROSECOND"),
+    ("MINUTE_MICROSECOND", "MINUTE TO MICROSECOND"),
+    ("SECOND_MICROSECOND", "MICROSECOND TO SECOND"),
+];
+
+/// `sql` with every unquoted compound unit word respelled (see [`COMPOUND_SPELLING`]); None
+/// when it has none (the common case: a substring check, no tokenizing).
+pub fn spell_compound_units(sql: &str) -> Option<String> {
+    use sqlparser::dialect::MySqlDialect;
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let upper = sql.to_ascii_uppercase();
+    if !COMPOUND_SPELLING.iter().any(|(name, _)| upper.contains(name)) {
+        return None;
+    }
+    let tokens = Tokenizer::new(&MySqlDialect {}, sql).tokenize().ok()?;
+    let mut out = String::with_capacity(sql.len() + 16);
+    for t in &tokens {
+        match t {
+            Token::Word(w) if w.quote_style.is_none() => {
+                let up = w.value.to_ascii_uppercase();
+                match COMPOUND_SPELLING.iter().find(|(name, _)| *name == up) {
+                    Some((_, spelled)) => out.push_str(spelled),
+                    None => out.push_str(&t.to_string()),
+                }
+            }
+            t => out.push_str(&t.to_string()),
+        }
+    }
+    Some(out)
 }
