@@ -13,7 +13,8 @@
 //! - blank lines and `#` comments are skipped.
 //!
 //! An answer is written `v1,v2;v3,v4` (rows separated by `;`, values by `,`, NULL as `NULL`),
-//! `OK` for a statement without a result set, `ERROR n` for an error.
+//! `OK` for a statement without a result set, `ERROR n` for an error; a newline inside a
+//! value is written `\n`.
 
 #![allow(dead_code)]
 
@@ -125,7 +126,12 @@ pub async fn answer(c: &mut Conn, sql: &str) -> String {
         }
         Ok(rows) => rows
             .iter()
-            .map(|r| (0..r.len()).map(|i| super::sql::text(&r[i])).collect::<Vec<_>>().join(","))
+            .map(|r| {
+                (0..r.len())
+                    .map(|i| super::sql::text(&r[i]).replace('\n', "\\n"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
             .collect::<Vec<_>>()
             .join(";"),
         Err(mysql_async::Error::Server(e)) => format!("ERROR {}", e.code),
