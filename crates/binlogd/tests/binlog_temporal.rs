@@ -14,7 +14,8 @@ use support::start;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_mysql_replication_decodes_temporal_rows() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let server = start(&tmp.path().join("data"), &["--binlog-row-metadata=FULL"]);
+    let server =
+        start(&tmp.path().join("data"), &["--initialize-insecure", "--binlog-row-metadata=FULL"]);
     let mut conn = support::sql::conn(server.port).await;
     for sql in [
         "CREATE DATABASE tdb",
