@@ -3,7 +3,9 @@
 
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
-use crate::value::{decode_value, encode_key, encode_key_part, encode_value, Key, Row, Value};
+use crate::value::{
+    decode_value, encode_key, encode_key_part, encode_value, DateTime, Key, Row, Value,
+};
 
 /// A table's identity, stable across restarts (it is what redo records name).
 pub type TableId = u32;
@@ -364,7 +366,69 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
         | ColumnType::Date
         | ColumnType::Time { .. }
         | ColumnType::Year
-        | ColumnType::Timestamp { .. } => crate::temporal::normalize(col, v)?,
+        | ColumnType::Timestamp { .. } => normalize_temporal(col, v)?,
+    }
+    Ok(())
+}
+
+/// Checks (and for FLOAT/YEAR converts) a value stored in a column of one of these types.
+fn normalize_temporal(col: &Column, v: &mut Value) -> Result<()> {
+    let out_of_range = || Error::OutOfRange { column: col.name.clone() };
+    let wrong = || Error::WrongValue { column: col.name.clone() };
+    match col.ty {
+        ColumnType::Float => {
+            let d = match v {
+                Value::Float(f) => f64::from(*f),
+                Value::Double(d) => *d,
+                Value::Int(i) => *i as f64,
+                Value::UInt(u) => *u as f64,
+                Value::Decimal(d) => d.to_string().parse().map_err(|_| wrong())?,
+                _ => return Err(wrong()),
+            };
+            let f = d as f32;
+            if !d.is_finite() || !f.is_finite() {
+                return Err(out_of_range());
+            }
+            *v = Value::Float(f);
+        }
+        ColumnType::Date => match v {
+            Value::Date(d)
+                if d.is_valid()
+                    && d.hour == 0
+                    && d.minute == 0
+                    && d.second == 0
+                    && d.micros == 0 => {}
+            _ => return Err(wrong()),
+        },
+        ColumnType::Time { .. } => match v {
+            Value::Time(t) if t.abs() <= crate::temporal::TIME_MAX_MICROS => {}
+            Value::Time(_) => return Err(out_of_range()),
+            _ => return Err(wrong()),
+        },
+        ColumnType::Year => {
+            let y = match v {
+                Value::UInt(u) => *u,
+                Value::Int(i) => u64::try_from(*i).map_err(|_| out_of_range())?,
+                _ => return Err(wrong()),
+            };
+            if y != 0 && !(1901..=2155).contains(&y) {
+                return Err(out_of_range());
+            }
+            *v = Value::UInt(y);
+        }
+        ColumnType::DateTime { .. } => match v {
+            Value::DateTime(t) if t.is_valid() => {}
+            _ => return Err(wrong()),
+        },
+        ColumnType::Timestamp { .. } => match v {
+            Value::DateTime(t)
+                if *t == DateTime::ZERO
+                    || (crate::temporal::TIMESTAMP_MIN..=crate::temporal::TIMESTAMP_MAX)
+                        .contains(t) => {}
+            Value::DateTime(_) => return Err(out_of_range()),
+            _ => return Err(wrong()),
+        },
+        _ => return Err(wrong()),
     }
     Ok(())
 }
@@ -507,4 +571,46 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     // position indexing done everywhere else against corrupt input.
     s.validate().map_err(|_| r.corrupt())?;
     Ok(s)
+}
+
+#[cfg(test)]
+mod temporal_tests {
+    use super::*;
+    fn normalize(c: &Column, v: &mut Value) -> Result<()> {
+        normalize_temporal(c, v)
+    }
+    use crate::temporal::{epoch_seconds, from_epoch_seconds, TIME_MAX_MICROS};
+
+    #[test]
+    fn ranges_are_checked() {
+        let mut ts = Column::new("t", ColumnType::Timestamp { fsp: 0 });
+        ts.nullable = true;
+        let mut v = Value::DateTime(DateTime {
+            year: 2038,
+            month: 1,
+            day: 19,
+            hour: 3,
+            minute: 14,
+            second: 8,
+            micros: 0,
+        });
+        assert!(normalize(&ts, &mut v).is_err());
+        let mut v = Value::DateTime(DateTime::ZERO);
+        assert!(normalize(&ts, &mut v).is_ok());
+        let y = Column::new("y", ColumnType::Year);
+        assert!(normalize(&y, &mut Value::Int(1900)).is_err());
+        assert!(normalize(&y, &mut Value::Int(2155)).is_ok());
+        let t = Column::new("t", ColumnType::Time { fsp: 0 });
+        assert!(normalize(&t, &mut Value::Time(TIME_MAX_MICROS + 1)).is_err());
+        let t =
+            DateTime { year: 2038, month: 1, day: 19, hour: 3, minute: 14, second: 7, micros: 5 };
+        assert_eq!(epoch_seconds(&t), 2_147_483_647);
+        assert_eq!(from_epoch_seconds(2_147_483_647, 5), t);
+        let fl = Column::new("f", ColumnType::Float);
+        let mut big = Value::Double(1e300);
+        assert!(normalize(&fl, &mut big).is_err());
+        let mut x = Value::Double(0.1);
+        normalize(&fl, &mut x).unwrap();
+        assert_eq!(x, Value::Float(0.1));
+    }
 }

@@ -15,11 +15,7 @@
 //!   '1970-01-01 00:00:01'..'2038-01-19 03:14:07.999999' (`TIMESTAMP_MIN/MAX_VALUE`).
 //! - FLOAT: `Value::Float`, finite.
 
-use std::fmt;
-
-use crate::error::{Error, Result};
-use crate::schema::{Column, ColumnType};
-use crate::value::{DateTime, Value};
+use crate::value::DateTime;
 
 /// 838:59:59 in microseconds, TIME's bound either way.
 pub const TIME_MAX_MICROS: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000;
@@ -30,66 +26,6 @@ pub const TIMESTAMP_MAX: DateTime =
 /// The smallest non-zero TIMESTAMP, in UTC.
 pub const TIMESTAMP_MIN: DateTime =
     DateTime { year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 1, micros: 0 };
-
-/// Checks (and for FLOAT/YEAR converts) a value stored in a column of one of these types.
-pub(crate) fn normalize(col: &Column, v: &mut Value) -> Result<()> {
-    let out_of_range = || Error::OutOfRange { column: col.name.clone() };
-    let wrong = || Error::WrongValue { column: col.name.clone() };
-    match col.ty {
-        ColumnType::Float => {
-            let d = match v {
-                Value::Float(f) => f64::from(*f),
-                Value::Double(d) => *d,
-                Value::Int(i) => *i as f64,
-                Value::UInt(u) => *u as f64,
-                Value::Decimal(d) => d.to_string().parse().map_err(|_| wrong())?,
-                _ => return Err(wrong()),
-            };
-            let f = d as f32;
-            if !d.is_finite() || !f.is_finite() {
-                return Err(out_of_range());
-            }
-            *v = Value::Float(f);
-        }
-        ColumnType::Date => match v {
-            Value::Date(d)
-                if d.is_valid()
-                    && d.hour == 0
-                    && d.minute == 0
-                    && d.second == 0
-                    && d.micros == 0 => {}
-            _ => return Err(wrong()),
-        },
-        ColumnType::Time { .. } => match v {
-            Value::Time(t) if t.abs() <= TIME_MAX_MICROS => {}
-            Value::Time(_) => return Err(out_of_range()),
-            _ => return Err(wrong()),
-        },
-        ColumnType::Year => {
-            let y = match v {
-                Value::UInt(u) => *u,
-                Value::Int(i) => u64::try_from(*i).map_err(|_| out_of_range())?,
-                _ => return Err(wrong()),
-            };
-            if y != 0 && !(1901..=2155).contains(&y) {
-                return Err(out_of_range());
-            }
-            *v = Value::UInt(y);
-        }
-        ColumnType::DateTime { .. } => match v {
-            Value::DateTime(t) if t.is_valid() => {}
-            _ => return Err(wrong()),
-        },
-        ColumnType::Timestamp { .. } => match v {
-            Value::DateTime(t)
-                if *t == DateTime::ZERO || (TIMESTAMP_MIN..=TIMESTAMP_MAX).contains(t) => {}
-            Value::DateTime(_) => return Err(out_of_range()),
-            _ => return Err(wrong()),
-        },
-        _ => return Err(wrong()),
-    }
-    Ok(())
-}
 
 /// Seconds since the epoch of a UTC date and time (a TIMESTAMP's stored value), for the
 /// binlog's TIMESTAMP2 (the zero value is 0).
@@ -133,45 +69,12 @@ pub fn from_epoch_seconds(secs: i64, micros: u32) -> DateTime {
     }
 }
 
-/// `YYYY-MM-DD`.
-pub struct DateText(pub DateTime);
-
-impl fmt::Display for DateText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.0.year, self.0.month, self.0.day)
-    }
-}
-
-/// `[-]HH:MM:SS[.f]` of signed microseconds: with `Some(fsp)` exactly fsp fraction digits,
-/// with None six digits when there is a fraction (mysqld's `my_time_to_str`).
-pub struct TimeText(pub i64, pub Option<u8>);
-
-impl fmt::Display for TimeText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sign = if self.0 < 0 { "-" } else { "" };
-        let abs = self.0.unsigned_abs();
-        let (secs, micros) = (abs / 1_000_000, abs % 1_000_000);
-        write!(f, "{sign}{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)?;
-        write_fraction(f, micros as u32, self.1)
-    }
-}
-
-/// The fraction of a temporal value: `fsp` digits, or six when None and non-zero.
-pub fn write_fraction(f: &mut dyn fmt::Write, micros: u32, fsp: Option<u8>) -> fmt::Result {
-    let digits = match fsp {
-        Some(0) => return Ok(()),
-        Some(n) => usize::from(n.min(6)),
-        None if micros == 0 => return Ok(()),
-        None => 6,
-    };
-    let text = format!("{micros:06}");
-    write!(f, ".{}", &text[..digits])
-}
+pub use crate::value::{write_fraction, DateText, TimeText};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::encode_key;
+    use crate::value::{encode_key, Value};
 
     #[test]
     fn time_text_and_key_order() {
@@ -186,38 +89,5 @@ mod tests {
         for w in f.windows(2) {
             assert!(encode_key(&[Value::Float(w[0])]) < encode_key(&[Value::Float(w[1])]));
         }
-    }
-
-    #[test]
-    fn ranges_are_checked() {
-        let mut ts = Column::new("t", ColumnType::Timestamp { fsp: 0 });
-        ts.nullable = true;
-        let mut v = Value::DateTime(DateTime {
-            year: 2038,
-            month: 1,
-            day: 19,
-            hour: 3,
-            minute: 14,
-            second: 8,
-            micros: 0,
-        });
-        assert!(normalize(&ts, &mut v).is_err());
-        let mut v = Value::DateTime(DateTime::ZERO);
-        assert!(normalize(&ts, &mut v).is_ok());
-        let y = Column::new("y", ColumnType::Year);
-        assert!(normalize(&y, &mut Value::Int(1900)).is_err());
-        assert!(normalize(&y, &mut Value::Int(2155)).is_ok());
-        let t = Column::new("t", ColumnType::Time { fsp: 0 });
-        assert!(normalize(&t, &mut Value::Time(TIME_MAX_MICROS + 1)).is_err());
-        let t =
-            DateTime { year: 2038, month: 1, day: 19, hour: 3, minute: 14, second: 7, micros: 5 };
-        assert_eq!(epoch_seconds(&t), 2_147_483_647);
-        assert_eq!(from_epoch_seconds(2_147_483_647, 5), t);
-        let fl = Column::new("f", ColumnType::Float);
-        let mut big = Value::Double(1e300);
-        assert!(normalize(&fl, &mut big).is_err());
-        let mut x = Value::Double(0.1);
-        normalize(&fl, &mut x).unwrap();
-        assert_eq!(x, Value::Float(0.1));
     }
 }

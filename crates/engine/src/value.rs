@@ -166,8 +166,8 @@ impl fmt::Display for Value {
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
             Value::DateTime(d) => write!(f, "{d}"),
             Value::Float(v) => write!(f, "{v}"),
-            Value::Date(d) => write!(f, "{}", crate::temporal::DateText(*d)),
-            Value::Time(t) => write!(f, "{}", crate::temporal::TimeText(*t, None)),
+            Value::Date(d) => write!(f, "{}", DateText(*d)),
+            Value::Time(t) => write!(f, "{}", TimeText(*t, None)),
         }
     }
 }
@@ -307,6 +307,41 @@ pub(crate) fn encode_key_part(out: &mut Vec<u8>, v: &Value) {
             out.extend_from_slice(&((*t as u64) ^ (1 << 63)).to_be_bytes());
         }
     }
+}
+
+/// `YYYY-MM-DD`.
+pub struct DateText(pub DateTime);
+
+impl fmt::Display for DateText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.0.year, self.0.month, self.0.day)
+    }
+}
+
+/// `[-]HH:MM:SS[.f]` of signed microseconds: with `Some(fsp)` exactly fsp fraction digits,
+/// with None six digits when there is a fraction (mysqld's `my_time_to_str`).
+pub struct TimeText(pub i64, pub Option<u8>);
+
+impl fmt::Display for TimeText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        let (secs, micros) = (abs / 1_000_000, abs % 1_000_000);
+        write!(f, "{sign}{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)?;
+        write_fraction(f, micros as u32, self.1)
+    }
+}
+
+/// The fraction of a temporal value: `fsp` digits, or six when None and non-zero.
+pub fn write_fraction(f: &mut dyn fmt::Write, micros: u32, fsp: Option<u8>) -> fmt::Result {
+    let digits = match fsp {
+        Some(0) => return Ok(()),
+        Some(n) => usize::from(n.min(6)),
+        None if micros == 0 => return Ok(()),
+        None => 6,
+    };
+    let text = format!("{micros:06}");
+    write!(f, ".{}", &text[..digits])
 }
 
 /// An encoded key (primary or secondary index).
