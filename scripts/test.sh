@@ -20,6 +20,8 @@ command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 command -v go >/dev/null 2>&1 || need+=(golang-go)
+# The system tz database: named time zones (sql temporal.rs, tests/differential_temporal.rs).
+[ -e /usr/share/zoneinfo/Europe/Paris ] || need+=(tzdata)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

@@ -764,6 +764,20 @@ fn to_protocol_value(v: engine::Value) -> Value {
         engine::Value::DateTime(t) => {
             Value::Date(t.year, t.month, t.day, t.hour, t.minute, t.second, t.micros)
         }
+        engine::Value::Date(t) => Value::Date(t.year, t.month, t.day, 0, 0, 0, 0),
+        engine::Value::Float(f) => Value::Float(f),
+        engine::Value::Time(us) => {
+            let abs = us.unsigned_abs();
+            let secs = abs / 1_000_000;
+            Value::Time(
+                us < 0,
+                (secs / 86_400) as u32,
+                (secs / 3600 % 24) as u8,
+                (secs / 60 % 60) as u8,
+                (secs % 60) as u8,
+                (abs % 1_000_000) as u32,
+            )
+        }
     }
 }
 

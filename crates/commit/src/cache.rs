@@ -367,7 +367,14 @@ fn column_type(ty: ColumnType) -> (BinType, u16, bool, bool) {
             (BinType::VARCHAR, (n * UTF8MB4_MAX_BYTES).min(65535) as u16, false, true)
         }
         ColumnType::Text => (BinType::BLOB, 2, false, true),
-        ColumnType::DateTime => (BinType::DATETIME2, 6, false, false),
+        // Issue 19's types, as mysqld's `Field_*::binlog_type` / `save_field_metadata`:
+        // the fsp is the metadata of the *2 types, FLOAT's is its 4 bytes.
+        ColumnType::DateTime { fsp } => (BinType::DATETIME2, u16::from(fsp), false, false),
+        ColumnType::Timestamp { fsp } => (BinType::TIMESTAMP2, u16::from(fsp), false, false),
+        ColumnType::Time { fsp } => (BinType::TIME2, u16::from(fsp), false, false),
+        ColumnType::Date => (BinType::DATE, 0, false, false),
+        ColumnType::Year => (BinType::YEAR, 0, false, false),
+        ColumnType::Float => (BinType::FLOAT, 4, false, false),
         // Issue 19 (bytes): mapped by `cache_bytes::column_type`, which needs the whole column.
         ColumnType::Binary(_)
         | ColumnType::VarBinary(_)
@@ -407,6 +414,7 @@ fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {
             _ if crate::cache_bytes::is_bytes_type(c.ty) => crate::cache_bytes::row_value(c, v),
             Value::Null => BinValue::Null,
             Value::Int(i) => BinValue::Int(*i),
+            Value::UInt(u) if c.ty == ColumnType::Year => BinValue::Year(*u as u16),
             Value::UInt(u) => BinValue::UInt(*u),
             Value::Double(d) => BinValue::Double(*d),
             Value::Decimal(d) => {
@@ -417,7 +425,18 @@ fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {
                 BinValue::Decimal(d.rescale(scale).unwrap_or(*d).to_string())
             }
             Value::Bytes(b) => BinValue::Bytes(b.clone()),
-            Value::DateTime(t) => BinValue::DateTime(datetime_to_binlog(t)),
+            Value::DateTime(t) => match c.ty {
+                ColumnType::Timestamp { .. } => BinValue::Timestamp {
+                    seconds: u32::try_from(engine::temporal::epoch_seconds(t)).unwrap_or(0),
+                    micros: t.micros,
+                },
+                _ => BinValue::DateTime(datetime_to_binlog(t)),
+            },
+            Value::Float(f) => BinValue::Float(*f),
+            Value::Date(d) => {
+                BinValue::Date(binlog::event::Date { year: d.year, month: d.month, day: d.day })
+            }
+            Value::Time(us) => BinValue::Time(time_to_binlog(*us)),
             Value::Json(b) => crate::cache_bytes::json_row_value(b),
         })
         .collect()
@@ -433,6 +452,31 @@ pub fn datetime_to_binlog(t: &engine::DateTime) -> BinlogDateTime {
         minute: t.minute,
         second: t.second,
         micros: t.micros,
+    }
+}
+
+/// An engine TIME (signed microseconds) as a rows event carries it.
+pub fn time_to_binlog(us: i64) -> binlog::event::Time {
+    let abs = us.unsigned_abs();
+    let secs = abs / 1_000_000;
+    binlog::event::Time {
+        negative: us < 0,
+        hours: (secs / 3600).min(1023) as u16,
+        minutes: (secs / 60 % 60) as u8,
+        seconds: (secs % 60) as u8,
+        micros: (abs % 1_000_000) as u32,
+    }
+}
+
+/// A rows event's TIME as the engine keeps it.
+pub fn time_from_binlog(t: &binlog::event::Time) -> i64 {
+    let us = ((i64::from(t.hours) * 60 + i64::from(t.minutes)) * 60 + i64::from(t.seconds))
+        * 1_000_000
+        + i64::from(t.micros);
+    if t.negative {
+        -us
+    } else {
+        us
     }
 }
 

@@ -33,7 +33,10 @@ mod payload;
 mod stats;
 mod writeset;
 
-pub use cache::{datetime_from_binlog, datetime_to_binlog, table_map, BinlogCache, MappedTable};
+pub use cache::{
+    datetime_from_binlog, datetime_to_binlog, table_map, time_from_binlog, time_to_binlog,
+    BinlogCache, MappedTable,
+};
 pub use config::CommitConfig;
 pub use coordinator::{
     BinlogSnapshot, CommitRequest, Committed, Coordinator, GtidChoice, OpenOptions, PendingCommit,

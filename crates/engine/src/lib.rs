@@ -29,6 +29,7 @@ mod mvcc;
 mod redo;
 mod schema;
 mod table;
+pub mod temporal;
 mod value;
 
 pub use engine::{

@@ -5,7 +5,9 @@ pub mod bytes_types;
 
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
-use crate::value::{decode_value, encode_key, encode_key_part_in, encode_value, Key, Row, Value};
+use crate::value::{
+    decode_value, encode_key, encode_key_part_in, encode_value, DateTime, Key, Row, Value,
+};
 
 /// A table's identity, stable across restarts (it is what redo records name).
 pub type TableId = u32;
@@ -29,7 +31,26 @@ pub enum ColumnType {
     VarChar(u32),
     /// TEXT (up to 65 535 bytes).
     Text,
-    DateTime,
+    /// DATETIME(fsp), fsp 0..=6 fractional digits.
+    DateTime {
+        fsp: u8,
+    },
+    /// FLOAT: IEEE single precision (FLOAT, FLOAT(p) with p <= 24, REAL under REAL_AS_FLOAT).
+    Float,
+    /// DATE ('1000-01-01'..'9999-12-31', zero dates as sql_mode allows).
+    Date,
+    /// TIME(fsp): a signed duration, -838:59:59 .. 838:59:59.
+    Time {
+        fsp: u8,
+    },
+    /// YEAR: 0 or 1901..=2155, stored as `Value::UInt`.
+    Year,
+    /// TIMESTAMP(fsp): stored as a UTC `Value::DateTime` ('1970-01-01 00:00:01' ..
+    /// '2038-01-19 03:14:07.999999' UTC, or the zero value); the SQL layer converts from and
+    /// to the session's `time_zone`.
+    Timestamp {
+        fsp: u8,
+    },
     /// BINARY(n): n bytes, shorter values padded with 0x00 (`Field_string` with the binary
     /// charset).
     Binary(u32),
@@ -82,6 +103,10 @@ pub struct Column {
     pub display_width: u8,
     /// ZEROFILL (implies UNSIGNED, as mysqld).
     pub zerofill: bool,
+    /// `DEFAULT CURRENT_TIMESTAMP[(fsp)]` (TIMESTAMP and DATETIME only; `default` is None).
+    pub default_now: bool,
+    /// `ON UPDATE CURRENT_TIMESTAMP[(fsp)]` (TIMESTAMP and DATETIME only).
+    pub on_update_now: bool,
 }
 
 impl ColumnType {
@@ -111,6 +136,8 @@ impl Column {
             elements: Vec::new(),
             display_width: 0,
             zerofill: false,
+            default_now: false,
+            on_update_now: false,
         }
     }
     /// ENUM/SET members.
@@ -253,10 +280,24 @@ impl TableSchema {
                 {
                     return bad("ENUM has 1..=65535 members and SET 1..=64")
                 }
+                ColumnType::DateTime { fsp }
+                | ColumnType::Time { fsp }
+                | ColumnType::Timestamp { fsp }
+                    if fsp > 6 =>
+                {
+                    return bad("fractional seconds precision is 0..=6")
+                }
                 _ => {}
             }
             if collation::by_id(c.collation).is_none() {
                 return bad("unknown collation");
+            }
+        }
+        for c in &self.columns {
+            if (c.default_now || c.on_update_now)
+                && !matches!(c.ty, ColumnType::DateTime { .. } | ColumnType::Timestamp { .. })
+            {
+                return bad("CURRENT_TIMESTAMP defaults need a TIMESTAMP or DATETIME column");
             }
         }
         if !distinct_positions(&self.primary_key, self.columns.len()) {
@@ -450,7 +491,62 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
                 return Err(Error::DataTooLong { column: col.name.clone() });
             }
         }
-        ColumnType::DateTime => match v {
+        ColumnType::DateTime { .. }
+        | ColumnType::Float
+        | ColumnType::Date
+        | ColumnType::Time { .. }
+        | ColumnType::Year
+        | ColumnType::Timestamp { .. } => normalize_temporal(col, v)?,
+    }
+    Ok(())
+}
+
+/// Checks (and for FLOAT/YEAR converts) a value stored in a column of one of these types.
+fn normalize_temporal(col: &Column, v: &mut Value) -> Result<()> {
+    let out_of_range = || Error::OutOfRange { column: col.name.clone() };
+    let wrong = || Error::WrongValue { column: col.name.clone() };
+    match col.ty {
+        ColumnType::Float => {
+            let d = match v {
+                Value::Float(f) => f64::from(*f),
+                Value::Double(d) => *d,
+                Value::Int(i) => *i as f64,
+                Value::UInt(u) => *u as f64,
+                Value::Decimal(d) => d.to_string().parse().map_err(|_| wrong())?,
+                _ => return Err(wrong()),
+            };
+            let f = d as f32;
+            if !d.is_finite() || !f.is_finite() {
+                return Err(out_of_range());
+            }
+            *v = Value::Float(f);
+        }
+        ColumnType::Date => match v {
+            Value::Date(d)
+                if d.is_valid()
+                    && d.hour == 0
+                    && d.minute == 0
+                    && d.second == 0
+                    && d.micros == 0 => {}
+            _ => return Err(wrong()),
+        },
+        ColumnType::Time { .. } => match v {
+            Value::Time(t) if t.abs() <= crate::temporal::TIME_MAX_MICROS => {}
+            Value::Time(_) => return Err(out_of_range()),
+            _ => return Err(wrong()),
+        },
+        ColumnType::Year => {
+            let y = match v {
+                Value::UInt(u) => *u,
+                Value::Int(i) => u64::try_from(*i).map_err(|_| out_of_range())?,
+                _ => return Err(wrong()),
+            };
+            if y != 0 && !(1901..=2155).contains(&y) {
+                return Err(out_of_range());
+            }
+            *v = Value::UInt(y);
+        }
+        ColumnType::DateTime { .. } => match v {
             Value::DateTime(t) if t.is_valid() => {}
             _ => return Err(wrong()),
         },
@@ -462,6 +558,15 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
         | ColumnType::Set
         | ColumnType::Bit(_)
         | ColumnType::Json => bytes_types::normalize(col, v)?,
+        ColumnType::Timestamp { .. } => match v {
+            Value::DateTime(t)
+                if *t == DateTime::ZERO
+                    || (crate::temporal::TIMESTAMP_MIN..=crate::temporal::TIMESTAMP_MAX)
+                        .contains(t) => {}
+            Value::DateTime(_) => return Err(out_of_range()),
+            _ => return Err(wrong()),
+        },
+        _ => return Err(wrong()),
     }
     Ok(())
 }
@@ -476,7 +581,6 @@ fn type_code(ty: ColumnType) -> (u8, u32, u8) {
         ColumnType::Char(n) => (4, n, 0),
         ColumnType::VarChar(n) => (5, n, 0),
         ColumnType::Text => (6, 0, 0),
-        ColumnType::DateTime => (7, 0, 0),
         // Types of issue 19 (bytes): codes from 20 up (others' new types take 8..19).
         ColumnType::Binary(n) => (20, n, 0),
         ColumnType::VarBinary(n) => (21, n, 0),
@@ -486,6 +590,13 @@ fn type_code(ty: ColumnType) -> (u8, u32, u8) {
         ColumnType::Set => (25, 0, 0),
         ColumnType::Bit(n) => (26, u32::from(n), 0),
         ColumnType::Json => (27, 0, 0),
+        // Codes of issue 19's temporal types start at 40, clear of other new types.
+        ColumnType::DateTime { fsp } => (40, u32::from(fsp), 0),
+        ColumnType::Float => (41, 0, 0),
+        ColumnType::Date => (42, 0, 0),
+        ColumnType::Time { fsp } => (43, u32::from(fsp), 0),
+        ColumnType::Year => (44, 0, 0),
+        ColumnType::Timestamp { fsp } => (45, u32::from(fsp), 0),
     }
 }
 
@@ -493,6 +604,14 @@ fn type_code(ty: ColumnType) -> (u8, u32, u8) {
 /// `p2` = unsigned | zerofill << 1). Plain integers keep code 1, so files written before these
 /// attributes existed read the same and new files without them stay byte-identical.
 const INTEGER_WITH_ATTRIBUTES: u8 = 28;
+
+/// Bits of a column's `auto_flags` byte (after the default): 1 DEFAULT CURRENT_TIMESTAMP,
+/// 2 ON UPDATE CURRENT_TIMESTAMP. Only written for TIMESTAMP/DATETIME columns (type codes 40
+/// and 45), so older files (which have no such column types) read unchanged.
+fn auto_flags(c: &Column) -> Option<u8> {
+    matches!(c.ty, ColumnType::DateTime { .. } | ColumnType::Timestamp { .. })
+        .then(|| u8::from(c.default_now) | u8::from(c.on_update_now) << 1)
+}
 
 // Format (schema): u32 id | name | u16 column count | per column: name, u8 type, u32 p1, u8 p2,
 // [u16 collation if type & 0x80,] u8 nullable, u8 auto_increment, u8 has default [, value] |
@@ -550,6 +669,9 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
                 out.put_u8(1);
                 encode_value(out, v);
             }
+        }
+        if let Some(f) = auto_flags(c) {
+            out.put_u8(f);
         }
     }
     put_positions(out, &s.primary_key);
@@ -609,7 +731,6 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
             4 => ColumnType::Char(p1),
             5 => ColumnType::VarChar(p1),
             6 => ColumnType::Text,
-            7 => ColumnType::DateTime,
             INTEGER_WITH_ATTRIBUTES => ColumnType::Integer {
                 bytes: u8::try_from(p1 & 0xff).map_err(|_| r.corrupt())?,
                 unsigned: p2 & 1 == 1,
@@ -622,6 +743,19 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
             25 => ColumnType::Set,
             26 => ColumnType::Bit(u8::try_from(p1).map_err(|_| r.corrupt())?),
             27 => ColumnType::Json,
+            // Before issue 19 every DATETIME kept microseconds (and was logged as DATETIME(6)).
+            7 => ColumnType::DateTime { fsp: 6 },
+            40..=45 => {
+                let fsp = u8::try_from(p1).map_err(|_| r.corrupt())?;
+                match code {
+                    40 => ColumnType::DateTime { fsp },
+                    41 => ColumnType::Float,
+                    42 => ColumnType::Date,
+                    43 => ColumnType::Time { fsp },
+                    44 => ColumnType::Year,
+                    _ => ColumnType::Timestamp { fsp },
+                }
+            }
             _ => return Err(r.corrupt()),
         };
         let (display_width, zerofill) = if code == INTEGER_WITH_ATTRIBUTES {
@@ -645,6 +779,12 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
         } else {
             collation::BINARY
         });
+        let (mut default_now, mut on_update_now) = (false, false);
+        if matches!(code, 40 | 45) {
+            let f = r.u8()?;
+            default_now = f & 1 != 0;
+            on_update_now = f & 2 != 0;
+        }
         columns.push(Column {
             name,
             ty,
@@ -655,6 +795,8 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
             elements,
             display_width,
             zerofill,
+            default_now,
+            on_update_now,
         });
     }
     let primary_key = positions(r)?;
@@ -693,5 +835,47 @@ mod display_width_tests {
         let decoded = decode_schema(&mut Reader::new(&old_buf, "schema", 0)).expect("decodes");
         assert_eq!(decoded.columns[1].display_width, 0);
         assert_eq!(decoded.columns[1].ty, ColumnType::Integer { bytes: 1, unsigned: false });
+    }
+}
+
+#[cfg(test)]
+mod temporal_tests {
+    use super::*;
+    fn normalize(c: &Column, v: &mut Value) -> Result<()> {
+        normalize_temporal(c, v)
+    }
+    use crate::temporal::{epoch_seconds, from_epoch_seconds, TIME_MAX_MICROS};
+
+    #[test]
+    fn ranges_are_checked() {
+        let mut ts = Column::new("t", ColumnType::Timestamp { fsp: 0 });
+        ts.nullable = true;
+        let mut v = Value::DateTime(DateTime {
+            year: 2038,
+            month: 1,
+            day: 19,
+            hour: 3,
+            minute: 14,
+            second: 8,
+            micros: 0,
+        });
+        assert!(normalize(&ts, &mut v).is_err());
+        let mut v = Value::DateTime(DateTime::ZERO);
+        assert!(normalize(&ts, &mut v).is_ok());
+        let y = Column::new("y", ColumnType::Year);
+        assert!(normalize(&y, &mut Value::Int(1900)).is_err());
+        assert!(normalize(&y, &mut Value::Int(2155)).is_ok());
+        let t = Column::new("t", ColumnType::Time { fsp: 0 });
+        assert!(normalize(&t, &mut Value::Time(TIME_MAX_MICROS + 1)).is_err());
+        let t =
+            DateTime { year: 2038, month: 1, day: 19, hour: 3, minute: 14, second: 7, micros: 5 };
+        assert_eq!(epoch_seconds(&t), 2_147_483_647);
+        assert_eq!(from_epoch_seconds(2_147_483_647, 5), t);
+        let fl = Column::new("f", ColumnType::Float);
+        let mut big = Value::Double(1e300);
+        assert!(normalize(&fl, &mut big).is_err());
+        let mut x = Value::Double(0.1);
+        normalize(&fl, &mut x).unwrap();
+        assert_eq!(x, Value::Float(0.1));
     }
 }

@@ -34,6 +34,12 @@ pub enum Value {
     /// `Display`). A JSON column stores it; expressions carry it so that JSON functions know a
     /// JSON argument from a string one (`JSON_ARRAY('[1]')` vs `JSON_ARRAY(JSON_ARRAY(1))`).
     Json(Vec<u8>),
+    /// FLOAT (single precision).
+    Float(f32),
+    /// DATE: a `DateTime` whose time fields are zero.
+    Date(DateTime),
+    /// TIME: signed microseconds (|v| <= 838:59:59, see [`crate::temporal::TIME_MAX_MICROS`]).
+    Time(i64),
 }
 
 /// A fixed-point number: `mantissa / 10^scale`.
@@ -118,6 +124,10 @@ pub struct DateTime {
 }
 
 impl DateTime {
+    /// '0000-00-00 00:00:00'.
+    pub const ZERO: DateTime =
+        DateTime { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, micros: 0 };
+
     /// An integer with the same order as the value (MySQL's packed form).
     pub fn packed(self) -> u64 {
         let ymd = (u64::from(self.year) * 13 + u64::from(self.month)) * 32 + u64::from(self.day);
@@ -163,6 +173,9 @@ impl fmt::Display for Value {
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
             Value::DateTime(d) => write!(f, "{d}"),
             Value::Json(b) => f.write_str(&String::from_utf8_lossy(b)),
+            Value::Float(v) => write!(f, "{v}"),
+            Value::Date(d) => write!(f, "{}", DateText(*d)),
+            Value::Time(t) => write!(f, "{}", TimeText(*t, None)),
         }
     }
 }
@@ -170,6 +183,7 @@ impl fmt::Display for Value {
 // Format (value): tag u8 | payload — 0 NULL; 1 i64; 2 u64; 3 f64 bits; 4 i128 mantissa, u8
 // scale; 5 u32 length, bytes; 6 u16 year, u8 month, day, hour, minute, second, u32 micros;
 // 20 u32 length, JSON text.
+// (issue 19, tags from 40) 40 f32 bits (u32); 41 u16 year, u8 month, u8 day; 42 i64 micros.
 pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => out.put_u8(0),
@@ -205,6 +219,19 @@ pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
             out.put_u8(20);
             out.put_bytes(b);
         }
+        Value::Float(f) => {
+            out.put_u8(40);
+            out.put_u32(f.to_bits());
+        }
+        Value::Date(d) => {
+            out.put_u8(41);
+            out.put_u16(d.year);
+            out.extend_from_slice(&[d.month, d.day]);
+        }
+        Value::Time(t) => {
+            out.put_u8(42);
+            out.put_u64(*t as u64);
+        }
     }
 }
 
@@ -226,6 +253,11 @@ pub(crate) fn decode_value(r: &mut Reader<'_>) -> Result<Value> {
             micros: r.u32()?,
         }),
         20 => Value::Json(r.bytes()?.to_vec()),
+        40 => Value::Float(f32::from_bits(r.u32()?)),
+        41 => {
+            Value::Date(DateTime { year: r.u16()?, month: r.u8()?, day: r.u8()?, ..DateTime::ZERO })
+        }
+        42 => Value::Time(r.u64()? as i64),
         _ => return Err(r.corrupt()),
     })
 }
@@ -299,11 +331,51 @@ pub(crate) fn encode_key_part_in(out: &mut Vec<u8>, v: &Value, coll: u16) {
                 _ => collation::sort_key(coll, b, out),
             }
         }
-        Value::DateTime(t) => {
+        Value::DateTime(t) | Value::Date(t) => {
             out.push(1);
             out.extend_from_slice(&t.packed().to_be_bytes());
         }
+        Value::Float(f) => encode_key_part(out, &Value::Double(f64::from(*f))),
+        Value::Time(t) => {
+            out.push(1);
+            out.extend_from_slice(&((*t as u64) ^ (1 << 63)).to_be_bytes());
+        }
     }
+}
+
+/// `YYYY-MM-DD`.
+pub struct DateText(pub DateTime);
+
+impl fmt::Display for DateText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.0.year, self.0.month, self.0.day)
+    }
+}
+
+/// `[-]HH:MM:SS[.f]` of signed microseconds: with `Some(fsp)` exactly fsp fraction digits,
+/// with None six digits when there is a fraction (mysqld's `my_time_to_str`).
+pub struct TimeText(pub i64, pub Option<u8>);
+
+impl fmt::Display for TimeText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        let (secs, micros) = (abs / 1_000_000, abs % 1_000_000);
+        write!(f, "{sign}{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)?;
+        write_fraction(f, micros as u32, self.1)
+    }
+}
+
+/// The fraction of a temporal value: `fsp` digits, or six when None and non-zero.
+pub fn write_fraction(f: &mut dyn fmt::Write, micros: u32, fsp: Option<u8>) -> fmt::Result {
+    let digits = match fsp {
+        Some(0) => return Ok(()),
+        Some(n) => usize::from(n.min(6)),
+        None if micros == 0 => return Ok(()),
+        None => 6,
+    };
+    let text = format!("{micros:06}");
+    write!(f, ".{}", &text[..digits])
 }
 
 /// An encoded key (primary or secondary index).
@@ -375,6 +447,9 @@ mod tests {
             Value::Decimal(Decimal { mantissa: -12345, scale: 2 }),
             Value::Bytes(b"hi\0".to_vec()),
             Value::DateTime(t),
+            Value::Float(0.1),
+            Value::Date(DateTime { hour: 0, minute: 0, second: 0, micros: 0, ..t }),
+            Value::Time(-3_020_399_000_000),
         ];
         let mut buf = Vec::new();
         encode_row(&mut buf, &row);

@@ -84,6 +84,8 @@ pub enum Func {
     GtidSubtract,
     /// `WAIT_FOR_EXECUTED_GTID_SET(set [, timeout])`: bound (it waits) at binding.
     WaitForExecutedGtidSet,
+    /// A date or time function (issue 19; `temporal.rs` evaluates it).
+    Time(super::timefn::TimeFn),
 }
 
 /// HEX/UNHEX, JSON, hash, UUID functions and CASTs to JSON/BINARY/CHAR (`json_funcs.rs`).

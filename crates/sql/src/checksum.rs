@@ -69,6 +69,21 @@ fn encode_canonical(out: &mut Vec<u8>, v: &Value) {
             out.extend_from_slice(&[t.month, t.day, t.hour, t.minute, t.second]);
             out.extend_from_slice(&t.micros.to_le_bytes());
         }
+        // Issue 19's values (tags from 40, clear of other new types).
+        Value::Float(f) => {
+            out.push(40);
+            let f = if *f == 0.0 { 0.0f32 } else { *f };
+            out.extend_from_slice(&f.to_bits().to_le_bytes());
+        }
+        Value::Date(t) => {
+            out.push(41);
+            out.extend_from_slice(&t.year.to_le_bytes());
+            out.extend_from_slice(&[t.month, t.day]);
+        }
+        Value::Time(us) => {
+            out.push(42);
+            out.extend_from_slice(&us.to_le_bytes());
+        }
     }
 }
 

@@ -127,7 +127,7 @@ impl SqlError {
             BadNull(_) => 1048,
             OutOfRange { .. } => 1264,
             DataTooLong { .. } => 1406,
-            IncorrectValue { kind, .. } if *kind == "datetime" => 1292,
+            IncorrectValue { kind, .. } if matches!(*kind, "datetime" | "date" | "time") => 1292,
             IncorrectValue { .. } => 1366,
             ValueOutOfRange { .. } => 1690,
             InvalidGroupFunction => 1111,

@@ -82,8 +82,15 @@ fn num(v: &Value) -> Option<Num> {
         Value::Double(d) => Num::Dbl(*d),
         Value::Decimal(d) => Num::Dec(*d),
         Value::Bytes(b) => Num::Dbl(str_to_f64(b)),
-        Value::DateTime(t) => Num::Int(i128::from(datetime_number(t))),
         Value::Json(t) => json_num(t),
+        Value::Float(f) => Num::Dbl(f64::from(*f)),
+        v @ (Value::DateTime(_) | Value::Date(_) | Value::Time(_)) => {
+            match super::temporal::numeric(v)? {
+                Value::Decimal(d) => Num::Dec(d),
+                Value::Int(i) => Num::Int(i128::from(i)),
+                _ => return None,
+            }
+        }
     })
 }
 
@@ -299,12 +306,18 @@ fn op_symbol(op: BinOp) -> &'static str {
 }
 
 fn is_numeric(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_))
+    matches!(
+        v,
+        Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_) | Value::Float(_)
+    )
 }
 
 /// SQL comparison; None when either side is NULL.
 #[inline(never)]
 pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+    if let Some(o) = super::temporal::compare(a, b) {
+        return o;
+    }
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => None,
         (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
@@ -351,6 +364,9 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Bytes(b) => Some(str_to_f64(b) != 0.0),
         Value::DateTime(_) => Some(true),
         Value::Json(t) => Some(num_f64(json_num(t)) != 0.0),
+        Value::Float(f) => Some(*f != 0.0),
+        Value::Date(_) => Some(true),
+        Value::Time(t) => Some(*t != 0),
     }
 }
 
@@ -782,6 +798,7 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
         },
         Func::GtidSubset => super::gtidfn::subset(&arg(&a, 0), &arg(&a, 1))?,
         Func::GtidSubtract => super::gtidfn::subtract(&arg(&a, 0), &arg(&a, 1))?,
+        Func::Time(t) => super::temporal::call(t, &a)?,
         Func::Now
         | Func::WaitForExecutedGtidSet
         | Func::Database
@@ -938,6 +955,9 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
     if v == Value::Null {
         return Ok(v);
     }
+    if super::temporal::handles(col.ty) {
+        return super::temporal::store(v, col, row);
+    }
     if crate::output::bytes_types::is_bytes_type(col.ty) {
         return crate::output::bytes_types::to_column(v, col, row);
     }
@@ -979,6 +999,10 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
                     }
                 }
                 Value::DateTime(t) => Value::UInt(datetime_number(t)),
+                Value::Float(f) => rounded(f64::from(*f))?,
+                v @ (Value::Date(_) | Value::Time(_)) => {
+                    super::temporal::numeric(v).unwrap_or(Value::Null)
+                }
                 Value::Null | Value::Json(_) => Value::Null,
             }
         }
@@ -1008,6 +1032,12 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
                 }
             }
             Value::DateTime(t) => Value::UInt(datetime_number(t)),
+            Value::Float(f) => Value::Decimal(
+                f64_to_decimal(f64::from(*f), scale.max(1)).ok_or_else(out_of_range)?,
+            ),
+            v @ (Value::Date(_) | Value::Time(_)) => {
+                super::temporal::numeric(v).unwrap_or(Value::Null)
+            }
             Value::Null | Value::Json(_) => Value::Null,
         },
         ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text => {
@@ -1037,17 +1067,7 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
         | ColumnType::Set
         | ColumnType::Bit(_)
         | ColumnType::Json => crate::output::bytes_types::to_column(v, col, row)?,
-        ColumnType::DateTime => match &v {
-            Value::DateTime(_) => v,
-            Value::Bytes(b) => {
-                Value::DateTime(parse_datetime(b).ok_or_else(|| incorrect("datetime", &v))?)
-            }
-            Value::Int(_) | Value::UInt(_) => Value::DateTime(
-                parse_datetime(v.to_string().as_bytes())
-                    .ok_or_else(|| incorrect("datetime", &v))?,
-            ),
-            _ => return Err(incorrect("datetime", &v)),
-        },
+        _ => return Err(incorrect("value", &v)),
     })
 }
 

@@ -22,6 +22,8 @@ use super::error::{Result, SqlError};
 use super::eval::{arith, compare, eval, parse_datetime, truth};
 use super::output::{flags, MysqlType, Output, ResultColumn, CHARSET_BINARY};
 use super::session::Session;
+use super::temporal;
+use super::timefn::TimeFn;
 use super::vars::VERSION;
 use crate::eval::collate::{keyed, Dt};
 use crate::eval::strfunc::StrFn as StrFunc;
@@ -306,7 +308,7 @@ impl Binder<'_> {
                     }
                 }
                 match self.table.and_then(|t| t.column_position(column)) {
-                    Some(p) => Expr::Col(p),
+                    Some(p) => column_expr(self.table, p),
                     None => {
                         return Err(SqlError::UnknownColumn {
                             column: column.clone(),
@@ -535,6 +537,30 @@ fn const_text(e: &Expr) -> Option<&[u8]> {
     }
 }
 
+/// A bound read of column `p`: a TIMESTAMP column's stored UTC value is read through
+/// `TimeFn::FromUtc`, so every expression sees it in the session's time zone.
+pub(crate) fn column_expr(table: Option<&TableSchema>, p: usize) -> Expr {
+    match table.and_then(|t| t.columns.get(p)).map(|c| c.ty) {
+        Some(ColumnType::Timestamp { .. }) => {
+            Expr::Func(Func::Time(TimeFn::FromUtc), vec![Expr::Col(p)])
+        }
+        _ => Expr::Col(p),
+    }
+}
+
+/// The column a bound expression reads as it is (`Col`, or a TIMESTAMP column's
+/// [`column_expr`]).
+fn plain_column(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Col(i) => Some(*i),
+        Expr::Func(Func::Time(TimeFn::FromUtc), args) => match args.as_slice() {
+            [Expr::Col(i)] => Some(*i),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether a bound expression reads no column (a constant for this execution).
 fn is_const(e: &Expr) -> bool {
     let mut c = true;
@@ -585,9 +611,11 @@ pub(crate) fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
             let r = d.rescale(scale)?;
             (r.rescale(d.scale)? == d).then_some(Value::Decimal(r))
         }
-        ColumnType::DateTime => match v {
-            Value::DateTime(_) => Some(v.clone()),
-            Value::Bytes(b) => parse_datetime(b).map(Value::DateTime),
+        ColumnType::DateTime { fsp } => match v {
+            Value::DateTime(t) if fsp == 6 || t.micros == 0 => Some(v.clone()),
+            Value::Bytes(b) => {
+                parse_datetime(b).filter(|t| fsp == 6 || t.micros == 0).map(Value::DateTime)
+            }
             _ => None,
         },
         ColumnType::Binary(_)
@@ -598,6 +626,13 @@ pub(crate) fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
         | ColumnType::Set
         | ColumnType::Bit(_)
         | ColumnType::Json => crate::output::bytes_types::key_value(v, ty),
+        // Other temporal keys are found by a scan and the filter (their conversions depend
+        // on sql_mode and the time zone).
+        ColumnType::Timestamp { .. }
+        | ColumnType::Date
+        | ColumnType::Time { .. }
+        | ColumnType::Year
+        | ColumnType::Float => None,
     }
 }
 
@@ -938,7 +973,7 @@ impl Session {
                         });
                     };
                     for (i, c) in sc.columns.iter().enumerate() {
-                        items.push(Expr::Col(i));
+                        items.push(column_expr(Some(sc), i));
                         let mut col =
                             ResultColumn::for_table_column(&db, &tlabel, c, key_flags(sc, i));
                         // table is the alias, org_table the table's own name.
@@ -948,13 +983,13 @@ impl Session {
                 }
                 SelectItem::Expr { expr, label, aliased } => {
                     let bound = b.bind(expr)?;
-                    let mut col = match (&bound, schema) {
-                        (Expr::Col(i), Some(sc)) => {
+                    let mut col = match (plain_column(&bound), schema) {
+                        (Some(i), Some(sc)) => {
                             let mut c = ResultColumn::for_table_column(
                                 &db,
                                 &tlabel,
-                                &sc.columns[*i],
-                                key_flags(sc, *i),
+                                &sc.columns[i],
+                                key_flags(sc, i),
                             );
                             c.org_table = own_table_name(sc).to_string();
                             c
@@ -966,6 +1001,7 @@ impl Session {
                             if ty == MysqlType::NewDecimal {
                                 c.decimals = decimal_scale(&bound, schema, aggs);
                             }
+                            temporal_expr_column(&mut c, &bound, schema, aggs);
                             refine_expr_column(&mut c, &bound, schema, aggs);
                             if let Expr::Func(crate::ast::Func::Bytes(bf), _) = &bound {
                                 crate::eval::json_funcs::refine_column(&mut c, *bf);
@@ -1441,7 +1477,6 @@ fn column_type(ty: ColumnType) -> MysqlType {
         ColumnType::Char(_) => MysqlType::String,
         ColumnType::VarChar(_) => MysqlType::VarString,
         ColumnType::Text => MysqlType::Blob,
-        ColumnType::DateTime => MysqlType::DateTime,
         ColumnType::Binary(_)
         | ColumnType::VarBinary(_)
         | ColumnType::Blob { .. }
@@ -1450,6 +1485,65 @@ fn column_type(ty: ColumnType) -> MysqlType {
         | ColumnType::Set
         | ColumnType::Bit(_)
         | ColumnType::Json => crate::output::bytes_types::mysql_type(ty),
+        ColumnType::DateTime { .. } => MysqlType::DateTime,
+        ColumnType::Timestamp { .. } => MysqlType::Timestamp,
+        ColumnType::Date => MysqlType::Date,
+        ColumnType::Time { .. } => MysqlType::Time,
+        ColumnType::Year => MysqlType::Year,
+        ColumnType::Float => MysqlType::Float,
+    }
+}
+
+/// The (type, decimals) of a bound expression as the date and time functions see their
+/// arguments.
+fn temporal_shape(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> temporal::Shape {
+    match e {
+        Expr::Func(Func::Time(f), args) => {
+            temporal::shape(*f, args, &|x| temporal_shape(x, schema, aggs))
+        }
+        Expr::Col(i) => match schema.and_then(|s| s.columns.get(*i)).map(|c| c.ty) {
+            Some(
+                ColumnType::DateTime { fsp }
+                | ColumnType::Timestamp { fsp }
+                | ColumnType::Time { fsp },
+            ) => (expr_type(e, schema, aggs), fsp),
+            Some(ColumnType::Decimal { scale, .. }) => (MysqlType::NewDecimal, scale),
+            _ => (expr_type(e, schema, aggs), 0),
+        },
+        Expr::Lit(Value::Decimal(d)) => (MysqlType::NewDecimal, d.scale),
+        e => (expr_type(e, schema, aggs), decimal_scale(e, schema, aggs)),
+    }
+}
+
+/// Width and decimals of a date or time function's column (mysqld's `resolve_type`), and of
+/// MIN/MAX and IFNULL-style pass-throughs of temporal values.
+fn temporal_expr_column(
+    c: &mut ResultColumn,
+    e: &Expr,
+    schema: Option<&TableSchema>,
+    aggs: &[AggSpec],
+) {
+    let (ty, decimals) = match e {
+        Expr::Func(Func::Time(_), _) => temporal_shape(e, schema, aggs),
+        _ if matches!(
+            c.mysql_type,
+            MysqlType::Date | MysqlType::Time | MysqlType::DateTime | MysqlType::Timestamp
+        ) =>
+        {
+            (c.mysql_type, c.decimals)
+        }
+        _ => return,
+    };
+    c.mysql_type = ty;
+    if let Some(len) = temporal::length(ty, decimals) {
+        c.length = len;
+        c.decimals = decimals;
+        c.charset = CHARSET_BINARY;
+        c.flags |= flags::BINARY;
+    } else if ty == MysqlType::NewDecimal {
+        c.decimals = decimals;
+    } else if matches!(ty, MysqlType::VarString) {
+        c.decimals = 31;
     }
 }
 
@@ -1479,6 +1573,9 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             Value::Bytes(_) => MysqlType::VarString,
             Value::DateTime(_) => MysqlType::DateTime,
             Value::Json(_) => MysqlType::Json,
+            Value::Float(_) => MysqlType::Float,
+            Value::Date(_) => MysqlType::Date,
+            Value::Time(_) => MysqlType::Time,
         },
         Expr::Unary(UnOp::Neg, x) => match t(x) {
             x if is_int_type(x) => MysqlType::LongLong,
@@ -1548,6 +1645,7 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             }
             Func::If => args.get(1).map_or(MysqlType::Null, t),
             Func::Bytes(bf) => crate::eval::json_funcs::result_type(*bf),
+            Func::Time(f) => temporal::shape(*f, args, &|x| (t(x), 0)).0,
             _ => MysqlType::VarString,
         },
         Expr::Case { whens, otherwise, .. } => whens
@@ -1741,9 +1839,33 @@ pub(crate) fn conform(v: Value, ty: MysqlType, unsigned: bool) -> Value {
             }
             other => other,
         },
-        MysqlType::DateTime => match v {
+        MysqlType::DateTime | MysqlType::Timestamp => match v {
             Value::Bytes(b) => parse_datetime(&b).map_or(Value::Null, Value::DateTime),
-            other => other,
+            Value::Date(d) => Value::DateTime(d),
+            other @ Value::DateTime(_) => other,
+            other => Value::Bytes(to_text(&other)),
+        },
+        MysqlType::Date => match v {
+            Value::Bytes(b) => parse_datetime(&b).map_or(Value::Null, Value::Date),
+            Value::DateTime(d) => {
+                Value::Date(engine::DateTime { hour: 0, minute: 0, second: 0, micros: 0, ..d })
+            }
+            other @ Value::Date(_) => other,
+            other => Value::Bytes(to_text(&other)),
+        },
+        MysqlType::Time => match v {
+            other @ Value::Time(_) => other,
+            other => Value::Bytes(to_text(&other)),
+        },
+        MysqlType::Year => match v {
+            Value::Int(i) if i >= 0 => Value::UInt(i as u64),
+            other @ Value::UInt(_) => other,
+            other => Value::Bytes(to_text(&other)),
+        },
+        MysqlType::Float => match v {
+            other @ Value::Float(_) => other,
+            Value::Double(d) => Value::Float(d as f32),
+            other => Value::Double(str_to_f64(&to_text(&other))),
         },
         MysqlType::Null => v,
         _ => match v {

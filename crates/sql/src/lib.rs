@@ -46,6 +46,8 @@ pub mod session;
 mod show;
 mod snapshot;
 mod statement_locks;
+pub mod temporal;
+pub mod timefn;
 pub mod vars;
 mod write;
 

@@ -14,15 +14,20 @@ pub enum MysqlType {
     Tiny = 1,
     Short = 2,
     Long = 3,
+    Float = 4,
     Double = 5,
     Null = 6,
+    Timestamp = 7,
     LongLong = 8,
     Int24 = 9,
+    Date = 10,
+    Time = 11,
     DateTime = 12,
     /// BIT(n) columns.
     Bit = 16,
     /// JSON columns and JSON-valued expressions.
     Json = 245,
+    Year = 13,
     NewDecimal = 246,
     Blob = 252,
     VarString = 253,
@@ -37,9 +42,12 @@ pub mod flags {
     pub const MULTIPLE_KEY: u16 = 8;
     pub const BLOB: u16 = 16;
     pub const UNSIGNED: u16 = 32;
+    pub const ZEROFILL: u16 = 64;
     pub const BINARY: u16 = 128;
     /// ENUM columns (sent as MYSQL_TYPE_STRING).
     pub const ENUM: u16 = 256;
+    /// A TIMESTAMP column (mysqld sets it on every TIMESTAMP field).
+    pub const TIMESTAMP: u16 = 1024;
     pub const AUTO_INCREMENT: u16 = 512;
     /// SET columns (sent as MYSQL_TYPE_STRING).
     pub const SET: u16 = 2048;
@@ -91,7 +99,11 @@ impl ResultColumn {
             MysqlType::LongLong => (21, CHARSET_BINARY, flags::BINARY, 0),
             MysqlType::Double => (23, CHARSET_BINARY, flags::BINARY, 31),
             MysqlType::NewDecimal => (67, CHARSET_BINARY, flags::BINARY, 4),
-            MysqlType::DateTime => (19, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::DateTime | MysqlType::Timestamp => (19, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::Date => (10, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::Time => (10, CHARSET_BINARY, flags::BINARY, 0),
+            MysqlType::Year => (4, CHARSET_BINARY, flags::UNSIGNED | flags::BINARY, 0),
+            MysqlType::Float => (12, CHARSET_BINARY, flags::BINARY, 31),
             MysqlType::Null => (0, CHARSET_BINARY, flags::BINARY, 0),
             // A JSON expression (mysqld's Item_json_func): charset binary, LONGBLOB-sized.
             MysqlType::Json => (u32::MAX, CHARSET_BINARY, flags::BLOB | flags::BINARY, 0),
@@ -203,7 +215,6 @@ impl ResultColumn {
             ColumnType::Text => {
                 (MysqlType::Blob, 65_535 * col.charset().mbmaxlen(), flags::BLOB, 0, col.collation)
             }
-            ColumnType::DateTime => (MysqlType::DateTime, 19, flags::BINARY, 0, CHARSET_BINARY),
             ColumnType::Binary(_)
             | ColumnType::VarBinary(_)
             | ColumnType::Blob { .. }
@@ -212,6 +223,12 @@ impl ResultColumn {
             | ColumnType::Set
             | ColumnType::Bit(_)
             | ColumnType::Json => crate::output::bytes_types::send_field(col),
+            ty @ (ColumnType::DateTime { .. }
+            | ColumnType::Timestamp { .. }
+            | ColumnType::Date
+            | ColumnType::Time { .. }
+            | ColumnType::Year
+            | ColumnType::Float) => temporal_column(ty),
         };
         // An integer's declared display width is its column length (TINYINT(1) → 1, which
         // Connector/J reads as BOOLEAN); ZEROFILL sends ZEROFILL_FLAG (and UNSIGNED).
@@ -248,6 +265,33 @@ impl ResultColumn {
             decimals,
             charset,
         }
+    }
+}
+
+/// mysqld's send field of a temporal or FLOAT table column (`Field_*::make_send_field`):
+/// type, width (19/10/10/4 plus the fraction's point and digits), flags, decimals (the fsp),
+/// charset. TIMESTAMP columns carry TIMESTAMP_FLAG and (as mysqld sets it) the BINARY flag.
+fn temporal_column(ty: ColumnType) -> (MysqlType, u32, u16, u8, u16) {
+    let frac = |fsp: u8| if fsp > 0 { u32::from(fsp) + 1 } else { 0 };
+    match ty {
+        ColumnType::DateTime { fsp } => {
+            (MysqlType::DateTime, 19 + frac(fsp), flags::BINARY, fsp, CHARSET_BINARY)
+        }
+        ColumnType::Timestamp { fsp } => (
+            MysqlType::Timestamp,
+            19 + frac(fsp),
+            flags::BINARY | flags::TIMESTAMP,
+            fsp,
+            CHARSET_BINARY,
+        ),
+        ColumnType::Date => (MysqlType::Date, 10, flags::BINARY, 0, CHARSET_BINARY),
+        ColumnType::Time { fsp } => {
+            (MysqlType::Time, 10 + frac(fsp), flags::BINARY, fsp, CHARSET_BINARY)
+        }
+        ColumnType::Year => {
+            (MysqlType::Year, 4, flags::UNSIGNED | flags::ZEROFILL, 0, CHARSET_BINARY)
+        }
+        _ => (MysqlType::Float, 12, 0, 31, CHARSET_BINARY),
     }
 }
 

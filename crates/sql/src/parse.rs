@@ -25,6 +25,7 @@ use super::admin::AdminCommand;
 use super::ast::*;
 use super::error::{Result, SqlError};
 use super::eval::{parse_datetime, to_column};
+use super::timefn::{CastTo, TimeFn, Unit};
 use accounts::Privileges;
 
 static DIALECT: MySqlDialect = MySqlDialect {};
@@ -47,7 +48,9 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     let expanded = super::comments::expand(sql);
     let stripped = super::comments::strip_select_options(&expanded.text);
     let shared = share_mode_lock(&stripped);
-    let sql = shared.as_deref().unwrap_or(&*stripped);
+    let unshared = shared.as_deref().unwrap_or(&*stripped);
+    let spelled = crate::timefn::spell_compound_units(unshared);
+    let sql = spelled.as_deref().unwrap_or(unshared);
     if sql.trim_matches(|c: char| c.is_ascii_whitespace() || c == ';').is_empty() {
         // mysqld's `query: END_OF_INPUT` rule: only comments is an empty statement (OK).
         return if expanded.had_comment {
@@ -1615,6 +1618,12 @@ impl Front<'_> {
                     extract
                 }
             }
+            E::BinaryOp { left, op, right }
+                if matches!(right.as_ref(), E::Interval(_))
+                    || matches!(left.as_ref(), E::Interval(_)) =>
+            {
+                self.interval_op(left, op, right)?
+            }
             E::BinaryOp { left, op, right } => {
                 let op = binary_op(op)?;
                 let l = self.expr(left)?;
@@ -1731,6 +1740,20 @@ impl Front<'_> {
                 Expr::Case { operand, whens, otherwise }
             }
             E::Function(f) => self.function(f)?,
+            E::Extract { field, expr, .. } => {
+                let unit = date_time_unit(field)?;
+                Expr::Func(Func::Time(TimeFn::Extract(unit)), vec![self.expr(expr)?])
+            }
+            E::Cast { expr, data_type, .. } if temporal_cast_target(data_type)?.is_some() => {
+                let to = temporal_cast_target(data_type)?.unwrap_or(CastTo::Date);
+                Expr::Func(Func::Time(TimeFn::Cast(to)), vec![self.expr(expr)?])
+            }
+            E::Convert { expr, data_type: Some(data_type), charset: None, .. }
+                if temporal_cast_target(data_type)?.is_some() =>
+            {
+                let to = temporal_cast_target(data_type)?.unwrap_or(CastTo::Date);
+                Expr::Func(Func::Time(TimeFn::Cast(to)), vec![self.expr(expr)?])
+            }
             E::Cast { expr, data_type, format: None, .. } => {
                 let x = self.expr(expr)?;
                 match cast_target(data_type) {
@@ -1767,6 +1790,77 @@ impl Front<'_> {
             }
             other => return Err(unsupported(other.to_string())),
         }))
+    }
+
+    /// `x + INTERVAL n unit`, `INTERVAL n unit + x`, `x - INTERVAL n unit`.
+    #[inline(never)]
+    fn interval_op(
+        &mut self,
+        left: &sp::Expr,
+        op: &sp::BinaryOperator,
+        right: &sp::Expr,
+    ) -> Result<Expr> {
+        let (base, iv, sub) = match (left, op, right) {
+            (x, sp::BinaryOperator::Plus, sp::Expr::Interval(iv)) => (x, iv, false),
+            (sp::Expr::Interval(iv), sp::BinaryOperator::Plus, x) => (x, iv, false),
+            (x, sp::BinaryOperator::Minus, sp::Expr::Interval(iv)) => (x, iv, true),
+            _ => return Err(SqlError::near("INTERVAL")),
+        };
+        let unit = interval_unit(iv)?;
+        let base = self.expr(base)?;
+        let amount = self.expr(&iv.value)?;
+        Ok(Expr::Func(Func::Time(TimeFn::AddInterval { unit, sub }), vec![base, amount]))
+    }
+
+    /// The date and time functions whose arguments are not plain expressions (an INTERVAL,
+    /// a unit name); None for every other function.
+    fn temporal_special(&mut self, name: &str, args: &[&sp::FunctionArg]) -> Result<Option<Expr>> {
+        let plain = |a: &sp::FunctionArg| match a {
+            sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => Some(e.clone()),
+            _ => None,
+        };
+        let exprs: Vec<sp::Expr> = args.iter().filter_map(|a| plain(a)).collect();
+        if exprs.len() != args.len() {
+            return Ok(None);
+        }
+        let f = match name {
+            "date_add" | "adddate" | "date_sub" | "subdate" => {
+                let sub = name.contains("sub");
+                let [base, amount] = exprs.as_slice() else {
+                    return Err(SqlError::FunctionArgs(name.into()));
+                };
+                let (unit, amount) = match amount {
+                    sp::Expr::Interval(iv) => (interval_unit(iv)?, iv.value.as_ref().clone()),
+                    // ADDDATE(d, n): n days.
+                    other if name.ends_with("date") => (Unit::Day, other.clone()),
+                    _ => return Err(SqlError::near(&amount.to_string())),
+                };
+                let (b, a) = (self.expr(base)?, self.expr(&amount)?);
+                return Ok(Some(Expr::Func(
+                    Func::Time(TimeFn::AddInterval { unit, sub }),
+                    vec![b, a],
+                )));
+            }
+            "timestampdiff" | "timestampadd" => {
+                let [unit, x, y] = exprs.as_slice() else {
+                    return Err(SqlError::FunctionArgs(name.into()));
+                };
+                let unit = match unit {
+                    sp::Expr::Identifier(i) => Unit::from_name(&i.value),
+                    _ => None,
+                }
+                .filter(|u| !u.has_micros() || *u == Unit::Microsecond)
+                .ok_or_else(|| SqlError::near(&unit.to_string()))?;
+                let f = if name == "timestampdiff" {
+                    TimeFn::TimestampDiff(unit)
+                } else {
+                    TimeFn::TimestampAdd(unit)
+                };
+                (f, vec![self.expr(x)?, self.expr(y)?])
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Expr::Func(Func::Time(f.0), f.1)))
     }
 
     #[inline(never)]
@@ -1813,6 +1907,9 @@ impl Front<'_> {
             };
             return Ok(Expr::AggCall { kind, distinct, arg });
         }
+        if let Some(e) = self.temporal_special(&name, &args)? {
+            return Ok(e);
+        }
         let mut xs = Vec::with_capacity(args.len());
         for a in &args {
             match a {
@@ -1833,11 +1930,13 @@ impl Front<'_> {
             }
             return Ok(Expr::Func(Func::Bytes(bf), xs));
         }
-        let (func, min, max) = match name.as_str() {
-            "now" | "current_timestamp" | "sysdate" | "localtime" | "localtimestamp" => {
-                (Func::Now, 0, 1)
+        if let Some((tf, min, max)) = time_function(&name) {
+            if xs.len() < min || xs.len() > max {
+                return Err(SqlError::FunctionArgs(name));
             }
-            "unix_timestamp" => (Func::UnixTimestamp, 0, 1),
+            return Ok(Expr::Func(Func::Time(tf), xs));
+        }
+        let (func, min, max) = match name.as_str() {
             "database" | "schema" => (Func::Database, 0, 0),
             "version" => (Func::Version, 0, 0),
             "connection_id" => (Func::ConnectionId, 0, 0),
@@ -1905,6 +2004,130 @@ impl Front<'_> {
             }
         }
         Ok(Expr::GroupConcat(Box::new(GroupConcat { distinct, args, order, separator })))
+    }
+}
+
+/// The date and time functions with plain arguments: (function, min args, max args).
+fn time_function(name: &str) -> Option<(TimeFn, usize, usize)> {
+    use TimeFn as T;
+    Some(match name {
+        "now" | "current_timestamp" | "localtime" | "localtimestamp" => (T::Now, 0, 1),
+        "sysdate" => (T::SysDate, 0, 1),
+        "curdate" | "current_date" => (T::CurDate, 0, 0),
+        "curtime" | "current_time" => (T::CurTime, 0, 1),
+        "utc_timestamp" => (T::UtcTimestamp, 0, 1),
+        "utc_date" => (T::UtcDate, 0, 0),
+        "utc_time" => (T::UtcTime, 0, 1),
+        "date_format" => (T::DateFormat, 2, 2),
+        "time_format" => (T::TimeFormat, 2, 2),
+        "str_to_date" => (T::StrToDate, 2, 2),
+        "datediff" => (T::DateDiff, 2, 2),
+        "timediff" => (T::TimeDiff, 2, 2),
+        "year" => (T::Year, 1, 1),
+        "month" => (T::Month, 1, 1),
+        "day" | "dayofmonth" => (T::Day, 1, 1),
+        "hour" => (T::Hour, 1, 1),
+        "minute" => (T::Minute, 1, 1),
+        "second" => (T::Second, 1, 1),
+        "microsecond" => (T::Microsecond, 1, 1),
+        "dayofweek" => (T::DayOfWeek, 1, 1),
+        "dayofyear" => (T::DayOfYear, 1, 1),
+        "weekday" => (T::WeekDay, 1, 1),
+        "week" => (T::Week, 1, 2),
+        "weekofyear" => (T::WeekOfYear, 1, 1),
+        "yearweek" => (T::YearWeek, 1, 2),
+        "quarter" => (T::Quarter, 1, 1),
+        "dayname" => (T::DayName, 1, 1),
+        "monthname" => (T::MonthName, 1, 1),
+        "last_day" => (T::LastDay, 1, 1),
+        "makedate" => (T::MakeDate, 2, 2),
+        "maketime" => (T::MakeTime, 3, 3),
+        "date" => (T::Date, 1, 1),
+        "time" => (T::Time, 1, 1),
+        "unix_timestamp" => (T::UnixTimestamp, 0, 1),
+        "from_unixtime" => (T::FromUnixtime, 1, 2),
+        "convert_tz" => (T::ConvertTz, 3, 3),
+        "to_days" => (T::ToDays, 1, 1),
+        "from_days" => (T::FromDays, 1, 1),
+        "time_to_sec" => (T::TimeToSec, 1, 1),
+        "sec_to_time" => (T::SecToTime, 1, 1),
+        "addtime" => (T::AddTime, 2, 2),
+        "subtime" => (T::SubTime, 2, 2),
+        _ => return None,
+    })
+}
+
+/// The unit of an `INTERVAL` as sqlparser reads it (`DAY`, or `DAY TO SECOND` for the
+/// compound units).
+fn interval_unit(iv: &sp::Interval) -> Result<Unit> {
+    let name = |f: &sp::DateTimeField| f.to_string().to_ascii_uppercase();
+    let text = match (&iv.leading_field, &iv.last_field) {
+        (Some(a), Some(b)) => format!("{}_{}", name(a), name(b)),
+        (Some(a), None) => name(a),
+        _ => String::new(),
+    };
+    let text = text.trim_end_matches('S').to_string();
+    Unit::from_name(&text).ok_or_else(|| SqlError::near(&text))
+}
+
+/// An `EXTRACT` field as a unit.
+fn date_time_unit(f: &sp::DateTimeField) -> Result<Unit> {
+    let text = f.to_string().to_ascii_uppercase();
+    Unit::from_name(text.trim_end_matches('S')).ok_or_else(|| SqlError::near(&text))
+}
+
+/// The temporal target of a CAST / CONVERT, None for other targets.
+fn temporal_cast_target(t: &sp::DataType) -> Result<Option<CastTo>> {
+    use sp::DataType as D;
+    Ok(Some(match t {
+        D::Date => CastTo::Date,
+        D::Time(p, _) => CastTo::Time(fsp_of(*p)?),
+        D::Datetime(p) => CastTo::DateTime(fsp_of(*p)?),
+        D::Custom(n, _) if n.to_string().eq_ignore_ascii_case("year") => CastTo::Year,
+        _ => return Ok(None),
+    }))
+}
+
+/// A declared fractional-seconds precision (1426 above 6).
+fn fsp_of(p: Option<u64>) -> Result<u8> {
+    match p {
+        None => Ok(0),
+        Some(p @ 0..=6) => Ok(p as u8),
+        Some(p) => Err(SqlError::Other {
+            code: 1426,
+            sqlstate: "42000",
+            message: format!("Too-big precision {p} specified for 'column'. Maximum is 6."),
+        }),
+    }
+}
+
+/// `CURRENT_TIMESTAMP[(fsp)]`, `NOW([fsp])`, `LOCALTIME[STAMP][(fsp)]` as a DEFAULT or ON
+/// UPDATE value: its fsp.
+fn current_timestamp_fsp(e: &sp::Expr) -> Option<u8> {
+    let is_now = |n: &str| {
+        matches!(
+            n.to_ascii_lowercase().as_str(),
+            "current_timestamp" | "now" | "localtime" | "localtimestamp"
+        )
+    };
+    match e {
+        sp::Expr::Identifier(i) if is_now(&i.value) => Some(0),
+        sp::Expr::Function(f) if is_now(&f.name.to_string()) => match &f.args {
+            sp::FunctionArguments::None => Some(0),
+            sp::FunctionArguments::List(l) => match l.args.as_slice() {
+                [] => Some(0),
+                [sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(sp::Expr::Value(v)))] => {
+                    match &v.value {
+                        sp::Value::Number(n, _) => n.parse::<u8>().ok(),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        sp::Expr::Nested(x) => current_timestamp_fsp(x),
+        _ => None,
     }
 }
 
@@ -2058,8 +2281,19 @@ fn ident_expr(id: &sp::Ident, table: Option<String>) -> Expr {
         // CURRENT_TIMESTAMP and friends without parentheses.
         match id.value.to_ascii_lowercase().as_str() {
             "current_timestamp" | "localtime" | "localtimestamp" => {
-                return Expr::Func(Func::Now, vec![])
+                return Expr::Func(Func::Time(super::timefn::TimeFn::Now), vec![])
             }
+            "current_date" => {
+                return Expr::Func(Func::Time(super::timefn::TimeFn::CurDate), vec![])
+            }
+            "current_time" => {
+                return Expr::Func(Func::Time(super::timefn::TimeFn::CurTime), vec![])
+            }
+            "utc_timestamp" => {
+                return Expr::Func(Func::Time(super::timefn::TimeFn::UtcTimestamp), vec![])
+            }
+            "utc_date" => return Expr::Func(Func::Time(super::timefn::TimeFn::UtcDate), vec![]),
+            "utc_time" => return Expr::Func(Func::Time(super::timefn::TimeFn::UtcTime), vec![]),
             "current_user" => return Expr::Func(Func::CurrentUser, vec![]),
             _ => {}
         }
@@ -2163,20 +2397,31 @@ fn column_spec(c: &sp::ColumnDef) -> Result<ColumnSpec> {
         D::IntUnsigned(_) | D::IntegerUnsigned(_) | D::Int4Unsigned(_) => int(4, true),
         D::BigInt(_) | D::Int8(_) => int(8, false),
         D::BigIntUnsigned(_) | D::Int8Unsigned(_) | D::UBigInt => int(8, true),
-        D::Double(_)
-        | D::DoublePrecision
-        | D::Float8
-        | D::Float64
-        | D::Float(_)
-        | D::Real
-        | D::Float4 => ColumnType::Double,
+        D::Double(_) | D::DoublePrecision | D::Float8 | D::Float64 => ColumnType::Double,
+        // FLOAT(p): single precision up to 24 bits, double up to 53 (mysqld's
+        // `Create_field::init`); REAL is DOUBLE unless sql_mode has REAL_AS_FLOAT.
+        D::Float(sp::ExactNumberInfo::Precision(p)) if *p > 53 => {
+            return Err(SqlError::Other {
+                code: 1063,
+                sqlstate: "42000",
+                message: format!("Incorrect column specifier for column '{name}'"),
+            })
+        }
+        D::Float(sp::ExactNumberInfo::Precision(p)) if *p > 24 => ColumnType::Double,
+        D::Float(_) | D::Float4 => ColumnType::Float,
+        D::Real if super::temporal::real_as_float() => ColumnType::Float,
+        D::Real => ColumnType::Double,
+        D::Date => ColumnType::Date,
+        D::Time(p, _) => ColumnType::Time { fsp: fsp_of(*p)? },
+        D::Datetime(p) => ColumnType::DateTime { fsp: fsp_of(*p)? },
+        D::Timestamp(p, _) => ColumnType::Timestamp { fsp: fsp_of(*p)? },
+        D::Custom(n, _) if n.to_string().eq_ignore_ascii_case("year") => ColumnType::Year,
         D::Decimal(i) | D::Numeric(i) | D::Dec(i) => decimal(i)?,
         D::Char(l) | D::Character(l) => ColumnType::Char(chars(l, Some(1))?),
         D::Varchar(l) | D::CharVarying(l) | D::CharacterVarying(l) | D::Nvarchar(l) => {
             ColumnType::VarChar(chars(l, None)?)
         }
         D::Text => ColumnType::Text,
-        D::Datetime(_) | D::Timestamp(_, _) => ColumnType::DateTime,
         D::Binary(_)
         | D::Varbinary(_)
         | D::Blob(_)
@@ -2265,9 +2510,32 @@ fn column_options(c: &sp::ColumnDef, mut column: Column, serial: bool) -> Result
             sp::ColumnOption::CharacterSet(n) => charset = Some(last_part(n)?),
             sp::ColumnOption::Collation(n) => collate = Some(last_part(n)?),
             sp::ColumnOption::Comment(_) => {}
-            sp::ColumnOption::OnUpdate(_) => return Err(unsupported("ON UPDATE")),
+            sp::ColumnOption::OnUpdate(e) => {
+                let fsp = match column.ty {
+                    ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => Some(fsp),
+                    _ => None,
+                };
+                if fsp.is_none() || current_timestamp_fsp(e) != fsp {
+                    return Err(SqlError::Other {
+                        code: 1294,
+                        sqlstate: "HY000",
+                        message: format!("Invalid ON UPDATE clause for '{name}' column"),
+                    });
+                }
+                column.on_update_now = true;
+            }
             other => return Err(unsupported(other.to_string())),
         }
+    }
+    if let Some(fsp) = default_expr.as_ref().and_then(current_timestamp_fsp) {
+        // DEFAULT CURRENT_TIMESTAMP(fsp): TIMESTAMP/DATETIME of the same precision only.
+        match column.ty {
+            ColumnType::DateTime { fsp: f } | ColumnType::Timestamp { fsp: f } if f == fsp => {
+                column.default_now = true;
+            }
+            _ => return Err(SqlError::InvalidDefault(name)),
+        }
+        return Ok(ColumnSpec { column, primary, unique });
     }
     if let Some(e) = default_expr {
         let v = match &e {

@@ -65,9 +65,23 @@ fn to_engine_value(v: &BinValue, ty: ColumnType) -> Result<Value, String> {
         (BinValue::Bytes(b), ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text) => {
             Value::Bytes(b.clone())
         }
-        (BinValue::DateTime(t), ColumnType::DateTime) => {
+        (BinValue::DateTime(t), ColumnType::DateTime { .. }) => {
             Value::DateTime(commit::datetime_from_binlog(t))
         }
+        // Issue 19's types: a TIMESTAMP's seconds are UTC, as the engine stores it.
+        (BinValue::Timestamp { seconds, micros }, ColumnType::Timestamp { .. }) => {
+            Value::DateTime(engine::temporal::from_epoch_seconds(i64::from(*seconds), *micros))
+        }
+        (BinValue::Float(f), ColumnType::Float) => Value::Float(*f),
+        (BinValue::Double(d), ColumnType::Float) => Value::Float(*d as f32),
+        (BinValue::Date(d), ColumnType::Date) => Value::Date(engine::DateTime {
+            year: d.year,
+            month: d.month,
+            day: d.day,
+            ..engine::DateTime::ZERO
+        }),
+        (BinValue::Time(t), ColumnType::Time { .. }) => Value::Time(commit::time_from_binlog(t)),
+        (BinValue::Year(y), ColumnType::Year) => Value::UInt(u64::from(*y)),
         _ => return Err(mismatch()),
     })
 }

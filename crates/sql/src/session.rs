@@ -268,7 +268,11 @@ impl Session {
         }
         self.count("Questions");
         self.begin_statement();
-        self.attempt(|sess| sess.run(&parsed.stmt, &[], sql))
+        self.attempt(|sess| {
+            let r = sess.run(&parsed.stmt, &[], sql);
+            sess.collect_temporal_warnings();
+            r
+        })
     }
 
     /// [`Session::execute`] on a thread that must not block; see [`Session::try_query`].
@@ -279,7 +283,11 @@ impl Session {
         self.count("Com_stmt_execute");
         self.count("Questions");
         self.begin_statement();
-        self.attempt(|sess| sess.run(&stmt.parsed.stmt, params, &stmt.sql))
+        self.attempt(|sess| {
+            let r = sess.run(&stmt.parsed.stmt, params, &stmt.sql);
+            sess.collect_temporal_warnings();
+            r
+        })
     }
 
     /// The commit the last statement handed to the pipeline, if any: the statement's answer
@@ -365,6 +373,7 @@ impl Session {
             return Err(self.fail(SqlError::near("?")));
         }
         let r = self.run(&parsed.stmt, &[], sql);
+        self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
     }
 
@@ -409,6 +418,7 @@ impl Session {
         }
         self.begin_statement();
         let r = self.run(&stmt.parsed.stmt, params, &stmt.sql);
+        self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
     }
 
@@ -495,8 +505,26 @@ impl Session {
     }
 
     fn begin_statement(&mut self) {
-        let (secs, _) = unix_now();
-        self.now = datetime_of(secs);
+        // SET timestamp = n fixes NOW() for the session, as mysqld's `thd->user_time`.
+        let fixed = match self.vars.get(&Var::Timestamp) {
+            Some(v) => super::eval::str_to_f64(v.to_string().as_bytes()),
+            None => 0.0,
+        };
+        let now = if fixed > 0.0 { (fixed * 1e6) as i64 } else { super::temporal::now_micros() };
+        self.now = datetime_of(now.div_euclid(1_000_000));
+        // The statement's time context (temporal.rs): zone, sql_mode, start time.
+        let zone = super::temporal::parse_zone(&self.var_text(Var::TimeZone))
+            .unwrap_or(super::temporal::Zone::System);
+        let mode = super::temporal::Mode::parse(&self.var_text(Var::SqlMode));
+        super::temporal::begin(zone, mode, now);
+    }
+
+    /// Moves the warnings the statement's conversions raised (temporal.rs) to the session's
+    /// diagnostics.
+    fn collect_temporal_warnings(&mut self) {
+        for (code, message) in super::temporal::take_warnings() {
+            self.warnings.push(Warning { level: "Warning", code, message });
+        }
     }
 
     /// mysqld's GTID auto-skip (`gtid_pre_statement_checks` answering GTID_STATEMENT_SKIP,
@@ -1066,6 +1094,9 @@ impl Session {
                     if let Some(l) = &self.server.hooks.listener {
                         l.set_global(Change { var: def.var, value: &v })?;
                     }
+                    if def.var == Var::TimeZone {
+                        super::temporal::parse_zone(&text_of(&v))?;
+                    }
                     self.server.vars.set_global(def.var, v);
                     return Ok(());
                 }
@@ -1143,6 +1174,9 @@ impl Session {
                 })?;
                 self.vars.insert(def.var, Value::Bytes(name.as_bytes().to_vec()));
                 return Ok(());
+            }
+            Var::TimeZone => {
+                super::temporal::parse_zone(&text_of(&v))?;
             }
             Var::SqlLogBin if v == Value::Int(0) => {
                 return Err(SqlError::NotSupported("SET sql_log_bin = 0".into()));

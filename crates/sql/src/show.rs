@@ -291,7 +291,6 @@ pub(crate) fn type_text(ty: ColumnType) -> String {
         ColumnType::Char(n) => format!("char({n})"),
         ColumnType::VarChar(n) => format!("varchar({n})"),
         ColumnType::Text => "text".into(),
-        ColumnType::DateTime => "datetime".into(),
         ColumnType::Binary(_)
         | ColumnType::VarBinary(_)
         | ColumnType::Blob { .. }
@@ -300,6 +299,12 @@ pub(crate) fn type_text(ty: ColumnType) -> String {
         | ColumnType::Set
         | ColumnType::Bit(_)
         | ColumnType::Json => crate::output::bytes_types::type_text(ty),
+        ty @ (ColumnType::DateTime { .. }
+        | ColumnType::Timestamp { .. }
+        | ColumnType::Date
+        | ColumnType::Time { .. }
+        | ColumnType::Year
+        | ColumnType::Float) => temporal_type_text(ty),
     }
 }
 
@@ -340,6 +345,89 @@ pub(crate) fn charset_clause(id: u16, charset_word: &str, sep: &str) -> String {
         out.push_str(&format!(" COLLATE{sep}{}", info.name));
     }
     out
+
+}
+
+
+/// The declared text of issue 19's types: `datetime(3)`, `timestamp`, `time(6)`, ...
+fn temporal_type_text(ty: ColumnType) -> String {
+    let fsp = |base: &str, fsp: u8| {
+        if fsp > 0 {
+            format!("{base}({fsp})")
+        } else {
+            base.to_string()
+        }
+    };
+    match ty {
+        ColumnType::DateTime { fsp: f } => fsp("datetime", f),
+        ColumnType::Timestamp { fsp: f } => fsp("timestamp", f),
+        ColumnType::Time { fsp: f } => fsp("time", f),
+        ColumnType::Date => "date".into(),
+        ColumnType::Year => "year".into(),
+        _ => "float".into(),
+    }
+}
+
+/// A column's default as SHOW and information_schema print it (without quotes):
+/// `CURRENT_TIMESTAMP[(fsp)]`, a TIMESTAMP's stored UTC default in the session's zone, a
+/// temporal value with the column's fraction digits, YEAR with four digits.
+fn default_text(c: &engine::Column) -> Option<String> {
+    let fsp = match c.ty {
+        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } | ColumnType::Time { fsp } => {
+            fsp
+        }
+        _ => 0,
+    };
+    if c.default_now {
+        return Some(if fsp > 0 {
+            format!("CURRENT_TIMESTAMP({fsp})")
+        } else {
+            "CURRENT_TIMESTAMP".into()
+        });
+    }
+    let d = c.default.as_ref()?;
+    Some(match (c.ty, d) {
+        (ColumnType::Timestamp { .. }, v) => match super::temporal::from_utc(v.clone()) {
+            Value::DateTime(t) => datetime_text(&t, fsp),
+            v => v.to_string(),
+        },
+        (ColumnType::DateTime { .. }, Value::DateTime(t)) => datetime_text(t, fsp),
+        (ColumnType::Time { .. }, Value::Time(us)) => {
+            engine::temporal::TimeText(*us, Some(fsp)).to_string()
+        }
+        (ColumnType::Year, Value::UInt(y)) => format!("{y:04}"),
+        (_, v) => v.to_string(),
+    })
+}
+
+fn datetime_text(t: &engine::DateTime, fsp: u8) -> String {
+    let mut s = engine::DateTime { micros: 0, ..*t }.to_string();
+    let _ = engine::temporal::write_fraction(&mut s, t.micros, Some(fsp));
+    s
+}
+
+/// DESCRIBE's and information_schema's Extra of a column (MySQL 8.0.13+'s
+/// `DEFAULT_GENERATED` for an expression default).
+fn extra_text(c: &engine::Column) -> String {
+    let fsp = match c.ty {
+        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => fsp,
+        _ => 0,
+    };
+    let mut parts = Vec::new();
+    if c.auto_increment {
+        parts.push("auto_increment".to_string());
+    }
+    if c.default_now {
+        parts.push("DEFAULT_GENERATED".into());
+    }
+    if c.on_update_now {
+        parts.push(if fsp > 0 {
+            format!("on update CURRENT_TIMESTAMP({fsp})")
+        } else {
+            "on update CURRENT_TIMESTAMP".into()
+        });
+    }
+    parts.join(" ")
 }
 
 /// MySQL 8's SHOW CREATE TABLE text.
@@ -357,12 +445,25 @@ pub(crate) fn create_table_text(
         if !c.nullable {
             l.push_str(" NOT NULL");
         }
+        let timestamp = matches!(c.ty, ColumnType::Timestamp { .. });
+        if timestamp && c.nullable {
+            // mysqld spells out NULL for a nullable TIMESTAMP.
+            l.push_str(" NULL");
+        }
         if c.auto_increment {
             l.push_str(" AUTO_INCREMENT");
-        } else if let Some(d) = &c.default {
-            l.push_str(&format!(" DEFAULT {}", quote_default(d)));
+        } else if c.default_now {
+            l.push_str(&format!(" DEFAULT {}", default_text(c).unwrap_or_default()));
+        } else if c.default.is_some() {
+            let d = default_text(c).unwrap_or_default();
+            l.push_str(&format!(" DEFAULT '{}'", d.replace('\'', "''")));
         } else if c.nullable && !crate::output::bytes_types::is_blob_like(c.ty) {
             l.push_str(" DEFAULT NULL");
+        }
+        if c.on_update_now {
+            let e = extra_text(c);
+            let on_update = e.rsplit_once("on update ").map_or("", |(_, x)| x);
+            l.push_str(&format!(" ON UPDATE {on_update}"));
         }
         lines.push(l);
     }
@@ -500,11 +601,8 @@ impl Session {
                     } else {
                         ""
                     };
-                    let default = match &c.default {
-                        Some(d) => text(d.to_string()),
-                        None => Value::Null,
-                    };
-                    let extra = if c.auto_increment { "auto_increment" } else { "" };
+                    let default = default_text(c).map_or(Value::Null, text);
+                    let extra = extra_text(c);
                     let null = if c.nullable { "YES" } else { "NO" };
                     let textual = matches!(
                         c.ty,
@@ -525,7 +623,7 @@ impl Session {
                             text(null),
                             text(key),
                             default,
-                            text(extra),
+                            text(extra.clone()),
                             text("select,insert,update,references"),
                             text(""),
                         ]);
@@ -899,9 +997,9 @@ impl Session {
             number("INDEX_LENGTH"),
             number("DATA_FREE"),
             number("AUTO_INCREMENT"),
-            engine::Column::new("CREATE_TIME", ColumnType::DateTime),
-            engine::Column::new("UPDATE_TIME", ColumnType::DateTime),
-            engine::Column::new("CHECK_TIME", ColumnType::DateTime),
+            engine::Column::new("CREATE_TIME", ColumnType::DateTime { fsp: 0 }),
+            engine::Column::new("UPDATE_TIME", ColumnType::DateTime { fsp: 0 }),
+            engine::Column::new("CHECK_TIME", ColumnType::DateTime { fsp: 0 }),
             name("TABLE_COLLATION"),
             number("CHECKSUM"),
             engine::Column::new("CREATE_OPTIONS", ColumnType::VarChar(256)),
@@ -989,7 +1087,6 @@ impl Session {
                         ColumnType::Decimal { precision, scale } => {
                             (None, Some(u64::from(precision)), Some(u64::from(scale)), None)
                         }
-                        ColumnType::DateTime => (None, None, None, Some(6)),
                         ColumnType::Binary(_)
                         | ColumnType::VarBinary(_)
                         | ColumnType::Blob { .. }
@@ -1001,6 +1098,11 @@ impl Session {
                             let (chars, precision) = crate::output::bytes_types::info_lengths(c);
                             (chars, precision, None, None)
                         }
+                        ColumnType::DateTime { fsp }
+                        | ColumnType::Timestamp { fsp }
+                        | ColumnType::Time { fsp } => (None, None, None, Some(u64::from(fsp))),
+                        ColumnType::Date | ColumnType::Year => (None, None, None, None),
+                        ColumnType::Float => (None, Some(12), None, None),
                     };
                     let textual =
                         chars.is_some() && !crate::output::bytes_types::is_binary_string(c.ty);
@@ -1020,7 +1122,7 @@ impl Session {
                         text(table.as_str()),
                         text(&c.name),
                         Value::UInt(i as u64 + 1),
-                        c.default.as_ref().map_or(Value::Null, |d| text(d.to_string())),
+                        default_text(c).map_or(Value::Null, text),
                         text(if c.nullable { "YES" } else { "NO" }),
                         text(data_type),
                         opt(chars),
@@ -1041,7 +1143,7 @@ impl Session {
                         },
                         text(column_type),
                         text(key),
-                        text(if c.auto_increment { "auto_increment" } else { "" }),
+                        text(extra_text(c)),
                         text("select,insert,update,references"),
                         text(""),
                         text(""),

@@ -159,6 +159,7 @@ impl Session {
                 let v = match given[p].take() {
                     Some(v) => to_column(v, col, row_no)?,
                     None if col.auto_increment => Value::Null,
+                    None if col.default_now => super::temporal::current_for(col, row_no)?,
                     None => match &col.default {
                         Some(d) => d.clone(),
                         None if col.nullable => Value::Null,
@@ -221,6 +222,17 @@ impl Session {
                                 to_column(eval(&bound, &old, &[])?, &schema.columns[p], row_no)?;
                         }
                         if !same_values(&old, &new) {
+                            let assigned = |i: usize| {
+                                ins.on_duplicate
+                                    .iter()
+                                    .any(|(n, _)| schema.column_position(n) == Some(i))
+                            };
+                            super::temporal::touch_on_update(
+                                &schema.columns,
+                                &mut new,
+                                &assigned,
+                                row_no,
+                            )?;
                             self.write_update(&t, &old_key, old, new, row_no)?;
                             affected += 2;
                         } else if self.found_rows {
@@ -403,6 +415,8 @@ impl Session {
                 new[*p] = to_column(eval(e, &new, &[])?, &schema.columns[*p], row_no)?;
             }
             if !same_values(&old, &new) {
+                let assigned = |i: usize| sets.iter().any(|(p, _)| *p == i);
+                super::temporal::touch_on_update(&schema.columns, &mut new, &assigned, row_no)?;
                 self.write_update(&t, &key, old, new, row_no)?;
                 changed += 1;
             }
@@ -547,6 +561,8 @@ impl Session {
                 new[p] = to_column(v.clone(), &t.schema.columns[p], 1)?;
             }
             if !same_values(&old, &new) {
+                let assigned = |i: usize| sets.iter().any(|&(p, _)| p == i);
+                super::temporal::touch_on_update(&t.schema.columns, &mut new, &assigned, 1)?;
                 self.write_update(t, &key, old, new, 1)?;
                 changed = 1;
             }

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod mariadb;
+pub mod differential;
 pub mod mariadb_server;
 pub mod sql;
 

@@ -406,7 +406,7 @@ fn values_are_checked_and_normalized() {
             Column::new("d", ColumnType::Decimal { precision: 5, scale: 2 }).not_null(),
             Column::new("c", ColumnType::Char(2)),
             Column::new("f", ColumnType::Double),
-            Column::new("t", ColumnType::DateTime),
+            Column::new("t", ColumnType::DateTime { fsp: 6 }),
         ],
         vec![0],
     );
