@@ -497,6 +497,14 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
         | ColumnType::Time { .. }
         | ColumnType::Year
         | ColumnType::Timestamp { .. } => normalize_temporal(col, v)?,
+        ColumnType::Binary(_)
+        | ColumnType::VarBinary(_)
+        | ColumnType::Blob { .. }
+        | ColumnType::SizedText { .. }
+        | ColumnType::Enum
+        | ColumnType::Set
+        | ColumnType::Bit(_)
+        | ColumnType::Json => bytes_types::normalize(col, v)?,
     }
     Ok(())
 }
@@ -550,14 +558,6 @@ fn normalize_temporal(col: &Column, v: &mut Value) -> Result<()> {
             Value::DateTime(t) if t.is_valid() => {}
             _ => return Err(wrong()),
         },
-        ColumnType::Binary(_)
-        | ColumnType::VarBinary(_)
-        | ColumnType::Blob { .. }
-        | ColumnType::SizedText { .. }
-        | ColumnType::Enum
-        | ColumnType::Set
-        | ColumnType::Bit(_)
-        | ColumnType::Json => bytes_types::normalize(col, v)?,
         ColumnType::Timestamp { .. } => match v {
             Value::DateTime(t)
                 if *t == DateTime::ZERO

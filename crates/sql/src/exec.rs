@@ -1260,11 +1260,7 @@ type GroupRow = (Row, Vec<Value>);
 /// Groups `rows` and computes the aggregates: (first row of the group, aggregate results),
 /// and the GROUP_CONCAT cuts. Group keys, COUNT(DISTINCT), MIN/MAX and GROUP_CONCAT compare
 /// strings under their expressions' collations.
-fn group(
-    plan: &SelectPlan,
-    rows: Vec<Row>,
-    width: usize,
-) -> Result<(Vec<GroupRow>, CutRows)> {
+fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRow>, CutRows)> {
     let fresh = || -> Vec<AggState> {
         plan.aggs
             .iter()

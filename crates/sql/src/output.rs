@@ -51,8 +51,6 @@ pub mod flags {
     pub const AUTO_INCREMENT: u16 = 512;
     /// SET columns (sent as MYSQL_TYPE_STRING).
     pub const SET: u16 = 2048;
-    /// ZEROFILL integer columns.
-    pub const ZEROFILL: u16 = 64;
     /// NOT NULL without a DEFAULT (and not AUTO_INCREMENT): mysqld's sql_table.cc sets it and
     /// sends it.
     pub const NO_DEFAULT_VALUE: u16 = 4096;

@@ -2535,7 +2535,7 @@ fn column_options(c: &sp::ColumnDef, mut column: Column, serial: bool) -> Result
             }
             _ => return Err(SqlError::InvalidDefault(name)),
         }
-        return Ok(ColumnSpec { column, primary, unique });
+        return Ok(ColumnSpec { column, primary, unique, charset, collate });
     }
     if let Some(e) = default_expr {
         let v = match &e {

@@ -314,13 +314,6 @@ pub(crate) fn column_type_text(c: &engine::Column) -> String {
     crate::output::bytes_types::column_type_text(c).unwrap_or_else(|| type_text(c.ty))
 }
 
-fn quote_default(v: &Value) -> String {
-    match v {
-        Value::Null => "NULL".into(),
-        v => format!("'{}'", v.to_string().replace('\'', "''")),
-    }
-}
-
 /// ` CHARACTER SET cs COLLATE c` of a character column, as mysqld's `store_create_info`:
 /// the set when the collation is not the table's, the collation when it is not its set's
 /// default (or is utf8mb4_0900_ai_ci in a table of another default).
@@ -345,9 +338,7 @@ pub(crate) fn charset_clause(id: u16, charset_word: &str, sep: &str) -> String {
         out.push_str(&format!(" COLLATE{sep}{}", info.name));
     }
     out
-
 }
-
 
 /// The declared text of issue 19's types: `datetime(3)`, `timestamp`, `time(6)`, ...
 fn temporal_type_text(ty: ColumnType) -> String {

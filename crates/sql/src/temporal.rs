@@ -908,7 +908,7 @@ pub fn store(v: Value, col: &Column, row: u64) -> Result<Value> {
         ColumnType::Float => {
             let d = match &v {
                 Value::Float(f) => return Ok(Value::Float(*f)),
-                Value::Bytes(b) => {
+                Value::Bytes(b) | Value::Json(b) => {
                     let s = String::from_utf8_lossy(b);
                     match s.trim().parse::<f64>() {
                         Ok(d) => d,
@@ -1049,7 +1049,7 @@ fn store_year(v: Value, col: &Column, row: u64) -> Result<Value> {
             let (n, us) = number_parts(&v).ok_or_else(out_of_range)?;
             year(if us >= 500_000 { n + 1 } else { n }, false)
         }
-        Value::Bytes(b) => {
+        Value::Bytes(b) | Value::Json(b) => {
             let s = String::from_utf8_lossy(b);
             let t = s.trim();
             match t.parse::<i64>() {
@@ -1236,7 +1236,7 @@ fn interval_of(v: &Value, unit: Unit) -> Option<Interval> {
             });
         }
         let n = match v {
-            Value::Bytes(b) => super_str_to_f64(b).round() as i64,
+            Value::Bytes(b) | Value::Json(b) => super_str_to_f64(b).round() as i64,
             Value::Double(d) => d.round() as i64,
             Value::Float(f) => f64::from(*f).round() as i64,
             Value::Decimal(d) => i64::try_from(d.rescale(0)?.mantissa).ok()?,

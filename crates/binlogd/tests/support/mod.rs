@@ -6,8 +6,8 @@
 
 #![allow(dead_code)]
 
-pub mod mariadb;
 pub mod differential;
+pub mod mariadb;
 pub mod mariadb_server;
 pub mod sql;
 
