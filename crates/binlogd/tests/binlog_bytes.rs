@@ -54,17 +54,20 @@ async fn python_mysql_replication_decodes_every_byte_type() {
     let rows: Vec<String> =
         String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect();
     let z300 = "z".repeat(300);
+    // python-mysql-replication decodes a zero-length string or binary value as `''` (a str),
+    // so the empty BINARY (its 0x00 padding is not logged, as mysqld's `Field_string::pack`),
+    // VARBINARY and BLOB values print as nothing rather than `0x`.
     let want = vec![
         "d.t id=1 b=0x6162 vb=0x00ff10 tb=0x0001 mb=0x626c6f62 lt=long ü tt=tiny e=medium \
          s={a,c} bt=1000000011 j=json:{\"a\":{\"b\":-70000},\"k\":[1,2.5,\"x\",null,true]}"
             .to_string(),
         "d.t id=2 b=NULL vb=NULL tb=NULL mb=NULL lt=NULL tt=NULL e=NULL s=NULL bt=NULL j=NULL"
             .to_string(),
-        "d.t id=3 b=0x61626364 vb=0x tb=0x mb=0x lt= tt= e=large s={b} bt=0000000000 \
+        "d.t id=3 b=0x61626364 vb= tb= mb= lt= tt= e=large s={b} bt=0000000000 \
          j=json:\"str\""
             .to_string(),
         format!(
-            "d.t id=4 b=0x vb=0x78 tb=0x79 mb=0x{} lt=q tt=w e=small s={{a,b,c}} bt=1111111111 \
+            "d.t id=4 b= vb=0x78 tb=0x79 mb=0x{} lt=q tt=w e=small s={{a,b,c}} bt=1111111111 \
              j=json:[18446744073709551615,-9223372036854775808,1e+300,{{}}]",
             "7a".repeat(300)
         ),

@@ -484,8 +484,11 @@ pub enum Stmt {
         read_only: Option<bool>,
     },
     /// `START TRANSACTION WITH CONSISTENT SNAPSHOT [, ...]`: BEGIN plus a read view taken at
-    /// once, with the binlog position it matches (`binlog_snapshot_*`).
-    BeginConsistentSnapshot,
+    /// once, with the binlog position it matches (`binlog_snapshot_*`); `READ ONLY` beside it
+    /// refuses writes as [`Stmt::BeginReadOnly`] does.
+    BeginConsistentSnapshot {
+        read_only: bool,
+    },
     Show(Show),
     /// `SHOW {DATABASES | TABLES | COLUMNS | VARIABLES | STATUS} ... WHERE expr`: the SHOW's
     /// rows filtered by `filter` over its column names (MySQL's semantics).

@@ -420,7 +420,7 @@ impl Front<'_> {
             // READ ONLY refuses writes (1792), as go-sql-driver's `BeginTx(ReadOnly: true)`
             // and Spring's read-only transactions expect.
             return Ok(if consistent {
-                Stmt::BeginConsistentSnapshot
+                Stmt::BeginConsistentSnapshot { read_only }
             } else if read_only {
                 Stmt::BeginReadOnly
             } else {
@@ -2776,7 +2776,7 @@ mod tests {
         assert_eq!(stmt("START TRANSACTION READ ONLY"), Stmt::BeginReadOnly);
         assert_eq!(
             stmt("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"),
-            Stmt::BeginReadOnly
+            Stmt::BeginConsistentSnapshot { read_only: true }
         );
         assert_eq!(stmt("START TRANSACTION READ WRITE"), Stmt::Begin);
         assert!(parse("BEGIN;;").is_err());
@@ -2863,7 +2863,11 @@ mod tests {
         );
         assert_eq!(
             stmt("START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT"),
-            Stmt::BeginConsistentSnapshot
+            Stmt::BeginConsistentSnapshot { read_only: true }
+        );
+        assert_eq!(
+            stmt("START TRANSACTION WITH CONSISTENT SNAPSHOT"),
+            Stmt::BeginConsistentSnapshot { read_only: false }
         );
         assert_eq!(stmt("start transaction read write"), Stmt::Begin);
         for sql in [

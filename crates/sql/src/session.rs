@@ -606,11 +606,13 @@ impl Session {
                 self.server.locks.release_backup(self.connection_id);
                 Ok(Output::ok(0))
             }
-            Stmt::BeginConsistentSnapshot => {
+            Stmt::BeginConsistentSnapshot { read_only } => {
                 self.count("Com_begin");
                 self.commit_open()?;
                 self.release_table_locks();
-                self.begin_consistent_snapshot()
+                let out = self.begin_consistent_snapshot()?;
+                self.read_only_txn = *read_only;
+                Ok(out)
             }
             Stmt::SetTransaction { scope, isolation, read_only } => {
                 self.count("Com_set_option");

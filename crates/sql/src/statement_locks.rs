@@ -105,6 +105,11 @@ impl Session {
         if let Some(locked) = &self.locked_tables {
             for t in tables {
                 let key = self.table_key(t)?;
+                // mysqld: information_schema (and performance_schema) need no table lock.
+                if key.starts_with("information_schema.") || key.starts_with("performance_schema.")
+                {
+                    continue;
+                }
                 match locked.iter().find(|(k, _)| *k == key) {
                     None => {
                         return Err(SqlError::Other {

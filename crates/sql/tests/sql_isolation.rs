@@ -244,6 +244,11 @@ fn lock_tables_rules() {
     q(&mut a, "LOCK TABLES t READ");
     assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
     assert_eq!(code(&mut a, "SELECT * FROM u"), 1100);
+    // information_schema needs no table lock (mariadb-dump reads it under LOCK TABLES).
+    assert_eq!(
+        one(&mut a, "SELECT COUNT(*) FROM information_schema.TABLES WHERE table_name = 'u'"),
+        "1"
+    );
     assert_eq!(code(&mut a, "INSERT INTO t VALUES (20, 1, 1)"), 1099);
     assert_eq!(one(&mut b, "SELECT COUNT(*) FROM t"), "3", "others read a READ-locked table");
     assert_eq!(code(&mut b, "INSERT INTO t VALUES (21, 1, 1)"), 1205);
