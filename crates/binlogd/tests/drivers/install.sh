@@ -10,9 +10,10 @@
 # their checksum), so a warm run costs a checksum. Usage: install.sh TARGET {java|node|go}...
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="$1/drivers"
+mkdir -p "$1/drivers"
+# Absolute: Go refuses a relative GOMODCACHE, and the parts below change directory.
+out="$(cd "$1/drivers" && pwd)"
 shift
-mkdir -p "$out"
 # Tests run in parallel threads: one installer at a time.
 exec 9>"$out/.lock"
 flock 9
