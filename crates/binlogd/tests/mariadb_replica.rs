@@ -16,76 +16,9 @@
 
 mod support;
 
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{ok, start};
-
-struct Mariadb {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Mariadb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn have(program: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
-}
-
-/// MariaDB with server id 2, no binlog of its own, grant tables skipped (the test's root
-/// connects without a password; the replica threads need no grants).
-fn start_mariadb(dir: &Path) -> Mariadb {
-    let datadir = dir.join("mariadb");
-    let out = Command::new("mariadb-install-db")
-        .args([
-            "--no-defaults",
-            &format!("--datadir={}", datadir.display()),
-            "--user=root",
-            "--skip-test-db",
-            "--auth-root-authentication-method=normal",
-        ])
-        .output()
-        .expect("mariadb-install-db runs");
-    assert!(out.status.success(), "mariadb-install-db: {}", String::from_utf8_lossy(&out.stderr));
-    let port = free_port();
-    let child = Command::new("mariadbd")
-        .args([
-            "--no-defaults",
-            &format!("--datadir={}", datadir.display()),
-            &format!("--socket={}", dir.join("mariadb.sock").display()),
-            &format!("--pid-file={}", dir.join("mariadb.pid").display()),
-            &format!("--log-error={}", dir.join("mariadb.err").display()),
-            &format!("--port={port}"),
-            "--bind-address=127.0.0.1",
-            "--user=root",
-            "--skip-grant-tables",
-            "--skip-log-bin",
-            "--server-id=2",
-            "--character-set-server=utf8mb4",
-            "--collation-server=utf8mb4_general_ci",
-            "--innodb-buffer-pool-size=16M",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mariadbd starts");
-    Mariadb { child, port }
-}
+use support::{mariadb, ok, start};
 
 fn sql(port: u16, user: &str, password: &str, text: &str) -> String {
     ok(support::mariadb(port, user, password, &[], text))
@@ -221,13 +154,12 @@ fn table_rows(port: u16, table: &str, order: &str) -> String {
 
 #[test]
 fn mariadb_replica_follows_ddl_and_transactions() {
-    if !(have("mariadbd") && have("mariadb-install-db") && have("mariadb")) {
-        assert!(std::env::var("CI").is_err(), "mariadb-server is needed (scripts/test.sh)");
-        eprintln!("skipped: mariadbd not installed");
+    if !mariadb::available(&["mariadb"]) {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
-    let maria = start_mariadb(tmp.path());
+    // Server id 2; the replica threads need no grants (grant tables are skipped).
+    let maria = mariadb::start_with(tmp.path(), &["--server-id=2"]);
     let source = start(&tmp.path().join("binlogd"), &["--initialize-insecure"]);
     // The replication account (docs/replication.md): MariaDB has no caching_sha2_password.
     sql(
