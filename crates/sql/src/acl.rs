@@ -352,6 +352,14 @@ impl Session {
             return Ok(());
         }
         match stmt {
+            Stmt::Select(s) if !s.joins.is_empty() => {
+                for t in s.from.iter().chain(s.joins.iter().map(|j| &j.table)) {
+                    if !self.is_information_schema(t) {
+                        self.need_table(Privileges::SELECT, "SELECT", t)?;
+                    }
+                }
+                Ok(())
+            }
             Stmt::Select(s) => match &s.from {
                 // information_schema is readable by every account; what a table shows
                 // depends on the privileges (PROCESSLIST: PROCESS).

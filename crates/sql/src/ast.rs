@@ -275,8 +275,10 @@ impl Expr {
 /// One item of a SELECT list.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SelectItem {
-    /// `*` or `t.*`.
+    /// `*`.
     Wildcard,
+    /// `t.*` (the table's alias or name; a database qualifier, if any, in `.0`).
+    TableWildcard(Option<String>, String),
     /// An expression and its column label (the alias, else the expression's text).
     Expr { expr: Expr, label: String, aliased: bool },
 }
@@ -301,6 +303,34 @@ pub struct Select {
     pub offset: Option<Expr>,
     pub distinct: bool,
     pub for_update: bool,
+    /// The tables joined after `from` (the query layer, `query/`); empty for one table.
+    pub joins: Vec<JoinItem>,
+}
+
+/// How a table of a multi-table FROM joins the tables before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    /// `,`, `JOIN`, `INNER JOIN`, `CROSS JOIN`.
+    Inner,
+    /// `STRAIGHT_JOIN`: inner, and the left side is read first.
+    Straight,
+    /// `LEFT [OUTER] JOIN`: this table is NULL-extended.
+    Left,
+    /// `RIGHT [OUTER] JOIN`: the tables before it are NULL-extended.
+    Right,
+}
+
+/// One table after the first of a FROM clause, with its join condition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JoinItem {
+    pub table: TableRef,
+    pub alias: Option<String>,
+    pub kind: JoinKind,
+    pub on: Option<Expr>,
+    /// `USING (c, ...)`.
+    pub using: Vec<String>,
+    /// `NATURAL [LEFT|RIGHT] JOIN`.
+    pub natural: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -21,6 +21,7 @@ use super::ast::*;
 use super::error::{Result, SqlError};
 use super::eval::{arith, compare, eval, parse_datetime, truth};
 use super::output::{flags, MysqlType, Output, ResultColumn, CHARSET_BINARY};
+use super::scope::Scope;
 use super::session::Session;
 use super::temporal;
 use super::timefn::TimeFn;
@@ -64,6 +65,8 @@ pub(crate) struct Binder<'a> {
     /// `collation_connection`: the collation of literals and parameters, looked up on first
     /// use (most statements compare no string literal).
     conn_cell: std::cell::Cell<Option<u16>>,
+    /// A multi-table FROM: names resolve through it (`table` is then its joined row).
+    pub(crate) scope: Option<&'a Scope>,
 }
 
 impl Session {
@@ -90,6 +93,7 @@ impl Session {
             aggs: None,
             aliases: Vec::new(),
             conn_cell: std::cell::Cell::new(None),
+            scope: None,
         }
     }
 
@@ -291,6 +295,18 @@ impl Binder<'_> {
                 ),
                 None => Expr::Lit(Value::Null),
             },
+            Expr::Name { table, column } if self.scope.is_some() => {
+                if table.is_none() {
+                    if let Some((_, x)) =
+                        self.aliases.iter().find(|(a, _)| a.eq_ignore_ascii_case(column))
+                    {
+                        return Ok(x.clone());
+                    }
+                }
+                let scope = self.scope.ok_or(SqlError::WrongArguments("scope"))?;
+                let p = scope.resolve(table.as_deref(), column, self.context)?;
+                column_expr(self.table, p)
+            }
             Expr::Name { table, column } => {
                 if let Some(q) = table {
                     if !self.qualifiers.contains(&q.to_ascii_lowercase()) {
@@ -776,6 +792,9 @@ pub(crate) fn plan_access(schema: &TableSchema, filter: Option<&Expr>) -> Access
     let mut terms = Vec::new();
     conjuncts(filter, &mut terms);
     let pk = &schema.primary_key;
+    if let Some(keys) = row_in_keys(schema, &terms) {
+        return Access::Keys(sorted_distinct(schema, pk, keys));
+    }
     if !pk.is_empty() {
         let per: Vec<ColumnTerms> = pk
             .iter()
@@ -849,6 +868,58 @@ pub(crate) fn plan_access(schema: &TableSchema, filter: Option<&Expr>) -> Access
     Access::Full
 }
 
+/// Primary keys from a WHERE term that is an OR of rows, each fixing every primary key column
+/// by equality to a constant: what `(a, b) IN ((1, 2), (3, 4))` becomes (parse.rs `row_in`),
+/// and `id = 1 OR id = 2` (mysqld's range optimizer makes the same point ranges). At most
+/// 10 000 keys; None when no term has that shape.
+fn row_in_keys(schema: &TableSchema, terms: &[&Expr]) -> Option<Vec<Vec<Value>>> {
+    fn disjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match e {
+            Expr::Binary(BinOp::Or, a, b) => {
+                disjuncts(a, out);
+                disjuncts(b, out);
+            }
+            e => out.push(e),
+        }
+    }
+    let pk = &schema.primary_key;
+    if pk.is_empty() {
+        return None;
+    }
+    for term in terms {
+        if !matches!(term, Expr::Binary(BinOp::Or, ..)) {
+            continue;
+        }
+        let mut rows = Vec::new();
+        disjuncts(term, &mut rows);
+        if rows.len() > 10_000 {
+            continue;
+        }
+        let n = rows.len();
+        let mut keys = Vec::with_capacity(n);
+        for row in rows {
+            let mut conj = Vec::new();
+            conjuncts(row, &mut conj);
+            let mut key = Vec::with_capacity(pk.len());
+            for &c in pk {
+                let col = &schema.columns[c];
+                match column_terms(&conj, c, col.ty, col.collation).eq {
+                    Some(mut v) if v.len() == 1 => key.push(v.remove(0)),
+                    _ => break,
+                }
+            }
+            if key.len() != pk.len() {
+                break;
+            }
+            keys.push(key);
+        }
+        if keys.len() == n {
+            return Some(keys);
+        }
+    }
+    None
+}
+
 fn as_ref_bound(b: &Bound<Vec<Value>>) -> Bound<&[Value]> {
     match b {
         Bound::Included(v) => Bound::Included(v.as_slice()),
@@ -918,12 +989,12 @@ pub(crate) fn count_value(sess: &Session, e: &Expr, params: &[Value]) -> Result<
     }
 }
 
-struct SelectPlan {
+pub(crate) struct SelectPlan {
     table: Option<(TableId, Arc<TableSchema>)>,
     /// A table the server makes up instead (information_schema.PROCESSLIST): its rows.
     made_up: Option<(Arc<TableSchema>, Vec<Row>)>,
     items: Vec<Expr>,
-    columns: Vec<ResultColumn>,
+    pub(crate) columns: Vec<ResultColumn>,
     filter: Option<Expr>,
     group_by: Vec<Expr>,
     having: Option<Expr>,
@@ -937,19 +1008,37 @@ struct SelectPlan {
     group_colls: Vec<Option<u16>>,
     /// `group_concat_max_len`.
     concat_max: usize,
+    /// A multi-table FROM: the bound WHERE and ON conditions (per join, FROM order after the
+    /// first table) the query layer runs; `filter` is then None.
+    pub(crate) join_filter: Option<Expr>,
+    pub(crate) join_on: Vec<Option<Expr>>,
 }
 
 impl Session {
     fn plan_select(&self, s: &Select, params: Option<&[Value]>) -> Result<SelectPlan> {
-        let made_up = s.from.as_ref().and_then(|t| self.information_schema_table(t));
-        let table = match (&s.from, &made_up) {
-            (Some(t), None) => Some(self.resolve_table(t)?),
+        self.plan_select_in(s, params, None)
+    }
+
+    /// Plans a SELECT over one table, or (`scope`) over the joined row of a multi-table FROM.
+    pub(crate) fn plan_select_in(
+        &self,
+        s: &Select,
+        params: Option<&[Value]>,
+        scope: Option<&Scope>,
+    ) -> Result<SelectPlan> {
+        let made_up = match scope {
+            None => s.from.as_ref().and_then(|t| self.information_schema_table(t)),
+            Some(_) => None,
+        };
+        let table = match (&s.from, &made_up, scope) {
+            (Some(t), None, None) => Some(self.resolve_table(t)?),
             _ => None,
         };
         let schema = table
             .as_ref()
             .map(|(_, s, _)| s.as_ref())
-            .or_else(|| made_up.as_ref().map(|(s, _)| s.as_ref()));
+            .or_else(|| made_up.as_ref().map(|(s, _)| s.as_ref()))
+            .or_else(|| scope.map(|sc| sc.schema.as_ref()));
         let db = match (&table, &made_up) {
             (Some((_, _, d)), _) => d.clone(),
             (None, Some(_)) => "information_schema".to_string(),
@@ -959,12 +1048,35 @@ impl Session {
             s.alias.clone().or_else(|| s.from.as_ref().map(|t| t.name.clone())).unwrap_or_default();
         let mut b = self.binder(schema, &[], "field list").with_alias(s.alias.as_ref());
         b.params = params;
+        b.scope = scope;
         b.aggs = Some(Vec::new());
         let mut items = Vec::new();
         let mut columns = Vec::new();
         for item in &s.items {
             match item {
-                SelectItem::Wildcard => {
+                SelectItem::Wildcard | SelectItem::TableWildcard(..) if scope.is_some() => {
+                    let Some(sc) = scope else { continue };
+                    let positions = match item {
+                        SelectItem::TableWildcard(d, t) => sc.table_star(d.as_deref(), t)?,
+                        _ => sc.star.clone(),
+                    };
+                    for p in positions {
+                        items.push(column_expr(schema, p));
+                        columns.push(scope_column(sc, p));
+                    }
+                }
+                SelectItem::TableWildcard(d, t)
+                    if !(t.eq_ignore_ascii_case(&tlabel)
+                        && d.as_ref()
+                            .is_none_or(|d| s.alias.is_none() && d.eq_ignore_ascii_case(&db))) =>
+                {
+                    return Err(SqlError::Other {
+                        code: 1051,
+                        sqlstate: "42S02",
+                        message: format!("Unknown table '{t}'"),
+                    });
+                }
+                SelectItem::Wildcard | SelectItem::TableWildcard(..) => {
                     let Some(sc) = schema else {
                         return Err(SqlError::Other {
                             code: 1096,
@@ -984,6 +1096,9 @@ impl Session {
                 SelectItem::Expr { expr, label, aliased } => {
                     let bound = b.bind(expr)?;
                     let mut col = match (plain_column(&bound), schema) {
+                        (Some(i), Some(_)) if scope.is_some() => scope
+                            .map(|sc| scope_column(sc, i))
+                            .unwrap_or_else(|| ResultColumn::expr(label, MysqlType::Null)),
                         (Some(i), Some(sc)) => {
                             let mut c = ResultColumn::for_table_column(
                                 &db,
@@ -1052,7 +1167,16 @@ impl Session {
         let group_by = s.group_by.iter().map(|g| b.bind(g)).collect::<Result<Vec<_>>>()?;
         let group_colls = group_by.iter().map(|e| coll_of(&b, e)).collect::<Result<Vec<_>>>()?;
         b.context = "where clause";
-        let filter = s.filter.as_ref().map(|f| b.bind(f)).transpose()?;
+        let mut filter = s.filter.as_ref().map(|f| b.bind(f)).transpose()?;
+        let mut join_filter = None;
+        let mut join_on = Vec::new();
+        if scope.is_some() {
+            join_filter = filter.take();
+            b.context = "on clause";
+            for j in &s.joins {
+                join_on.push(j.on.as_ref().map(|e| b.bind(e)).transpose()?);
+            }
+        }
         let grouped = !aggs.is_empty() || !group_by.is_empty();
         Ok(SelectPlan {
             table: table.map(|(id, s, _)| (id, s)),
@@ -1073,6 +1197,8 @@ impl Session {
                 Ok(Value::Int(i)) => usize::try_from(i).unwrap_or(1024),
                 _ => 1024,
             },
+            join_filter,
+            join_on,
         })
     }
 
@@ -1086,7 +1212,7 @@ impl Session {
         let limit = s.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
         let offset =
             s.offset.as_ref().map(|o| count_value(self, o, params)).transpose()?.unwrap_or(0);
-        let mut source: Vec<Row> = match &plan.table {
+        let source: Vec<Row> = match &plan.table {
             None if plan.made_up.is_some() => {
                 let made_up =
                     plan.made_up.as_mut().map(|(_, rows)| std::mem::take(rows)).unwrap_or_default();
@@ -1151,6 +1277,21 @@ impl Session {
             .map(|(_, s)| s.columns.len())
             .or_else(|| plan.made_up.as_ref().map(|(s, _)| s.columns.len()))
             .unwrap_or(0);
+        self.finish_select(plan, source, width, s.distinct, limit, offset)
+    }
+
+    /// The rest of a SELECT over its source rows (already filtered by WHERE; `width` columns
+    /// each): grouping and HAVING, the select list, DISTINCT, ORDER BY, LIMIT/OFFSET. Shared
+    /// by the single-table path and the query layer's joins.
+    pub(crate) fn finish_select(
+        &mut self,
+        plan: SelectPlan,
+        mut source: Vec<Row>,
+        width: usize,
+        distinct: bool,
+        limit: Option<u64>,
+        offset: u64,
+    ) -> Result<Output> {
         // (output row, sort keys)
         let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
         if plan.grouped {
@@ -1175,7 +1316,7 @@ impl Session {
                 rows.push(project(&plan, r, &[])?);
             }
         }
-        if s.distinct {
+        if distinct {
             let mut seen = HashSet::new();
             let colls = &plan.item_colls;
             rows.retain(|(out, _)| {
@@ -1217,6 +1358,26 @@ impl Session {
             .collect();
         Ok(Output::Rows { columns: plan.columns, rows: out })
     }
+}
+
+/// The result column of joined-row position `p`: the table's column as mysqld describes it
+/// (`table` the alias, `org_table` the table's name, `db`), nullable when outer-joined.
+fn scope_column(sc: &Scope, p: usize) -> ResultColumn {
+    let Some(e) = sc.entry_of(p) else {
+        return ResultColumn::expr("", MysqlType::Null);
+    };
+    let i = p - e.offset;
+    let mut c = ResultColumn::for_table_column(
+        &e.db,
+        &e.label,
+        &e.schema.columns[i],
+        key_flags(&e.schema, i),
+    );
+    c.org_table = own_table_name(&e.schema).to_string();
+    if e.nullable {
+        c.flags &= !flags::NOT_NULL;
+    }
+    c
 }
 
 /// ORDER BY order: NULLs first, then SQL comparison.

@@ -1314,6 +1314,119 @@ impl Front<'_> {
         }
     }
 
+    /// A multi-table FROM (the query layer's input): the first table, and each later table
+    /// with how it joins the tables before it, left-deep as written. Comma lists are inner
+    /// joins; a parenthesized group of inner joins joined by an inner join flattens (inner
+    /// joins associate); an outer join of a parenthesized group is refused (1235). The
+    /// recursion over nested groups is bounded by the statement's token depth
+    /// ([`crate::depth`]); the table count by mysqld's 61 (`MAX_TABLES`, 1116).
+    fn join_tables(
+        &mut self,
+        list: &[sp::TableWithJoins],
+        joins: &mut Vec<JoinItem>,
+    ) -> Result<(TableRef, Option<String>)> {
+        let mut first = None;
+        for twj in list {
+            self.join_group(twj, &mut first, joins)?;
+        }
+        if joins.len() + 1 > 61 {
+            return Err(SqlError::Other {
+                code: 1116,
+                sqlstate: "HY000",
+                message: "Too many tables; MySQL can only use 61 tables in a join".into(),
+            });
+        }
+        first.ok_or_else(|| unsupported("this FROM clause"))
+    }
+
+    fn join_group(
+        &mut self,
+        twj: &sp::TableWithJoins,
+        first: &mut Option<(TableRef, Option<String>)>,
+        joins: &mut Vec<JoinItem>,
+    ) -> Result<()> {
+        self.join_factor(&twj.relation, JoinKind::Inner, None, first, joins)?;
+        for j in &twj.joins {
+            use sp::JoinOperator as O;
+            let (kind, c) = match &j.join_operator {
+                O::Join(c) | O::Inner(c) | O::CrossJoin(c) => (JoinKind::Inner, c),
+                O::StraightJoin(c) => (JoinKind::Straight, c),
+                O::Left(c) | O::LeftOuter(c) => (JoinKind::Left, c),
+                O::Right(c) | O::RightOuter(c) => (JoinKind::Right, c),
+                other => return Err(unsupported(format!("{other:?} joins"))),
+            };
+            self.join_factor(&j.relation, kind, Some(c), first, joins)?;
+        }
+        Ok(())
+    }
+
+    fn join_factor(
+        &mut self,
+        f: &sp::TableFactor,
+        kind: JoinKind,
+        constraint: Option<&sp::JoinConstraint>,
+        first: &mut Option<(TableRef, Option<String>)>,
+        joins: &mut Vec<JoinItem>,
+    ) -> Result<()> {
+        let (mut on, mut using, mut natural) = (None, Vec::new(), false);
+        match constraint {
+            Some(sp::JoinConstraint::On(e)) => on = Some(self.expr(e)?),
+            Some(sp::JoinConstraint::Using(cols)) => {
+                using = cols.iter().map(last_part).collect::<Result<_>>()?;
+            }
+            Some(sp::JoinConstraint::Natural) => natural = true,
+            Some(sp::JoinConstraint::None) | None => {}
+        }
+        match f {
+            sp::TableFactor::Table { name, alias, args: None, .. } => {
+                let table = table_ref(name)?;
+                let alias = alias.as_ref().map(|a| a.name.value.clone());
+                if first.is_none() {
+                    *first = Some((table, alias));
+                } else {
+                    joins.push(JoinItem { table, alias, kind, on, using, natural });
+                }
+                Ok(())
+            }
+            sp::TableFactor::NestedJoin { table_with_joins, alias: None } => {
+                let inner = |j: &sp::Join| {
+                    matches!(
+                        j.join_operator,
+                        sp::JoinOperator::Join(_)
+                            | sp::JoinOperator::Inner(_)
+                            | sp::JoinOperator::CrossJoin(_)
+                    )
+                };
+                let all_inner = table_with_joins.joins.iter().all(inner);
+                if (first.is_some() && kind != JoinKind::Inner)
+                    || !all_inner
+                    || !using.is_empty()
+                    || natural
+                {
+                    return Err(unsupported("outer joins of parenthesized join groups"));
+                }
+                let start = joins.len();
+                self.join_group(table_with_joins, first, joins)?;
+                // The group's ON applies once the whole group is joined: on its last table.
+                if let Some(cond) = on {
+                    let grew = joins.len() > start;
+                    match joins.last_mut() {
+                        Some(last) if grew => {
+                            last.on = Some(match last.on.take() {
+                                Some(e) => Expr::Binary(BinOp::And, Box::new(e), Box::new(cond)),
+                                None => cond,
+                            });
+                        }
+                        _ => return Err(unsupported("this join condition")),
+                    }
+                }
+                Ok(())
+            }
+            sp::TableFactor::Derived { .. } => Err(unsupported("subqueries in FROM")),
+            other => Err(unsupported(format!("FROM {other}"))),
+        }
+    }
+
     fn query(&mut self, q: &sp::Query) -> Result<Select> {
         if q.with.is_some() {
             return Err(unsupported("WITH"));
@@ -1336,9 +1449,15 @@ impl Front<'_> {
         let texts = projection_texts(self.sql, sel.select_token.0.span.start);
         for (n, item) in sel.projection.iter().enumerate() {
             items.push(match item {
-                sp::SelectItem::Wildcard(_) | sp::SelectItem::QualifiedWildcard(..) => {
-                    SelectItem::Wildcard
+                sp::SelectItem::Wildcard(_) => SelectItem::Wildcard,
+                sp::SelectItem::QualifiedWildcard(
+                    sp::SelectItemQualifiedWildcardKind::ObjectName(name),
+                    _,
+                ) => {
+                    let t = table_ref(name)?;
+                    SelectItem::TableWildcard(t.db, t.name)
                 }
+                sp::SelectItem::QualifiedWildcard(..) => return Err(unsupported("this wildcard")),
                 sp::SelectItem::UnnamedExpr(e) => SelectItem::Expr {
                     expr: self.expr(e)?,
                     label: self.label(e, texts.as_ref().and_then(|t| t.get(n)).map(String::as_str)),
@@ -1351,9 +1470,12 @@ impl Front<'_> {
                 },
             });
         }
+        let mut joins = Vec::new();
         let (from, alias) = match sel.from.as_slice() {
             [] => (None, None),
-            [t] => {
+            [t] if t.joins.is_empty()
+                && !matches!(t.relation, sp::TableFactor::NestedJoin { .. }) =>
+            {
                 let (r, a) = self.single_table(t)?;
                 if r.db.is_none() && r.name.eq_ignore_ascii_case("dual") {
                     (None, None)
@@ -1361,7 +1483,10 @@ impl Front<'_> {
                     (Some(r), a)
                 }
             }
-            _ => return Err(unsupported("joins")),
+            many => {
+                let (r, a) = self.join_tables(many, &mut joins)?;
+                (Some(r), a)
+            }
         };
         let filter = sel.selection.as_ref().map(|e| self.expr(e)).transpose()?;
         let group_by = match &sel.group_by {
@@ -1411,6 +1536,7 @@ impl Front<'_> {
             offset,
             distinct,
             for_update,
+            joins,
         })
     }
 
@@ -1624,6 +1750,12 @@ impl Front<'_> {
             {
                 self.interval_op(left, op, right)?
             }
+            E::BinaryOp { left, op, right }
+                if matches!(left.as_ref(), E::Tuple(_))
+                    || matches!(right.as_ref(), E::Tuple(_)) =>
+            {
+                self.row_compare(left, op, right)?
+            }
             E::BinaryOp { left, op, right } => {
                 let op = binary_op(op)?;
                 let l = self.expr(left)?;
@@ -1634,6 +1766,69 @@ impl Front<'_> {
             E::IsNotNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: true },
             other => self.expr_other(other)?,
         })
+    }
+
+    /// The items of a row constructor `(a, b, ...)` (a non-row is a row of one), checked to
+    /// have `want` columns (1241).
+    fn row_items(&mut self, e: &sp::Expr, want: Option<usize>) -> Result<Vec<Expr>> {
+        let items: Vec<&sp::Expr> = match e {
+            sp::Expr::Tuple(v) => v.iter().collect(),
+            sp::Expr::Nested(x) => return self.row_items(x, want),
+            x => vec![x],
+        };
+        if let Some(n) = want {
+            if items.len() != n {
+                return Err(operand_columns(n, items.len()));
+            }
+        }
+        items.into_iter().map(|x| self.expr(x)).collect()
+    }
+
+    /// `(a, b) = (x, y)`, `<=>`, `<>`/`!=` as mysqld's `Item_func_eq` over rows
+    /// (`Arg_comparator::compare_row`): the AND of the column equalities (NOT of it for `<>`),
+    /// which has the same three-valued result. Ordering comparisons of rows are refused (1235).
+    fn row_compare(
+        &mut self,
+        left: &sp::Expr,
+        op: &sp::BinaryOperator,
+        right: &sp::Expr,
+    ) -> Result<Expr> {
+        let l = self.row_items(left, None)?;
+        let r = self.row_items(right, Some(l.len()))?;
+        let (each, negate) = match op {
+            sp::BinaryOperator::Eq => (BinOp::Eq, false),
+            sp::BinaryOperator::Spaceship => (BinOp::NullSafeEq, false),
+            sp::BinaryOperator::NotEq => (BinOp::Eq, true),
+            _ => return Err(unsupported(format!("{op} of row constructors"))),
+        };
+        let terms: Vec<Expr> = l
+            .into_iter()
+            .zip(r)
+            .map(|(a, b)| Expr::Binary(each, Box::new(a), Box::new(b)))
+            .collect();
+        let all = balanced(terms, BinOp::And).ok_or_else(|| operand_columns(1, 0))?;
+        Ok(if negate { Expr::Unary(UnOp::Not, Box::new(all)) } else { all })
+    }
+
+    /// `(a, b) [NOT] IN ((x, y), ...)`: the OR of the rows' equalities (mysqld's
+    /// `Item_func_in` over rows has the same three-valued result), built balanced so a list
+    /// of n rows is log2(n) deep; each row must have the left side's column count (1241).
+    /// The single-table access planner turns it into primary key lookups
+    /// (`exec::row_in_keys`).
+    fn row_in(&mut self, expr: &sp::Expr, list: &[sp::Expr], negated: bool) -> Result<Expr> {
+        let l = self.row_items(expr, None)?;
+        let mut rows = Vec::with_capacity(list.len());
+        for item in list {
+            let r = self.row_items(item, Some(l.len()))?;
+            let eqs: Vec<Expr> = l
+                .iter()
+                .zip(r)
+                .map(|(a, b)| Expr::Binary(BinOp::Eq, Box::new(a.clone()), Box::new(b)))
+                .collect();
+            rows.push(balanced(eqs, BinOp::And).ok_or_else(|| operand_columns(1, 0))?);
+        }
+        let any = balanced(rows, BinOp::Or).ok_or_else(|| SqlError::near("()"))?;
+        Ok(if negated { Expr::Unary(UnOp::Not, Box::new(any)) } else { any })
     }
 
     #[inline(never)]
@@ -1665,6 +1860,10 @@ impl Front<'_> {
                     negated: *negated,
                 }
             }
+            E::InList { expr, list, negated } if matches!(expr.as_ref(), E::Tuple(_)) => {
+                self.row_in(expr, list, *negated)?
+            }
+            E::Tuple(items) => return Err(operand_columns(1, items.len())),
             E::InList { expr, list, negated } => {
                 let x = self.expr(expr)?;
                 let list = list.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>>>()?;
@@ -2327,6 +2526,31 @@ fn hex(h: &str) -> Option<Vec<u8>> {
     (0..h.len()).step_by(2).map(|i| u8::from_str_radix(h.get(i..i + 2)?, 16).ok()).collect()
 }
 
+/// 1241 `Operand should contain n column(s)`.
+fn operand_columns(want: usize, _got: usize) -> SqlError {
+    SqlError::Other {
+        code: 1241,
+        sqlstate: "21000",
+        message: format!("Operand should contain {want} column(s)"),
+    }
+}
+
+/// `terms` joined by `op` as a balanced tree (depth log2(n)), None when empty.
+fn balanced(mut terms: Vec<Expr>, op: BinOp) -> Option<Expr> {
+    while terms.len() > 1 {
+        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+        let mut it = terms.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => Expr::Binary(op, Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        terms = next;
+    }
+    terms.pop()
+}
+
 fn last_part(n: &sp::ObjectName) -> Result<String> {
     match n.0.last() {
         Some(sp::ObjectNamePart::Identifier(i)) => Ok(i.value.clone()),
@@ -2920,7 +3144,7 @@ mod tests {
             .iter()
             .map(|i| match i {
                 SelectItem::Expr { label, .. } => label.as_str(),
-                SelectItem::Wildcard => "*",
+                SelectItem::Wildcard | SelectItem::TableWildcard(..) => "*",
             })
             .collect();
         assert_eq!(
@@ -2962,7 +3186,7 @@ mod tests {
             .iter()
             .map(|i| match i {
                 SelectItem::Expr { label, .. } => label.as_str(),
-                SelectItem::Wildcard => "*",
+                SelectItem::Wildcard | SelectItem::TableWildcard(..) => "*",
             })
             .collect();
         assert_eq!(labels, ["1+1", "@@version", "n", "c"]);

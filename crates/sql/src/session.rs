@@ -397,6 +397,7 @@ impl Session {
         self.begin_statement();
         let parsed = parse(sql)?;
         let columns = match &parsed.stmt {
+            Stmt::Select(s) if !s.joins.is_empty() => self.join_select_columns(s)?,
             Stmt::Select(s) => self.select_columns(s)?,
             _ => Vec::new(),
         };
@@ -558,6 +559,13 @@ impl Session {
         }
         self.check_privileges(stmt)?;
         match stmt {
+            Stmt::Select(s) if !s.joins.is_empty() => {
+                self.count("Com_select");
+                let mut tables: Vec<&super::ast::TableRef> = s.from.iter().collect();
+                tables.extend(s.joins.iter().map(|j| &j.table));
+                self.table_access(&tables, false)?;
+                self.in_txn(|sess| sess.join_select(s, params))
+            }
             Stmt::Select(s) => {
                 self.count("Com_select");
                 if let Some(t) = &s.from {
