@@ -300,7 +300,10 @@ pub struct Select {
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
     pub distinct: bool,
+    /// A locking read (FOR UPDATE, FOR SHARE, LOCK IN SHARE MODE).
     pub for_update: bool,
+    /// With `for_update`: the locks taken are shared (FOR SHARE / LOCK IN SHARE MODE).
+    pub for_share: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
