@@ -161,13 +161,26 @@ const WRITERS: u64 = 4;
 /// Bound on each writer's operations per burst, whatever the machine's speed.
 const MAX_OPS: u64 = 3_000;
 
-/// A burst of `WRITERS` writers for `time` (or `MAX_OPS` each): inserts, updates (a counter
-/// goes up by one, so each update is distinct) and deletes on the writer's own rows, in
-/// autocommit statements and in transactions of two or three statements, a tenth of them
-/// rolled back. Returns the number of committed statements.
+/// A burst of `WRITERS` writers for `time` (or `MAX_OPS` each). Returns the number of
+/// committed statements.
 async fn burst(port: u16, time: Duration, round: u64) -> u64 {
     let stop = Arc::new(AtomicBool::new(false));
-    let tasks: Vec<_> = (0..WRITERS)
+    let tasks = writers(port, round, &stop);
+    tokio::time::sleep(time).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut total = 0;
+    for t in tasks {
+        total += t.await.expect("writer");
+    }
+    total
+}
+
+/// `WRITERS` writers until `stop` (or `MAX_OPS` each): inserts, updates (a counter goes up by
+/// one, so each update is distinct) and deletes on the writer's own rows, in autocommit
+/// statements and in transactions of two or three statements, a tenth of them rolled back.
+/// Each returns its number of committed statements.
+fn writers(port: u16, round: u64, stop: &Arc<AtomicBool>) -> Vec<tokio::task::JoinHandle<u64>> {
+    (0..WRITERS)
         .map(|w| {
             let stop = stop.clone();
             tokio::spawn(async move {
@@ -227,14 +240,7 @@ async fn burst(port: u16, time: Duration, round: u64) -> u64 {
                 committed
             })
         })
-        .collect();
-    tokio::time::sleep(time).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut total = 0;
-    for t in tasks {
-        total += t.await.expect("writer");
-    }
-    total
+        .collect()
 }
 
 /// A column value as text: JSON numbers and strings as the server prints them.
@@ -351,37 +357,54 @@ async fn debezium_snapshots_and_streams_exactly_once_across_restarts() {
         }
     }
 
-    // Run 1: the snapshot is taken while the writers run, then streaming.
-    let writers = tokio::spawn(burst(port, Duration::from_secs(12), 0));
+    // Run 1: the snapshot is taken while the writers run (they run from before the connector
+    // starts until after it streams), then streaming.
+    let stop = Arc::new(AtomicBool::new(false));
+    let tasks = writers(port, 0, &stop);
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let mut first = Connector::start(port, &work, 1);
-    first.wait_for("streamed change", Duration::from_secs(120), |e| {
-        e["source"]["snapshot"].as_str() == Some("false")
+    tokio::task::block_in_place(|| {
+        first.wait_for("streamed change", Duration::from_secs(120), |e| {
+            e["source"]["snapshot"].as_str() == Some("false")
+        })
     });
-    let mut committed = writers.await.expect("burst");
-    let events1 = first.stop();
-    assert!(
-        events1.iter().any(|e| e["op"] == "r") && events1.iter().any(|e| e["op"] != "r"),
-        "run 1 has no snapshot or no streamed change"
-    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut committed = 0;
+    for t in tasks {
+        committed += t.await.expect("writer");
+    }
+    let events1 = tokio::task::block_in_place(|| first.stop());
+    assert!(events1.iter().any(|e| e["op"] == "r"), "run 1 has no snapshot");
+    // The writers went on through the snapshot: their changes after its position came
+    // through the stream (the chain check below covers each of them).
+    let streamed = events1.iter().filter(|e| e["op"] != "r").count();
+    assert!(streamed > 10, "run 1 streamed {streamed} changes: no writes after the snapshot?");
 
     // Run 2: the connector restarts from its stored offsets while the writers run.
     let writers = tokio::spawn(burst(port, Duration::from_secs(6), 1));
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut second = Connector::start(port, &work, 2);
-    second.wait_for("streamed change", Duration::from_secs(120), |e| e["op"] != "r");
+    tokio::task::block_in_place(|| {
+        second.wait_for("streamed change", Duration::from_secs(120), |e| e["op"] != "r")
+    });
     committed += writers.await.expect("burst");
     // binlogd is killed and restarted under the running connector.
-    node.crash_and_restart();
+    tokio::task::block_in_place(|| node.crash_and_restart());
     assert_eq!(node.port, port);
     committed += burst(port, Duration::from_secs(4), 2).await;
-    let events2 = second.stop();
+    let events2 = tokio::task::block_in_place(|| second.stop());
 
     // Run 3: resumes after the restarted server; changes made while it was stopped arrive.
     committed += burst(port, Duration::from_secs(2), 3).await;
     let mut third = Connector::start(port, &work, 3);
     conn(port).await.query_drop("INSERT INTO app.done VALUES (1)").await.expect("marker");
-    third.wait_for("the marker row", Duration::from_secs(120), |e| e["source"]["table"] == "done");
-    let events3 = third.stop();
+    tokio::task::block_in_place(|| {
+        third.wait_for("the marker row", Duration::from_secs(120), |e| {
+            e["source"]["table"] == "done"
+        })
+    });
+    let events3 = tokio::task::block_in_place(|| third.stop());
 
     let mut state = BTreeMap::new();
     let (reads, c1) = apply(&mut state, &events1, 1);

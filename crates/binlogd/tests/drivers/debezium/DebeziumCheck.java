@@ -43,14 +43,17 @@ public class DebeziumCheck {
     // Plain numbers for DECIMAL (the default is base64 of the unscaled bytes).
     p.setProperty("decimal.handling.mode", "string");
     // database.ssl.mode stays the default (preferred): TLS when the server offers it.
-    if (System.getenv("DBZ_PROFILE") != null) p.setProperty("driver.profileSQL", "true");
+    // DBZ_PROFILE=1 logs every statement Connector/J sends (to see what the connector reads).
+    if (System.getenv("DBZ_PROFILE") != null) {
+      p.setProperty("driver.profileSQL", "true");
+    }
     // Fail rather than retry for ever: a test must end.
     p.setProperty("errors.max.retries", "3");
     // snapshot.mode stays the default (initial).
 
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     AtomicReference<Throwable> failed = new AtomicReference<>();
-    try (DebeziumEngine<ChangeEvent<String, String>> engine =
+    DebeziumEngine<ChangeEvent<String, String>> engine =
         DebeziumEngine.create(Json.class)
             .using(p)
             .using((success, message, error) -> {
@@ -68,19 +71,19 @@ public class DebeziumCheck {
                   }
                   committer.markBatchFinished();
                 })
-            .build()) {
-      ExecutorService executor = Executors.newSingleThreadExecutor();
-      executor.execute(engine);
-      Path stop = work.resolve("stop");
-      while (!Files.exists(stop) && failed.get() == null) {
-        Thread.sleep(50);
-      }
-      if (failed.get() == null) {
-        engine.close();
-      }
-      executor.shutdown();
-      executor.awaitTermination(60, TimeUnit.SECONDS);
+            .build();
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    executor.execute(engine);
+    Path stop = work.resolve("stop");
+    while (!Files.exists(stop) && failed.get() == null) {
+      Thread.sleep(50);
     }
+    if (failed.get() == null) {
+      // Stops the connector and commits the offsets of every event handed over.
+      engine.close();
+    }
+    executor.shutdown();
+    executor.awaitTermination(60, TimeUnit.SECONDS);
     if (failed.get() != null) {
       failed.get().printStackTrace();
       out.println("failed " + failed.get());
