@@ -1114,3 +1114,39 @@ fn two_transactions_upgrading_a_shared_lock_deadlock() {
     let r = e.begin();
     assert_eq!(e.get(&r, t, &pk(&e, 1)).expect("get"), Some(row(1, 2, "b")));
 }
+
+/// A read view older than a table's definition (the table created, truncated or given an
+/// index after the view began) reads it with 1412, as InnoDB's consistent read of an index
+/// newer than the view; tables defined before the view, and views taken after, read as usual.
+#[test]
+fn a_view_older_than_a_table_definition_reads_1412() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let old = table(&e);
+    commit_row(&e, old, row(1, 0, "a"));
+    let mut view = e.begin();
+    view.set_read_view(Some(e.read_view()));
+    assert_eq!(e.get(&view, old, &pk(&e, 1)).expect("old table"), Some(row(1, 0, "a")));
+    // Created after the view.
+    let s = TableSchema::new("later", vec![Column::new("id", INT)], vec![0]);
+    let later = e.create_table(s).expect("create");
+    let mut w = e.begin();
+    e.insert(&mut w, later, vec![Value::Int(1)]).expect("insert");
+    e.commit(w).expect("commit");
+    let err = e.scan(&view, later, Unbounded, Unbounded, usize::MAX).expect_err("newer table");
+    assert_eq!(err.mysql_code(), 1412);
+    assert_eq!(err.to_string(), "Table definition has changed, please retry transaction");
+    assert_eq!(e.get(&view, later, &pk(&e, 1)).expect_err("get").mysql_code(), 1412);
+    // The old table is still readable until its definition changes.
+    assert_eq!(e.get(&view, old, &pk(&e, 1)).expect("old table"), Some(row(1, 0, "a")));
+    e.truncate(old).expect("truncate");
+    let err = e.scan_index(&view, old, "kk", Unbounded, Unbounded, usize::MAX);
+    assert_eq!(err.expect_err("truncated after the view").mysql_code(), 1412);
+    // A locking read sees the latest definition; a new view reads both.
+    view.set_read_view(None);
+    assert_eq!(e.scan(&view, later, Unbounded, Unbounded, 10).expect("no view").len(), 1);
+    let mut fresh = e.begin();
+    fresh.set_read_view(Some(e.read_view()));
+    assert_eq!(e.scan(&fresh, later, Unbounded, Unbounded, 10).expect("new view").len(), 1);
+    assert_eq!(e.scan(&fresh, old, Unbounded, Unbounded, 10).expect("new view").len(), 0);
+}
