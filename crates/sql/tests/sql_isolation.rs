@@ -366,3 +366,33 @@ fn a_snapshot_older_than_a_table_definition_gets_1412() {
     assert_eq!(one(&mut a, "SELECT COUNT(*) FROM n"), "1");
     assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "0");
 }
+
+/// `SET TRANSACTION READ ONLY` (no scope) makes the next transaction read-only (1792 for a
+/// write, SQLSTATE 25006), that one only; inside a transaction it is 1568; `SET TRANSACTION
+/// READ WRITE` makes the next one writable even with the session's transaction_read_only ON.
+#[test]
+fn set_transaction_read_only_applies_to_the_next_transaction_only() {
+    let (_srv, mut a, _b) = setup();
+    q(&mut a, "SET TRANSACTION READ ONLY");
+    q(&mut a, "BEGIN");
+    let e = a.query("INSERT INTO t VALUES (10, 1, 1)").expect_err("read only");
+    assert_eq!((e.code(), e.sqlstate()), (1792, "25006"));
+    assert_eq!(code(&mut a, "SET TRANSACTION READ WRITE"), 1568);
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    q(&mut a, "COMMIT");
+    q(&mut a, "BEGIN");
+    q(&mut a, "INSERT INTO t VALUES (10, 1, 1)");
+    q(&mut a, "COMMIT");
+    // An autocommit statement is the next transaction too.
+    q(&mut a, "SET TRANSACTION READ ONLY");
+    assert_eq!(code(&mut a, "UPDATE t SET v = 0 WHERE id = 10"), 1792);
+    q(&mut a, "UPDATE t SET v = 0 WHERE id = 10");
+    // READ WRITE for one transaction over a read-only session.
+    q(&mut a, "SET SESSION transaction_read_only = ON");
+    assert_eq!(code(&mut a, "DELETE FROM t WHERE id = 10"), 1792);
+    q(&mut a, "SET TRANSACTION READ WRITE");
+    q(&mut a, "START TRANSACTION");
+    q(&mut a, "DELETE FROM t WHERE id = 10");
+    q(&mut a, "COMMIT");
+    assert_eq!(code(&mut a, "INSERT INTO t VALUES (11, 1, 1)"), 1792);
+}
