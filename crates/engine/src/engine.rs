@@ -267,6 +267,8 @@ pub struct Txn {
     tables: Vec<Arc<Table>>,
     /// Rows whose lock this transaction holds: (slot in `tables`, cell).
     touched: Vec<(usize, Arc<RowCell>)>,
+    /// Rows it holds a shared (S) lock on: (slot in `tables`, cell).
+    shared_locks: Vec<(usize, Arc<RowCell>)>,
     index_added: Vec<IndexAdded>,
     /// Schema changes this transaction holds (a DDL transaction changes no rows).
     ddl: Vec<DdlStep>,
@@ -1032,6 +1034,7 @@ impl Engine {
         let t = self.inner.table(table)?;
         let cell = t.rows.shard(key).read().get(key).cloned();
         let mode = txn.read_mode();
+        t.check_definition(mode)?;
         Ok(cell.and_then(|c| c.state.lock().visible(txn.id(), mode).map(|r| (**r).clone())))
     }
 
@@ -1044,6 +1047,16 @@ impl Engine {
             .inner
             .claim(txn, slot, key, false, &mut deadline)?
             .and_then(|(_, v)| v.map(|r| (*r).clone())))
+    }
+
+    /// Takes a shared lock on the row (SELECT ... FOR SHARE / LOCK IN SHARE MODE, SERIALIZABLE
+    /// reads) and returns the latest committed image; None if absent. Other transactions'
+    /// shared locks do not block it; their X locks do, as theirs wait for it.
+    pub fn get_for_share(&self, txn: &mut Txn, table: TableId, key: &[u8]) -> Result<Option<Row>> {
+        check_active(txn)?;
+        let (slot, _) = self.inner.txn_table(txn, table)?;
+        let mut deadline = None;
+        Ok(self.inner.claim_shared(txn, slot, key, &mut deadline)?.map(|r| (*r).clone()))
     }
 
     /// Rows with primary key values between the bounds (each bound may name a prefix of the
@@ -1059,6 +1072,7 @@ impl Engine {
         let t = self.inner.table(table)?;
         let me = txn.id();
         let mode = txn.read_mode();
+        t.check_definition(mode)?;
         let range = key_range(lower, upper, &t.schema.collations_of(&t.schema.primary_key));
         let rows =
             t.rows.scan(&range, limit, |_, cell| cell.state.lock().visible(me, mode).cloned());
@@ -1081,6 +1095,7 @@ impl Engine {
             t.schema.index(index).ok_or_else(|| Error::NoSuchIndex { name: index.to_string() })?;
         let me = txn.id();
         let mode = txn.read_mode();
+        t.check_definition(mode)?;
         let range =
             key_range(lower, upper, &t.schema.collations_of(&t.schema.indexes[idx].columns));
         let rows = t.indexes[idx].scan(&range, limit, |entry, cell| {
@@ -1335,6 +1350,17 @@ fn unlock_exclusive(t: &Table) {
 
 /// Releases a finished transaction's locks and table registrations and wakes its waiters.
 fn release(txn: &mut Txn) {
+    let me = txn.shared.id;
+    for (slot, cell) in std::mem::take(&mut txn.shared_locks) {
+        let empty = {
+            let mut st = cell.state.lock();
+            st.sharers.retain(|s| s.id != me);
+            st.committed.is_none() && st.owner.is_none()
+        };
+        if empty {
+            txn.tables[slot].purge_if_empty(&cell);
+        }
+    }
     for (slot, cell) in std::mem::take(&mut txn.touched) {
         let empty = {
             let mut st = cell.state.lock();
@@ -1390,6 +1416,7 @@ impl Inner {
             state: TxnState::Active,
             tables: Vec::new(),
             touched: Vec::new(),
+            shared_locks: Vec::new(),
             index_added: Vec::new(),
             ddl: Vec::new(),
             holds_ddl_gate: false,
@@ -1551,16 +1578,22 @@ impl Inner {
 
     /// Installs a committing DDL transaction's changes in the catalog (the caller holds the
     /// commit gate and has appended the decision record).
-    fn install_ddl(&self, steps: Vec<DdlStep>) {
+    /// `seq` is the commit sequence number the change gets: a read view older than it reads
+    /// the new definitions with 1412 ([`Table::def_seq`]).
+    fn install_ddl(&self, steps: Vec<DdlStep>, seq: u64) {
         let mut c = self.catalog.write();
         for step in steps {
             match (step.ddl, step.built) {
                 (Ddl::DropTable(id), _) => c.remove(id),
                 (Ddl::CreateTable(s), Some(t)) => {
                     c.reserved.remove(&s.name.to_ascii_lowercase());
+                    t.def_seq.store(seq, Ordering::Release);
                     c.install(t);
                 }
-                (_, Some(t)) => c.install(t),
+                (_, Some(t)) => {
+                    t.def_seq.store(seq, Ordering::Release);
+                    c.install(t)
+                }
                 (_, None) => unreachable!("every DDL but DROP TABLE builds its table"),
             }
         }
@@ -1619,6 +1652,15 @@ impl Inner {
                         return Ok(Some((cell, view)));
                     }
                     Some(o) => o.clone(),
+                    // Another transaction's S lock: X waits for it (an S lock of this
+                    // transaction's own is upgraded).
+                    None if st.sharers.iter().any(|s| s.id != txn.id()) => {
+                        if !create && st.committed.is_none() {
+                            return Ok(None);
+                        }
+                        let other = st.sharers.iter().find(|s| s.id != txn.id());
+                        other.expect("checked above").clone()
+                    }
                     None => {
                         if !create && st.committed.is_none() {
                             return Ok(None);
@@ -1629,6 +1671,45 @@ impl Inner {
                         drop(st);
                         txn.touched.push((slot, cell.clone()));
                         return Ok(Some((cell, view)));
+                    }
+                }
+            };
+            self.wait_for(txn, holder, deadline)?;
+        }
+    }
+
+    /// Takes a shared (S) lock on the row `key` and returns its newest committed image (the
+    /// transaction's own image when it holds the X lock); None, with nothing locked, when the
+    /// row is absent. Waits while another transaction holds the X lock.
+    fn claim_shared(
+        &self,
+        txn: &mut Txn,
+        slot: usize,
+        key: &[u8],
+        deadline: &mut Option<Instant>,
+    ) -> Result<Option<Arc<Row>>> {
+        let t = txn.tables[slot].clone();
+        let me = txn.id();
+        loop {
+            let Some(cell) = t.rows.shard(key).read().get(key).cloned() else {
+                return Ok(None);
+            };
+            let holder = {
+                let mut st = cell.state.lock();
+                if st.removed {
+                    continue;
+                }
+                match &st.owner {
+                    Some(o) if o.id == me => return Ok(st.pending.clone()),
+                    Some(o) => o.clone(),
+                    None => {
+                        let Some(row) = st.committed.clone() else { return Ok(None) };
+                        if !st.sharers.iter().any(|s| s.id == me) {
+                            st.sharers.push(txn.shared.clone());
+                            drop(st);
+                            txn.shared_locks.push((slot, cell.clone()));
+                        }
+                        return Ok(Some(row));
                     }
                 }
             };
@@ -1844,10 +1925,13 @@ impl Inner {
                     .1;
                 // Inside the gate: a checkpoint sees the commit record and the catalog change
                 // together or neither.
-                if !txn.ddl.is_empty() {
-                    self.install_ddl(std::mem::take(&mut txn.ddl));
-                }
-                olds = self.mvcc.publish(|p| publish(txn, p));
+                let ddl = std::mem::take(&mut txn.ddl);
+                olds = self.mvcc.publish(|p| {
+                    if !ddl.is_empty() {
+                        self.install_ddl(ddl, p.seq);
+                    }
+                    publish(txn, p)
+                });
             }
             TxnState::Active if txn.holds_ddl_gate => {
                 if txn.ddl.is_empty() {
@@ -1857,7 +1941,8 @@ impl Inner {
                 let list = encode_ddl_list(&txn.ddl);
                 let _gate = self.commit_gate.read();
                 end = self.log.append(Kind::DdlOnePhase, &[&list], |_, _, _| ())?.1;
-                self.install_ddl(std::mem::take(&mut txn.ddl));
+                let ddl = std::mem::take(&mut txn.ddl);
+                self.mvcc.publish(|p| (self.install_ddl(ddl, p.seq), Vec::new()));
                 olds = Vec::new();
             }
             TxnState::Active => {

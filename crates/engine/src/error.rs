@@ -19,6 +19,10 @@ pub enum Error {
     Deadlock,
     #[error("Table '{name}' doesn't exist")]
     NoSuchTable { name: String },
+    /// A consistent read of a table whose definition is newer than the read view (created,
+    /// altered or truncated after it began). The statement failed; the transaction is intact.
+    #[error("Table definition has changed, please retry transaction")]
+    TableDefChanged,
     #[error("Table '{name}' already exists")]
     TableExists { name: String },
     #[error("Duplicate key name '{name}'")]
@@ -97,6 +101,7 @@ impl Error {
             Error::LockWaitTimeout => 1205,
             Error::Deadlock => 1213,
             Error::NoSuchTable { .. } => 1146,
+            Error::TableDefChanged => 1412,
             Error::TableExists { .. } => 1050,
             Error::DupKeyName { .. } => 1061,
             Error::NoSuchIndex { .. } => 1176,

@@ -61,6 +61,12 @@ pub(crate) struct RowState {
     pub(crate) owner: Option<Arc<TxnShared>>,
     /// The owner's image (None = absent); meaningful only while `owner` is set.
     pub(crate) pending: Option<Arc<Row>>,
+    /// The transactions holding a shared (S) lock on the row (FOR SHARE, LOCK IN SHARE MODE,
+    /// SERIALIZABLE reads), each once. S locks are compatible with each other; the write
+    /// (X) lock `owner` is taken only when no other transaction holds an S lock, and an S
+    /// lock only when no other transaction holds the X lock (InnoDB's `lock_mode_compatible`).
+    /// A transaction may hold both (an S lock upgraded to X).
+    pub(crate) sharers: Vec<Arc<TxnShared>>,
     /// Set when the cell left the clustered map; a waiter holding it must look the key up again.
     pub(crate) removed: bool,
 }
@@ -300,11 +306,26 @@ pub(crate) struct Table {
     pub(crate) ddl_pending: AtomicBool,
     /// Replaced or dropped by a DDL; holders must look the table up again.
     pub(crate) retired: AtomicBool,
+    /// The commit sequence number of the DDL that installed this definition (0: loaded at
+    /// start-up, older than any read view). A read view older than it cannot read the
+    /// table: InnoDB's `DB_MISSING_HISTORY` for an index newer than the view, 1412.
+    pub(crate) def_seq: AtomicU64,
     pub(crate) mdl: Mutex<()>,
     pub(crate) mdl_cv: Condvar,
 }
 
 impl Table {
+    /// 1412 when `mode` reads a view older than this definition (a table created, altered
+    /// or truncated after the view began): its rows at the view are not kept.
+    pub(crate) fn check_definition(&self, mode: ReadMode) -> crate::Result<()> {
+        match mode {
+            ReadMode::Snapshot(view) if self.def_seq.load(Ordering::Acquire) > view => {
+                Err(crate::Error::TableDefChanged)
+            }
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn new(schema: TableSchema) -> Table {
         let indexes = schema.indexes.iter().map(|_| ShardedMap::new()).collect();
         Table {
@@ -316,6 +337,7 @@ impl Table {
             users: AtomicU32::new(0),
             ddl_pending: AtomicBool::new(false),
             retired: AtomicBool::new(false),
+            def_seq: AtomicU64::new(0),
             mdl: Mutex::new(()),
             mdl_cv: Condvar::new(),
         }
@@ -422,7 +444,12 @@ impl Table {
     pub(crate) fn purge_if_empty(&self, cell: &Arc<RowCell>) {
         let mut m = self.rows.shard(&cell.key).write();
         let mut st = cell.state.lock();
-        if st.committed.is_none() && st.owner.is_none() && st.history.is_empty() && !st.removed {
+        if st.committed.is_none()
+            && st.owner.is_none()
+            && st.sharers.is_empty()
+            && st.history.is_empty()
+            && !st.removed
+        {
             st.removed = true;
             if m.get(&cell.key).is_some_and(|c| Arc::ptr_eq(c, cell)) {
                 m.remove(&cell.key);

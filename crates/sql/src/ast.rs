@@ -302,7 +302,10 @@ pub struct Select {
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
     pub distinct: bool,
+    /// A locking read (FOR UPDATE, FOR SHARE, LOCK IN SHARE MODE).
     pub for_update: bool,
+    /// With `for_update`: the locks taken are shared (FOR SHARE / LOCK IN SHARE MODE).
+    pub for_share: bool,
     /// The tables joined after `from` (the query layer, `query/`); empty for one table.
     pub joins: Vec<JoinItem>,
 }

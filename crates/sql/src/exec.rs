@@ -1245,13 +1245,20 @@ impl Session {
                 let engine = self.server.engine.clone();
                 let single_row = matches!(&access, Access::Keys(k) if k.len() == 1);
                 let locking = self.prepare_select_reads(s.for_update, single_row)?;
+                // FOR UPDATE takes X locks; FOR SHARE and SERIALIZABLE's plain reads S locks.
+                let shared = !s.for_update || s.for_share;
                 let open = self.txn_mut()?;
                 let read = if locking {
                     // A locking read: the newest committed rows, each locked.
                     fetch(&engine, &open.txn, *id, &access, scan_limit).and_then(|cands| {
                         let mut locked = Vec::with_capacity(cands.len());
                         for (k, _) in cands {
-                            if let Some(r) = engine.get_for_update(&mut open.txn, *id, &k)? {
+                            let r = if shared {
+                                engine.get_for_share(&mut open.txn, *id, &k)?
+                            } else {
+                                engine.get_for_update(&mut open.txn, *id, &k)?
+                            };
+                            if let Some(r) = r {
                                 locked.push((k, r));
                             }
                         }

@@ -34,6 +34,7 @@ pub mod eval;
 mod exec;
 mod gtidfn;
 mod gtidwait;
+mod information_schema;
 pub mod isolation;
 mod locks;
 mod logctx;

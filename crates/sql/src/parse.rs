@@ -1518,12 +1518,14 @@ impl Front<'_> {
                 (Some(self.expr(limit)?), Some(o))
             }
         };
-        let mut for_update = false;
+        let (mut for_update, mut exclusive) = (false, false);
         for l in &q.locks {
             // FOR UPDATE and FOR SHARE / LOCK IN SHARE MODE: both read the newest rows and
-            // lock them (the engine's row locks are exclusive: a shared lock is taken as one).
+            // lock them; the lock is shared unless some clause asks for UPDATE.
             for_update |= matches!(l.lock_type, sp::LockType::Update | sp::LockType::Share);
+            exclusive |= matches!(l.lock_type, sp::LockType::Update);
         }
+        let for_share = for_update && !exclusive;
         Ok(Select {
             from,
             alias,
@@ -1537,6 +1539,7 @@ impl Front<'_> {
             distinct,
             for_update,
             joins,
+            for_share,
         })
     }
 
@@ -3099,8 +3102,10 @@ mod tests {
             "select 1 from t lock  in share mode ;",
             "SELECT * FROM t FOR SHARE",
         ] {
-            assert!(matches!(stmt(sql), Stmt::Select(s) if s.for_update), "{sql}");
+            assert!(matches!(stmt(sql), Stmt::Select(s) if s.for_update && s.for_share), "{sql}");
         }
+        let s = stmt("SELECT * FROM t FOR UPDATE");
+        assert!(matches!(s, Stmt::Select(s) if s.for_update && !s.for_share));
         assert_eq!(
             share_mode_lock("SELECT a FROM t LOCK IN SHARE MODE").as_deref(),
             Some("SELECT a FROM t FOR SHARE")

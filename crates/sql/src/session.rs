@@ -143,6 +143,13 @@ pub struct Session {
     pub(crate) tls: Option<protocol::TlsSession>,
     /// The open transaction was started `READ ONLY` (cleared when another one starts).
     read_only_txn: bool,
+    /// The open transaction was started `READ WRITE` by `SET TRANSACTION READ WRITE`, over a
+    /// session whose `transaction_read_only` is ON.
+    read_write_txn: bool,
+    /// `SET TRANSACTION READ ONLY | READ WRITE` without a scope: the next transaction's access
+    /// mode (taken when it starts, as mysqld's `thd->tx_read_only` is reset by
+    /// `trans_reset_one_shot_chistics`).
+    pub(crate) next_read_only: Option<bool>,
 }
 
 impl std::fmt::Debug for Session {
@@ -196,6 +203,8 @@ impl Session {
             binlog_replay: Default::default(),
             tls: None,
             read_only_txn: false,
+            read_write_txn: false,
+            next_read_only: None,
         }
     }
 
@@ -581,6 +590,10 @@ impl Session {
                 Ok(self.skip_statement())
             }
             Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) if self.in_read_only_txn() => {
+                if self.txn.is_none() && self.autocommit {
+                    // The refused statement was the next transaction: the one-shot is used.
+                    self.next_read_only = None;
+                }
                 Err(SqlError::Other {
                     code: 1792,
                     sqlstate: "25006",
@@ -619,7 +632,7 @@ impl Session {
                 self.commit_open()?;
                 self.release_table_locks();
                 let out = self.begin_consistent_snapshot()?;
-                self.read_only_txn = *read_only;
+                self.start_access(*read_only);
                 Ok(out)
             }
             Stmt::SetTransaction { scope, isolation, read_only } => {
@@ -632,7 +645,7 @@ impl Session {
                 // mysqld: BEGIN releases the table locks (`trans_begin`).
                 self.release_table_locks();
                 self.txn = Some(self.new_txn());
-                self.read_only_txn = matches!(stmt, Stmt::BeginReadOnly);
+                self.start_access(matches!(stmt, Stmt::BeginReadOnly));
                 Ok(Output::ok(0))
             }
             Stmt::Commit => {
@@ -754,7 +767,20 @@ impl Session {
             self.vars.get(&Var::TransactionReadOnly),
             Some(Value::Int(1..) | Value::UInt(1..))
         );
-        (self.txn.is_some() && self.read_only_txn) || session_ro
+        match &self.txn {
+            Some(_) => self.read_only_txn || (session_ro && !self.read_write_txn),
+            // The statement starts the next transaction: its one-shot access mode applies.
+            None => self.next_read_only.unwrap_or(session_ro),
+        }
+    }
+
+    /// Sets the access mode of a transaction that starts now: READ ONLY when `explicit`
+    /// (`START TRANSACTION READ ONLY`) or when `SET TRANSACTION READ ONLY` chose it for this
+    /// one; the one-shot choice is used up.
+    fn start_access(&mut self, explicit: bool) {
+        let next = self.next_read_only.take();
+        self.read_only_txn = explicit || next == Some(true);
+        self.read_write_txn = !explicit && next == Some(false);
     }
 
     pub(crate) fn new_txn(&self) -> OpenTxn {
@@ -785,7 +811,7 @@ impl Session {
             let mut open = self.new_txn();
             open.single = own;
             self.txn = Some(open);
-            self.read_only_txn = false;
+            self.start_access(false);
         }
         let mark = self.txn.as_ref().map_or(0, |t| t.changes.changes.len());
         match f(self) {

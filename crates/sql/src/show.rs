@@ -878,6 +878,11 @@ impl Session {
         if in_schema && t.name.eq_ignore_ascii_case("columns") {
             return Some(self.information_schema_columns());
         }
+        if let Some(made_up) =
+            in_schema.then(|| super::information_schema::table(self, &t.name)).flatten()
+        {
+            return Some(made_up);
+        }
         if in_schema && t.name.eq_ignore_ascii_case("collations") {
             let names = [
                 "COLLATION_NAME",

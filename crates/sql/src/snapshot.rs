@@ -143,8 +143,9 @@ impl Session {
             if let Some(level) = isolation {
                 self.next_isolation = Isolation::parse(level);
             }
-            // READ ONLY for the next transaction only: accepted; the statements a read-only
-            // transaction refuses are not checked yet.
+            if read_only.is_some() {
+                self.next_read_only = read_only;
+            }
             return Ok(Output::ok(0));
         }
         let lit = |s: &str| Some(Expr::Lit(Value::Bytes(s.as_bytes().to_vec())));

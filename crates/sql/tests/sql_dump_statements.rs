@@ -386,3 +386,68 @@ fn delete_with_order_by_and_limit() {
     assert_eq!(err(&mut s, "DELETE FROM t ORDER BY nope LIMIT 1").code(), 1054);
     assert!(!rec.changes().is_empty());
 }
+
+/// information_schema SCHEMATA, STATISTICS, KEY_COLUMN_USAGE and TABLE_CONSTRAINTS (what
+/// Debezium's snapshot and drivers' DatabaseMetaData read): mysqld 8.0's columns, the keys in
+/// order, each row only for what the account may see, through WHERE / ORDER BY / column lists.
+#[test]
+fn information_schema_keys_and_schemata_show_what_the_account_may_see() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (users, _) = accounts::Users::open(dir.path(), true).expect("users");
+    let (srv, _) = recorded();
+    srv.attach_accounts(Arc::new(users));
+    let mut root = srv.session("root", "localhost");
+    q(&mut root, "CREATE DATABASE d COLLATE utf8mb4_bin");
+    q(&mut root, "CREATE DATABASE hidden");
+    q(&mut root, "CREATE TABLE d.t (a INT, b VARCHAR(5), c INT, PRIMARY KEY (b, a), UNIQUE KEY u (c), KEY k (c, a))");
+    q(&mut root, "CREATE TABLE d.other (id INT PRIMARY KEY)");
+    q(&mut root, "CREATE TABLE hidden.h (id INT PRIMARY KEY)");
+    let rows = |s: &mut Session, sql: &str| -> Vec<String> {
+        q(s, sql).text_rows().into_iter().map(|r| r.join(" ")).collect()
+    };
+    assert_eq!(
+        rows(&mut root, "SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME \
+                         FROM information_schema.SCHEMATA WHERE SCHEMA_NAME <> 'information_schema' \
+                         ORDER BY SCHEMA_NAME"),
+        ["d utf8mb4 utf8mb4_bin", "hidden utf8mb4 utf8mb4_0900_ai_ci"]
+    );
+    assert_eq!(
+        rows(
+            &mut root,
+            "SELECT INDEX_NAME, NON_UNIQUE, SEQ_IN_INDEX, COLUMN_NAME, NULLABLE \
+                         FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' \
+                         AND TABLE_NAME = 't'"
+        ),
+        ["PRIMARY 0 1 b ", "PRIMARY 0 2 a ", "u 0 1 c YES", "k 1 1 c YES", "k 1 2 a "]
+    );
+    assert_eq!(
+        rows(
+            &mut root,
+            "SELECT CONSTRAINT_NAME, COLUMN_NAME, ORDINAL_POSITION \
+                         FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_NAME = 't'"
+        ),
+        ["PRIMARY b 1", "PRIMARY a 2", "u c 1"]
+    );
+    assert_eq!(
+        rows(
+            &mut root,
+            "SELECT TABLE_NAME, CONSTRAINT_NAME, CONSTRAINT_TYPE \
+                         FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = 'd' \
+                         ORDER BY TABLE_NAME, CONSTRAINT_NAME LIMIT 3"
+        ),
+        ["other PRIMARY PRIMARY KEY", "t PRIMARY PRIMARY KEY", "t u UNIQUE"]
+    );
+    // An account with a privilege on d.t only: information_schema and d, t's rows only.
+    q(&mut root, "CREATE USER v@localhost");
+    q(&mut root, "GRANT SELECT ON d.t TO v@localhost");
+    let mut v = srv.session("v", "localhost");
+    assert_eq!(
+        rows(&mut v, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY 1"),
+        ["d", "information_schema"]
+    );
+    assert_eq!(
+        rows(&mut v, "SELECT DISTINCT TABLE_SCHEMA, TABLE_NAME FROM information_schema.STATISTICS"),
+        ["d t"]
+    );
+    assert_eq!(rows(&mut v, "SELECT COUNT(*) FROM information_schema.KEY_COLUMN_USAGE"), ["3"]);
+}

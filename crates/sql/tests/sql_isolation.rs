@@ -282,3 +282,117 @@ fn lock_tables_rules() {
     q(&mut c, "UNLOCK INSTANCE");
     q(&mut a, "CREATE TABLE v (x INT)");
 }
+
+/// FOR SHARE and LOCK IN SHARE MODE take shared locks (InnoDB's S): two transactions hold
+/// one on the same row at once, a writer waits for them (1205 here), FOR UPDATE waits too,
+/// and an S lock is upgraded by the same transaction's UPDATE once it is the only one; two
+/// transactions upgrading the same row deadlock (1213, the victim rolled back).
+#[test]
+fn shared_locks_admit_each_other_and_hold_off_writers() {
+    let (srv, mut a, mut b) = setup();
+    let mut c = srv.session("root", "localhost");
+    q(&mut c, "USE d");
+    q(&mut a, "BEGIN");
+    q(&mut b, "BEGIN");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 1 FOR SHARE"), "10");
+    assert_eq!(one(&mut b, "SELECT v FROM t WHERE id = 1 LOCK IN SHARE MODE"), "10");
+    assert_eq!(code(&mut c, "UPDATE t SET v = 0 WHERE id = 1"), 1205);
+    assert_eq!(code(&mut c, "SELECT v FROM t WHERE id = 1 FOR UPDATE"), 1205);
+    // A plain read never waits.
+    assert_eq!(one(&mut c, "SELECT v FROM t WHERE id = 1"), "10");
+    q(&mut b, "COMMIT");
+    q(&mut a, "UPDATE t SET v = 11 WHERE id = 1");
+    // Now a holds X: S of another waits.
+    assert_eq!(code(&mut c, "SELECT v FROM t WHERE id = 1 FOR SHARE"), 1205);
+    q(&mut a, "COMMIT");
+    assert_eq!(one(&mut c, "SELECT v FROM t WHERE id = 1 FOR SHARE"), "11");
+
+    // Both hold S on row 2, both try to write it: the second to wait closes the cycle.
+    q(&mut a, "BEGIN");
+    q(&mut b, "BEGIN");
+    assert_eq!(one(&mut a, "SELECT v FROM t WHERE id = 2 FOR SHARE"), "20");
+    assert_eq!(one(&mut b, "SELECT v FROM t WHERE id = 2 FOR SHARE"), "20");
+    let waiter = std::thread::spawn(move || {
+        let r = a.query("UPDATE t SET v = 21 WHERE id = 2").map(|_| ());
+        (r.map_err(|e| e.code()), a)
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    let err = code(&mut b, "UPDATE t SET v = 22 WHERE id = 2");
+    let (r, mut a) = waiter.join().expect("thread");
+    // One of them is the victim (1213, rolled back), the other's update goes through; with a
+    // 300 ms lock wait timeout the waiter may also time out first (1205) if the victim's
+    // rollback is late: only a deadlock report is accepted from the second.
+    assert_eq!(err, 1213, "b closes the cycle");
+    assert_eq!(r, Ok(()), "a's upgrade proceeds once b is rolled back");
+    q(&mut a, "COMMIT");
+    assert_eq!(one(&mut b, "SELECT v FROM t WHERE id = 2"), "21");
+}
+
+/// SERIALIZABLE's plain SELECT in a transaction takes shared locks: two such readers of a
+/// row do not wait for each other; a writer waits for them.
+#[test]
+fn serializable_readers_share_their_locks() {
+    let (_srv, mut a, mut b) = setup();
+    for s in [&mut a, &mut b] {
+        q(s, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+        q(s, "BEGIN");
+        assert_eq!(one(s, "SELECT v FROM t WHERE id = 3"), "30");
+    }
+    q(&mut b, "COMMIT");
+    q(&mut b, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    assert_eq!(code(&mut b, "UPDATE t SET v = 0 WHERE id = 3"), 1205);
+    q(&mut a, "COMMIT");
+    q(&mut b, "UPDATE t SET v = 0 WHERE id = 3");
+}
+
+/// A consistent read of a table created or truncated (or given an index) after the transaction's read
+/// view began answers 1412 (ER_TABLE_DEF_CHANGED, HY000), as mysqld with InnoDB; the
+/// transaction stays usable and a new one reads the table.
+#[test]
+fn a_snapshot_older_than_a_table_definition_gets_1412() {
+    let (_srv, mut a, mut b) = setup();
+    q(&mut a, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    q(&mut b, "CREATE TABLE n (id INT PRIMARY KEY)");
+    q(&mut b, "INSERT INTO n VALUES (1)");
+    let e = a.query("SELECT * FROM n").expect_err("newer table");
+    assert_eq!((e.code(), e.sqlstate()), (1412, "HY000"));
+    assert_eq!(e.to_string(), "Table definition has changed, please retry transaction");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3", "older tables still read");
+    // A locking read reads the newest definition and rows.
+    assert_eq!(one(&mut a, "SELECT id FROM n WHERE id = 1 FOR SHARE"), "1");
+    q(&mut b, "TRUNCATE TABLE t");
+    assert_eq!(code(&mut a, "SELECT COUNT(*) FROM t"), 1412);
+    q(&mut a, "COMMIT");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM n"), "1");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "0");
+}
+
+/// `SET TRANSACTION READ ONLY` (no scope) makes the next transaction read-only (1792 for a
+/// write, SQLSTATE 25006), that one only; inside a transaction it is 1568; `SET TRANSACTION
+/// READ WRITE` makes the next one writable even with the session's transaction_read_only ON.
+#[test]
+fn set_transaction_read_only_applies_to_the_next_transaction_only() {
+    let (_srv, mut a, _b) = setup();
+    q(&mut a, "SET TRANSACTION READ ONLY");
+    q(&mut a, "BEGIN");
+    let e = a.query("INSERT INTO t VALUES (10, 1, 1)").expect_err("read only");
+    assert_eq!((e.code(), e.sqlstate()), (1792, "25006"));
+    assert_eq!(code(&mut a, "SET TRANSACTION READ WRITE"), 1568);
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    q(&mut a, "COMMIT");
+    q(&mut a, "BEGIN");
+    q(&mut a, "INSERT INTO t VALUES (10, 1, 1)");
+    q(&mut a, "COMMIT");
+    // An autocommit statement is the next transaction too.
+    q(&mut a, "SET TRANSACTION READ ONLY");
+    assert_eq!(code(&mut a, "UPDATE t SET v = 0 WHERE id = 10"), 1792);
+    q(&mut a, "UPDATE t SET v = 0 WHERE id = 10");
+    // READ WRITE for one transaction over a read-only session.
+    q(&mut a, "SET SESSION transaction_read_only = ON");
+    assert_eq!(code(&mut a, "DELETE FROM t WHERE id = 10"), 1792);
+    q(&mut a, "SET TRANSACTION READ WRITE");
+    q(&mut a, "START TRANSACTION");
+    q(&mut a, "DELETE FROM t WHERE id = 10");
+    q(&mut a, "COMMIT");
+    assert_eq!(code(&mut a, "INSERT INTO t VALUES (11, 1, 1)"), 1792);
+}

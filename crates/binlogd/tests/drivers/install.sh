@@ -3,11 +3,13 @@
 # from the package registries with their own clients, and builds nothing outside it:
 #   java: Connector/J, the MariaDB Java client, junixsocket and JNA from Maven Central
 #         (pom.xml; Maven's local repository is TARGET/drivers/m2, the jars go to java-lib/);
+#   debezium: Debezium's embedded engine and MySQL connector from Maven Central
+#         (debezium/pom.xml; the same local repository, the jars go to debezium-lib/);
 #   node: mysql2 from npm (package.json + package-lock.json; npm's cache TARGET/drivers/npm-cache);
 #   go:   go-sql-driver/mysql from the Go module proxy (go.mod + go.sum; GOMODCACHE
 #         TARGET/drivers/gomod; Go's build cache stays the system one), built to driverscheck.
 # Each part is skipped when its inputs have not changed since it last succeeded (a stamp holds
-# their checksum), so a warm run costs a checksum. Usage: install.sh TARGET {java|node|go}...
+# their checksum), so a warm run costs a checksum. Usage: install.sh TARGET {java|debezium|node|go}...
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 mkdir -p "$1/drivers"
@@ -35,6 +37,14 @@ for part in "$@"; do
         mvn -q -B -f "$here/java/pom.xml" -Dmaven.repo.local="$out/m2" \
           dependency:copy-dependencies -DoutputDirectory="$out/java-lib" -DincludeScope=runtime
         stamp java
+      fi
+      ;;
+    debezium)
+      if ! fresh debezium "$here/debezium/pom.xml"; then
+        rm -rf "$out/debezium-lib"
+        mvn -q -B -f "$here/debezium/pom.xml" -Dmaven.repo.local="$out/m2" \
+          dependency:copy-dependencies -DoutputDirectory="$out/debezium-lib" -DincludeScope=runtime
+        stamp debezium
       fi
       ;;
     node)

@@ -1018,3 +1018,115 @@ fn schema_collations_round_trip_and_old_schemas_read_as_bytes() {
     assert_eq!(back.columns[0].collation, 63);
     assert_eq!(back.collation, 255);
 }
+
+/// Shared row locks (FOR SHARE) as InnoDB's: S is compatible with S; X waits for another
+/// transaction's S and S for another's X; a transaction's own S lock is upgraded to X when no
+/// other holds one; two transactions upgrading the same S-locked row deadlock (1213).
+#[test]
+fn shared_locks_are_compatible_with_each_other_and_exclude_writers() {
+    let sim = SimVfs::new();
+    let mut cfg = config();
+    cfg.lock_wait_timeout = Duration::from_millis(200);
+    let (e, _) = Engine::open(sim.shared(), Path::new("/data"), cfg).expect("open");
+    let t = table(&e);
+    commit_row(&e, t, row(1, 0, "a"));
+    let mut a = e.begin();
+    let mut b = e.begin();
+    // S + S: both hold it at once.
+    assert_eq!(e.get_for_share(&mut a, t, &pk(&e, 1)).expect("a S"), Some(row(1, 0, "a")));
+    assert_eq!(e.get_for_share(&mut b, t, &pk(&e, 1)).expect("b S"), Some(row(1, 0, "a")));
+    // An absent row locks nothing.
+    assert_eq!(e.get_for_share(&mut a, t, &pk(&e, 9)).expect("absent"), None);
+    // X of a third transaction waits for them (here: times out, 1205).
+    let mut c = e.begin();
+    let err = e.update(&mut c, t, &pk(&e, 1), row(1, 5, "a")).expect_err("X waits for S");
+    assert_eq!(err.mysql_code(), 1205);
+    let err = e.get_for_update(&mut c, t, &pk(&e, 1)).expect_err("FOR UPDATE waits for S");
+    assert_eq!(err.mysql_code(), 1205);
+    e.rollback(c).expect("rollback");
+    // b ends: a's S lock is then the only one, and a upgrades it to X.
+    e.commit(b).expect("b commits");
+    assert!(e.update(&mut a, t, &pk(&e, 1), row(1, 1, "a")).expect("upgrade"));
+    // S of another transaction now waits for a's X.
+    let mut d = e.begin();
+    let err = e.get_for_share(&mut d, t, &pk(&e, 1)).expect_err("S waits for X");
+    assert_eq!(err.mysql_code(), 1205);
+    // ... and gets the new image once a commits.
+    let e2 = e.clone();
+    let h = thread::spawn(move || {
+        let r = e2.get_for_share(&mut d, t, &e2.key(&[Value::Int(1)]));
+        (r, d)
+    });
+    thread::sleep(Duration::from_millis(20));
+    e.commit(a).expect("a commits");
+    let (r, d) = h.join().expect("thread");
+    assert_eq!(r.expect("S after X"), Some(row(1, 1, "a")));
+    e.commit(d).expect("d ends, its S lock released");
+    let mut f = e.begin();
+    assert!(e.update(&mut f, t, &pk(&e, 1), row(1, 2, "a")).expect("no lock left"));
+    e.commit(f).expect("commit");
+}
+
+#[test]
+fn two_transactions_upgrading_a_shared_lock_deadlock() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let t = table(&e);
+    commit_row(&e, t, row(1, 0, "a"));
+    let mut a = e.begin();
+    e.get_for_share(&mut a, t, &pk(&e, 1)).expect("a S");
+    let e2 = e.clone();
+    let h = thread::spawn(move || {
+        let mut b = e2.begin();
+        e2.get_for_share(&mut b, t, &e2.key(&[Value::Int(1)])).expect("b S");
+        // b waits for a's S lock.
+        let r = e2.update(&mut b, t, &e2.key(&[Value::Int(1)]), row(1, 2, "b"));
+        e2.commit(b).expect("commit");
+        r
+    });
+    while e.inner.waits.lock().is_empty() {
+        thread::yield_now();
+    }
+    let err = e.update(&mut a, t, &pk(&e, 1), row(1, 1, "a")).expect_err("a closes the cycle");
+    assert_eq!(err.mysql_code(), 1213);
+    e.rollback(a).expect("rollback");
+    assert!(h.join().expect("thread").expect("b upgraded"));
+    let r = e.begin();
+    assert_eq!(e.get(&r, t, &pk(&e, 1)).expect("get"), Some(row(1, 2, "b")));
+}
+
+/// A read view older than a table's definition (the table created, truncated or given an
+/// index after the view began) reads it with 1412, as InnoDB's consistent read of an index
+/// newer than the view; tables defined before the view, and views taken after, read as usual.
+#[test]
+fn a_view_older_than_a_table_definition_reads_1412() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim);
+    let old = table(&e);
+    commit_row(&e, old, row(1, 0, "a"));
+    let mut view = e.begin();
+    view.set_read_view(Some(e.read_view()));
+    assert_eq!(e.get(&view, old, &pk(&e, 1)).expect("old table"), Some(row(1, 0, "a")));
+    // Created after the view.
+    let s = TableSchema::new("later", vec![Column::new("id", INT)], vec![0]);
+    let later = e.create_table(s).expect("create");
+    let mut w = e.begin();
+    e.insert(&mut w, later, vec![Value::Int(1)]).expect("insert");
+    e.commit(w).expect("commit");
+    let err = e.scan(&view, later, Unbounded, Unbounded, usize::MAX).expect_err("newer table");
+    assert_eq!(err.mysql_code(), 1412);
+    assert_eq!(err.to_string(), "Table definition has changed, please retry transaction");
+    assert_eq!(e.get(&view, later, &pk(&e, 1)).expect_err("get").mysql_code(), 1412);
+    // The old table is still readable until its definition changes.
+    assert_eq!(e.get(&view, old, &pk(&e, 1)).expect("old table"), Some(row(1, 0, "a")));
+    e.truncate(old).expect("truncate");
+    let err = e.scan_index(&view, old, "kk", Unbounded, Unbounded, usize::MAX);
+    assert_eq!(err.expect_err("truncated after the view").mysql_code(), 1412);
+    // A locking read sees the latest definition; a new view reads both.
+    view.set_read_view(None);
+    assert_eq!(e.scan(&view, later, Unbounded, Unbounded, 10).expect("no view").len(), 1);
+    let mut fresh = e.begin();
+    fresh.set_read_view(Some(e.read_view()));
+    assert_eq!(e.scan(&fresh, later, Unbounded, Unbounded, 10).expect("new view").len(), 1);
+    assert_eq!(e.scan(&fresh, old, Unbounded, Unbounded, 10).expect("new view").len(), 0);
+}

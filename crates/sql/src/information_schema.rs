@@ -1,0 +1,245 @@
+//! information_schema tables describing databases and keys: SCHEMATA, STATISTICS,
+//! KEY_COLUMN_USAGE and TABLE_CONSTRAINTS, with mysqld 8.0's columns and types (its
+//! `system_views` definitions, sql/dd/info_schema/*), made up from the engine's schemas.
+//!
+//! Why: CDC connectors read them before their snapshot (Debezium's MySQL connector reads each
+//! database's default character set from SCHEMATA before it reads the tables), and drivers'
+//! `DatabaseMetaData` reads STATISTICS / KEY_COLUMN_USAGE for indexes and keys.
+//!
+//! Each table is one function (name → column definitions + rows), so a single-table SELECT
+//! reads it through `Session::information_schema_table` and a join can read it the same way.
+//!
+//! Invariants (mysqld's visibility rules, `sql_show.cc` / the data dictionary views'
+//! `CAN_ACCESS_DATABASE` / `CAN_ACCESS_TABLE`):
+//! - SCHEMATA lists a database only when SHOW DATABASES would (the SHOW DATABASES privilege or
+//!   any privilege in it); information_schema itself is always listed.
+//! - STATISTICS, KEY_COLUMN_USAGE and TABLE_CONSTRAINTS list a table's rows only when the
+//!   account holds some privilege on the table (as SHOW TABLES lists it).
+//! - binlogd has no foreign keys, so KEY_COLUMN_USAGE's REFERENCED_* columns are NULL and
+//!   its rows are the PRIMARY KEY's and the UNIQUE keys' columns, in key order.
+
+use std::sync::Arc;
+
+use engine::{Column, ColumnType, TableSchema, Value};
+
+use super::commit::split_engine_name;
+use super::session::Session;
+
+/// One made-up table: its definition and its rows.
+pub(crate) type MadeUp = (Arc<TableSchema>, Vec<Vec<Value>>);
+
+fn text(s: impl Into<String>) -> Value {
+    Value::Bytes(s.into().into_bytes())
+}
+
+fn name(n: &str) -> Column {
+    Column::new(n, ColumnType::VarChar(64))
+}
+
+fn uint(n: &str) -> Column {
+    Column::new(n, ColumnType::Integer { bytes: 4, unsigned: true })
+}
+
+/// The information_schema table `name` of this module, if it is one.
+pub(crate) fn table(sess: &Session, name: &str) -> Option<MadeUp> {
+    let f: fn(&Session) -> MadeUp = match name.to_ascii_uppercase().as_str() {
+        "SCHEMATA" => schemata,
+        "STATISTICS" => statistics,
+        "KEY_COLUMN_USAGE" => key_column_usage,
+        "TABLE_CONSTRAINTS" => table_constraints,
+        _ => return None,
+    };
+    Some(f(sess))
+}
+
+/// The databases the account may see, sorted (information_schema first, as mysqld lists it).
+fn visible_databases(sess: &Session) -> Vec<String> {
+    let mut dbs: Vec<String> =
+        sess.server.databases().into_iter().filter(|d| sess.may_see_database(d)).collect();
+    dbs.sort();
+    dbs
+}
+
+/// `(database, table name, schema)` of every table the account may see, sorted by both names.
+fn visible_tables(sess: &Session) -> Vec<(String, String, Arc<TableSchema>)> {
+    let mut out = Vec::new();
+    for db in sess.server.databases() {
+        for t in sess.tables_of(&db) {
+            let table = split_engine_name(&t.name).1.to_string();
+            if sess.may_see_table(&db, &table) {
+                out.push((db.clone(), table, t));
+            }
+        }
+    }
+    out.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    out
+}
+
+/// The keys of `t` as (name, unique, columns): PRIMARY first, then the indexes in order.
+fn keys(t: &TableSchema) -> Vec<(&str, bool, &[usize])> {
+    let mut out = Vec::new();
+    if !t.primary_key.is_empty() {
+        out.push(("PRIMARY", true, t.primary_key.as_slice()));
+    }
+    out.extend(t.indexes.iter().map(|i| (i.name.as_str(), i.unique, i.columns.as_slice())));
+    out
+}
+
+/// `information_schema.SCHEMATA`.
+fn schemata(sess: &Session) -> MadeUp {
+    let columns = vec![
+        name("CATALOG_NAME"),
+        name("SCHEMA_NAME"),
+        name("DEFAULT_CHARACTER_SET_NAME").not_null(),
+        name("DEFAULT_COLLATION_NAME").not_null(),
+        Column::new("SQL_PATH", ColumnType::Binary(0)),
+        Column::new("DEFAULT_ENCRYPTION", ColumnType::VarChar(3)).not_null(),
+    ];
+    let row = |db: &str, coll: u16| {
+        let info = collation::by_id(coll).or_else(|| collation::by_id(collation::DEFAULT));
+        vec![
+            text("def"),
+            text(db),
+            text(info.map_or("utf8mb4", |i| i.charset.name())),
+            text(info.map_or("utf8mb4_0900_ai_ci", |i| i.name)),
+            Value::Null,
+            text("NO"),
+        ]
+    };
+    // information_schema is utf8mb3 (utf8mb3_general_ci), as on mysqld.
+    let mut rows = vec![vec![
+        text("def"),
+        text("information_schema"),
+        text("utf8mb3"),
+        text("utf8mb3_general_ci"),
+        Value::Null,
+        text("NO"),
+    ]];
+    for db in visible_databases(sess) {
+        rows.push(row(&db, sess.server.database_collation(&db)));
+    }
+    (Arc::new(TableSchema::new("information_schema.SCHEMATA", columns, vec![])), rows)
+}
+
+/// `information_schema.STATISTICS`: one row per column of every index.
+fn statistics(sess: &Session) -> MadeUp {
+    let columns = vec![
+        name("TABLE_CATALOG").not_null(),
+        name("TABLE_SCHEMA").not_null(),
+        name("TABLE_NAME").not_null(),
+        Column::new("NON_UNIQUE", ColumnType::Integer { bytes: 4, unsigned: false }).not_null(),
+        name("INDEX_SCHEMA").not_null(),
+        name("INDEX_NAME"),
+        uint("SEQ_IN_INDEX").not_null(),
+        name("COLUMN_NAME"),
+        Column::new("COLLATION", ColumnType::VarChar(1)),
+        Column::new("CARDINALITY", ColumnType::Integer { bytes: 8, unsigned: false }),
+        Column::new("SUB_PART", ColumnType::Integer { bytes: 8, unsigned: false }),
+        Column::new("PACKED", ColumnType::Binary(0)),
+        Column::new("NULLABLE", ColumnType::VarChar(3)).not_null(),
+        Column::new("INDEX_TYPE", ColumnType::VarChar(11)).not_null(),
+        Column::new("COMMENT", ColumnType::VarChar(8)).not_null(),
+        Column::new("INDEX_COMMENT", ColumnType::VarChar(2048)).not_null(),
+        Column::new("IS_VISIBLE", ColumnType::VarChar(3)).not_null(),
+        Column::new("EXPRESSION", ColumnType::Text),
+    ];
+    let mut rows = Vec::new();
+    for (db, table, t) in visible_tables(sess) {
+        let cardinality = sess.server.engine.row_count(t.id).unwrap_or(0) as i64;
+        for (key, unique, cols) in keys(&t) {
+            for (seq, &p) in cols.iter().enumerate() {
+                let c = &t.columns[p];
+                rows.push(vec![
+                    text("def"),
+                    text(&db),
+                    text(&table),
+                    Value::Int(i64::from(!unique)),
+                    text(&db),
+                    text(key),
+                    Value::UInt(seq as u64 + 1),
+                    text(&c.name),
+                    text("A"),
+                    Value::Int(cardinality),
+                    Value::Null,
+                    Value::Null,
+                    text(if c.nullable { "YES" } else { "" }),
+                    text("BTREE"),
+                    text(""),
+                    text(""),
+                    text("YES"),
+                    Value::Null,
+                ]);
+            }
+        }
+    }
+    (Arc::new(TableSchema::new("information_schema.STATISTICS", columns, vec![])), rows)
+}
+
+/// `information_schema.KEY_COLUMN_USAGE`: the columns of every PRIMARY KEY and UNIQUE key.
+fn key_column_usage(sess: &Session) -> MadeUp {
+    let columns = vec![
+        name("CONSTRAINT_CATALOG"),
+        name("CONSTRAINT_SCHEMA"),
+        name("CONSTRAINT_NAME"),
+        name("TABLE_CATALOG"),
+        name("TABLE_SCHEMA"),
+        name("TABLE_NAME"),
+        name("COLUMN_NAME"),
+        uint("ORDINAL_POSITION").not_null(),
+        uint("POSITION_IN_UNIQUE_CONSTRAINT"),
+        name("REFERENCED_TABLE_SCHEMA"),
+        name("REFERENCED_TABLE_NAME"),
+        name("REFERENCED_COLUMN_NAME"),
+    ];
+    let mut rows = Vec::new();
+    for (db, table, t) in visible_tables(sess) {
+        for (key, _, cols) in keys(&t).into_iter().filter(|k| k.1) {
+            for (seq, &p) in cols.iter().enumerate() {
+                rows.push(vec![
+                    text("def"),
+                    text(&db),
+                    text(key),
+                    text("def"),
+                    text(&db),
+                    text(&table),
+                    text(&t.columns[p].name),
+                    Value::UInt(seq as u64 + 1),
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                ]);
+            }
+        }
+    }
+    (Arc::new(TableSchema::new("information_schema.KEY_COLUMN_USAGE", columns, vec![])), rows)
+}
+
+/// `information_schema.TABLE_CONSTRAINTS`: every PRIMARY KEY and UNIQUE key.
+fn table_constraints(sess: &Session) -> MadeUp {
+    let columns = vec![
+        name("CONSTRAINT_CATALOG"),
+        name("CONSTRAINT_SCHEMA"),
+        name("CONSTRAINT_NAME"),
+        name("TABLE_SCHEMA"),
+        name("TABLE_NAME"),
+        Column::new("CONSTRAINT_TYPE", ColumnType::VarChar(11)).not_null(),
+        Column::new("ENFORCED", ColumnType::VarChar(3)).not_null(),
+    ];
+    let mut rows = Vec::new();
+    for (db, table, t) in visible_tables(sess) {
+        for (key, _, _) in keys(&t).into_iter().filter(|k| k.1) {
+            let kind = if key == "PRIMARY" { "PRIMARY KEY" } else { "UNIQUE" };
+            rows.push(vec![
+                text("def"),
+                text(&db),
+                text(key),
+                text(&db),
+                text(&table),
+                text(kind),
+                text("YES"),
+            ]);
+        }
+    }
+    (Arc::new(TableSchema::new("information_schema.TABLE_CONSTRAINTS", columns, vec![])), rows)
+}
