@@ -189,7 +189,15 @@ fn named_zone(name: &str) -> Option<Arc<tz::TimeZone>> {
 /// start-up), read once; None (UTC) when there is none.
 fn system_zone() -> Option<&'static tz::TimeZone> {
     static ZONE: OnceLock<Option<tz::TimeZone>> = OnceLock::new();
-    ZONE.get_or_init(|| tz::TimeZone::local().ok()).as_ref()
+    ZONE.get_or_init(|| {
+        // tz-rs's `TimeZone::local` reads /etc/localtime only; libc's tzset reads TZ first (a
+        // zone file name, `:name`, or a POSIX rule such as `EST5EDT`).
+        match std::env::var("TZ") {
+            Ok(tz) if !tz.trim().is_empty() => tz::TimeZone::from_posix_tz(tz.trim()).ok(),
+            _ => tz::TimeZone::local().ok(),
+        }
+    })
+    .as_ref()
 }
 
 /// `@@system_time_zone`: the system zone's abbreviation now (mysqld takes it from `tzname` at
