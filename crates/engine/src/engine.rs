@@ -283,6 +283,9 @@ pub struct Txn {
     read_latest: bool,
     /// Reads see other transactions' uncommitted images (READ UNCOMMITTED).
     read_dirty: bool,
+    /// The session's `innodb_lock_wait_timeout` (None: the engine's configured one). mysqld
+    /// reads it at each row lock wait (`thd_lock_wait_timeout`), so it is set per statement.
+    lock_wait_timeout: Option<Duration>,
 }
 
 impl Txn {
@@ -324,6 +327,12 @@ impl Txn {
     /// (READ UNCOMMITTED); returns the previous setting.
     pub fn set_read_uncommitted(&mut self, dirty: bool) -> bool {
         std::mem::replace(&mut self.read_dirty, dirty)
+    }
+
+    /// Sets how long its row lock waits last (the session's `innodb_lock_wait_timeout`);
+    /// None: the engine's configured timeout.
+    pub fn set_lock_wait_timeout(&mut self, timeout: Option<Duration>) {
+        self.lock_wait_timeout = timeout;
     }
 
     /// What its reads see now.
@@ -1424,6 +1433,7 @@ impl Inner {
             view: None,
             read_latest: false,
             read_dirty: false,
+            lock_wait_timeout: None,
         }
     }
 
@@ -1729,7 +1739,8 @@ impl Inner {
             return Err(Error::WouldBlock);
         }
         let me = txn.id();
-        let dl = *deadline.get_or_insert_with(|| Instant::now() + self.config.lock_wait_timeout);
+        let timeout = txn.lock_wait_timeout.unwrap_or(self.config.lock_wait_timeout);
+        let dl = *deadline.get_or_insert_with(|| Instant::now() + timeout);
         {
             let mut w = self.waits.lock();
             let mut cur = holder.id;

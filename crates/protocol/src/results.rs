@@ -407,10 +407,17 @@ fn value_to_text(out: &mut String, value: &Value, column: &ColumnShape) {
     // Writing to a String cannot fail.
     let _ = match *value {
         Value::NULL | Value::Bytes(_) => Ok(()),
+        // YEAR is ZEROFILL of width 4: mysqld's `Field_year::val_str` prints 0 as `0000`.
+        Value::Int(v) if column.column_type == ColumnType::MYSQL_TYPE_YEAR => write!(out, "{v:04}"),
+        Value::UInt(v) if column.column_type == ColumnType::MYSQL_TYPE_YEAR => {
+            write!(out, "{v:04}")
+        }
         Value::Int(v) => write!(out, "{v}"),
         Value::UInt(v) => write!(out, "{v}"),
-        Value::Float(v) => write_float(out, f64::from(v), v.to_string()),
-        Value::Double(v) => write_float(out, v, v.to_string()),
+        // A FLOAT prints the shortest digits that read back as the same single-precision
+        // value (mysqld's `my_gcvt(.., MY_GCVT_ARG_FLOAT, ..)`), in either notation.
+        Value::Float(v) => write_float(out, f64::from(v), v.to_string(), || format!("{v:e}")),
+        Value::Double(v) => write_float(out, v, v.to_string(), || format!("{v:e}")),
         Value::Date(y, mo, d, h, mi, s, us) => {
             if column.column_type == ColumnType::MYSQL_TYPE_DATE {
                 write!(out, "{y:04}-{mo:02}-{d:02}")
@@ -445,11 +452,16 @@ fn write_fraction(out: &mut String, micros: u32, decimals: u8) {
 
 /// Floating point as mysqld prints it: shortest round-trip digits, with an exponent for very
 /// large or very small magnitudes (`1e20`, `1.5e-7`).
-fn write_float(out: &mut String, v: f64, shortest: String) -> std::fmt::Result {
+fn write_float(
+    out: &mut String,
+    v: f64,
+    shortest: String,
+    exponent: impl FnOnce() -> String,
+) -> std::fmt::Result {
     use std::fmt::Write;
     let magnitude = v.abs();
     if v.is_finite() && magnitude != 0.0 && !(1e-6..1e15).contains(&magnitude) {
-        let e = format!("{v:e}");
+        let e = exponent();
         // Rust writes "1e20" and "1.5e-7"; mysqld writes "1e20" and "1.5e-7" as well.
         write!(out, "{e}")
     } else {
@@ -643,6 +655,27 @@ mod tests {
         s.clear();
         value_to_text(&mut s, &Value::Double(0.5), &shape(ColumnType::MYSQL_TYPE_DOUBLE));
         assert_eq!(s, "0.5");
+    }
+
+    /// A FLOAT's text is the shortest that reads back as the same f32 (not the f64 widening's
+    /// digits); YEAR is four digits (`0000`), as mysqld prints them.
+    #[test]
+    fn float_and_year_text() {
+        let text = |v: Value, t: ColumnType| {
+            let mut s = String::new();
+            value_to_text(&mut s, &v, &shape(t));
+            s
+        };
+        let f = ColumnType::MYSQL_TYPE_FLOAT;
+        assert_eq!(text(Value::Float(3.4e38), f), "3.4e38");
+        assert_eq!(text(Value::Float(-1.175_494_4e-38), f), "-1.1754944e-38");
+        assert_eq!(text(Value::Float(16_777_217.0), f), "16777216");
+        assert_eq!(text(Value::Float(0.1), f), "0.1");
+        let y = ColumnType::MYSQL_TYPE_YEAR;
+        assert_eq!(text(Value::UInt(0), y), "0000");
+        assert_eq!(text(Value::Int(0), y), "0000");
+        assert_eq!(text(Value::UInt(2024), y), "2024");
+        assert_eq!(text(Value::UInt(0), ColumnType::MYSQL_TYPE_LONG), "0");
     }
 
     #[test]

@@ -452,6 +452,11 @@ pub enum Show {
     },
     Warnings,
     Errors,
+    /// `SHOW COUNT(*) WARNINGS` / `SHOW COUNT(*) ERRORS` (mysqld answers it as `SELECT
+    /// @@session.warning_count` / `error_count`).
+    WarningCount {
+        errors: bool,
+    },
     Engines,
     Index(TableRef),
     /// `SHOW TABLE STATUS [FROM db] [LIKE 'p']` (mysqld's 18 columns).

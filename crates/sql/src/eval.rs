@@ -4,7 +4,8 @@
 //! Rules kept (MySQL's, simplified where noted):
 //! - NULL propagates through arithmetic and comparison; AND/OR use three-valued logic.
 //! - Integer arithmetic is exact (i128 inside) and fails with 1690 outside BIGINT; `/` gives a
-//!   DECIMAL with 4 more fraction digits (`div_precision_increment`); division by zero is NULL.
+//!   DECIMAL with 4 more fraction digits (`div_precision_increment`); division by zero is NULL
+//!   (warning 1365 under ERROR_FOR_DIVISION_BY_ZERO, the error in a strict INSERT/UPDATE).
 //! - A DOUBLE or a string operand makes arithmetic DOUBLE; a DECIMAL one makes it DECIMAL.
 //! - Strings compare as bytes (a binary collation: the engine's keys are byte-ordered, and
 //!   filters must agree with index lookups); a string against a number compares as DOUBLE.
@@ -192,11 +193,11 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                 BinOp::Add => p + q,
                 BinOp::Sub => p - q,
                 BinOp::Mul => p * q,
-                BinOp::Div if q == 0.0 => return Ok(Value::Null),
+                BinOp::Div | BinOp::IntDiv | BinOp::Mod if q == 0.0 => {
+                    return divided_by_zero();
+                }
                 BinOp::Div => p / q,
-                BinOp::IntDiv if q == 0.0 => return Ok(Value::Null),
                 BinOp::IntDiv => return int_value((p / q).trunc() as i128, text),
-                BinOp::Mod if q == 0.0 => return Ok(Value::Null),
                 BinOp::Mod => p % q,
                 _ => return Err(internal("arith op")),
             };
@@ -211,7 +212,7 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                 BinOp::Add => p.checked_add(q),
                 BinOp::Sub => p.checked_sub(q),
                 BinOp::Mul => p.checked_mul(q),
-                BinOp::IntDiv | BinOp::Mod if q == 0 => return Ok(Value::Null),
+                BinOp::IntDiv | BinOp::Mod if q == 0 => return divided_by_zero(),
                 BinOp::IntDiv => Some(p / q),
                 BinOp::Mod => Some(p % q),
                 _ => return Err(internal("arith op")),
@@ -241,7 +242,7 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                     let r = match op {
                         BinOp::Add => m.checked_add(n),
                         BinOp::Sub => m.checked_sub(n),
-                        _ if n == 0 => return Ok(Value::Null),
+                        _ if n == 0 => return divided_by_zero(),
                         _ => Some(m % n),
                     };
                     dec_out(r, s, text)
@@ -259,7 +260,7 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                 }
                 BinOp::Div | BinOp::IntDiv => {
                     if q.mantissa == 0 {
-                        return Ok(Value::Null);
+                        return divided_by_zero();
                     }
                     if op == BinOp::IntDiv {
                         let Some((m, n, _)) = align(p, q) else {
@@ -282,6 +283,12 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
             }
         }
     }
+}
+
+/// NULL, with warning 1365 (or the error in a strict write) under ERROR_FOR_DIVISION_BY_ZERO.
+fn divided_by_zero() -> Result<Value> {
+    super::temporal::division_by_zero()?;
+    Ok(Value::Null)
 }
 
 fn op_symbol(op: BinOp) -> &'static str {

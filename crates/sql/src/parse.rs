@@ -1026,6 +1026,17 @@ impl Front<'_> {
         if self.word("STATUS") {
             return Ok(Stmt::Show(Show::Status { global, like: self.like()? }));
         }
+        if self.word("COUNT") {
+            let star = self.parser.consume_token(&Token::LParen)
+                && self.parser.consume_token(&Token::Mul)
+                && self.parser.consume_token(&Token::RParen);
+            let errors = match (star, self.word("WARNINGS"), self.word("ERRORS")) {
+                (true, true, _) => false,
+                (true, false, true) => true,
+                _ => return Err(self.error_here()),
+            };
+            return Ok(Stmt::Show(Show::WarningCount { errors }));
+        }
         if self.word("WARNINGS") {
             self.limit_clause()?;
             return Ok(Stmt::Show(Show::Warnings));
@@ -2070,6 +2081,18 @@ impl Front<'_> {
         let name = last_part(&f.name)?.to_ascii_lowercase();
         if name == "group_concat" {
             return self.group_concat(f);
+        }
+        if let Some(unit) = name.strip_prefix(super::timefn::EXTRACT_CALL) {
+            // EXTRACT(compound_unit FROM e), respelled by `timefn::spell_compound_units`.
+            let unit = Unit::from_name(unit).ok_or_else(|| SqlError::near(&name))?;
+            let arg = match &f.args {
+                sp::FunctionArguments::List(l) if l.args.len() == 1 => match &l.args[0] {
+                    sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => self.expr(e)?,
+                    _ => return Err(SqlError::near(&name)),
+                },
+                _ => return Err(SqlError::near(&name)),
+            };
+            return Ok(Expr::Func(Func::Time(TimeFn::Extract(unit)), vec![arg]));
         }
         let (args, distinct): (Vec<&sp::FunctionArg>, bool) = match &f.args {
             sp::FunctionArguments::None => (Vec::new(), false),

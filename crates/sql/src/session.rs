@@ -112,6 +112,9 @@ pub struct Session {
     pub(crate) gtid_next: GtidNext,
     pub(crate) last_insert_id: u64,
     pub(crate) warnings: Vec<Warning>,
+    /// The previous statement's (warning, error) counts, kept when its conditions are cleared:
+    /// `@@warning_count` / `@@error_count` read them (mysqld's `DA_KEEP_COUNTS`).
+    pub(crate) last_counts: (u64, u64),
     /// The statement's start time (NOW() is constant within a statement).
     pub(crate) now: DateTime,
     /// Set while a statement runs through [`Session::try_query`] / [`Session::try_execute`]:
@@ -189,6 +192,7 @@ impl Session {
             gtid_next: GtidNext::Automatic,
             last_insert_id: 0,
             warnings: Vec::new(),
+            last_counts: (0, 0),
             now: datetime_of(0),
             defer_commit: false,
             deferred: None,
@@ -563,7 +567,16 @@ impl Session {
     }
 
     fn run(&mut self, stmt: &Stmt, params: &[Value], sql: &str) -> Result<Output> {
-        if !matches!(stmt, Stmt::Show(super::ast::Show::Warnings | super::ast::Show::Errors)) {
+        if !matches!(
+            stmt,
+            Stmt::Show(
+                super::ast::Show::Warnings
+                    | super::ast::Show::Errors
+                    | super::ast::Show::WarningCount { .. }
+            )
+        ) {
+            let errors = self.warnings.iter().filter(|w| w.level == "Error").count() as u64;
+            self.last_counts = (self.warnings.len() as u64 - errors, errors);
             self.warnings.clear();
         }
         self.check_privileges(stmt)?;
@@ -813,6 +826,17 @@ impl Session {
             self.txn = Some(open);
             self.start_access(false);
         }
+        // mysqld reads the session's innodb_lock_wait_timeout at each row lock wait
+        // (`thd_lock_wait_timeout`): a SET SESSION counts from the next statement on. Without
+        // a session value the engine's configured (global) timeout applies.
+        let timeout = match self.vars.get(&Var::InnodbLockWaitTimeout) {
+            Some(Value::Int(i)) => Some((*i).max(1) as u64),
+            Some(Value::UInt(u)) => Some((*u).max(1)),
+            _ => None,
+        };
+        if let Some(open) = self.txn.as_mut() {
+            open.txn.set_lock_wait_timeout(timeout.map(std::time::Duration::from_secs));
+        }
         let mark = self.txn.as_ref().map_or(0, |t| t.changes.changes.len());
         match f(self) {
             Ok(out) => {
@@ -985,13 +1009,14 @@ impl Session {
             Var::GtidExecuted => Value::Bytes(self.server.hooks.admin.gtid_executed().into_bytes()),
             Var::GtidPurged => Value::Bytes(self.server.hooks.admin.gtid_purged().into_bytes()),
             Var::LastInsertId | Var::Identity => Value::UInt(self.last_insert_id),
-            Var::WarningCount => {
-                Value::UInt(self.warnings.iter().filter(|w| w.level != "Error").count() as u64)
-            }
-            Var::ErrorCount => {
-                Value::UInt(self.warnings.iter().filter(|w| w.level == "Error").count() as u64)
-            }
+            // mysqld's warning_count counts every condition (errors too); error_count the
+            // errors (`Diagnostics_area::warn_count` / `error_count`).
+            Var::WarningCount => Value::UInt(self.last_counts.0 + self.last_counts.1),
+            Var::ErrorCount => Value::UInt(self.last_counts.1),
             Var::Timestamp => Value::Int(unix_now().0),
+            Var::SystemTimeZone => {
+                Value::Bytes(super::temporal::system_time_zone_name().into_bytes())
+            }
             Var::PseudoThreadId => Value::UInt(u64::from(self.connection_id)),
             Var::Version => Value::Bytes(VERSION.as_bytes().to_vec()),
             // SET character_set_results = NULL reads back as NULL.

@@ -699,6 +699,19 @@ impl Session {
                 cols[1] = ResultColumn::bigint("Code", true);
                 Output::Rows { columns: cols, rows: out }
             }
+            Show::WarningCount { errors } => {
+                server.count("Com_show_warnings");
+                let n_errors = self.warnings.iter().filter(|w| w.level == "Error").count();
+                let (name, n) = if *errors {
+                    ("@@session.error_count", n_errors)
+                } else {
+                    ("@@session.warning_count", self.warnings.len())
+                };
+                Output::Rows {
+                    columns: vec![ResultColumn::bigint(name, true)],
+                    rows: vec![vec![Value::UInt(n as u64)]],
+                }
+            }
             Show::TableStatus { db, like: pat } => {
                 server.count("Com_show_table_status");
                 let db = self.current_db(db)?;

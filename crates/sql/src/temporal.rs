@@ -17,7 +17,8 @@
 //! that then parses and runs the whole statement synchronously; [`take_warnings`] hands the
 //! warnings it collected to the session's diagnostics.
 //!
-//! Time zones: `SYSTEM` is UTC (the server's `system_time_zone` is UTC), `+hh:mm` offsets,
+//! Time zones: `SYSTEM` is the process's local zone (`TZ` or /etc/localtime; UTC without
+//! one; `@@system_time_zone` its abbreviation), `+hh:mm` offsets,
 //! and named zones read from the system's tz database (/usr/share/zoneinfo) with the `tz-rs`
 //! crate, which parses TZif files and their POSIX footer (what the files of recent tzdata
 //! releases need for dates after their last transition); writing that by hand would copy a
@@ -54,6 +55,9 @@ pub struct Mode {
     pub allow_invalid_dates: bool,
     pub truncate_fractional: bool,
     pub real_as_float: bool,
+    /// ERROR_FOR_DIVISION_BY_ZERO: a division by zero warns (1365), and is an error in a
+    /// strict INSERT/UPDATE.
+    pub error_for_division_by_zero: bool,
 }
 
 impl Mode {
@@ -65,6 +69,7 @@ impl Mode {
         allow_invalid_dates: false,
         truncate_fractional: false,
         real_as_float: false,
+        error_for_division_by_zero: true,
     };
 
     /// Reads a sql_mode text (names and the combination modes ANSI and TRADITIONAL).
@@ -76,6 +81,7 @@ impl Mode {
             allow_invalid_dates: false,
             truncate_fractional: false,
             real_as_float: false,
+            error_for_division_by_zero: false,
         };
         for name in text.split(',').map(|s| s.trim().to_ascii_uppercase()) {
             match name.as_str() {
@@ -85,11 +91,13 @@ impl Mode {
                 "ALLOW_INVALID_DATES" => m.allow_invalid_dates = true,
                 "TIME_TRUNCATE_FRACTIONAL" => m.truncate_fractional = true,
                 "REAL_AS_FLOAT" => m.real_as_float = true,
+                "ERROR_FOR_DIVISION_BY_ZERO" => m.error_for_division_by_zero = true,
                 "ANSI" => m.real_as_float = true,
                 "TRADITIONAL" => {
                     m.strict = true;
                     m.no_zero_date = true;
                     m.no_zero_in_date = true;
+                    m.error_for_division_by_zero = true;
                 }
                 _ => {}
             }
@@ -103,7 +111,7 @@ impl Mode {
 /// A session `time_zone`.
 #[derive(Clone)]
 pub enum Zone {
-    /// `SYSTEM`: the server's zone, UTC.
+    /// `SYSTEM`: the server process's local zone ([`system_zone`]).
     System,
     /// `+hh:mm`: seconds east of UTC.
     Offset(i32),
@@ -176,11 +184,40 @@ fn named_zone(name: &str) -> Option<Arc<tz::TimeZone>> {
     Some(zone)
 }
 
+/// The server's own zone (`time_zone = SYSTEM`): the process's local zone from the `TZ`
+/// variable or /etc/localtime (tz-rs `TimeZone::local`, as mysqld's `localtime_r` reads it at
+/// start-up), read once; None (UTC) when there is none.
+fn system_zone() -> Option<&'static tz::TimeZone> {
+    static ZONE: OnceLock<Option<tz::TimeZone>> = OnceLock::new();
+    ZONE.get_or_init(|| {
+        // tz-rs's `TimeZone::local` reads /etc/localtime only; libc's tzset reads TZ first (a
+        // zone file name, `:name`, or a POSIX rule such as `EST5EDT`).
+        match std::env::var("TZ") {
+            Ok(tz) if !tz.trim().is_empty() => tz::TimeZone::from_posix_tz(tz.trim()).ok(),
+            _ => tz::TimeZone::local().ok(),
+        }
+    })
+    .as_ref()
+}
+
+/// `@@system_time_zone`: the system zone's abbreviation now (mysqld takes it from `tzname` at
+/// start-up), `UTC` without a zone.
+pub fn system_time_zone_name() -> String {
+    let now = now_micros().div_euclid(US_PER_SEC);
+    system_zone()
+        .and_then(|z| z.find_local_time_type(now).ok())
+        .map(|t| t.time_zone_designation().to_string())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "UTC".into())
+}
+
 impl Zone {
     /// Seconds east of UTC at the UTC instant `secs`.
     fn offset_at(&self, secs: i64) -> i64 {
         match self {
-            Zone::System => 0,
+            Zone::System => system_zone()
+                .and_then(|z| z.find_local_time_type(secs).ok())
+                .map_or(0, |t| i64::from(t.ut_offset())),
             Zone::Offset(o) => i64::from(*o),
             Zone::Named(z) => z.find_local_time_type(secs).map_or(0, |t| i64::from(t.ut_offset())),
         }
@@ -212,6 +249,9 @@ struct Ctx {
     now: i64,
     /// (code, message) warnings raised by conversions and functions.
     warnings: Vec<(u16, String)>,
+    /// A strict INSERT/UPDATE without IGNORE is running: mysqld's `thd->abort_on_warning`
+    /// (a division by zero is then error 1365).
+    abort_on_warning: bool,
 }
 
 thread_local! {
@@ -226,7 +266,53 @@ pub fn now_micros() -> i64 {
 
 /// Installs the context of the statement that starts on this thread.
 pub fn begin(zone: Zone, mode: Mode, now: i64) {
-    CTX.with(|c| *c.borrow_mut() = Some(Ctx { zone, mode, now, warnings: Vec::new() }));
+    CTX.with(|c| {
+        *c.borrow_mut() =
+            Some(Ctx { zone, mode, now, warnings: Vec::new(), abort_on_warning: false })
+    });
+}
+
+/// Marks the running statement as a write that turns warnings into errors (a strict INSERT or
+/// UPDATE without IGNORE, mysqld's `thd->abort_on_warning`); returns the previous setting.
+pub fn set_abort_on_warning(on: bool) -> bool {
+    CTX.with(|c| {
+        c.borrow_mut().as_mut().map_or(false, |c| std::mem::replace(&mut c.abort_on_warning, on))
+    })
+}
+
+/// Holds [`set_abort_on_warning`] for a write statement's run and restores it when dropped.
+pub struct AbortOnWarning(bool);
+
+impl AbortOnWarning {
+    pub fn new(on: bool) -> AbortOnWarning {
+        AbortOnWarning(set_abort_on_warning(on))
+    }
+}
+
+impl Drop for AbortOnWarning {
+    fn drop(&mut self) {
+        set_abort_on_warning(self.0);
+    }
+}
+
+/// A division (or DIV, MOD) by zero: mysqld's `Item_func::signal_divide_by_null`. Without
+/// ERROR_FOR_DIVISION_BY_ZERO nothing is said; with it a warning 1365, which a strict
+/// INSERT/UPDATE turns into the error. The result is NULL either way.
+pub fn division_by_zero() -> std::result::Result<(), super::error::SqlError> {
+    let (warn_it, abort) =
+        with_ctx(|c| (c.mode.error_for_division_by_zero, c.abort_on_warning && c.mode.strict));
+    if !warn_it {
+        return Ok(());
+    }
+    if abort {
+        return Err(super::error::SqlError::Other {
+            code: 1365,
+            sqlstate: "22012",
+            message: "Division by 0".into(),
+        });
+    }
+    warn(1365, "Division by 0".into());
+    Ok(())
 }
 
 /// The warnings raised since [`begin`] (taken: a second call returns none).
@@ -244,6 +330,7 @@ fn with_ctx<R>(f: impl FnOnce(&Ctx) -> R) -> R {
             mode: Mode::DEFAULT,
             now: now_micros(),
             warnings: Vec::new(),
+            abort_on_warning: false,
         }),
     })
 }
@@ -1507,11 +1594,14 @@ fn format(t: &DateTime, neg_time: Option<(bool, i64)>, fmt: &[u8]) -> Option<Vec
                 if hours % 24 < 12 { "AM" } else { "PM" }
             ),
             b'T' => write!(out, "{:02}:{:02}:{:02}", hours, t.minute, t.second),
-            b'U' => write!(out, "{:02}", calc_week(t, 0).0),
+            // make_date_time's week modes: %U WEEK_FIRST_WEEKDAY (4), %u WEEK_MONDAY_FIRST
+            // (1), %V/%X WEEK_YEAR | WEEK_FIRST_WEEKDAY (6), %v/%x WEEK_MONDAY_FIRST |
+            // WEEK_YEAR (3).
+            b'U' => write!(out, "{:02}", calc_week(t, 4).0),
             b'u' => write!(out, "{:02}", calc_week(t, 1).0),
-            b'V' => write!(out, "{:02}", calc_week(t, 2).0),
+            b'V' => write!(out, "{:02}", calc_week(t, 6).0),
             b'v' => write!(out, "{:02}", calc_week(t, 3).0),
-            b'X' => write!(out, "{:04}", calc_week(t, 2).1),
+            b'X' => write!(out, "{:04}", calc_week(t, 6).1),
             b'x' => write!(out, "{:04}", calc_week(t, 3).1),
             b'w' => write!(out, "{}", weekday(daynr(i64::from(t.year), t.month, t.day), true)),
             other => write!(out, "{}", other as char),
@@ -2017,10 +2107,19 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
             Some(v) => match arg_datetime(v, false) {
                 Some((t, _)) => {
                     let utc = zone().local_to_utc(to_micros(&t));
+                    // A text argument's result has the fraction digits the text has (the
+                    // shape's decimals for a constant, `Item::datetime_precision`).
+                    let digits = match v {
+                        Value::Bytes(b) => Some(text_fraction_digits(b)),
+                        _ => None,
+                    };
+                    let exact = Decimal { mantissa: i128::from(utc), scale: 6 };
                     if utc < 0 || utc > to_micros(&TIMESTAMP_MAX) {
                         Value::Int(0)
-                    } else if t.micros != 0 {
-                        Value::Decimal(Decimal { mantissa: i128::from(utc), scale: 6 })
+                    } else if let Some(d @ 1..) = digits {
+                        Value::Decimal(exact.rescale(d).unwrap_or(exact))
+                    } else if t.micros != 0 && digits.is_none() {
+                        Value::Decimal(exact)
                     } else {
                         Value::Int(utc / US_PER_SEC)
                     }
@@ -2215,10 +2314,16 @@ fn extract(unit: Unit, v: &Value) -> Value {
     // A TIME (or time text) gives its hours beyond 24 and its sign.
     let is_time_value =
         matches!(v, Value::Time(_)) || matches!(v, Value::Bytes(b) if parse_dt(b).is_none());
+    // mysqld's Item_extract reads the argument as a TIME for the time-only units
+    // (`get_arg0_time`, str_to_time: '01:02:03' is a time, not the date 2001-02-03).
+    let as_time = is_time_value
+        || (time_only
+            && matches!(v, Value::Bytes(b) if b.contains(&b':')
+                && !parse_dt(b).is_some_and(|p| p.has_time)));
     if time_only
         || (is_time_value && matches!(unit, DayHour | DayMinute | DaySecond | DayMicrosecond | Day))
     {
-        let us = if is_time_value {
+        let us = if as_time {
             match arg_time(v) {
                 Some(us) => us,
                 None => return Value::Null,
@@ -2356,6 +2461,64 @@ fn temporal_decimals(s: Shape) -> u8 {
     }
 }
 
+#[cfg(test)]
+mod precision_tests {
+    use super::*;
+
+    /// A constant string argument has the fraction digits it is written with (mysqld's
+    /// `Item::time_precision` / `datetime_precision`): `TIME('10:11')` has none.
+    #[test]
+    fn constant_text_arguments_give_their_own_fraction_digits() {
+        let lit = |t: &str| Expr::Lit(Value::Bytes(t.as_bytes().to_vec()));
+        let string = |_: &Expr| (MysqlType::VarString, 0);
+        assert_eq!(shape(TimeFn::Time, &[lit("10:11")], &string), (MysqlType::Time, 0));
+        assert_eq!(
+            shape(TimeFn::Time, &[lit("2024-03-05 10:11:12.5")], &string),
+            (MysqlType::Time, 1)
+        );
+        assert_eq!(
+            shape(
+                TimeFn::ConvertTz,
+                &[lit("2024-01-01 12:00:00"), lit("+00:00"), lit("+01:00")],
+                &string
+            ),
+            (MysqlType::DateTime, 0)
+        );
+        assert_eq!(
+            shape(TimeFn::UnixTimestamp, &[lit("2015-11-13 10:20:19.012")], &string),
+            (MysqlType::NewDecimal, 3)
+        );
+        assert_eq!(
+            shape(TimeFn::UnixTimestamp, &[lit("2015-11-13 10:20:19")], &string),
+            (MysqlType::LongLong, 0)
+        );
+        assert_eq!(text_fraction_digits(b" 10:11:12.1234567 "), 6);
+        assert_eq!(text_fraction_digits(b"2024-01-01"), 0);
+    }
+}
+
+/// The fraction digits of a date or time text, at most 6: mysqld's `Item::datetime_precision`
+/// and `time_precision` of a constant string argument read it as `status.fractional_digits`
+/// (so `TIME('10:11')` has none and `UNIX_TIMESTAMP('... 19.012')` three).
+fn text_fraction_digits(text: &[u8]) -> u8 {
+    let s = text.trim_ascii();
+    match s.iter().rposition(|&c| c == b'.') {
+        Some(i) if i > 0 && s[i - 1].is_ascii_digit() => {
+            s[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count().min(6) as u8
+        }
+        _ => 0,
+    }
+}
+
+/// An argument's fraction digits: a constant string's own ([`text_fraction_digits`]), else
+/// its shape's.
+fn arg_decimals(e: Option<&Expr>, s: Shape) -> u8 {
+    match e {
+        Some(Expr::Lit(Value::Bytes(b))) if is_string(s.0) => text_fraction_digits(b),
+        _ => temporal_decimals(s),
+    }
+}
+
 fn lit_fsp(args: &[Expr]) -> u8 {
     match args.first() {
         Some(Expr::Lit(v)) => int_arg(v).map_or(0, |n| n.clamp(0, 6) as u8),
@@ -2373,6 +2536,8 @@ pub fn shape(f: TimeFn, args: &[Expr], arg: &dyn Fn(&Expr) -> Shape) -> Shape {
     use MysqlType as T;
     let a0 = || args.first().map_or((T::Null, 0), arg);
     let a1 = || args.get(1).map_or((T::Null, 0), arg);
+    let d0 = || arg_decimals(args.first(), a0());
+    let d1 = || arg_decimals(args.get(1), a1());
     match f {
         TimeFn::Now | TimeFn::SysDate | TimeFn::UtcTimestamp => (T::DateTime, lit_fsp(args)),
         TimeFn::CurTime | TimeFn::UtcTime => (T::Time, lit_fsp(args)),
@@ -2447,10 +2612,13 @@ pub fn shape(f: TimeFn, args: &[Expr], arg: &dyn Fn(&Expr) -> Shape) -> Shape {
             Some(s) if matches!(s.0, T::DateTime | T::Timestamp | T::Time) && s.1 > 0 => {
                 (T::NewDecimal, s.1)
             }
-            Some(s) if is_string(s.0) => (T::NewDecimal, 6),
+            Some(s) if is_string(s.0) => match arg_decimals(args.first(), s) {
+                0 if matches!(args.first(), Some(Expr::Lit(_))) => (T::LongLong, 0),
+                d => (T::NewDecimal, d),
+            },
             _ => (T::LongLong, 0),
         },
-        TimeFn::TimeDiff => (T::Time, temporal_decimals(a0()).max(temporal_decimals(a1()))),
+        TimeFn::TimeDiff => (T::Time, d0().max(d1())),
         TimeFn::MakeTime => (
             T::Time,
             match args.get(2).map(arg) {
@@ -2467,7 +2635,7 @@ pub fn shape(f: TimeFn, args: &[Expr], arg: &dyn Fn(&Expr) -> Shape) -> Shape {
                 _ => 0,
             },
         ),
-        TimeFn::Time => (T::Time, temporal_decimals(a0())),
+        TimeFn::Time => (T::Time, d0()),
         TimeFn::FromUnixtime if args.len() > 1 => (T::VarString, 31),
         TimeFn::FromUnixtime => (
             T::DateTime,
@@ -2477,12 +2645,10 @@ pub fn shape(f: TimeFn, args: &[Expr], arg: &dyn Fn(&Expr) -> Shape) -> Shape {
                 _ => 0,
             },
         ),
-        TimeFn::ConvertTz => (T::DateTime, temporal_decimals(a0())),
+        TimeFn::ConvertTz => (T::DateTime, d0()),
         TimeFn::AddTime | TimeFn::SubTime => match a0().0 {
-            T::DateTime | T::Timestamp | T::Date => {
-                (T::DateTime, temporal_decimals(a0()).max(temporal_decimals(a1())))
-            }
-            T::Time => (T::Time, temporal_decimals(a0()).max(temporal_decimals(a1()))),
+            T::DateTime | T::Timestamp | T::Date => (T::DateTime, d0().max(d1())),
+            T::Time => (T::Time, d0().max(d1())),
             _ => (T::VarString, 31),
         },
         TimeFn::Cast(CastTo::Date) => (T::Date, 0),
@@ -2644,6 +2810,21 @@ mod tests {
         assert_eq!(
             call(TimeFn::Extract(Unit::YearMonth), &[s("2019-07-02 01:02:03")]).unwrap(),
             Value::Int(201907)
+        );
+        // A time text is a TIME for the time units (mysqld's get_arg0_time), not 2001-02-03.
+        assert_eq!(call(TimeFn::Extract(Unit::Second), &[s("01:02:03")]).unwrap(), Value::Int(3));
+        assert_eq!(
+            call(TimeFn::Extract(Unit::Second), &[s("2019-07-02 01:02:03")]).unwrap(),
+            Value::Int(3)
+        );
+        // %U is week mode 4 (Sunday first, weeks from the first Sunday), %V/%X mode 6.
+        assert_eq!(
+            call(TimeFn::DateFormat, &[s("2024-03-05"), s("%U %V %X")]).unwrap().to_string(),
+            "09 09 2024"
+        );
+        assert_eq!(
+            call(TimeFn::DateFormat, &[s("2023-01-01"), s("%U %V %X")]).unwrap().to_string(),
+            "01 01 2023"
         );
         assert_eq!(
             call(TimeFn::Extract(Unit::HourSecond), &[Value::Time(-TIME_MAX_MICROS)]).unwrap(),

@@ -176,17 +176,57 @@ pub fn spell_compound_units(sql: &str) -> Option<String> {
     }
     let tokens = Tokenizer::new(&MySqlDialect {}, sql).tokenize().ok()?;
     let mut out = String::with_capacity(sql.len() + 16);
+    // `EXTRACT ( unit FROM`: where the last EXTRACT word began in `out`, and whether only
+    // its `(` (and blanks) followed; then whether a compound unit's FROM is still to drop.
+    let mut extract_at: Option<(usize, bool)> = None;
+    let mut drop_from = false;
     for t in &tokens {
         match t {
+            Token::Whitespace(_) => out.push_str(&t.to_string()),
+            // Anything but FROM after `EXTRACT(compound`: left as written, for the parser's
+            // 1064.
+            _ if drop_from => {
+                drop_from = false;
+                match t {
+                    Token::Word(w)
+                        if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("FROM") => {}
+                    _ => return None,
+                }
+            }
             Token::Word(w) if w.quote_style.is_none() => {
                 let up = w.value.to_ascii_uppercase();
                 match COMPOUND_SPELLING.iter().find(|(name, _)| *name == up) {
+                    // EXTRACT(compound FROM e) becomes the call `` `extract compound`(e) ``:
+                    // sqlparser's EXTRACT takes no compound unit, and MySqlDialect no custom
+                    // one; parse.rs maps the call back to EXTRACT.
+                    Some((name, _)) if matches!(extract_at, Some((_, true))) => {
+                        let (at, _) = extract_at.take()?;
+                        out.truncate(at);
+                        out.push_str(&format!("`{EXTRACT_CALL}{}`(", name.to_ascii_lowercase()));
+                        drop_from = true;
+                    }
                     Some((_, spelled)) => out.push_str(spelled),
-                    None => out.push_str(&t.to_string()),
+                    None => {
+                        extract_at = (up == "EXTRACT").then_some((out.len(), false));
+                        out.push_str(&t.to_string());
+                        continue;
+                    }
                 }
+                extract_at = None;
             }
-            t => out.push_str(&t.to_string()),
+            Token::LParen if matches!(extract_at, Some((_, false))) => {
+                extract_at = extract_at.map(|(at, _)| (at, true));
+                out.push('(');
+            }
+            t => {
+                extract_at = None;
+                out.push_str(&t.to_string());
+            }
         }
     }
     Some(out)
 }
+
+/// The function name [`spell_compound_units`] gives `EXTRACT(compound FROM e)`, followed by
+/// the unit (`extract year_month`): a quoted name no MySQL function has.
+pub const EXTRACT_CALL: &str = "extract ";

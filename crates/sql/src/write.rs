@@ -120,6 +120,7 @@ impl Session {
     }
 
     pub(crate) fn insert(&mut self, ins: &Insert, params: &[Value]) -> Result<Output> {
+        let _abort = super::temporal::AbortOnWarning::new(!ins.ignore);
         let t = self.target(&ins.table)?;
         let schema = t.schema.clone();
         let positions: Vec<usize> = if ins.columns.is_empty() {
@@ -381,6 +382,7 @@ impl Session {
     }
 
     pub(crate) fn update(&mut self, u: &Update, params: &[Value]) -> Result<Output> {
+        let _abort = super::temporal::AbortOnWarning::new(true);
         let t = self.target(&u.table)?;
         if let Some(out) = self.update_point(&t, u, params)? {
             return Ok(out);

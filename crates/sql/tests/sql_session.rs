@@ -217,6 +217,45 @@ fn transactions_commit_rollback_and_statement_undo() {
     assert_eq!(rows(&mut b, "SELECT COUNT(*) FROM t"), strs(&[&["2"]]));
 }
 
+/// `SET SESSION innodb_lock_wait_timeout` bounds that session's row lock waits (issue 19: it
+/// showed the new value but the wait stayed the engine's 50 s).
+#[test]
+fn session_innodb_lock_wait_timeout_is_honoured() {
+    let e = {
+        let vfs = vfs::SimVfs::new().shared();
+        let cfg = EngineConfig {
+            checkpoint_redo_bytes: None,
+            lock_wait_timeout: std::time::Duration::from_secs(50),
+            ..EngineConfig::default()
+        };
+        Engine::open(vfs, Path::new("/data"), cfg).expect("opens").0
+    };
+    let srv = Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server");
+    let mut a = srv.session("root", "localhost");
+    let mut b = srv.session("root", "localhost");
+    q(&mut a, "CREATE DATABASE d");
+    q(&mut a, "USE d");
+    q(&mut b, "USE d");
+    q(&mut a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+    q(&mut a, "INSERT INTO t VALUES (1, 1)");
+    q(&mut a, "BEGIN");
+    q(&mut a, "UPDATE t SET v = 10 WHERE id = 1");
+    q(&mut b, "SET SESSION innodb_lock_wait_timeout = 1");
+    assert_eq!(rows(&mut b, "SELECT @@innodb_lock_wait_timeout"), strs(&[&["1"]]));
+    q(&mut b, "BEGIN");
+    let started = std::time::Instant::now();
+    let e = err(&mut b, "UPDATE t SET v = 30 WHERE id = 1");
+    assert_eq!(e.code(), 1205);
+    let waited = started.elapsed();
+    assert!(
+        waited >= std::time::Duration::from_millis(900)
+            && waited < std::time::Duration::from_secs(10),
+        "waited {waited:?}"
+    );
+    q(&mut a, "COMMIT");
+    q(&mut b, "ROLLBACK");
+}
+
 #[test]
 fn lock_wait_timeout_keeps_the_transaction() {
     let e = {

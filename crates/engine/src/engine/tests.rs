@@ -220,6 +220,28 @@ fn lock_wait_times_out_with_1205() {
     e.commit(b).expect("commit");
 }
 
+/// A transaction's own timeout (the session's `innodb_lock_wait_timeout`) bounds its row lock
+/// waits, not the engine's configured one.
+#[test]
+fn a_transactions_own_lock_wait_timeout_bounds_its_waits() {
+    let sim = SimVfs::new();
+    let mut cfg = config();
+    cfg.lock_wait_timeout = Duration::from_secs(30);
+    let (e, _) = Engine::open(sim.shared(), Path::new("/data"), cfg).expect("open");
+    let t = table(&e);
+    commit_row(&e, t, row(1, 0, "a"));
+    let mut a = e.begin();
+    e.get_for_update(&mut a, t, &pk(&e, 1)).expect("lock");
+    let mut b = e.begin();
+    b.set_lock_wait_timeout(Some(Duration::from_millis(100)));
+    let started = std::time::Instant::now();
+    let err = e.update(&mut b, t, &pk(&e, 1), row(1, 1, "a")).expect_err("times out");
+    assert_eq!(err.mysql_code(), 1205);
+    assert!(started.elapsed() < Duration::from_secs(5), "waited {:?}", started.elapsed());
+    e.commit(a).expect("commit");
+    e.rollback(b).expect("rollback");
+}
+
 /// A row lock wait inside `interruptible` ends with 1317 (not the timeout's 1205) once the
 /// check turns true; the waiting transaction stays usable; the timeout still applies inside
 /// `interruptible` while the check is false.
