@@ -503,11 +503,13 @@ impl Drop for SqlConnection {
 }
 
 impl SqlConnection {
-    async fn write(&self, output: Output, out: &mut ResultWriter<'_>) -> protocol::Result<()> {
+    async fn write(&mut self, output: Output, out: &mut ResultWriter<'_>) -> protocol::Result<()> {
         out.set_transaction_state(self.session.autocommit(), self.session.in_transaction());
+        // CLIENT_SESSION_TRACK: the statement's session state changes go in its OK.
+        let session_state = self.session.take_session_state();
         match output {
             Output::Ok { affected_rows, last_insert_id, info, warnings } => {
-                out.ok(OkResult { affected_rows, last_insert_id, warnings, info })
+                out.ok(OkResult { affected_rows, last_insert_id, warnings, info, session_state })
             }
             Output::Rows { columns, rows } => {
                 let results = self.session.results_charset();
@@ -550,7 +552,10 @@ impl SqlConnection {
             }
         }
         match std::future::poll_fn(|cx| pending.poll_done(cx)).await {
-            Ok(_) => Ok(()),
+            Ok(outcome) => {
+                self.session.committed(&outcome);
+                Ok(())
+            }
             Err(e) => Err(self.session.deferred_commit_failed(e)),
         }
     }
@@ -685,6 +690,10 @@ impl BackendSession for SqlConnection {
 
     fn close_statement(&mut self, stmt_id: u32) {
         self.statements.remove(&stmt_id);
+    }
+
+    fn session_state(&mut self) -> Vec<u8> {
+        self.session.take_session_state()
     }
 
     async fn init_db(&mut self, db: &str) -> protocol::Result<()> {

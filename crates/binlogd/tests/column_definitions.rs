@@ -82,6 +82,10 @@ async fn column_definitions_match_mariadbs_field_by_field() {
         "SELECT id AS ident, sku label, items.qty FROM items",
         "SELECT COUNT(*), SUM(qty), 42, 'héllo', MAX(sku), UPPER(sku) FROM items",
         "SELECT note, price, amount FROM items WHERE id = 1",
+        // Derived widths (typelen.rs): arithmetic, CONCAT, IFNULL, CASE.
+        "SELECT id + 1, qty + 1, id * 2, price + 1, price * 2, amount - 1, id / 3, id DIV 2, \
+         id % 3, -t, s - m, CONCAT(sku, 'x'), CONCAT(sku, c), IFNULL(id, t), \
+         CASE WHEN id > 1 THEN id ELSE t END FROM items",
     ];
     let mut compared = 0;
     for sql in selects {

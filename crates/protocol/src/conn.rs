@@ -69,6 +69,7 @@ pub fn server_capabilities() -> CapabilityFlags {
         | CapabilityFlags::CLIENT_CONNECT_ATTRS
         | CapabilityFlags::CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
         | CapabilityFlags::CLIENT_DEPRECATE_EOF
+        | CapabilityFlags::CLIENT_SESSION_TRACK
 }
 
 /// AuthMoreData answers of `caching_sha2_password` (mysql-server `sha2_password.cc`).
@@ -371,7 +372,10 @@ async fn connect<B: Backend>(
             Err(e) => return Err(e),
         }
     }
-    write_ok(io, &OkResult::default(), StatusFlags::SERVER_STATUS_AUTOCOMMIT, 0x00);
+    // The handshake's database is a schema change the client may track (mysqld's
+    // `net_send_ok` after `acl_authenticate` stores the session state too).
+    let ok = OkResult { session_state: session.session_state(), ..OkResult::default() };
+    write_ok(io, &ok, StatusFlags::SERVER_STATUS_AUTOCOMMIT, 0x00, capabilities);
     io.flush().await?;
     Ok((session, info, registration, scramble))
 }
@@ -875,8 +879,10 @@ impl<B: Backend> Connection<B> {
         Ok(Next::Continue)
     }
 
+    /// An OK ending a command, with the session state it changed (COM_INIT_DB's schema).
     fn ok(&mut self) {
-        write_ok(&mut self.io, &OkResult::default(), self.status, 0x00);
+        let ok = OkResult { session_state: self.session.session_state(), ..OkResult::default() };
+        write_ok(&mut self.io, &ok, self.status, 0x00, self.capabilities);
     }
 
     /// COM_CHANGE_USER, as mysqld's `dispatch_command` → `acl_authenticate` with
@@ -951,7 +957,7 @@ impl<B: Backend> Connection<B> {
     /// CLIENT_DEPRECATE_EOF).
     fn eof(&mut self) {
         if self.capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
-            write_ok(&mut self.io, &OkResult::default(), self.status, 0xFE);
+            write_ok(&mut self.io, &OkResult::default(), self.status, 0xFE, self.capabilities);
         } else {
             write_eof(&mut self.io, 0, self.status);
         }

@@ -40,6 +40,9 @@ pub struct OkResult {
     pub warnings: u16,
     /// Human-readable info (`Rows matched: 1  Changed: 1  Warnings: 0`).
     pub info: String,
+    /// Session state changes (CLIENT_SESSION_TRACK), already encoded as mysqld's
+    /// `Session_tracker::store` writes them; sent only to clients that set the capability.
+    pub session_state: Vec<u8>,
 }
 
 /// A held-back terminator.
@@ -90,7 +93,7 @@ impl Cursor {
         let mut status = status | StatusFlags::SERVER_STATUS_CURSOR_EXISTS;
         status.set(StatusFlags::SERVER_STATUS_LAST_ROW_SENT, exhausted);
         if capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
-            write_ok(io, &OkResult::default(), status, 0xFE);
+            write_ok(io, &OkResult::default(), status, 0xFE, capabilities);
         } else {
             write_eof(io, 0, status);
         }
@@ -204,7 +207,7 @@ impl<'a> ResultWriter<'a> {
             self.cursor_opened = true;
             let status = *self.status | StatusFlags::SERVER_STATUS_CURSOR_EXISTS;
             if self.deprecate_eof() {
-                write_ok(self.io, &OkResult::default(), status, 0xFE);
+                write_ok(self.io, &OkResult::default(), status, 0xFE, self.capabilities);
             } else {
                 write_eof(self.io, 0, status);
             }
@@ -302,11 +305,11 @@ impl<'a> ResultWriter<'a> {
         let mut status = *self.status;
         status.set(StatusFlags::SERVER_MORE_RESULTS_EXISTS, more);
         match end {
-            PendingEnd::Ok(ok) => write_ok(self.io, &ok, status, 0x00),
+            PendingEnd::Ok(ok) => write_ok(self.io, &ok, status, 0x00, self.capabilities),
             PendingEnd::ResultSet { warnings } => {
                 if self.deprecate_eof() {
                     let ok = OkResult { warnings, ..OkResult::default() };
-                    write_ok(self.io, &ok, status, 0xFE);
+                    write_ok(self.io, &ok, status, 0xFE, self.capabilities);
                 } else {
                     write_eof(self.io, warnings, status);
                 }
@@ -317,16 +320,33 @@ impl<'a> ResultWriter<'a> {
 
 /// Appends an OK packet; `header` is 0x00, or 0xFE for a result-set terminator under
 /// CLIENT_DEPRECATE_EOF.
-pub(crate) fn write_ok(io: &mut PacketStream, ok: &OkResult, status: StatusFlags, header: u8) {
-    // Format: header | affected_rows lenenc | last_insert_id lenenc | status u16 | warnings u16
-    //         | info lenenc (only when non-empty; mysqld's net_send_ok)
+///
+/// Format (mysqld's `net_send_ok`): header | affected_rows lenenc | last_insert_id lenenc |
+/// status u16 | warnings u16 | then with CLIENT_SESSION_TRACK: info lenenc (always) and,
+/// when SERVER_SESSION_STATE_CHANGED is set, the session state lenenc; without it: the info
+/// as the rest of the packet, only when non-empty.
+pub(crate) fn write_ok(
+    io: &mut PacketStream,
+    ok: &OkResult,
+    status: StatusFlags,
+    header: u8,
+    capabilities: CapabilityFlags,
+) {
+    let track = capabilities.contains(CapabilityFlags::CLIENT_SESSION_TRACK);
+    let mut status = status;
+    status.set(StatusFlags::SERVER_SESSION_STATE_CHANGED, track && !ok.session_state.is_empty());
     io.write_with(|buf| {
         buf.push(header);
         buf.put_lenenc_int(ok.affected_rows);
         buf.put_lenenc_int(ok.last_insert_id);
         buf.extend_from_slice(&status.bits().to_le_bytes());
         buf.extend_from_slice(&ok.warnings.to_le_bytes());
-        if !ok.info.is_empty() {
+        if track {
+            buf.put_lenenc_str(ok.info.as_bytes());
+            if status.contains(StatusFlags::SERVER_SESSION_STATE_CHANGED) {
+                buf.put_lenenc_str(&ok.session_state);
+            }
+        } else if !ok.info.is_empty() {
             buf.put_lenenc_str(ok.info.as_bytes());
         }
     });

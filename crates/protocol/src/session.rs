@@ -117,6 +117,13 @@ pub trait BackendSession: Send + 'static {
         out: &mut ResultWriter<'_>,
     ) -> impl Future<Output = Result<()>> + Send;
 
+    /// The session state changes (CLIENT_SESSION_TRACK) since the last call, encoded for an
+    /// OK packet; taken for each OK the protocol writes itself (COM_INIT_DB, the handshake's
+    /// database, COM_RESET_CONNECTION). The default: no tracking.
+    fn session_state(&mut self) -> Vec<u8> {
+        Vec::new()
+    }
+
     /// COM_STMT_CLOSE (and COM_RESET_CONNECTION, per statement): forgets `stmt_id`.
     fn close_statement(&mut self, stmt_id: u32);
 

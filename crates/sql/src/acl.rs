@@ -360,6 +360,9 @@ impl Session {
                 }
                 Ok(())
             }
+            // mysqld checks the explained statement's own privileges (`explain_query` runs
+            // the statement's precheck).
+            Stmt::Explain(inner) => self.check_privileges(inner),
             Stmt::Select(s) => match &s.from {
                 // information_schema is readable by every account; what a table shows
                 // depends on the privileges (PROCESSLIST: PROCESS).

@@ -477,6 +477,9 @@ pub enum Show {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stmt {
+    /// `EXPLAIN [FORMAT=TRADITIONAL] stmt` / `DESCRIBE stmt` of a SELECT, INSERT, REPLACE,
+    /// UPDATE or DELETE (never another EXPLAIN).
+    Explain(Box<Stmt>),
     Select(Select),
     Insert(Insert),
     Update(Update),

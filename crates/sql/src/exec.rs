@@ -578,7 +578,7 @@ fn plain_column(e: &Expr) -> Option<usize> {
 }
 
 /// Whether a bound expression reads no column (a constant for this execution).
-fn is_const(e: &Expr) -> bool {
+pub(crate) fn is_const(e: &Expr) -> bool {
     let mut c = true;
     e.walk(&mut |x| c &= !matches!(x, Expr::Col(_) | Expr::Agg(_) | Expr::InsertValue(_)));
     c
@@ -667,7 +667,7 @@ pub(crate) enum Access {
     Full,
 }
 
-fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+pub(crate) fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::Binary(BinOp::And, a, b) => {
             conjuncts(a, out);
@@ -679,13 +679,13 @@ fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 
 /// What the WHERE terms say about column `col`: equal values (an IN list or `=`), or bounds.
 #[derive(Default)]
-struct ColumnTerms {
-    eq: Option<Vec<Value>>,
-    lower: Option<Bound<Value>>,
-    upper: Option<Bound<Value>>,
+pub(crate) struct ColumnTerms {
+    pub(crate) eq: Option<Vec<Value>>,
+    pub(crate) lower: Option<Bound<Value>>,
+    pub(crate) upper: Option<Bound<Value>>,
 }
 
-fn column_terms(terms: &[&Expr], col: usize, ty: ColumnType, coll: u16) -> ColumnTerms {
+pub(crate) fn column_terms(terms: &[&Expr], col: usize, ty: ColumnType, coll: u16) -> ColumnTerms {
     let mut t = ColumnTerms::default();
     let konst = |e: &Expr| -> Option<Value> {
         if !is_const(e) {
@@ -1118,6 +1118,7 @@ impl Session {
                             }
                             temporal_expr_column(&mut c, &bound, schema, aggs);
                             refine_expr_column(&mut c, &bound, schema, aggs);
+                            derived_length(&mut c, &bound, schema);
                             if let Expr::Func(crate::ast::Func::Bytes(bf), _) = &bound {
                                 crate::eval::json_funcs::refine_column(&mut c, *bf);
                             }
@@ -2036,5 +2037,71 @@ pub(crate) fn conform(v: Value, ty: MysqlType, unsigned: bool) -> Value {
             Value::Bytes(_) => v,
             other => Value::Bytes(to_text(&other)),
         },
+    }
+}
+
+/// What EXPLAIN needs of a single-table SELECT's plan (see `explain.rs`): the table, the bound
+/// WHERE clause and ORDER BY, and whether rows are grouped or made distinct.
+pub(crate) struct SelectShape {
+    pub(crate) table: Option<(TableId, Arc<TableSchema>)>,
+    pub(crate) made_up: bool,
+    pub(crate) filter: Option<Expr>,
+    pub(crate) order: Vec<(Expr, bool)>,
+    /// GROUP BY or DISTINCT: rows go through a temporary table (mysqld's "Using temporary").
+    pub(crate) temporary: bool,
+}
+
+impl Session {
+    /// The plan `select` would run `s` with, as [`SelectShape`] (the same binding, so the same
+    /// errors as running it).
+    pub(crate) fn select_shape(&self, s: &Select) -> Result<SelectShape> {
+        let plan = self.plan_select(s, None)?;
+        Ok(SelectShape {
+            table: plan.table,
+            made_up: plan.made_up.is_some(),
+            filter: plan.filter,
+            order: plan.order,
+            temporary: !plan.group_by.is_empty() || s.distinct,
+        })
+    }
+}
+
+/// The width, decimals and signedness mysqld derives for arithmetic, CONCAT and the
+/// type-merging functions (`typelen.rs`), where the column's type agrees with the derivation.
+fn derived_length(c: &mut ResultColumn, e: &Expr, schema: Option<&TableSchema>) {
+    use super::typelen::{shape, Kind};
+    let derived = matches!(
+        e,
+        Expr::Binary(
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::IntDiv | BinOp::Mod,
+            ..
+        ) | Expr::Unary(UnOp::Neg, _)
+            | Expr::Case { .. }
+            | Expr::Func(Func::Concat | Func::IfNull | Func::Coalesce | Func::If, _)
+    );
+    if !derived {
+        return;
+    }
+    let Some(sh) = shape(e, schema) else { return };
+    match (sh.kind, c.mysql_type) {
+        (Kind::Int, t) if is_int_type(t) => {
+            c.length = sh.len;
+            c.decimals = 0;
+            if sh.unsigned {
+                c.flags |= flags::UNSIGNED;
+            }
+        }
+        (Kind::Decimal, MysqlType::NewDecimal) => {
+            c.length = sh.len;
+            c.decimals = sh.dec as u8;
+            if sh.unsigned {
+                c.flags |= flags::UNSIGNED;
+            }
+        }
+        (Kind::Str, MysqlType::VarString) if c.is_text() => {
+            // Stored lengths are utf8mb4's (4 bytes a character; `for_results` rescales).
+            c.length = sh.len.saturating_mul(4);
+        }
+        _ => {}
     }
 }

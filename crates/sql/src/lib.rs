@@ -32,6 +32,7 @@ pub mod depth;
 pub mod error;
 pub mod eval;
 mod exec;
+mod explain;
 mod gtidfn;
 mod gtidwait;
 mod information_schema;
@@ -51,6 +52,8 @@ mod snapshot;
 mod statement_locks;
 pub mod temporal;
 pub mod timefn;
+mod tracker;
+mod typelen;
 pub mod vars;
 mod write;
 

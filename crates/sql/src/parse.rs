@@ -516,17 +516,8 @@ impl Front<'_> {
             }
             return Err(unsupported("RESET"));
         }
-        if self.word("DESCRIBE") || self.word("DESC") {
-            let table = self.table_name()?;
-            return Ok(Stmt::Show(Show::Columns { table, full: false, like: None }));
-        }
-        if self.word("EXPLAIN") {
-            if matches!(self.parser.peek_token().token, Token::Word(_)) && !self.peek_word("SELECT")
-            {
-                let table = self.table_name()?;
-                return Ok(Stmt::Show(Show::Columns { table, full: false, like: None }));
-            }
-            return Err(unsupported("EXPLAIN"));
+        if self.word("DESCRIBE") || self.word("DESC") || self.word("EXPLAIN") {
+            return self.explain();
         }
         if self.word("LOCK") {
             return self.lock_tables();
@@ -559,8 +550,96 @@ impl Front<'_> {
                 return Ok(s);
             }
         }
-        let st = self.parser.parse_statement().map_err(|e| parse_error(self.sql, &e))?;
+        let mut st = self.parser.parse_statement().map_err(|e| parse_error(self.sql, &e))?;
+        if let sp::Statement::Update { limit: limit @ None, .. } = &mut st {
+            // MySQL's `update_stmt` ends in `opt_order_clause opt_simple_limit`; sqlparser's
+            // UPDATE stops before ORDER BY, so the tail is read here (DELETE's is sqlparser's).
+            let order = self.update_order_tail(limit)?;
+            return self.update_ordered(st, order);
+        }
         self.convert(st)
+    }
+
+    /// `[ORDER BY expr [ASC|DESC], ...] [LIMIT n]` after a single-table UPDATE's WHERE:
+    /// returns the order items and sets `limit`.
+    fn update_order_tail(&mut self, limit: &mut Option<sp::Expr>) -> Result<Vec<sp::OrderByExpr>> {
+        let mut order = Vec::new();
+        if self.words(&["ORDER", "BY"]) {
+            order = self
+                .parser
+                .parse_comma_separated(Parser::parse_order_by_expr)
+                .map_err(|e| parse_error(self.sql, &e))?;
+        }
+        if self.word("LIMIT") {
+            *limit = Some(self.parser.parse_expr().map_err(|e| parse_error(self.sql, &e))?);
+        }
+        Ok(order)
+    }
+
+    fn update_ordered(&mut self, st: sp::Statement, order: Vec<sp::OrderByExpr>) -> Result<Stmt> {
+        let mut stmt = self.convert(st)?;
+        if let Stmt::Update(u) = &mut stmt {
+            u.order_by = self.order_items(&order)?;
+        }
+        Ok(stmt)
+    }
+
+    /// After EXPLAIN / DESCRIBE / DESC (synonyms in mysqld's grammar, `describe_command`):
+    /// `tbl [column | 'wild']` is SHOW COLUMNS; `[FORMAT = name] stmt` explains a SELECT,
+    /// INSERT, REPLACE, UPDATE or DELETE (`explainable_stmt`). FORMAT=TRADITIONAL is the
+    /// table; JSON and TREE answer 1235, another name 1791 (ER_UNKNOWN_EXPLAIN_FORMAT).
+    fn explain(&mut self) -> Result<Stmt> {
+        if self.word("ANALYZE") {
+            return Err(unsupported("EXPLAIN ANALYZE"));
+        }
+        let mut formatted = false;
+        if self.word("FORMAT") {
+            if !self.parser.consume_token(&Token::Eq) {
+                return Err(self.error_here());
+            }
+            let name = self.ident()?;
+            if name.eq_ignore_ascii_case("JSON") || name.eq_ignore_ascii_case("TREE") {
+                return Err(unsupported("EXPLAIN FORMAT=JSON and FORMAT=TREE"));
+            }
+            if !name.eq_ignore_ascii_case("TRADITIONAL") {
+                return Err(SqlError::Other {
+                    code: 1791,
+                    sqlstate: "HY000",
+                    message: format!("Unknown EXPLAIN format name: '{name}'"),
+                });
+            }
+            formatted = true;
+        }
+        let explainable = ["SELECT", "INSERT", "REPLACE", "UPDATE", "DELETE", "WITH"]
+            .iter()
+            .any(|w| self.peek_word(w))
+            || self.parser.peek_token().token == Token::LParen;
+        if !explainable {
+            if formatted || !matches!(self.parser.peek_token().token, Token::Word(_)) {
+                return Err(self.error_here());
+            }
+            let table = self.table_name()?;
+            return Ok(Stmt::Show(Show::Columns { table, full: false, like: None }));
+        }
+        let st = self.parser.parse_statement().map_err(|e| parse_error(self.sql, &e))?;
+        let inner = match st {
+            mut st @ sp::Statement::Update { .. } => {
+                let order = match &mut st {
+                    sp::Statement::Update { limit: limit @ None, .. } => {
+                        self.update_order_tail(limit)?
+                    }
+                    _ => Vec::new(),
+                };
+                self.update_ordered(st, order)?
+            }
+            st => self.convert(st)?,
+        };
+        match inner {
+            Stmt::Select(_) | Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) => {
+                Ok(Stmt::Explain(Box::new(inner)))
+            }
+            _ => Err(unsupported("EXPLAIN of this statement")),
+        }
     }
 
     /// True if the statement is `ALTER TABLE [db.]t {DISABLE | ENABLE} KEYS` (looked at

@@ -153,6 +153,8 @@ pub struct Session {
     /// mode (taken when it starts, as mysqld's `thd->tx_read_only` is reset by
     /// `trans_reset_one_shot_chistics`).
     pub(crate) next_read_only: Option<bool>,
+    /// Session state changes for the next OK packet (tracker.rs).
+    pub(crate) tracked: super::tracker::Tracked,
 }
 
 impl std::fmt::Debug for Session {
@@ -209,6 +211,7 @@ impl Session {
             read_only_txn: false,
             read_write_txn: false,
             next_read_only: None,
+            tracked: Default::default(),
         }
     }
 
@@ -307,6 +310,13 @@ impl Session {
     /// must wait for it (and becomes its error if it fails).
     pub fn take_deferred_commit(&mut self) -> Option<Box<dyn DeferredCommit>> {
         self.deferred.take()
+    }
+
+    /// A deferred commit finished: its GTID is the session's (`session_track_gtids`).
+    pub fn committed(&mut self, outcome: &super::commit::CommitOutcome) {
+        if let Some(g) = &outcome.gtid {
+            self.track_gtid(&g.to_string());
+        }
     }
 
     /// Records a deferred commit's failure as the statement's diagnostics.
@@ -443,11 +453,13 @@ impl Session {
         // database (python-mysql-replication's control connection); it holds no tables here.
         if db.eq_ignore_ascii_case("information_schema") {
             self.db = Some("information_schema".to_string());
+            self.track_schema();
             self.count("Com_change_db");
             return Ok(());
         }
         let name = self.server.database(db).ok_or_else(|| SqlError::UnknownDatabase(db.into()))?;
         self.db = Some(name);
+        self.track_schema();
         self.count("Com_change_db");
         if let Some(p) = &self.process {
             p.set_db(self.db.as_deref());
@@ -587,6 +599,11 @@ impl Session {
                 tables.extend(s.joins.iter().map(|j| &j.table));
                 self.table_access(&tables, false)?;
                 self.in_txn(|sess| sess.join_select(s, params))
+}
+
+            Stmt::Explain(inner) => {
+                self.count("Com_explain_other");
+                self.explain(inner)
             }
             Stmt::Select(s) => {
                 self.count("Com_select");
@@ -927,7 +944,8 @@ impl Session {
             self.server.engine.commit(open.txn)?;
             return Ok(());
         }
-        self.server.hooks.committer.commit(open.txn, open.changes, gtid)?;
+        let outcome = self.server.hooks.committer.commit(open.txn, open.changes, gtid)?;
+        self.committed(&outcome);
         self.consume_gtid();
         Ok(())
     }
@@ -1045,6 +1063,7 @@ impl Session {
             SetItem::User { name, value } => {
                 let v = self.const_value(value, params)?;
                 self.user_vars.insert(name.clone(), v);
+                self.track_state();
             }
             SetItem::Names { charset: name, collation } => {
                 // NAMES DEFAULT / CHARACTER SET DEFAULT: the server's character set.
@@ -1082,6 +1101,14 @@ impl Session {
                     });
                 }
                 self.apply_names(coll);
+                for v in [
+                    "character_set_client",
+                    "character_set_results",
+                    "character_set_connection",
+                    "collation_connection",
+                ] {
+                    self.track_variable(v);
+                }
             }
             SetItem::CharacterSet { charset: name } => {
                 // mysqld's `set_var_collation_client(cs, collation_database, cs)`:
@@ -1116,6 +1143,14 @@ impl Session {
                     );
                     self.vars
                         .insert(Var::CollationConnection, Value::Bytes(c.name.as_bytes().to_vec()));
+                }
+                for v in [
+                    "character_set_client",
+                    "character_set_results",
+                    "character_set_connection",
+                    "collation_connection",
+                ] {
+                    self.track_variable(v);
                 }
             }
             SetItem::System { scope, name, value } => {
@@ -1165,6 +1200,7 @@ impl Session {
                     self.vars.insert(t, v.clone());
                 }
                 self.set_session(def, v)?;
+                self.track_variable(def.name);
             }
         }
         Ok(())

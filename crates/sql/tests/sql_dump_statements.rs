@@ -357,8 +357,7 @@ fn base64_of(bytes: &[u8]) -> String {
 }
 
 /// Single-table `DELETE … ORDER BY … LIMIT` removes the first rows in that order, as mysqld
-/// (the rows sorted before the LIMIT applies). (`UPDATE … ORDER BY` does not parse yet:
-/// sqlparser's UPDATE has no ORDER BY; docs/sql.md.)
+/// (the rows sorted before the LIMIT applies).
 #[test]
 fn delete_with_order_by_and_limit() {
     let (srv, rec) = recorded();
@@ -450,4 +449,55 @@ fn information_schema_keys_and_schemata_show_what_the_account_may_see() {
         ["d t"]
     );
     assert_eq!(rows(&mut v, "SELECT COUNT(*) FROM information_schema.KEY_COLUMN_USAGE"), ["3"]);
+}
+
+/// Single-table `UPDATE … [ORDER BY …] [LIMIT n]` (MySQL's `update_stmt`): at most n rows,
+/// changed in the ORDER BY order, which decides whether a key shift collides (mysqld:
+/// `UPDATE t SET id = id + 1 ORDER BY id DESC` succeeds where ascending order hits 1062) and
+/// the order of the binlog's row images.
+#[test]
+fn update_with_order_by_and_limit() {
+    let (srv, rec) = recorded();
+    let mut s = srv.session("root", "localhost");
+    q(&mut s, "CREATE DATABASE o");
+    q(&mut s, "USE o");
+    q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, v INT, w VARCHAR(5))");
+    q(&mut s, "INSERT INTO t VALUES (1, 30, 'a'), (2, 10, 'b'), (3, NULL, 'c'), (4, 20, 'd')");
+    let out = q(&mut s, "UPDATE t SET w = 'x' ORDER BY v DESC LIMIT 2");
+    assert!(matches!(out, Output::Ok { affected_rows: 2, .. }), "{out:?}");
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM t WHERE w = 'x' ORDER BY id"),
+        vec![vec!["1".to_string()], vec!["4".to_string()]]
+    );
+    // LIMIT alone; a WHERE clause filters first; NULL sorts first ascending.
+    let out = q(&mut s, "UPDATE t SET w = 'y' WHERE id > 1 ORDER BY v LIMIT 1");
+    assert!(matches!(out, Output::Ok { affected_rows: 1, .. }), "{out:?}");
+    assert_eq!(one(&mut s, "SELECT w FROM t WHERE id = 3"), "y");
+    let out = q(&mut s, "UPDATE t SET v = 0 WHERE v IS NOT NULL LIMIT 1");
+    assert!(matches!(out, Output::Ok { affected_rows: 1, .. }), "{out:?}");
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t WHERE v = 0"), "1");
+    // Shifting a primary key: descending order never collides; ascending does (1062) and
+    // changes nothing (the statement rolls back).
+    let before = rec.changes().len();
+    let out = q(&mut s, "UPDATE t SET id = id + 1 ORDER BY id DESC");
+    assert!(matches!(out, Output::Ok { affected_rows: 4, .. }), "{out:?}");
+    let last = rec.changes().pop().expect("a commit");
+    assert_eq!(rec.changes().len(), before + 1);
+    let afters: Vec<String> =
+        last.changes.iter().map(|c| format!("{:?}", c.after.as_ref().unwrap()[0])).collect();
+    let mut sorted = afters.clone();
+    sorted.sort();
+    sorted.reverse();
+    assert_eq!(afters.len(), 4);
+    assert_eq!(afters, sorted, "binlog rows follow ORDER BY id DESC");
+    assert_eq!(err(&mut s, "UPDATE t SET id = id + 1 ORDER BY id").code(), 1062);
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM t ORDER BY id"),
+        (2..=5).map(|i| vec![i.to_string()]).collect::<Vec<_>>()
+    );
+    let out = q(&mut s, "UPDATE t SET w = 'z' ORDER BY id LIMIT 0");
+    assert!(matches!(out, Output::Ok { affected_rows: 0, .. }), "{out:?}");
+    assert_eq!(err(&mut s, "UPDATE t SET w = 'z' ORDER BY nope LIMIT 1").code(), 1054);
+    assert_eq!(err(&mut s, "UPDATE t SET w = 'z' ORDER BY id LIMIT").code(), 1064);
+    assert_eq!(err(&mut s, "UPDATE t SET w = 'z' LIMIT 1 ORDER BY id").code(), 1064);
 }

@@ -445,3 +445,24 @@ fn statements_under_an_executed_gtid_are_skipped_and_say_so() {
     let o = q(&mut s, "INSERT INTO t VALUES (9, 90)");
     assert!(matches!(o, Output::Ok { affected_rows: 1, .. }), "{o:?}");
 }
+
+/// EXPLAIN checks the explained statement's privileges, as mysqld: SELECT for a SELECT,
+/// UPDATE (and SELECT on the columns read) for an UPDATE; a denied EXPLAIN reveals nothing.
+#[test]
+fn explain_needs_the_statements_privileges() {
+    let (_srv, _dir, mut root, mut app) = accounts_setup(&["GRANT UPDATE ON d.hidden TO app"]);
+    let e = err(&mut app, "EXPLAIN SELECT * FROM hidden WHERE id = 1");
+    assert_eq!((e.code(), e.sqlstate()), (1142, "42000"), "{e}");
+    assert!(e.to_string().starts_with("SELECT command denied"), "{e}");
+    let e = err(&mut app, "EXPLAIN UPDATE hidden SET secret = 1 WHERE secret > 40");
+    assert_eq!(e.code(), 1143, "{e}");
+    let e = err(&mut app, "EXPLAIN DELETE FROM hidden");
+    assert_eq!(e.code(), 1142, "{e}");
+    assert!(e.to_string().starts_with("DELETE command denied"), "{e}");
+    // Allowed: an UPDATE reading no column, and every statement once granted.
+    let out = app.query("EXPLAIN UPDATE hidden SET secret = 1").expect("explain update");
+    assert_eq!(out.rows().len(), 1);
+    q(&mut root, "GRANT SELECT, DELETE ON d.hidden TO app");
+    assert_eq!(rows(&mut app, "EXPLAIN SELECT * FROM hidden WHERE id = 1")[0][4], "const");
+    assert_eq!(rows(&mut app, "EXPLAIN DELETE FROM hidden")[0][1], "DELETE");
+}

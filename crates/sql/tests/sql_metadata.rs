@@ -287,3 +287,42 @@ fn ssl_status_rows_follow_the_connections_tls_session() {
     assert_eq!(names, sorted, "SHOW STATUS is sorted");
     assert!(names.contains(&"Ssl_cipher_list"), "{names:?}");
 }
+
+/// Derived expressions get mysqld's widths (`Item_func_additive_op::result_precision` and
+/// friends, typelen.rs): `id + 1` on an INT is 12 wide, not BIGINT's 21.
+#[test]
+fn derived_expression_widths_are_mysqlds() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    shop(&mut s);
+    let cols = columns(
+        &mut s,
+        "SELECT id + 1, qty + 1, id * 2, price + 1, price * 2, id / 3, id DIV 2, id % 3, -t, \
+         CONCAT(sku, 'x'), CONCAT(id, 'x'), IFNULL(id, t), CASE WHEN id > 1 THEN id ELSE t END \
+         FROM items",
+    );
+    let got: Vec<(MysqlType, u32, u8, bool)> = cols
+        .iter()
+        .map(|c| (c.mysql_type, c.length, c.decimals, c.flags & flags::UNSIGNED != 0))
+        .collect();
+    let ll = MysqlType::LongLong;
+    let dec = MysqlType::NewDecimal;
+    assert_eq!(
+        got,
+        [
+            (ll, 12, 0, false),
+            (ll, 11, 0, true),
+            (ll, 12, 0, false),
+            (dec, 23, 6, false),
+            (dec, 23, 6, false),
+            (dec, 16, 4, false),
+            (ll, 11, 0, false),
+            (ll, 11, 0, false),
+            (ll, 4, 0, false),
+            (MysqlType::VarString, 51 * 4, 31, false),
+            (MysqlType::VarString, 12 * 4, 31, false),
+            (MysqlType::Long, 11, 0, false),
+            (MysqlType::Long, 11, 0, false),
+        ]
+    );
+}

@@ -211,6 +211,7 @@ impl TestSession {
                 last_insert_id: 42,
                 warnings: 0,
                 info: "Records: 3  Duplicates: 0  Warnings: 0".to_string(),
+                ..OkResult::default()
             })?,
             ["warn"] => out.ok(OkResult { warnings: 1, ..OkResult::default() })?,
             ["begin"] => {
