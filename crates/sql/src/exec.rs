@@ -1750,10 +1750,13 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
         Expr::Binary(op, a, b) => match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Mod | BinOp::Div => {
                 let (x, y) = (t(a), t(b));
+                // A REAL_RESULT operand (FLOAT too) or a string makes the result DOUBLE
+                // (mysqld's Item_num_op::resolve_type).
                 let stringy = |m: MysqlType| {
                     matches!(
                         m,
                         MysqlType::Double
+                            | MysqlType::Float
                             | MysqlType::VarString
                             | MysqlType::String
                             | MysqlType::Blob

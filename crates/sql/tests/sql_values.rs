@@ -130,3 +130,21 @@ fn extract_takes_compound_units() {
     }
     assert_eq!(err(&mut s, "SELECT EXTRACT(YEAR_MONTH '2019-07-02')").code(), 1064);
 }
+
+/// FLOAT in arithmetic is DOUBLE arithmetic (mysqld's `Item_num_op::resolve_type`: a
+/// REAL_RESULT operand makes the result REAL), not DECIMAL: `f * 1` keeps every digit of the
+/// float widened to a double.
+#[test]
+fn float_arithmetic_is_double() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    q(&mut s, "CREATE DATABASE d");
+    q(&mut s, "USE d");
+    q(&mut s, "CREATE TABLE fl (id INT PRIMARY KEY, f FLOAT)");
+    q(&mut s, "INSERT INTO fl VALUES (1, 0.1)");
+    let out = q(&mut s, "SELECT f * 1, f + 1, f - f FROM fl");
+    let Output::Rows { columns, rows } = &out else { panic!("{out:?}") };
+    assert!(columns.iter().all(|c| c.mysql_type == sql::MysqlType::Double), "{columns:?}");
+    assert_eq!(rows[0][0], engine::Value::Double(f64::from(0.1f32)));
+    assert_eq!(one(&mut s, "SELECT f * 1 FROM fl"), "0.10000000149011612");
+}
