@@ -40,6 +40,7 @@ mod locks;
 mod logctx;
 pub mod output;
 pub mod parse;
+mod perf_schema;
 pub mod rowimage;
 mod rowimage_bytes;
 pub mod server;
