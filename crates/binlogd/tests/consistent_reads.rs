@@ -196,3 +196,43 @@ async fn flush_tables_with_read_lock_returns_with_everything_committed_visible()
         w.await.expect("writer");
     }
 }
+
+/// `performance_schema.log_status`: LOCAL holds the binary log file, position and
+/// gtid_executed that SHOW MASTER STATUS reports, SERVER_UUID the server's, STORAGE_ENGINES the
+/// redo LSNs; it needs BACKUP_ADMIN (1227 without it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn log_status_names_the_binlog_position_and_needs_backup_admin() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = support::start(&dir.path().join("data"), &["--initialize-insecure"]);
+    setup(server.port).await;
+    let mut c = conn(server.port).await;
+    c.query_drop("INSERT INTO d.t (w) VALUES (1), (2)").await.expect("insert");
+    let status = rows(&mut c, "SHOW MASTER STATUS").await;
+    let row = rows(&mut c, "SELECT * FROM performance_schema.log_status").await;
+    assert_eq!(row.len(), 1, "{row:?}");
+    let uuid = rows(&mut c, "SELECT @@server_uuid").await[0][0].clone();
+    assert_eq!(row[0][0], uuid);
+    let local: serde_json::Value = serde_json::from_str(&row[0][1]).expect("LOCAL is JSON");
+    assert_eq!(local["binary_log_file"], status[0][0].as_str());
+    assert_eq!(local["binary_log_position"].to_string(), status[0][1]);
+    assert_eq!(local["gtid_executed"], status[0][4].as_str());
+    let repl: serde_json::Value = serde_json::from_str(&row[0][2]).expect("REPLICATION");
+    assert!(repl["channels"].is_array(), "{repl}");
+    let engines: serde_json::Value = serde_json::from_str(&row[0][3]).expect("STORAGE_ENGINES");
+    assert!(engines["InnoDB"]["LSN"].as_u64().is_some_and(|l| l > 0), "{engines}");
+    let lsn = rows(
+        &mut c,
+        "SELECT JSON_EXTRACT(LOCAL, '$.binary_log_position') FROM performance_schema.log_status",
+    )
+    .await;
+    assert_eq!(lsn[0][0], status[0][1]);
+
+    c.query_drop("CREATE USER plain@'%' IDENTIFIED BY 'pw'").await.expect("user");
+    c.query_drop("GRANT SELECT ON *.* TO plain@'%'").await.expect("grant");
+    let mut plain = support::sql::conn_as(server.port, "plain", "pw").await;
+    let e = plain
+        .query_drop("SELECT * FROM performance_schema.log_status")
+        .await
+        .expect_err("needs BACKUP_ADMIN");
+    assert!(e.to_string().contains("1227") && e.to_string().contains("BACKUP_ADMIN"), "{e}");
+}

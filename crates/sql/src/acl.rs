@@ -367,6 +367,11 @@ impl Session {
                 // information_schema is readable by every account; what a table shows
                 // depends on the privileges (PROCESSLIST: PROCESS).
                 Some(t) if self.is_information_schema(t) => Ok(()),
+                // performance_schema.log_status: SELECT and BACKUP_ADMIN (RELOAD stands in).
+                Some(t) if super::perf_schema::is_log_status(self, t) => {
+                    self.need_table(Privileges::SELECT, "SELECT", t)?;
+                    self.need_any(&[Privileges::RELOAD], "BACKUP_ADMIN")
+                }
                 Some(t) => self.need_table(Privileges::SELECT, "SELECT", t),
                 None => Ok(()),
             },

@@ -42,6 +42,7 @@ mod logctx;
 pub mod output;
 pub mod parse;
 mod query;
+mod perf_schema;
 pub mod rowimage;
 mod rowimage_bytes;
 mod scope;

@@ -891,6 +891,9 @@ impl Session {
         if in_schema && t.name.eq_ignore_ascii_case("columns") {
             return Some(self.information_schema_columns());
         }
+        if super::perf_schema::is_log_status(self, t) {
+            return Some(super::perf_schema::log_status(self));
+        }
         if let Some(made_up) =
             in_schema.then(|| super::information_schema::table(self, &t.name)).flatten()
         {
