@@ -343,6 +343,22 @@ impl Session {
         self.need_any(&[wanted], name)
     }
 
+    /// SELECT on every table a multi-table SELECT reads, derived tables' included (their
+    /// recursion is bounded by the statement's depth limit, `crate::depth`).
+    fn check_multi_select(&self, s: &super::ast::Select) -> Result<()> {
+        let first = s.from.iter().map(|t| (t, s.derived.as_deref()));
+        let rest = s.joins.iter().map(|j| (&j.table, j.derived.as_deref()));
+        for (t, derived) in first.chain(rest) {
+            match derived {
+                Some(inner) if inner.is_multi() => self.check_multi_select(inner)?,
+                Some(inner) => self.check_privileges(&Stmt::Select(inner.clone()))?,
+                None if self.is_information_schema(t) => {}
+                None => self.need_table(Privileges::SELECT, "SELECT", t)?,
+            }
+        }
+        Ok(())
+    }
+
     /// The privilege check every statement passes before it runs.
     pub(crate) fn check_privileges(&self, stmt: &Stmt) -> Result<()> {
         if let Stmt::Account(a) = stmt {
@@ -352,14 +368,7 @@ impl Session {
             return Ok(());
         }
         match stmt {
-            Stmt::Select(s) if !s.joins.is_empty() => {
-                for t in s.from.iter().chain(s.joins.iter().map(|j| &j.table)) {
-                    if !self.is_information_schema(t) {
-                        self.need_table(Privileges::SELECT, "SELECT", t)?;
-                    }
-                }
-                Ok(())
-            }
+            Stmt::Select(s) if s.is_multi() => self.check_multi_select(s),
             // mysqld checks the explained statement's own privileges (`explain_query` runs
             // the statement's precheck).
             Stmt::Explain(inner) => self.check_privileges(inner),

@@ -308,6 +308,28 @@ pub struct Select {
     pub for_share: bool,
     /// The tables joined after `from` (the query layer, `query/`); empty for one table.
     pub joins: Vec<JoinItem>,
+    /// `from` is a derived table `(SELECT ...) AS alias` (`from` then names the alias).
+    pub derived: Option<Box<Select>>,
+}
+
+impl Select {
+    /// Whether the query layer runs it (several tables, or a derived table).
+    pub fn is_multi(&self) -> bool {
+        !self.joins.is_empty() || self.derived.is_some()
+    }
+}
+
+/// The stored tables a SELECT reads, derived tables' included (recursion bounded by the
+/// statement's depth limit, `crate::depth`).
+pub fn base_tables<'s>(s: &'s Select, out: &mut Vec<&'s TableRef>) {
+    let first = s.from.iter().map(|t| (t, s.derived.as_deref()));
+    let rest = s.joins.iter().map(|j| (&j.table, j.derived.as_deref()));
+    for (t, derived) in first.chain(rest) {
+        match derived {
+            Some(inner) => base_tables(inner, out),
+            None => out.push(t),
+        }
+    }
 }
 
 /// How a table of a multi-table FROM joins the tables before it.
@@ -334,6 +356,8 @@ pub struct JoinItem {
     pub using: Vec<String>,
     /// `NATURAL [LEFT|RIGHT] JOIN`.
     pub natural: bool,
+    /// A derived table `(SELECT ...) AS alias` (`table` then names the alias).
+    pub derived: Option<Box<Select>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -1414,10 +1414,11 @@ impl Front<'_> {
         &mut self,
         list: &[sp::TableWithJoins],
         joins: &mut Vec<JoinItem>,
+        first_derived: &mut Option<Box<Select>>,
     ) -> Result<(TableRef, Option<String>)> {
         let mut first = None;
         for twj in list {
-            self.join_group(twj, &mut first, joins)?;
+            self.join_group(twj, &mut first, joins, first_derived)?;
         }
         if joins.len() + 1 > 61 {
             return Err(SqlError::Other {
@@ -1434,8 +1435,9 @@ impl Front<'_> {
         twj: &sp::TableWithJoins,
         first: &mut Option<(TableRef, Option<String>)>,
         joins: &mut Vec<JoinItem>,
+        first_derived: &mut Option<Box<Select>>,
     ) -> Result<()> {
-        self.join_factor(&twj.relation, JoinKind::Inner, None, first, joins)?;
+        self.join_factor(&twj.relation, JoinKind::Inner, None, first, joins, first_derived)?;
         for j in &twj.joins {
             use sp::JoinOperator as O;
             let (kind, c) = match &j.join_operator {
@@ -1445,7 +1447,7 @@ impl Front<'_> {
                 O::Right(c) | O::RightOuter(c) => (JoinKind::Right, c),
                 other => return Err(unsupported(format!("{other:?} joins"))),
             };
-            self.join_factor(&j.relation, kind, Some(c), first, joins)?;
+            self.join_factor(&j.relation, kind, Some(c), first, joins, first_derived)?;
         }
         Ok(())
     }
@@ -1457,6 +1459,7 @@ impl Front<'_> {
         constraint: Option<&sp::JoinConstraint>,
         first: &mut Option<(TableRef, Option<String>)>,
         joins: &mut Vec<JoinItem>,
+        first_derived: &mut Option<Box<Select>>,
     ) -> Result<()> {
         let (mut on, mut using, mut natural) = (None, Vec::new(), false);
         match constraint {
@@ -1474,7 +1477,7 @@ impl Front<'_> {
                 if first.is_none() {
                     *first = Some((table, alias));
                 } else {
-                    joins.push(JoinItem { table, alias, kind, on, using, natural });
+                    joins.push(JoinItem { table, alias, kind, on, using, natural, derived: None });
                 }
                 Ok(())
             }
@@ -1496,7 +1499,7 @@ impl Front<'_> {
                     return Err(unsupported("outer joins of parenthesized join groups"));
                 }
                 let start = joins.len();
-                self.join_group(table_with_joins, first, joins)?;
+                self.join_group(table_with_joins, first, joins, first_derived)?;
                 // The group's ON applies once the whole group is joined: on its last table.
                 if let Some(cond) = on {
                     let grew = joins.len() > start;
@@ -1512,7 +1515,29 @@ impl Front<'_> {
                 }
                 Ok(())
             }
-            sp::TableFactor::Derived { .. } => Err(unsupported("subqueries in FROM")),
+            sp::TableFactor::Derived { lateral: false, subquery, alias } => {
+                let Some(alias) = alias else {
+                    return Err(SqlError::Other {
+                        code: 1248,
+                        sqlstate: "42000",
+                        message: "Every derived table must have its own alias".into(),
+                    });
+                };
+                if !alias.columns.is_empty() {
+                    return Err(unsupported("column lists of derived tables"));
+                }
+                let inner = Box::new(self.query(subquery)?);
+                let table = TableRef { db: None, name: alias.name.value.clone() };
+                let alias = Some(alias.name.value.clone());
+                if first.is_none() {
+                    *first = Some((table, alias));
+                    *first_derived = Some(inner);
+                } else {
+                    let derived = Some(inner);
+                    joins.push(JoinItem { table, alias, kind, on, using, natural, derived });
+                }
+                Ok(())
+            }
             other => Err(unsupported(format!("FROM {other}"))),
         }
     }
@@ -1561,10 +1586,14 @@ impl Front<'_> {
             });
         }
         let mut joins = Vec::new();
+        let mut derived = None;
         let (from, alias) = match sel.from.as_slice() {
             [] => (None, None),
             [t] if t.joins.is_empty()
-                && !matches!(t.relation, sp::TableFactor::NestedJoin { .. }) =>
+                && !matches!(
+                    t.relation,
+                    sp::TableFactor::NestedJoin { .. } | sp::TableFactor::Derived { .. }
+                ) =>
             {
                 let (r, a) = self.single_table(t)?;
                 if r.db.is_none() && r.name.eq_ignore_ascii_case("dual") {
@@ -1574,7 +1603,7 @@ impl Front<'_> {
                 }
             }
             many => {
-                let (r, a) = self.join_tables(many, &mut joins)?;
+                let (r, a) = self.join_tables(many, &mut joins, &mut derived)?;
                 (Some(r), a)
             }
         };
@@ -1630,6 +1659,7 @@ impl Front<'_> {
             for_update,
             joins,
             for_share,
+            derived,
         })
     }
 
@@ -3233,8 +3263,11 @@ mod tests {
         assert!(e.to_string().contains("near 'SELEC 1' at line 1"), "{e}");
         let e = parse("SELECT * FROM t WHERE").unwrap_err();
         assert_eq!(e.code(), 1064);
-        let e = parse("SELECT * FROM a JOIN b ON a.x = b.x").unwrap_err();
+        let e = parse("SELECT 1 UNION SELECT 2").unwrap_err();
         assert_eq!(e.code(), 1235, "{e}");
+        assert!(parse("SELECT * FROM a JOIN b ON a.x = b.x").is_ok(), "joins parse");
+        let e = parse("SELECT * FROM (SELECT 1) JOIN b").unwrap_err();
+        assert_eq!(e.code(), 1248, "{e}");
         let e = parse("SELECT * FROM t WHERE id IN (SELECT id FROM u)").unwrap_err();
         assert_eq!(e.code(), 1235);
     }

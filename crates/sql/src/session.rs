@@ -420,7 +420,7 @@ impl Session {
         self.begin_statement();
         let parsed = parse(sql)?;
         let columns = match &parsed.stmt {
-            Stmt::Select(s) if !s.joins.is_empty() => self.join_select_columns(s)?,
+            Stmt::Select(s) if s.is_multi() => self.join_select_columns(s)?,
             Stmt::Select(s) => self.select_columns(s)?,
             _ => Vec::new(),
         };
@@ -593,13 +593,13 @@ impl Session {
         }
         self.check_privileges(stmt)?;
         match stmt {
-            Stmt::Select(s) if !s.joins.is_empty() => {
+            Stmt::Select(s) if s.is_multi() => {
                 self.count("Com_select");
-                let mut tables: Vec<&super::ast::TableRef> = s.from.iter().collect();
-                tables.extend(s.joins.iter().map(|j| &j.table));
+                let mut tables: Vec<&super::ast::TableRef> = Vec::new();
+                super::ast::base_tables(s, &mut tables);
                 self.table_access(&tables, false)?;
                 self.in_txn(|sess| sess.join_select(s, params))
-}
+            }
 
             Stmt::Explain(inner) => {
                 self.count("Com_explain_other");

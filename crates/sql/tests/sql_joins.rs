@@ -454,3 +454,34 @@ fn row_constructors_and_tuple_in() {
         ["1,1,11", "1,2,21", "1,3,31", "2,1,40"]
     );
 }
+
+/// Derived tables `FROM (SELECT ...) alias`: materialized, joined like a table, typed from
+/// the inner result (SQLAlchemy's `Query.count()` shape), nested, and 1248 without an alias.
+#[test]
+fn derived_tables_are_materialized() {
+    let (_srv, mut s) = setup();
+    assert_eq!(
+        rows(&mut s, "SELECT COUNT(*) AS count_1 FROM (SELECT a.id AS a_id, a.name AS a_name FROM a WHERE a.country = 'uk') AS anon_1"),
+        ["1"]
+    );
+    let out = q(&mut s, "SELECT t.n, t.c FROM (SELECT author_id AS n, COUNT(*) AS c FROM b GROUP BY author_id) t WHERE t.c > 1");
+    assert_eq!(out.column_names(), ["n", "c"]);
+    assert_eq!(out.text_rows(), [["1", "2"]]);
+    let Output::Rows { columns, .. } = &out else { panic!() };
+    assert_eq!((columns[0].table.as_str(), columns[0].schema.as_str()), ("t", ""));
+    assert_eq!(
+        rows(&mut s, "SELECT a.name, t.c FROM a JOIN (SELECT author_id, COUNT(*) AS c FROM b GROUP BY author_id) AS t ON t.author_id = a.id ORDER BY a.id"),
+        ["ann,2", "bob,1"]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT MAX(x.y) FROM (SELECT t.year AS y FROM (SELECT b.year FROM a JOIN b ON b.author_id = a.id) AS t) AS x"),
+        ["2003"]
+    );
+    assert_eq!(rows(&mut s, "SELECT * FROM (SELECT name FROM a WHERE id = 1) AS t"), ["ann"]);
+    assert_eq!(err(&mut s, "SELECT * FROM (SELECT 1) JOIN a").0, 1248);
+    let st =
+        s.prepare("SELECT COUNT(*) FROM (SELECT id FROM b WHERE year = ?) AS t").expect("prepares");
+    assert_eq!(st.columns.len(), 1);
+    let out = s.execute(&st, &[Value::Int(2001)]).expect("runs");
+    assert_eq!(out.text_rows(), [["2"]]);
+}

@@ -19,7 +19,9 @@
 pub(crate) mod exec;
 pub(crate) mod plan;
 
-use engine::{Row, Value};
+use std::sync::Arc;
+
+use engine::{ColumnType, Row, TableSchema, Value};
 
 use crate::ast::{BinOp, Expr, JoinKind, Select, TableRef};
 use crate::error::{Result, SqlError};
@@ -27,6 +29,57 @@ use crate::exec::count_value;
 use crate::output::{Output, ResultColumn};
 use crate::scope::{Scope, ScopeEntry};
 use crate::session::Session;
+
+/// A derived table's schema from its result columns: their types as the engine's column
+/// types (TIMESTAMP as DATETIME: the values are already in the session's time zone), string
+/// columns in their result collation.
+fn derived_schema(name: &str, columns: &[ResultColumn]) -> TableSchema {
+    use crate::output::{flags, MysqlType as M, CHARSET_BINARY};
+    let cols = columns
+        .iter()
+        .map(|c| {
+            let unsigned = c.flags & flags::UNSIGNED != 0;
+            let binary = c.charset == CHARSET_BINARY;
+            let int = |bytes| ColumnType::Integer { bytes, unsigned };
+            let ty = match c.mysql_type {
+                M::Tiny => int(1),
+                M::Short => int(2),
+                M::Int24 => int(3),
+                M::Long => int(4),
+                M::LongLong => int(8),
+                M::Float => ColumnType::Float,
+                M::Double => ColumnType::Double,
+                M::NewDecimal => {
+                    let digits = c
+                        .length
+                        .saturating_sub(u32::from(c.decimals > 0))
+                        .saturating_sub(u32::from(!unsigned));
+                    ColumnType::Decimal {
+                        precision: u8::try_from(digits.clamp(1, 65)).unwrap_or(65),
+                        scale: c.decimals.min(30),
+                    }
+                }
+                M::Date => ColumnType::Date,
+                M::Time => ColumnType::Time { fsp: c.decimals.min(6) },
+                M::DateTime | M::Timestamp => ColumnType::DateTime { fsp: c.decimals.min(6) },
+                M::Year => ColumnType::Year,
+                M::Bit => ColumnType::Bit(u8::try_from(c.length.clamp(1, 64)).unwrap_or(64)),
+                M::Json => ColumnType::Json,
+                M::Blob if binary => ColumnType::Blob { len_bytes: 4 },
+                M::Blob => ColumnType::SizedText { len_bytes: 4 },
+                M::VarString | M::String | M::Null if binary => ColumnType::VarBinary(c.length),
+                M::VarString | M::String | M::Null => ColumnType::VarChar(c.length / 4),
+            };
+            let mut col = engine::Column::new(&c.name, ty);
+            if !binary && matches!(ty, ColumnType::VarChar(_) | ColumnType::SizedText { .. }) {
+                col.collation = c.charset;
+            }
+            col.nullable = c.flags & flags::NOT_NULL == 0;
+            col
+        })
+        .collect();
+    TableSchema::new(name, cols, Vec::new())
+}
 
 /// A multi-table SELECT's scope, with the rows of its made-up tables and the statement with
 /// USING/NATURAL turned into ON terms.
@@ -38,11 +91,39 @@ struct Prepared {
 }
 
 impl Session {
-    fn join_scope(&self, s: &Select) -> Result<Prepared> {
+    /// A derived table's result columns and (when executing) rows.
+    fn derived_rows(
+        &mut self,
+        inner: &Select,
+        params: Option<&[Value]>,
+    ) -> Result<(Vec<ResultColumn>, Vec<Row>)> {
+        let Some(params) = params else {
+            let columns = if inner.is_multi() {
+                self.join_select_columns(inner)?
+            } else {
+                self.select_columns(inner)?
+            };
+            return Ok((columns, Vec::new()));
+        };
+        let out = if inner.is_multi() {
+            self.join_select(inner, params)?
+        } else {
+            self.select(inner, params)?
+        };
+        match out {
+            Output::Rows { columns, rows } => Ok((columns, rows)),
+            Output::Ok { .. } => Err(SqlError::NotSupported("this derived table".into())),
+        }
+    }
+
+    /// The scope of a multi-table SELECT; a derived table is run now (`params` Some) and its
+    /// rows kept, or only typed (`params` None: PREPARE).
+    fn join_scope(&mut self, s: &Select, params: Option<&[Value]>) -> Result<Prepared> {
         let Some(first) = &s.from else {
             return Err(SqlError::NotSupported("joins without a first table".into()));
         };
-        let mut tables: Vec<(&TableRef, Option<&String>)> = vec![(first, s.alias.as_ref())];
+        let mut tables: Vec<(&TableRef, Option<&String>, Option<&Select>)> =
+            vec![(first, s.alias.as_ref(), s.derived.as_deref())];
         let mut kinds = vec![JoinKind::Inner];
         for (i, j) in s.joins.iter().enumerate() {
             if j.kind == JoinKind::Right && (i > 0 || j.natural || !j.using.is_empty()) {
@@ -51,23 +132,28 @@ impl Session {
                         .into(),
                 ));
             }
-            tables.push((&j.table, j.alias.as_ref()));
+            tables.push((&j.table, j.alias.as_ref(), j.derived.as_deref()));
             kinds.push(j.kind);
         }
         let mut entries = Vec::with_capacity(tables.len());
         let mut made_up = Vec::with_capacity(tables.len());
-        for (k, (t, alias)) in tables.iter().enumerate() {
+        for (k, (t, alias, derived)) in tables.iter().enumerate() {
             let nullable = match kinds.get(k) {
                 Some(JoinKind::Left) => true,
                 _ => k == 0 && kinds.get(1) == Some(&JoinKind::Right),
             };
-            let (schema, db, table, rows) = match self.information_schema_table(t) {
-                Some((schema, rows)) => {
-                    (schema, "information_schema".to_string(), None, Some(rows))
-                }
-                None => {
-                    let (id, schema, db) = self.resolve_table(t)?;
-                    (schema, db, Some(id), None)
+            let (schema, db, table, rows) = if let Some(inner) = derived {
+                let (columns, rows) = self.derived_rows(inner, params)?;
+                (Arc::new(derived_schema(&t.name, &columns)), String::new(), None, Some(rows))
+            } else {
+                match self.information_schema_table(t) {
+                    Some((schema, rows)) => {
+                        (schema, "information_schema".to_string(), None, Some(rows))
+                    }
+                    None => {
+                        let (id, schema, db) = self.resolve_table(t)?;
+                        (schema, db, Some(id), None)
+                    }
                 }
             };
             entries.push(ScopeEntry {
@@ -129,14 +215,14 @@ impl Session {
     }
 
     /// The result columns of a multi-table SELECT (for PREPARE).
-    pub(crate) fn join_select_columns(&self, s: &Select) -> Result<Vec<ResultColumn>> {
-        let p = self.join_scope(s)?;
+    pub(crate) fn join_select_columns(&mut self, s: &Select) -> Result<Vec<ResultColumn>> {
+        let p = self.join_scope(s, None)?;
         Ok(self.plan_select_in(&p.select, None, Some(&p.scope))?.columns)
     }
 
     /// Runs a multi-table SELECT.
     pub(crate) fn join_select(&mut self, s: &Select, params: &[Value]) -> Result<Output> {
-        let p = self.join_scope(s)?;
+        let p = self.join_scope(s, Some(params))?;
         let mut sel = self.plan_select_in(&p.select, Some(params), Some(&p.scope))?;
         let limit = s.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
         let offset =
