@@ -110,6 +110,8 @@ pub(crate) struct Reader<'a> {
     pub made_up: &'a [Option<Vec<Row>>],
     /// FOR UPDATE / FOR SHARE: each row read is locked and re-read at its newest version.
     pub locking: bool,
+    /// With `locking`: the locks are shared (FOR SHARE, SERIALIZABLE's plain reads).
+    pub shared: bool,
 }
 
 impl Reader<'_> {
@@ -125,7 +127,12 @@ impl Reader<'_> {
         }
         let mut out = Vec::with_capacity(cands.len());
         for (key, _) in cands {
-            if let Some(r) = self.engine.get_for_update(self.txn, id, &key)? {
+            let r = if self.shared {
+                self.engine.get_for_share(self.txn, id, &key)?
+            } else {
+                self.engine.get_for_update(self.txn, id, &key)?
+            };
+            if let Some(r) = r {
                 out.push(r);
             }
         }

@@ -242,6 +242,8 @@ impl Session {
                     txn: &mut open.txn,
                     made_up: &p.made_up,
                     locking,
+                    // FOR UPDATE takes X locks; FOR SHARE and SERIALIZABLE's plain reads S.
+                    shared: !s.for_update || s.for_share,
                 };
                 exec::run(&mut reader, &p.scope, &plan)
             }
