@@ -276,7 +276,7 @@ pub fn begin(zone: Zone, mode: Mode, now: i64) {
 /// UPDATE without IGNORE, mysqld's `thd->abort_on_warning`); returns the previous setting.
 pub fn set_abort_on_warning(on: bool) -> bool {
     CTX.with(|c| {
-        c.borrow_mut().as_mut().map_or(false, |c| std::mem::replace(&mut c.abort_on_warning, on))
+        c.borrow_mut().as_mut().is_some_and(|c| std::mem::replace(&mut c.abort_on_warning, on))
     })
 }
 
