@@ -17,86 +17,12 @@
 
 mod support;
 
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mysql_async::consts::ColumnType;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Column, Conn};
-use support::start;
-
-struct Mariadb {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Mariadb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn have(program: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
-}
-
-fn start_mariadb(dir: &Path) -> Mariadb {
-    let datadir = dir.join("mariadb");
-    let out = Command::new("mariadb-install-db")
-        .args([
-            "--no-defaults",
-            &format!("--datadir={}", datadir.display()),
-            "--user=root",
-            "--skip-test-db",
-            "--auth-root-authentication-method=normal",
-        ])
-        .output()
-        .expect("mariadb-install-db runs");
-    assert!(out.status.success(), "mariadb-install-db: {}", String::from_utf8_lossy(&out.stderr));
-    let port = free_port();
-    let child = Command::new("mariadbd")
-        .args([
-            "--no-defaults",
-            &format!("--datadir={}", datadir.display()),
-            &format!("--socket={}", dir.join("mariadb.sock").display()),
-            &format!("--pid-file={}", dir.join("mariadb.pid").display()),
-            &format!("--port={port}"),
-            "--bind-address=127.0.0.1",
-            "--user=root",
-            "--skip-grant-tables",
-            "--skip-log-bin",
-            "--character-set-server=utf8mb4",
-            "--collation-server=utf8mb4_general_ci",
-            "--innodb-buffer-pool-size=16M",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mariadbd starts");
-    Mariadb { child, port }
-}
-
-async fn connect(port: u16, deadline: Duration) -> Conn {
-    let start = Instant::now();
-    loop {
-        match Conn::new(support::sql::opts(port, "root", "")).await {
-            Ok(c) => return c,
-            Err(e) if start.elapsed() > deadline => panic!("connect to {port}: {e}"),
-            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
-    }
-}
+use support::{mariadb, start};
 
 async fn columns(c: &mut Conn, sql: &str) -> Vec<Column> {
     let result = c.query_iter(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -128,16 +54,14 @@ fn mysql_differs(c: &Column, field: &str, maria: u64) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn column_definitions_match_mariadbs_field_by_field() {
-    if !(have("mariadbd") && have("mariadb-install-db")) {
-        assert!(std::env::var("CI").is_err(), "mariadbd is needed (scripts/test.sh installs it)");
-        eprintln!("skipped: mariadbd not installed");
+    if !mariadb::available(&[]) {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
-    let maria = start_mariadb(tmp.path());
+    let maria = mariadb::start(tmp.path());
     let binlogd = start(&tmp.path().join("binlogd"), &["--initialize-insecure"]);
-    let mut m = connect(maria.port, Duration::from_secs(60)).await;
-    let mut b = connect(binlogd.port, Duration::from_secs(10)).await;
+    let mut m = mariadb::connect(maria.port, Duration::from_secs(60)).await;
+    let mut b = mariadb::connect(binlogd.port, Duration::from_secs(10)).await;
     let setup = [
         "SET NAMES utf8mb4 COLLATE utf8mb4_general_ci",
         "CREATE DATABASE shop",

@@ -18,7 +18,7 @@ mod support;
 use std::time::Duration;
 
 use engine::json::Json;
-use support::mariadb_server::{self, answer, Answer};
+use support::differential::{self, values, Answer};
 
 enum Check {
     Same,
@@ -403,20 +403,20 @@ fn json_equal(a: &Answer, b: &Answer) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn byte_types_and_functions_answer_as_mysql() {
-    if !mariadb_server::available() {
+    if !differential::available(&[]) {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
-    let maria = mariadb_server::start(tmp.path());
+    let maria = differential::start(tmp.path());
     let binlogd = support::start(&tmp.path().join("binlogd"), &["--initialize-insecure"]);
-    let mut m = mariadb_server::connect(maria.port, Duration::from_secs(60)).await;
-    let mut b = mariadb_server::connect(binlogd.port, Duration::from_secs(10)).await;
+    let mut m = differential::connect(maria.port, Duration::from_secs(60)).await;
+    let mut b = differential::connect(binlogd.port, Duration::from_secs(10)).await;
     let cases = cases();
     let mut failures = Vec::new();
     let (mut shared, mut mysql_only) = (0, 0);
     for case in &cases {
-        let got = answer(&mut b, &case.sql).await;
-        let theirs = answer(&mut m, &case.sql).await;
+        let got = values(&mut b, &case.sql).await;
+        let theirs = values(&mut m, &case.sql).await;
         let ok = match &case.check {
             Check::Same => {
                 shared += 1;

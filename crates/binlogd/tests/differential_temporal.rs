@@ -1,7 +1,7 @@
 //! Issue 19's date and time types and functions, FLOAT, and strict-mode date checks, run
 //! against binlogd and a MariaDB 10.11 started by the test and compared answer by answer
 //! (`tests/differential/temporal.cases`, read by the shared harness in
-//! `support/mariadb.rs`; other types add their own case lists the same way). Where MySQL
+//! `support/differential.rs`; other types add their own case lists the same way). Where MySQL
 //! 8.0 and MariaDB differ, the case carries MySQL 8.0's answer and says why.
 //!
 //! Both sessions start in MySQL 8.0's default sql_mode and time zone +00:00, in a database
@@ -12,7 +12,7 @@ mod support;
 use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
-use support::differential as mariadb;
+use support::differential;
 
 const SQL_MODE: &str = "SET sql_mode='ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,\
                         NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'";
@@ -22,21 +22,21 @@ const SQL_MODE: &str = "SET sql_mode='ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_
             TIMESTAMP/DATETIME(fsp) column text, FLOAT text, DESCRIBE, CONVERT_TZ); run with \
             --ignored to see them"]
 async fn temporal_answers_match_mysql8() {
-    if !mariadb::available() {
+    if !differential::available(&[]) {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
-    let maria = mariadb::start(tmp.path());
+    let maria = differential::start(tmp.path());
     let binlogd = support::start(&tmp.path().join("binlogd"), &["--initialize-insecure"]);
-    let mut m = mariadb::connect(maria.port, Duration::from_secs(60)).await;
-    let mut b = mariadb::connect(binlogd.port, Duration::from_secs(10)).await;
+    let mut m = differential::connect(maria.port, Duration::from_secs(60)).await;
+    let mut b = differential::connect(binlogd.port, Duration::from_secs(10)).await;
     for sql in [SQL_MODE, "SET time_zone='+00:00'", "CREATE DATABASE dt", "USE dt"] {
         m.query_drop(sql).await.unwrap_or_else(|e| panic!("MariaDB: {sql}: {e}"));
         b.query_drop(sql).await.unwrap_or_else(|e| panic!("binlogd: {sql}: {e}"));
     }
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/differential/temporal.cases");
-    let list = mariadb::cases(&std::fs::read_to_string(path).expect("case list"));
-    let (failures, compared) = mariadb::run_cases(&mut m, &mut b, &list).await;
+    let list = differential::cases(&std::fs::read_to_string(path).expect("case list"));
+    let (failures, compared) = differential::run_cases(&mut m, &mut b, &list).await;
     assert!(compared >= 200, "only {compared} cases");
     assert!(
         failures.is_empty(),

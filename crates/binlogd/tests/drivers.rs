@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use support::mariadb::{have, start_mariadb};
+use support::mariadb::have;
 use support::{mariadb, ok, start, stop};
 
 /// The driver programs' directory.
@@ -196,7 +196,7 @@ fn check_conn(driver: &str, out: &str) {
 /// `command(port, socket, phases, accounts)`, checks the findings and compares the metadata.
 fn against_both(driver: &str, command: impl Fn(u16, &Path, &str, &[&str]) -> Command) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let maria = start_mariadb(dir.path());
+    let maria = mariadb::start(dir.path());
     let datadir = dir.path().join("data");
     let server = start(&datadir, &["--initialize-insecure"]);
     ok(mariadb(

@@ -1,7 +1,6 @@
-//! A MariaDB server started by a test (`mariadb-install-db` into a temporary directory,
-//! `mariadbd` on 127.0.0.1 and a free port, `--user=root`, grant tables skipped), and the
-//! differential harness that runs a case list against it and against binlogd and compares
-//! the answers (`run_cases`).
+//! The differential harness: runs the same statements against MariaDB (started by
+//! [`super::mariadb`], re-exported here) and binlogd and compares the answers, either a case
+//! list (`run_cases`) or one statement's values (`values`).
 //!
 //! Case lists live in `tests/differential/*.cases`, one statement a line:
 //! - `SQL` — both servers must give the same answer (rows as text, or the error code);
@@ -18,96 +17,33 @@
 
 #![allow(dead_code)]
 
-use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Row};
+use mysql_async::{Conn, Row, Value};
 
-pub struct Mariadb {
-    child: Child,
-    pub port: u16,
-}
+#[allow(unused_imports)] // not every test binary that has `mod support` uses them
+pub use super::mariadb::{available, connect, start};
 
-impl Drop for Mariadb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+/// One statement's answer as values: rows of text (binary-safe: non-UTF-8 bytes written
+/// `0x…`), or the server's error code.
+pub type Answer = Result<Vec<Vec<Option<String>>>, u16>;
+
+fn cell(v: &Value) -> Option<String> {
+    match v {
+        Value::NULL => None,
+        Value::Bytes(b) => Some(match std::str::from_utf8(b) {
+            Ok(s) => s.to_string(),
+            Err(_) => format!("0x{}", hex::encode(b)),
+        }),
+        other => Some(other.as_sql(true)),
     }
 }
 
-pub fn have(program: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Whether MariaDB can be started here; without it a test fails under `CI=true` (the test
-/// command installs it) and is skipped otherwise.
-pub fn available() -> bool {
-    if have("mariadbd") && have("mariadb-install-db") {
-        return true;
-    }
-    assert!(std::env::var("CI").is_err(), "mariadbd is needed (scripts/test.sh installs it)");
-    eprintln!("skipped: mariadbd not installed");
-    false
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
-}
-
-/// Starts MariaDB on a fresh data directory under `dir`, in UTC.
-pub fn start(dir: &Path) -> Mariadb {
-    let datadir = dir.join("mariadb");
-    let out = Command::new("mariadb-install-db")
-        .args([
-            "--no-defaults",
-            &format!("--datadir={}", datadir.display()),
-            "--user=root",
-            "--skip-test-db",
-            "--auth-root-authentication-method=normal",
-        ])
-        .output()
-        .expect("mariadb-install-db runs");
-    assert!(out.status.success(), "mariadb-install-db: {}", String::from_utf8_lossy(&out.stderr));
-    let port = free_port();
-    let child = Command::new("mariadbd")
-        .args([
-            "--no-defaults",
-            &format!("--datadir={}", datadir.display()),
-            &format!("--socket={}", dir.join("mariadb.sock").display()),
-            &format!("--pid-file={}", dir.join("mariadb.pid").display()),
-            &format!("--port={port}"),
-            "--bind-address=127.0.0.1",
-            "--user=root",
-            "--skip-grant-tables",
-            "--skip-log-bin",
-            "--character-set-server=utf8mb4",
-            "--collation-server=utf8mb4_general_ci",
-            "--innodb-buffer-pool-size=16M",
-            "--default-time-zone=+00:00",
-        ])
-        .env("TZ", "UTC")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mariadbd starts");
-    Mariadb { child, port }
-}
-
-pub async fn connect(port: u16, deadline: Duration) -> Conn {
-    let start = Instant::now();
-    loop {
-        match Conn::new(super::sql::opts(port, "root", "")).await {
-            Ok(c) => return c,
-            Err(e) if start.elapsed() > deadline => panic!("connect to {port}: {e}"),
-            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
+/// Runs `sql` and returns its answer as values.
+pub async fn values(c: &mut Conn, sql: &str) -> Answer {
+    match c.query::<Row, _>(sql).await {
+        Ok(rows) => Ok(rows.iter().map(|r| (0..r.len()).map(|i| cell(&r[i])).collect()).collect()),
+        Err(mysql_async::Error::Server(e)) => Err(e.code),
+        Err(e) => panic!("{sql}: {e}"),
     }
 }
 

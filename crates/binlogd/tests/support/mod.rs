@@ -8,7 +8,6 @@
 
 pub mod differential;
 pub mod mariadb;
-pub mod mariadb_server;
 pub mod sql;
 
 use std::path::{Path, PathBuf};

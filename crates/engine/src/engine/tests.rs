@@ -60,12 +60,46 @@ fn commit_row(e: &Engine, t: TableId, r: Row) {
     e.commit(tx).expect("commit");
 }
 
-#[test]
-fn read_committed_never_sees_or_waits_for_uncommitted_writes() {
+/// An engine on a fresh simulated disk with [`table`] holding `rows`, each committed alone.
+fn fixture(rows: &[Row]) -> (SimVfs, Engine, TableId) {
     let sim = SimVfs::new();
     let (e, _) = open(&sim);
     let t = table(&e);
-    commit_row(&e, t, row(1, 10, "a"));
+    for r in rows {
+        commit_row(&e, t, r.clone());
+    }
+    (sim, e, t)
+}
+
+/// A transaction that reads through a read view taken now (REPEATABLE READ's snapshot).
+fn viewer(e: &Engine) -> Txn {
+    let mut tx = e.begin();
+    tx.set_read_view(Some(e.read_view()));
+    tx
+}
+
+/// Returns once some transaction waits for a row lock.
+fn until_someone_waits(e: &Engine) {
+    while e.inner.waits.lock().is_empty() {
+        thread::yield_now();
+    }
+}
+
+/// Entries in `t`'s secondary index number `i` (0 is `uk`, 1 is `kk`), purged ones not counted.
+fn index_entries(e: &Engine, t: TableId, i: usize) -> usize {
+    let tb = e.inner.table(t).expect("table");
+    tb.indexes[i].shards().iter().map(|m| m.read().len()).sum()
+}
+
+/// Row cells in `t` (a deleted row keeps its cell until purge).
+fn row_cells(e: &Engine, t: TableId) -> usize {
+    let tb = e.inner.table(t).expect("table");
+    tb.rows.shards().iter().map(|m| m.read().len()).sum()
+}
+
+#[test]
+fn read_committed_never_sees_or_waits_for_uncommitted_writes() {
+    let (_sim, e, t) = fixture(&[row(1, 10, "a")]);
     let mut w = e.begin();
     e.update(&mut w, t, &pk(&e, 1), row(1, 11, "a2")).expect("update");
     e.insert(&mut w, t, row(2, 20, "b")).expect("insert");
@@ -90,11 +124,7 @@ fn read_committed_never_sees_or_waits_for_uncommitted_writes() {
 
 #[test]
 fn rollback_restores_rows_and_indexes() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
-    commit_row(&e, t, row(1, 10, "a"));
-    commit_row(&e, t, row(2, 20, "b"));
+    let (_sim, e, t) = fixture(&[row(1, 10, "a"), row(2, 20, "b")]);
     let mut w = e.begin();
     e.update(&mut w, t, &pk(&e, 1), row(1, 12, "z")).expect("update");
     e.delete(&mut w, t, &pk(&e, 2)).expect("delete");
@@ -118,10 +148,7 @@ fn rollback_restores_rows_and_indexes() {
 
 #[test]
 fn duplicate_keys_are_1062_with_the_key_name() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
-    commit_row(&e, t, row(1, 10, "a"));
+    let (_sim, e, t) = fixture(&[row(1, 10, "a")]);
     let mut w = e.begin();
     let err = e.insert(&mut w, t, row(1, 0, "x")).expect_err("dup pk");
     assert_eq!(
@@ -157,9 +184,7 @@ fn duplicate_keys_are_1062_with_the_key_name() {
 
 #[test]
 fn a_unique_check_waits_for_the_uncommitted_holder() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
+    let (_sim, e, t) = fixture(&[]);
     let mut a = e.begin();
     e.insert(&mut a, t, row(1, 0, "x")).expect("insert");
     let e2 = e.clone();
@@ -170,9 +195,7 @@ fn a_unique_check_waits_for_the_uncommitted_holder() {
         r
     });
     // b blocks until a decides; a rolls back, so b's insert succeeds.
-    while e.inner.waits.lock().is_empty() {
-        thread::yield_now();
-    }
+    until_someone_waits(&e);
     e.rollback(a).expect("rollback");
     h.join().expect("thread").expect("b inserts once a rolled back");
 }
@@ -248,10 +271,7 @@ impl std::task::Wake for Unpark {
 
 #[test]
 fn without_waiting_refuses_lock_waits_and_names_the_holder() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
-    commit_row(&e, t, row(1, 0, "a"));
+    let (_sim, e, t) = fixture(&[row(1, 0, "a")]);
     let mut a = e.begin();
     e.get_for_update(&mut a, t, &pk(&e, 1)).expect("lock");
     let mut b = e.begin();
@@ -287,11 +307,7 @@ fn without_waiting_refuses_lock_waits_and_names_the_holder() {
 
 #[test]
 fn deadlock_victim_gets_1213_and_the_other_proceeds() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
-    commit_row(&e, t, row(1, 0, "a"));
-    commit_row(&e, t, row(2, 0, "b"));
+    let (_sim, e, t) = fixture(&[row(1, 0, "a"), row(2, 0, "b")]);
     let mut a = e.begin();
     e.update(&mut a, t, &pk(&e, 1), row(1, 1, "a")).expect("a locks 1");
     let e2 = e.clone();
@@ -303,9 +319,7 @@ fn deadlock_victim_gets_1213_and_the_other_proceeds() {
         e2.commit(b).expect("commit");
         r
     });
-    while e.inner.waits.lock().is_empty() {
-        thread::yield_now();
-    }
+    until_someone_waits(&e);
     let err = e.update(&mut a, t, &pk(&e, 2), row(2, 1, "b")).expect_err("a would close the cycle");
     assert_eq!(err.mysql_code(), 1213);
     e.rollback(a).expect("rollback");
@@ -342,9 +356,7 @@ fn ended_and_refused_waits_leave_no_wait_for_edge() {
         e2.commit(a).expect("commit a");
         r
     });
-    while e.inner.waits.lock().is_empty() {
-        thread::yield_now();
-    }
+    until_someone_waits(&e);
     e.commit(b).expect("commit b");
     assert!(h.join().expect("thread").expect("a waited for b, no deadlock"));
     let r = e.begin();
@@ -462,9 +474,7 @@ fn values_are_checked_and_normalized() {
 
 #[test]
 fn ddl_is_durable_and_waits_for_users() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
+    let (sim, e, t) = fixture(&[]);
     assert_eq!(
         e.create_table(TableSchema::new("T", vec![Column::new("x", INT)], vec![]))
             .expect_err("exists")
@@ -513,9 +523,7 @@ fn ddl_is_durable_and_waits_for_users() {
 
 #[test]
 fn many_threads_update_disjoint_and_shared_rows() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
+    let (_sim, e, t) = fixture(&[]);
     for i in 0..8 {
         commit_row(&e, t, row(i, 0, &format!("n{i}")));
     }
@@ -558,9 +566,7 @@ fn small(e: &Engine, name: &str) -> TableId {
 
 #[test]
 fn a_ddl_transaction_changes_nothing_visible_until_it_commits() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
+    let (_sim, e, t) = fixture(&[]);
     let old = small(&e, "old");
     commit_row(&e, old, vec![Value::Int(1)]);
     commit_row(&e, t, row(1, 5, "a"));
@@ -706,13 +712,8 @@ fn by_k(e: &Engine, tx: &Txn, t: TableId, k: i64) -> Vec<Row> {
 
 #[test]
 fn a_read_view_sees_no_later_insert_update_or_delete() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
-    commit_row(&e, t, row(1, 10, "a"));
-    commit_row(&e, t, row(2, 20, "b"));
-    let mut reader = e.begin();
-    reader.set_read_view(Some(e.read_view()));
+    let (_sim, e, t) = fixture(&[row(1, 10, "a"), row(2, 20, "b")]);
+    let mut reader = viewer(&e);
     let before = read_all(&e, &reader, t);
     // Another transaction inserts, updates (an indexed column too) and deletes.
     let mut w = e.begin();
@@ -733,8 +734,7 @@ fn a_read_view_sees_no_later_insert_update_or_delete() {
     reader.set_read_latest(false);
     assert!(e.stats().history_list_length >= 1);
     // A new view sees everything.
-    let mut fresh = e.begin();
-    fresh.set_read_view(Some(e.read_view()));
+    let fresh = viewer(&e);
     assert_eq!(read_all(&e, &fresh, t), vec![row(1, 11, "a"), row(3, 30, "c")]);
     drop(fresh);
     e.rollback(reader).expect("end");
@@ -744,21 +744,14 @@ fn a_read_view_sees_no_later_insert_update_or_delete() {
     assert_eq!(s.read_views, 0);
     assert!(s.purged_versions >= 2);
     // The purged index entries are gone and the deleted row's cell too.
-    let tb = e.inner.table(t).expect("table");
-    let entries: usize = tb.indexes[1].shards().iter().map(|m| m.read().len()).sum();
-    assert_eq!(entries, 2, "only the live rows' kk entries remain");
-    let cells: usize = tb.rows.shards().iter().map(|m| m.read().len()).sum();
-    assert_eq!(cells, 2);
+    assert_eq!(index_entries(&e, t, 1), 2, "only the live rows' kk entries remain");
+    assert_eq!(row_cells(&e, t), 2);
 }
 
 #[test]
 fn own_changes_are_visible_through_the_view_and_dirty_reads_see_others() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
-    commit_row(&e, t, row(1, 10, "a"));
-    let mut me = e.begin();
-    me.set_read_view(Some(e.read_view()));
+    let (_sim, e, t) = fixture(&[row(1, 10, "a")]);
+    let mut me = viewer(&e);
     e.update(&mut me, t, &pk(&e, 1), row(1, 12, "a")).expect("update");
     assert_eq!(e.get(&me, t, &pk(&e, 1)).expect("get"), Some(row(1, 12, "a")));
     let mut other = e.begin();
@@ -771,14 +764,9 @@ fn own_changes_are_visible_through_the_view_and_dirty_reads_see_others() {
 
 #[test]
 fn history_stays_bounded_under_a_long_reader_once_it_ends() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
-    for i in 0..10 {
-        commit_row(&e, t, row(i, i, &format!("n{i}")));
-    }
-    let mut reader = e.begin();
-    reader.set_read_view(Some(e.read_view()));
+    let rows: Vec<Row> = (0..10).map(|i| row(i, i, &format!("n{i}"))).collect();
+    let (_sim, e, t) = fixture(&rows);
+    let reader = viewer(&e);
     let snap = read_all(&e, &reader, t);
     for round in 0..200i64 {
         let mut w = e.begin();
@@ -797,16 +785,12 @@ fn history_stays_bounded_under_a_long_reader_once_it_ends() {
             assert!(cell.state.lock().history.is_empty());
         }
     }
-    let entries: usize = tb.indexes[1].shards().iter().map(|m| m.read().len()).sum();
-    assert_eq!(entries, 10);
+    assert_eq!(index_entries(&e, t, 1), 10);
 }
 
 #[test]
 fn a_checkpoint_is_a_read_view_without_uncommitted_or_prepared_rows() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
-    commit_row(&e, t, row(1, 10, "a"));
+    let (sim, e, t) = fixture(&[row(1, 10, "a")]);
     let mut open_txn = e.begin();
     e.update(&mut open_txn, t, &pk(&e, 1), row(1, 99, "a")).expect("update");
     e.insert(&mut open_txn, t, row(2, 20, "b")).expect("insert");
@@ -940,12 +924,8 @@ mod model {
 
 #[test]
 fn a_row_only_locked_reads_through_the_view() {
-    let sim = SimVfs::new();
-    let (e, _) = open(&sim);
-    let t = table(&e);
-    commit_row(&e, t, row(1, 10, "a"));
-    let mut me = e.begin();
-    me.set_read_view(Some(e.read_view()));
+    let (_sim, e, t) = fixture(&[row(1, 10, "a")]);
+    let mut me = viewer(&e);
     let mut w = e.begin();
     e.update(&mut w, t, &pk(&e, 1), row(1, 11, "a")).expect("update");
     e.commit(w).expect("commit");
