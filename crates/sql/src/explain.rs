@@ -291,7 +291,7 @@ fn columns_read(e: &Expr) -> Vec<usize> {
 }
 
 /// mysqld's guess of the fraction of rows a term keeps (`get_filtering_effect`).
-fn term_selectivity(e: &Expr) -> f64 {
+pub(crate) fn term_selectivity(e: &Expr) -> f64 {
     match e {
         Expr::Collated(_, inner) => term_selectivity(inner),
         Expr::Binary(BinOp::Eq | BinOp::NullSafeEq, ..) => FILTER_EQUALITY,
@@ -420,6 +420,12 @@ impl Session {
     pub(crate) fn explain(&mut self, stmt: &Stmt) -> Result<Output> {
         self.check_privileges(stmt)?;
         let rows = match stmt {
+            Stmt::Select(s) if s.is_multi() => {
+                let mut tables = Vec::new();
+                super::ast::base_tables(s, &mut tables);
+                self.table_access(&tables, false)?;
+                self.explain_join(s)?
+            }
             Stmt::Select(s) => {
                 if let Some(t) = &s.from {
                     self.table_access(&[t], false)?;
@@ -584,7 +590,7 @@ impl Session {
     /// The row of one table read through the access path `plan_access` chooses for `filter`,
     /// with the engine's counts of the table's and the path's rows.
     #[allow(clippy::too_many_arguments)]
-    fn explain_table(
+    pub(crate) fn explain_table(
         &mut self,
         select_type: &'static str,
         label: &str,

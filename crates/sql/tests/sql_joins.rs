@@ -485,3 +485,69 @@ fn derived_tables_are_materialized() {
     let out = s.execute(&st, &[Value::Int(2001)]).expect("runs");
     assert_eq!(out.text_rows(), [["2"]]);
 }
+
+/// EXPLAIN of a join: one row per table in join order, each with the access the executor
+/// runs (mysqld 8.0's traditional format): a const table first, an index lookup fed by it,
+/// a table without a usable index joined through the join buffer.
+#[test]
+fn explain_shows_each_join_step() {
+    let (_srv, mut s) = setup();
+    // a is a const table (its primary key bound by a constant), so the key of b is fed by a
+    // constant; b's by_author is not unique: ref, and its rows are the table's (no index
+    // statistics yet).
+    assert_eq!(
+        rows(
+            &mut s,
+            "EXPLAIN SELECT a.name, b.title FROM b JOIN a ON b.author_id = a.id WHERE a.id = 1"
+        ),
+        [
+            "1,SIMPLE,a,NULL,const,PRIMARY,PRIMARY,4,const,1,100,NULL",
+            "1,SIMPLE,b,NULL,ref,by_author,by_author,5,const,4,100,NULL",
+        ]
+    );
+    assert_eq!(
+        rows(&mut s, "EXPLAIN SELECT * FROM a, g WHERE g.tag = a.country"),
+        [
+            "1,SIMPLE,a,NULL,ALL,NULL,NULL,NULL,NULL,3,100,NULL",
+            "1,SIMPLE,g,NULL,ALL,NULL,NULL,NULL,NULL,4,100,Using where; Using join buffer (hash join)",
+        ]
+    );
+    // Lookups fed by earlier tables' columns; an outer join's ON term the key does not serve.
+    assert_eq!(
+        rows(
+            &mut s,
+            "EXPLAIN SELECT * FROM g JOIN b ON b.id = g.book_id \
+             LEFT JOIN a ON a.id = b.author_id AND a.country = 'uk'"
+        ),
+        [
+            "1,SIMPLE,g,NULL,ALL,NULL,NULL,NULL,NULL,4,100,NULL",
+            "1,SIMPLE,b,NULL,eq_ref,PRIMARY,PRIMARY,4,d.g.book_id,1,100,NULL",
+            "1,SIMPLE,a,NULL,eq_ref,PRIMARY,PRIMARY,4,d.b.author_id,1,10,Using where",
+        ]
+    );
+    // EXPLAIN needs what the statement needs.
+    assert_eq!(err(&mut s, "EXPLAIN SELECT * FROM a JOIN nope ON 1").0, 1146);
+}
+
+/// FOR SHARE over a join takes shared locks: another reader's FOR SHARE of the same rows
+/// goes on, a writer waits (1205 here) until the join's transaction ends.
+#[test]
+fn for_share_over_a_join_takes_shared_locks() {
+    let (srv, mut s) = setup();
+    let mut other = srv.session("root", "localhost");
+    q(&mut other, "USE d");
+    q(&mut s, "BEGIN");
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT a.name, b.title FROM a JOIN b ON b.author_id = a.id WHERE a.id = 2 FOR SHARE"
+        ),
+        ["bob,gamma"]
+    );
+    q(&mut other, "BEGIN");
+    assert_eq!(rows(&mut other, "SELECT name FROM a WHERE id = 2 FOR SHARE"), ["bob"]);
+    q(&mut other, "ROLLBACK");
+    assert_eq!(err(&mut other, "UPDATE a SET name = 'bo' WHERE id = 2").0, 1205);
+    q(&mut s, "COMMIT");
+    q(&mut other, "UPDATE a SET name = 'bo' WHERE id = 2");
+}

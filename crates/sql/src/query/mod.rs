@@ -17,6 +17,7 @@
 //! `JOIN::make_join_plan` (sql_optimizer.cc), execution `sub_select` (sql_executor.cc).
 
 pub(crate) mod exec;
+mod explain;
 pub(crate) mod plan;
 
 use std::sync::Arc;

@@ -33,7 +33,6 @@ pub(crate) enum StepAccess {
     /// row and planned with the table's own constant terms (`local`) by the single-table
     /// access planner (`exec::plan_access`). `index` names the index meant ("PRIMARY" or a
     /// secondary index), for EXPLAIN.
-    #[allow(dead_code)] // `index` is for EXPLAIN (crates/sql/src/explain.rs, in progress)
     Lookup { keys: Vec<Expr>, local: Vec<Expr>, index: String },
     /// Read once, with the table's own constant terms (`local`, positions of the table), and
     /// kept in memory (a block nested-loop join); `hash` (inner column, outer expression)
@@ -91,7 +90,7 @@ pub(crate) fn refs(scope: &Scope, e: &Expr) -> u64 {
 
 /// `Col(c) = other` (either side; under a collation wrapper) with `c` in entry `k`: the
 /// joined position and the other side.
-fn equality<'e>(scope: &Scope, k: usize, term: &'e Expr) -> Option<(usize, &'e Expr)> {
+pub(crate) fn equality<'e>(scope: &Scope, k: usize, term: &'e Expr) -> Option<(usize, &'e Expr)> {
     let inner = match term {
         Expr::Collated(_, x) => x.as_ref(),
         t => t,
