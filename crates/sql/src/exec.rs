@@ -1914,6 +1914,9 @@ fn derived_length(c: &mut ResultColumn, e: &Expr, schema: Option<&TableSchema>) 
     if !derived {
         return;
     }
+    if super::typelen::not_null(e, schema) {
+        c.flags |= flags::NOT_NULL;
+    }
     let Some(sh) = shape(e, schema) else { return };
     match (sh.kind, c.mysql_type) {
         (Kind::Int, t) if is_int_type(t) => {
