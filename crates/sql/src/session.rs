@@ -144,7 +144,7 @@ pub struct Session {
     /// The open transaction was started `READ ONLY` (cleared when another one starts).
     read_only_txn: bool,
     /// Session state changes for the next OK packet (tracker.rs).
-    pub(crate) tracked: super::tracker::Tracked,
+    pub(crate) tracked: super::tracked::Tracked,
 }
 
 impl std::fmt::Debug for Session {
