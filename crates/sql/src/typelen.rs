@@ -52,6 +52,11 @@ impl Shape {
         Shape { kind: Kind::Int, len, dec: 0, unsigned, literal_precision: None }
     }
 
+    /// A shape with no literal precision (for callers outside this module).
+    pub(crate) fn plain(kind: Kind, len: u32, dec: u32, unsigned: bool) -> Shape {
+        Shape::new(kind, len, dec, unsigned)
+    }
+
     fn new(kind: Kind, len: u32, dec: u32, unsigned: bool) -> Shape {
         Shape { kind, len, dec, unsigned, literal_precision: None }
     }
