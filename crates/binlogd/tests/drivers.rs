@@ -133,12 +133,7 @@ fn mysql_differs(key: &str, theirs: &str, ours: &str) -> Option<&'static str> {
 /// (mode, column, key, reason). Each is also a difference from MariaDB, which agrees with
 /// mysqld there.
 const KNOWN_DEFECTS: &[(&str, &str, &str, &str)] = &[
-    // `id + 1` (INT + literal): mysqld's Item_func_additive_op::result_precision gives
-    // max(10, 1) + 1 digits and a sign, length 12; binlogd types expressions without
-    // precision and sends LONGLONG's 21 (20 for unsigned).
-    ("expr", "plus", "columnLength", "expression lengths are not derived from operands"),
-    ("expr", "plus", "precision", "expression lengths are not derived from operands"),
-    ("expr", "plus", "displaySize", "expression lengths are not derived from operands"),
+    // (`id + 1`'s length, 21 instead of mysqld's 12, was one until typelen.rs.)
 ];
 
 /// Compares the metadata of binlogd's run with MariaDB's; returns the number of fields

@@ -124,7 +124,14 @@ fn decode(ok: &[u8]) -> (StatusFlags, Vec<Change>) {
             }
             SessionStateChange::Schema(s) => out.push(Change::Schema(s.as_str().into_owned())),
             SessionStateChange::IsTracked(true) => out.push(Change::State),
-            SessionStateChange::Gtids(g) => out.push(Change::Gtids(g.as_str().into_owned())),
+            // mysqld's data: encoding specification 0, then the set as a length-encoded
+            // string; mysql_common hands over the raw data.
+            SessionStateChange::Gtids(g) => {
+                let raw = g.as_str().into_owned().into_bytes();
+                assert_eq!(raw[0], 0, "encoding specification");
+                assert_eq!(usize::from(raw[1]), raw.len() - 2, "length-encoded GTID set");
+                out.push(Change::Gtids(String::from_utf8_lossy(&raw[2..]).into_owned()))
+            }
             other => out.push(Change::Other(format!("{other:?}"))),
         }
     }

@@ -1163,6 +1163,15 @@ impl Session {
         b.context = "having clause";
         let having = s.having.as_ref().map(|h| b.bind(h)).transpose()?;
         let aggs = b.aggs.take().unwrap_or_default();
+        if !aggs.is_empty() && s.group_by.is_empty() {
+            // Implicit grouping: with no rows, the non-aggregated items are NULL (mysqld
+            // marks them nullable).
+            for (item, col) in items.iter().zip(columns.iter_mut()) {
+                if is_derived(item) {
+                    col.flags &= !flags::NOT_NULL;
+                }
+            }
+        }
         b.aliases.clear();
         b.context = "group statement";
         let group_by = s.group_by.iter().map(|g| b.bind(g)).collect::<Result<Vec<_>>>()?;
@@ -2073,7 +2082,20 @@ impl Session {
 /// type-merging functions (`typelen.rs`), where the column's type agrees with the derivation.
 fn derived_length(c: &mut ResultColumn, e: &Expr, schema: Option<&TableSchema>) {
     use super::typelen::{shape, Kind};
-    let derived = matches!(
+    if !is_derived(e) {
+        return;
+    }
+    if super::typelen::not_null(e, schema) {
+        c.flags |= flags::NOT_NULL;
+    }
+    let Some(sh) = shape(e, schema) else { return };
+    derived_shape(c, sh.kind, sh.len, sh.dec, sh.unsigned);
+    let _ = Kind::Int;
+}
+
+/// Arithmetic, unary minus, CASE and the functions `typelen.rs` derives widths for.
+fn is_derived(e: &Expr) -> bool {
+    matches!(
         e,
         Expr::Binary(
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::IntDiv | BinOp::Mod,
@@ -2081,11 +2103,18 @@ fn derived_length(c: &mut ResultColumn, e: &Expr, schema: Option<&TableSchema>) 
         ) | Expr::Unary(UnOp::Neg, _)
             | Expr::Case { .. }
             | Expr::Func(Func::Concat | Func::IfNull | Func::Coalesce | Func::If, _)
-    );
-    if !derived {
-        return;
-    }
-    let Some(sh) = shape(e, schema) else { return };
+    )
+}
+
+fn derived_shape(
+    c: &mut ResultColumn,
+    kind: super::typelen::Kind,
+    len: u32,
+    dec: u32,
+    unsigned: bool,
+) {
+    use super::typelen::Kind;
+    let sh = super::typelen::Shape::plain(kind, len, dec, unsigned);
     match (sh.kind, c.mysql_type) {
         (Kind::Int, t) if is_int_type(t) => {
             c.length = sh.len;

@@ -53,6 +53,7 @@ mod snapshot;
 mod statement_locks;
 pub mod temporal;
 pub mod timefn;
+mod tracked;
 mod tracker;
 mod typelen;
 pub mod vars;

@@ -154,7 +154,7 @@ pub struct Session {
     /// `trans_reset_one_shot_chistics`).
     pub(crate) next_read_only: Option<bool>,
     /// Session state changes for the next OK packet (tracker.rs).
-    pub(crate) tracked: super::tracker::Tracked,
+    pub(crate) tracked: super::tracked::Tracked,
 }
 
 impl std::fmt::Debug for Session {

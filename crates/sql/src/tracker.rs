@@ -29,16 +29,6 @@ use super::ast::VarScope;
 use super::session::Session;
 use super::vars::{self, Var};
 
-/// The changes waiting for the next OK packet.
-#[derive(Debug, Default)]
-pub(crate) struct Tracked {
-    /// Variable names (canonical, lower case) set since the last OK, first-set order.
-    vars: Vec<&'static str>,
-    schema: bool,
-    state: bool,
-    gtids: Option<String>,
-}
-
 fn on(v: &Value) -> bool {
     match v {
         Value::Int(i) => *i != 0,

@@ -52,6 +52,11 @@ impl Shape {
         Shape { kind: Kind::Int, len, dec: 0, unsigned, literal_precision: None }
     }
 
+    /// A shape with no literal precision (for callers outside this module).
+    pub(crate) fn plain(kind: Kind, len: u32, dec: u32, unsigned: bool) -> Shape {
+        Shape::new(kind, len, dec, unsigned)
+    }
+
     fn new(kind: Kind, len: u32, dec: u32, unsigned: bool) -> Shape {
         Shape { kind, len, dec, unsigned, literal_precision: None }
     }
@@ -81,26 +86,19 @@ fn integer_length(bytes: u8, unsigned: bool, width: u8) -> u32 {
     if width > 0 {
         return u32::from(width);
     }
-    let digits = match bytes {
-        1 => 3,
-        2 => 5,
-        3 => {
-            if unsigned {
-                8
-            } else {
-                7
-            }
-        }
-        4 => 10,
-        _ => {
-            if unsigned {
-                20
-            } else {
-                19
-            }
-        }
-    };
-    digits + u32::from(!unsigned)
+    // mysqld's default display widths (`Field_tiny` .. `Field_longlong` field_length):
+    // MEDIUMINT is 9 wide signed, one more than its digits and sign.
+    match (bytes, unsigned) {
+        (1, false) => 4,
+        (1, true) => 3,
+        (2, false) => 6,
+        (2, true) => 5,
+        (3, false) => 9,
+        (3, true) => 8,
+        (4, false) => 11,
+        (4, true) => 10,
+        _ => 20,
+    }
 }
 
 /// The shape of a bound expression (see the module doc); `schema` resolves columns.
@@ -271,4 +269,22 @@ fn merge(shapes: impl Iterator<Item = Option<Shape>>) -> Option<Shape> {
     let kind = if shapes.iter().all(|s| s.kind == Kind::Int) { Kind::Int } else { Kind::Decimal };
     let _ = first;
     Some(Shape::new(kind, precision_to_length(precision, dec, unsigned), dec, unsigned))
+}
+
+/// Whether a derived expression can never be NULL (`Item::is_nullable` false): its operands
+/// cannot, and the operation adds no NULL (division and modulo do: by zero). mysqld sends
+/// NOT_NULL_FLAG for such items.
+pub(crate) fn not_null(e: &Expr, schema: Option<&TableSchema>) -> bool {
+    let n = |x: &Expr| not_null(x, schema);
+    match e {
+        Expr::Col(i) => schema.and_then(|s| s.columns.get(*i)).is_some_and(|c| !c.nullable),
+        Expr::Lit(v) => *v != Value::Null,
+        Expr::Collate(x, _) | Expr::Collated(_, x) | Expr::Unary(UnOp::Neg, x) => n(x),
+        Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, a, b) => n(a) && n(b),
+        // CONCAT is NULL past max_allowed_packet: always nullable (MariaDB and MySQL).
+        Expr::Func(Func::IfNull | Func::Coalesce, args) => args.iter().any(n),
+        Expr::Func(Func::If, args) => args.iter().skip(1).all(n),
+        Expr::Case { whens, otherwise: Some(o), .. } => n(o) && whens.iter().all(|(_, x)| n(x)),
+        _ => false,
+    }
 }
