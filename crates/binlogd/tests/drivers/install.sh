@@ -7,9 +7,11 @@
 #         (debezium/pom.xml; the same local repository, the jars go to debezium-lib/);
 #   node: mysql2 from npm (package.json + package-lock.json; npm's cache TARGET/drivers/npm-cache);
 #   go:   go-sql-driver/mysql from the Go module proxy (go.mod + go.sum; GOMODCACHE
-#         TARGET/drivers/gomod; Go's build cache stays the system one), built to driverscheck.
+#         TARGET/drivers/gomod; Go's build cache stays the system one), built to driverscheck;
+#   gobinlog: go-mysql's binlog parser and syncer from the Go module proxy (gobinlog/go.mod,
+#         go.sum; the same GOMODCACHE), built to binlogcheck.
 # Each part is skipped when its inputs have not changed since it last succeeded (a stamp holds
-# their checksum), so a warm run costs a checksum. Usage: install.sh TARGET {java|debezium|node|go}...
+# their checksum), so a warm run costs a checksum. Usage: install.sh TARGET {java|debezium|node|go|gobinlog}...
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 mkdir -p "$1/drivers"
@@ -61,6 +63,11 @@ for part in "$@"; do
       # go build is incremental: unchanged sources cost a cache look-up.
       (cd "$here/go" && GOMODCACHE="$out/gomod" GOFLAGS=-modcacherw \
         go build -o "$out/driverscheck" .)
+      ;;
+    gobinlog)
+      # go-mysql's binlog reader (tests/go_mysql_binlog.rs); incremental as above.
+      (cd "$here/gobinlog" && GOMODCACHE="$out/gomod" GOFLAGS=-modcacherw \
+        go build -o "$out/binlogcheck" .)
       ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
   esac
