@@ -845,8 +845,12 @@ impl Session {
         }
         // mysqld reads the session's innodb_lock_wait_timeout at each row lock wait
         // (`thd_lock_wait_timeout`): a SET SESSION counts from the next statement on. Without
-        // a session value the engine's configured (global) timeout applies.
+        // a session value of its own (one that differs from the global it started with) the
+        // engine's configured timeout applies: the server configures it from the same start
+        // option as the global, and an embedded engine may configure its own.
+        let global = self.server.global(Var::InnodbLockWaitTimeout);
         let timeout = match self.vars.get(&Var::InnodbLockWaitTimeout) {
+            Some(v) if *v == global => None,
             Some(Value::Int(i)) => Some((*i).max(1) as u64),
             Some(Value::UInt(u)) => Some((*u).max(1)),
             _ => None,
