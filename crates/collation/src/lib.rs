@@ -173,7 +173,11 @@ pub fn compare(id: u16, a: &[u8], b: &[u8]) -> Ordering {
         Kind::Bytes => a.cmp(b),
         Kind::BytesPad => pad::compare_bytes(a, b),
         Kind::Uca0900(level) => uca::compare(level, a, b),
-        Kind::Unicode => uca::compare(1, pad::trim_spaces(a), pad::trim_spaces(b)),
+        Kind::Unicode => uca::compare(
+            1,
+            &uca::bmp_only(pad::trim_spaces(a)),
+            &uca::bmp_only(pad::trim_spaces(b)),
+        ),
         Kind::General => {
             pad::compare_weights(general::weights(a), general::weights(b), u32::from(b' '))
         }
@@ -193,6 +197,21 @@ pub fn equal(id: u16, a: &[u8], b: &[u8]) -> bool {
     compare(id, a, b) == Ordering::Equal
 }
 
+/// Compares two strings as mysqld's `strnncoll` does (what FIND_IN_SET uses): like
+/// [`compare`] but without PAD SPACE, so trailing spaces count (`'a '` is not `'a'`).
+pub fn compare_no_pad(id: u16, a: &[u8], b: &[u8]) -> Ordering {
+    match kind_of(id) {
+        Kind::Bytes | Kind::BytesPad => a.cmp(b),
+        Kind::Uca0900(level) => uca::compare(level, a, b),
+        Kind::Unicode => uca::compare(1, &uca::bmp_only(a), &uca::bmp_only(b)),
+        Kind::General => general::weights(a).cmp(general::weights(b)),
+        k @ (Kind::Latin1Swedish | Kind::AsciiGeneral) => {
+            let t = simple::table(k);
+            a.iter().map(|&c| t[usize::from(c)]).cmp(b.iter().map(|&c| t[usize::from(c)]))
+        }
+    }
+}
+
 /// Appends the order-preserving, self-delimiting sort key of `s` (see the module docs).
 /// The engine puts a flag byte (1) before it, so its key components never start with 0xFF.
 pub fn sort_key(id: u16, s: &[u8], out: &mut Vec<u8>) {
@@ -206,7 +225,7 @@ pub fn sort_key(id: u16, s: &[u8], out: &mut Vec<u8>) {
         }
         Kind::Unicode => {
             let mut k = Vec::with_capacity(s.len() * 2 + 4);
-            uca::sort_key(1, pad::trim_spaces(s), &mut k);
+            uca::sort_key(1, &uca::bmp_only(pad::trim_spaces(s)), &mut k);
             escape_into(&k, out);
         }
         Kind::General => pad::key(general::weights(s), 2, u32::from(b' '), out),
@@ -251,7 +270,7 @@ pub fn char_equal(id: u16, a: u32, b: u32) -> bool {
     match kind_of(id) {
         Kind::Bytes | Kind::BytesPad => false,
         Kind::Uca0900(level) => uca::char_equal(level, a, b),
-        Kind::Unicode => uca::char_equal(1, a, b),
+        Kind::Unicode => uca::char_equal(1, uca::bmp_char(a), uca::bmp_char(b)),
         Kind::General => general::weight(a) == general::weight(b),
         k @ (Kind::Latin1Swedish | Kind::AsciiGeneral) => {
             let t = simple::table(k);

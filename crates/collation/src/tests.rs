@@ -120,3 +120,31 @@ fn charset_conversion() {
     assert_eq!(by_name("utf8_general_ci").map(|c| c.id), Some(33));
     assert_eq!(to_upper("straße"), "STRAßE");
 }
+
+#[test]
+fn unicode_ci_weighs_every_supplementary_character_as_fffd() {
+    // UCA 4.0.0 stops at U+FFFF: mysqld (strings/ctype-uca.cc, characters above `maxchar`)
+    // weighs them all 0xFFFD, above every BMP character, CJK included.
+    assert_eq!(cmp("utf8mb4_unicode_ci", "😀", "😁"), Equal);
+    assert_eq!(cmp("utf8mb4_unicode_ci", "a😀", "a𝄞 "), Equal);
+    assert_eq!(cmp("utf8mb4_unicode_ci", "日", "😀"), Less);
+    assert_eq!(cmp("utf8mb4_unicode_ci", "😀", "\u{FFFD}"), Equal);
+    let id = by_name("utf8mb4_unicode_ci").expect("known").id;
+    assert_eq!(sort_key_of(id, "😀".as_bytes()), sort_key_of(id, "😁".as_bytes()));
+    assert!(char_equal(id, 0x1F600, 0x1F601));
+    // 0900 collations are UCA 9.0.0 with implicit weights: emoji differ there.
+    assert_ne!(cmp("utf8mb4_0900_ai_ci", "😀", "😁"), Equal);
+}
+
+#[test]
+fn compare_no_pad_counts_trailing_spaces() {
+    // mysqld's strnncoll (FIND_IN_SET): no PAD SPACE, unlike strnncollsp.
+    for coll in ["utf8mb4_general_ci", "utf8mb4_unicode_ci", "utf8mb4_bin", "latin1_swedish_ci"] {
+        let id = by_name(coll).expect("known").id;
+        assert_eq!(compare(id, b"a ", b"a"), Equal, "{coll}");
+        assert_eq!(compare_no_pad(id, b"a ", b"a"), Greater, "{coll}");
+        assert_eq!(compare_no_pad(id, b"a", b"a"), Equal, "{coll}");
+    }
+    assert_eq!(compare_no_pad(45, b"a", b"A"), Equal);
+    assert_eq!(compare_no_pad(8, &[0xE1], b"A"), Equal);
+}
