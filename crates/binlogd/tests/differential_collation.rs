@@ -17,8 +17,9 @@
 //! The expectation is MySQL 8.0's; where MySQL 8.0 and MariaDB 10.11 differ, the statement is in
 //! [`MYSQL_DIFFERS`] with MySQL's answer and why. `utf8mb4_unicode_ci` is implemented with
 //! ICU's root collation (a newer UCA than mysqld's 4.0.0): its character classes are compared
-//! only on the Latin-1 and Latin Extended-A letters and digits, where the two UCA versions
-//! agree (crates/collation's docs).
+//! on the digits, ASCII letters and Latin-1/Latin Extended-A letters, where the two UCA
+//! versions mostly agree; the letters where they do not (Đ, Ħ, Ŀ, Ł, Ø, æ) keep the test
+//! ignored until a UCA 4.0.0 table replaces ICU for this collation (crates/collation's docs).
 //!
 //! Needs `mariadbd` and `mariadb-install-db` (Debian's mariadb-server, installed by
 //! scripts/test.sh); without them the test fails under `CI=true` and is skipped otherwise.
@@ -51,8 +52,12 @@ fn sql_text(s: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "not yet seen passing: its first run found a latin1 length bug (fixed since), the \
-            comparisons after it have not run yet; run with --ignored"]
+#[ignore = "6 of 330 statements still differ from MariaDB 10.11 (run with --ignored): \
+            utf8mb4_unicode_ci is ICU's CLDR root, not UCA 4.0.0 (p_uni pairs, s_uni ORDER BY \
+            ASC/DESC: 'æ' sorts after 'alice' in UCA 4.0.0; c_8: Đ, Ħ, Ŀ, Ł, Ø are letters of \
+            their own in UCA 4.0.0, not D/H/L/O with an accent); LOCATE('', 'abc', 4) is 4 \
+            here, 0 in MariaDB (MySQL 8.0's Item_func_locate not checked); SHOW WARNINGS after \
+            GROUP_CONCAT says 'Row 1 was cut', MariaDB 'Row 6' (MySQL 8.0 not checked)"]
 async fn collations_and_string_functions_match_mariadb() {
     if !differential::available(&[]) {
         return;
@@ -181,7 +186,8 @@ async fn collations_and_string_functions_match_mariadb() {
         "SELECT 'a' = 'A', 'a' = 'á', 'a ' = 'a', 'ß' = 's', 'ß' = 'ss'",
         "SELECT 'a' COLLATE utf8mb4_bin = 'A', 'a' COLLATE utf8mb4_unicode_ci = 'ä', 'ß' COLLATE utf8mb4_unicode_ci = 'ss'",
         "SELECT CONCAT(g, u) FROM mix ORDER BY id",
-        "CREATE TABLE bad (c VARCHAR(3) CHARACTER SET cp1251)",
+        // Not `CHARACTER SET cp1251`: MySQL and MariaDB have it, binlogd answers 1115, which
+        // issue 19 allows for every charset but utf8mb4, latin1, ascii and binary.
         "CREATE TABLE bad (c VARCHAR(3) CHARACTER SET nosuch)",
         "CREATE TABLE bad (c VARCHAR(3) CHARACTER SET latin1 COLLATE utf8mb4_bin)",
         "INSERT INTO mix (id, l) VALUES (3, '日本')",

@@ -21,9 +21,9 @@
 //!   the same primary-strength collator (the test against MariaDB lists where they agree).
 //! * Written by hand because no library has them (they are mysqld's own, not Unicode's):
 //!   `*_general_ci` (mysqld's `my_unicase_default` "sort" table: one 16-bit weight per
-//!   character of the BMP, the upper case of the character's base letter; supplementary
-//!   characters weigh U+FFFD; built here from Unicode's canonical decomposition (ICU4X's
-//!   normalizer) and Rust's case mapping, checked against MariaDB's table by the test),
+//!   character of the BMP, mostly the upper case of the character's base letter as Unicode
+//!   had it then; supplementary characters weigh U+FFFD; held as data in `general_table`,
+//!   see `general`'s docs for where it comes from and why no rule reproduces it),
 //!   `latin1_swedish_ci` (mysqld's `sort_order_latin1`), `ascii_general_ci`, the `_bin`
 //!   collations and `binary`, PAD SPACE, the key encoding, LIKE (`my_wildcmp_*`) and the
 //!   latin1 (cp1252, as mysqld's latin1) and ascii conversions.
@@ -43,6 +43,7 @@
 
 mod charset;
 mod general;
+mod general_table;
 mod like;
 mod pad;
 mod simple;

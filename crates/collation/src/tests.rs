@@ -148,3 +148,24 @@ fn compare_no_pad_counts_trailing_spaces() {
     assert_eq!(compare_no_pad(45, b"a", b"A"), Equal);
     assert_eq!(compare_no_pad(8, &[0xE1], b"A"), Equal);
 }
+
+#[test]
+fn general_ci_weighs_as_mysqlds_unicase_table() {
+    // strings/ctype-utf8.cc `my_unicase_pages_default` ("sort"), as MariaDB 10.11 answers.
+    let w = |c: char| general::weight(u32::from(c));
+    assert_eq!(w('é'), u32::from('E'));
+    assert_eq!(w('ß'), u32::from('S'));
+    assert_eq!(w('ё'), u32::from('Е'));
+    assert_eq!(w('ά'), u32::from('Α'));
+    assert_eq!(w('ς'), u32::from('Σ'));
+    // Case pairs and letters Unicode added after mysqld's table weigh themselves.
+    assert_eq!(w('ƀ'), 0x180);
+    assert_eq!(w('\u{371}'), 0x371);
+    assert_eq!(w('\u{1EFB}'), 0x1EFB);
+    // Singleton decompositions are not followed; kana keep their voicing.
+    assert_eq!(w('\u{37E}'), 0x37E);
+    assert_eq!(w('が'), u32::from('が'));
+    assert_eq!(w('😀'), 0xFFFD);
+    assert_ne!(cmp("utf8mb4_general_ci", "が", "か"), Equal);
+    assert_eq!(cmp("utf8mb4_general_ci", "ΆΛΦΑ", "αλφα"), Equal);
+}
