@@ -15,10 +15,9 @@
 //! - error numbers of illegal collation mixes (1267, 1253, 1273, 1115).
 //!
 //! The expectation is MySQL 8.0's; where MySQL 8.0 and MariaDB 10.11 differ, the statement is in
-//! [`MYSQL_DIFFERS`] with MySQL's answer and why. `utf8mb4_unicode_ci` is implemented with
-//! ICU's root collation (a newer UCA than mysqld's 4.0.0): its character classes are compared
-//! only on the Latin-1 and Latin Extended-A letters and digits, where the two UCA versions
-//! agree (crates/collation's docs).
+//! [`MYSQL_DIFFERS`] with MySQL's answer and why. `utf8mb4_unicode_ci` (UCA 4.0.0) and
+//! `utf8mb4_general_ci` are mysqld's weight tables (crates/collation's `unicode400` and
+//! `general`); their character classes are compared over Latin, Greek, Cyrillic and kana.
 //!
 //! Needs `mariadbd` and `mariadb-install-db` (Debian's mariadb-server, installed by
 //! scripts/test.sh); without them the test fails under `CI=true` and is skipped otherwise.
@@ -51,8 +50,11 @@ fn sql_text(s: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "not yet seen passing: its first run found a latin1 length bug (fixed since), the \
-            comparisons after it have not run yet; run with --ignored"]
+#[ignore = "2 of 334 statements still differ from MariaDB 10.11 and MySQL 8.0's answer \
+            is not yet established from its source (run with --ignored): LOCATE('', 'abc', 4) \
+            is 4 here, 0 in MariaDB (Item_func_locate::val_int); SHOW WARNINGS after a cut \
+            GROUP_CONCAT says 'Row 1 was cut by GROUP_CONCAT()', MariaDB 'Row 6' \
+            (Item_func_group_concat's row_count)"]
 async fn collations_and_string_functions_match_mariadb() {
     if !differential::available(&[]) {
         return;
@@ -128,6 +130,10 @@ async fn collations_and_string_functions_match_mariadb() {
         ("uni", "utf8mb4_unicode_ci", 0x41, 0x5A),
         ("uni", "utf8mb4_unicode_ci", 0x61, 0x7A),
         ("uni", "utf8mb4_unicode_ci", 0xC0, 0x17F),
+        ("uni", "utf8mb4_unicode_ci", 0x20, 0x24F),
+        ("uni", "utf8mb4_unicode_ci", 0x370, 0x52F),
+        ("uni", "utf8mb4_unicode_ci", 0x1E00, 0x1EFF),
+        ("uni", "utf8mb4_unicode_ci", 0x3040, 0x30FF),
     ];
     for (i, (_, coll, lo, hi)) in blocks.iter().enumerate() {
         both.push(format!(
@@ -181,7 +187,8 @@ async fn collations_and_string_functions_match_mariadb() {
         "SELECT 'a' = 'A', 'a' = 'á', 'a ' = 'a', 'ß' = 's', 'ß' = 'ss'",
         "SELECT 'a' COLLATE utf8mb4_bin = 'A', 'a' COLLATE utf8mb4_unicode_ci = 'ä', 'ß' COLLATE utf8mb4_unicode_ci = 'ss'",
         "SELECT CONCAT(g, u) FROM mix ORDER BY id",
-        "CREATE TABLE bad (c VARCHAR(3) CHARACTER SET cp1251)",
+        // Not `CHARACTER SET cp1251`: MySQL and MariaDB have it, binlogd answers 1115, which
+        // issue 19 allows for every charset but utf8mb4, latin1, ascii and binary.
         "CREATE TABLE bad (c VARCHAR(3) CHARACTER SET nosuch)",
         "CREATE TABLE bad (c VARCHAR(3) CHARACTER SET latin1 COLLATE utf8mb4_bin)",
         "INSERT INTO mix (id, l) VALUES (3, '日本')",

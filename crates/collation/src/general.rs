@@ -2,49 +2,35 @@
 //! weights — one 16-bit weight per BMP character, supplementary characters all weigh U+FFFD
 //! (so every emoji is equal to every other under general_ci, as in mysqld).
 //!
-//! The weight of a BMP character is the upper case (a single character) of its base letter:
-//! the first character of its canonical decomposition (ICU4X's NFD), so accents are dropped
-//! (`é` → `E`, `ё` → `Е`); `ß` weighs `S` (mysqld's table, not the `SS` of full upper-casing).
-//! The table is built once (64 Ki entries) on first use.
+//! Why a table and not a rule: mysqld's table (MySQL's strings/ctype-utf8.cc,
+//! `my_unicase_pages_default`; MariaDB's is the same) was built from the Unicode of its day —
+//! mostly the upper case of a letter's base letter, but not for characters or case pairs added
+//! later (`ƀ` weighs itself, not `Ƀ`; U+0370..U+0373, U+1EFA..U+1EFF), nor for singleton
+//! decompositions (U+037E GREEK QUESTION MARK is not `;`), nor for kana (`が` is not `か`).
+//! Deriving it from today's Unicode (NFD base letter, upper-cased) differed from mysqld in
+//! Latin Extended-B, Greek, Cyrillic, Latin Extended Additional and kana, so
+//! [`general_table`](crate::general_table) holds mysqld's weights of the 11 pages that
+//! `my_unicase_pages_default` fills (0x00–0x05, 0x1E, 0x1F, 0x21, 0x24, 0xFF); every other BMP
+//! character weighs itself. The data was dumped from MariaDB 10.11 with
+//! `HEX(WEIGHT_STRING(CONVERT(CHAR(cp USING utf32) USING utf8mb4) COLLATE utf8mb4_general_ci))`
+//! for every BMP code point, and the test against MariaDB (crates/binlogd/tests/
+//! differential_collation.rs) checks the Latin, Greek, Cyrillic and kana blocks again.
 
-use std::sync::OnceLock;
-
-use icu_normalizer::DecomposingNormalizerBorrowed;
-
-fn table() -> &'static [u16] {
-    static T: OnceLock<Box<[u16]>> = OnceLock::new();
-    T.get_or_init(|| {
-        let nfd = DecomposingNormalizerBorrowed::new_nfd();
-        (0u32..0x10000)
-            .map(|cp| {
-                let Some(c) = char::from_u32(cp) else { return cp as u16 };
-                if c == 'ß' {
-                    return u16::from(b'S');
-                }
-                let mut buf = [0u8; 4];
-                let base = nfd.normalize(c.encode_utf8(&mut buf)).chars().next().unwrap_or(c);
-                let mut up = base.to_uppercase();
-                let u = match (up.next(), up.next()) {
-                    (Some(u), None) => u,
-                    _ => base,
-                };
-                u16::try_from(u32::from(u)).unwrap_or(0xFFFD)
-            })
-            .collect()
-    })
-}
+use crate::general_table::PAGES;
 
 /// The weight of one code point.
 pub(crate) fn weight(cp: u32) -> u32 {
     if cp > 0xFFFF {
-        0xFFFD
-    } else {
-        u32::from(table()[cp as usize])
+        return 0xFFFD;
+    }
+    let page = (cp >> 8) as u8;
+    match PAGES.iter().find(|(p, _)| *p == page) {
+        Some((_, weights)) => u32::from(weights[(cp & 0xFF) as usize]),
+        None => cp,
     }
 }
 
-/// The weights of a UTF-8 string; an invalid byte weighs as itself plus 0x10000 would not fit
-/// 16 bits, so it weighs 0xFFFD like mysqld's replacement.
+/// The weights of a UTF-8 string; an invalid byte weighs 0xFFFD like mysqld's replacement.
 pub(crate) fn weights(s: &[u8]) -> impl Iterator<Item = u32> + '_ {
     crate::charset::utf8_chars(s).map(|cp| match cp {
         Some(cp) => weight(cp),

@@ -8,22 +8,22 @@
 //!
 //! # What comes from a library and what is written here
 //!
-//! * The UCA collations (`utf8mb4_0900_ai_ci`, `_as_ci`, `_as_cs`, and `utf8mb4_unicode_ci`)
-//!   use ICU4X's `icu_collator` with the root collation (CLDR root = DUCET with CLDR's few
+//! * The UCA 9.0.0 collations (`utf8mb4_0900_ai_ci`, `_as_ci`, `_as_cs`) use ICU4X's `icu_collator` with the root collation (CLDR root = DUCET with CLDR's few
 //!   documented changes), alternate handling *non-ignorable* (mysqld's 0900 collations do not
 //!   shift punctuation or spaces) and the strength of the collation's levels (primary for
 //!   `ai_ci`, secondary for `as_ci`, tertiary for `as_cs`). `icu_collator` was chosen over
 //!   `feruca` because it writes sort keys (`write_sort_key_utf8_to`) and sets the strength;
 //!   feruca only compares, and always at every level. What differs from mysqld: mysqld's 0900
-//!   collations are UCA 9.0.0 DUCET and `utf8mb4_unicode_ci` is UCA 4.0.0; ICU4X carries a
-//!   newer Unicode, so characters added since (and the few places where CLDR root reorders
-//!   DUCET, e.g. U+FFFE/U+FFFF) may order differently; `utf8mb4_unicode_ci` is approximated by
-//!   the same primary-strength collator (the test against MariaDB lists where they agree).
+//!   collations are UCA 9.0.0 DUCET; ICU4X carries a newer Unicode, so characters added since
+//!   (and the few places where CLDR root reorders DUCET, e.g. U+FFFE/U+FFFF) may order
+//!   differently.
+//! * `utf8mb4_unicode_ci` is UCA 4.0.0, too far from CLDR root to approximate with ICU (stroke
+//!   letters, `æ`, implicit weights): mysqld's primary weights are data here (`unicode400`).
 //! * Written by hand because no library has them (they are mysqld's own, not Unicode's):
 //!   `*_general_ci` (mysqld's `my_unicase_default` "sort" table: one 16-bit weight per
-//!   character of the BMP, the upper case of the character's base letter; supplementary
-//!   characters weigh U+FFFD; built here from Unicode's canonical decomposition (ICU4X's
-//!   normalizer) and Rust's case mapping, checked against MariaDB's table by the test),
+//!   character of the BMP, mostly the upper case of the character's base letter as Unicode
+//!   had it then; supplementary characters weigh U+FFFD; held as data in `general_table`,
+//!   see `general`'s docs for where it comes from and why no rule reproduces it),
 //!   `latin1_swedish_ci` (mysqld's `sort_order_latin1`), `ascii_general_ci`, the `_bin`
 //!   collations and `binary`, PAD SPACE, the key encoding, LIKE (`my_wildcmp_*`) and the
 //!   latin1 (cp1252, as mysqld's latin1) and ascii conversions.
@@ -43,10 +43,12 @@
 
 mod charset;
 mod general;
+mod general_table;
 mod like;
 mod pad;
 mod simple;
 mod uca;
+mod unicode400;
 
 use std::cmp::Ordering;
 
@@ -173,7 +175,9 @@ pub fn compare(id: u16, a: &[u8], b: &[u8]) -> Ordering {
         Kind::Bytes => a.cmp(b),
         Kind::BytesPad => pad::compare_bytes(a, b),
         Kind::Uca0900(level) => uca::compare(level, a, b),
-        Kind::Unicode => uca::compare(1, pad::trim_spaces(a), pad::trim_spaces(b)),
+        Kind::Unicode => {
+            pad::compare_weights(unicode400::weights(a), unicode400::weights(b), unicode400::SPACE)
+        }
         Kind::General => {
             pad::compare_weights(general::weights(a), general::weights(b), u32::from(b' '))
         }
@@ -193,6 +197,21 @@ pub fn equal(id: u16, a: &[u8], b: &[u8]) -> bool {
     compare(id, a, b) == Ordering::Equal
 }
 
+/// Compares two strings as mysqld's `strnncoll` does (what FIND_IN_SET uses): like
+/// [`compare`] but without PAD SPACE, so trailing spaces count (`'a '` is not `'a'`).
+pub fn compare_no_pad(id: u16, a: &[u8], b: &[u8]) -> Ordering {
+    match kind_of(id) {
+        Kind::Bytes | Kind::BytesPad => a.cmp(b),
+        Kind::Uca0900(level) => uca::compare(level, a, b),
+        Kind::Unicode => unicode400::weights(a).cmp(unicode400::weights(b)),
+        Kind::General => general::weights(a).cmp(general::weights(b)),
+        k @ (Kind::Latin1Swedish | Kind::AsciiGeneral) => {
+            let t = simple::table(k);
+            a.iter().map(|&c| t[usize::from(c)]).cmp(b.iter().map(|&c| t[usize::from(c)]))
+        }
+    }
+}
+
 /// Appends the order-preserving, self-delimiting sort key of `s` (see the module docs).
 /// The engine puts a flag byte (1) before it, so its key components never start with 0xFF.
 pub fn sort_key(id: u16, s: &[u8], out: &mut Vec<u8>) {
@@ -204,11 +223,7 @@ pub fn sort_key(id: u16, s: &[u8], out: &mut Vec<u8>) {
             uca::sort_key(level, s, &mut k);
             escape_into(&k, out);
         }
-        Kind::Unicode => {
-            let mut k = Vec::with_capacity(s.len() * 2 + 4);
-            uca::sort_key(1, pad::trim_spaces(s), &mut k);
-            escape_into(&k, out);
-        }
+        Kind::Unicode => pad::key(unicode400::weights(s), 2, unicode400::SPACE, out),
         Kind::General => pad::key(general::weights(s), 2, u32::from(b' '), out),
         Kind::Latin1Swedish | Kind::AsciiGeneral => {
             let t = simple::table(kind_of(id));
@@ -251,7 +266,7 @@ pub fn char_equal(id: u16, a: u32, b: u32) -> bool {
     match kind_of(id) {
         Kind::Bytes | Kind::BytesPad => false,
         Kind::Uca0900(level) => uca::char_equal(level, a, b),
-        Kind::Unicode => uca::char_equal(1, a, b),
+        Kind::Unicode => unicode400::char_equal(a, b),
         Kind::General => general::weight(a) == general::weight(b),
         k @ (Kind::Latin1Swedish | Kind::AsciiGeneral) => {
             let t = simple::table(k);

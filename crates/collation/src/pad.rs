@@ -22,15 +22,6 @@
 
 use std::cmp::Ordering;
 
-/// `s` without trailing spaces.
-pub(crate) fn trim_spaces(s: &[u8]) -> &[u8] {
-    let mut n = s.len();
-    while n > 0 && s[n - 1] == b' ' {
-        n -= 1;
-    }
-    &s[..n]
-}
-
 /// PAD SPACE comparison of bytes (`my_strnncollsp_8bit_bin`, `my_strnncollsp_mb_bin`).
 pub(crate) fn compare_bytes(a: &[u8], b: &[u8]) -> Ordering {
     let n = a.len().min(b.len());

@@ -120,3 +120,75 @@ fn charset_conversion() {
     assert_eq!(by_name("utf8_general_ci").map(|c| c.id), Some(33));
     assert_eq!(to_upper("straße"), "STRAßE");
 }
+
+#[test]
+fn unicode_ci_weighs_every_supplementary_character_as_fffd() {
+    // UCA 4.0.0 stops at U+FFFF: mysqld (strings/ctype-uca.cc, characters above `maxchar`)
+    // weighs them all 0xFFFD, above every BMP character, CJK included.
+    assert_eq!(cmp("utf8mb4_unicode_ci", "😀", "😁"), Equal);
+    assert_eq!(cmp("utf8mb4_unicode_ci", "a😀", "a𝄞 "), Equal);
+    assert_eq!(cmp("utf8mb4_unicode_ci", "日", "😀"), Less);
+    // The weight 0xFFFD, not U+FFFD's own (0x0DC6 in UCA 4.0.0).
+    assert_eq!(cmp("utf8mb4_unicode_ci", "😀", "\u{FFFD}"), Greater);
+    let id = by_name("utf8mb4_unicode_ci").expect("known").id;
+    assert_eq!(sort_key_of(id, "😀".as_bytes()), sort_key_of(id, "😁".as_bytes()));
+    // LIKE compares characters above U+FFFF by code point (`my_uca_charcmp`).
+    assert!(!char_equal(id, 0x1F600, 0x1F601));
+    assert!(!like(id, "😀".as_bytes(), "😁".as_bytes(), None));
+    assert!(like(id, "😀".as_bytes(), "_".as_bytes(), None));
+    // 0900 collations are UCA 9.0.0 with implicit weights: emoji differ there.
+    assert_ne!(cmp("utf8mb4_0900_ai_ci", "😀", "😁"), Equal);
+}
+
+#[test]
+fn compare_no_pad_counts_trailing_spaces() {
+    // mysqld's strnncoll (FIND_IN_SET): no PAD SPACE, unlike strnncollsp.
+    for coll in ["utf8mb4_general_ci", "utf8mb4_unicode_ci", "utf8mb4_bin", "latin1_swedish_ci"] {
+        let id = by_name(coll).expect("known").id;
+        assert_eq!(compare(id, b"a ", b"a"), Equal, "{coll}");
+        assert_eq!(compare_no_pad(id, b"a ", b"a"), Greater, "{coll}");
+        assert_eq!(compare_no_pad(id, b"a", b"a"), Equal, "{coll}");
+    }
+    assert_eq!(compare_no_pad(45, b"a", b"A"), Equal);
+    assert_eq!(compare_no_pad(8, &[0xE1], b"A"), Equal);
+}
+
+#[test]
+fn general_ci_weighs_as_mysqlds_unicase_table() {
+    // strings/ctype-utf8.cc `my_unicase_pages_default` ("sort"), as MariaDB 10.11 answers.
+    let w = |c: char| general::weight(u32::from(c));
+    assert_eq!(w('é'), u32::from('E'));
+    assert_eq!(w('ß'), u32::from('S'));
+    assert_eq!(w('ё'), u32::from('Е'));
+    assert_eq!(w('ά'), u32::from('Α'));
+    assert_eq!(w('ς'), u32::from('Σ'));
+    // Case pairs and letters Unicode added after mysqld's table weigh themselves.
+    assert_eq!(w('ƀ'), 0x180);
+    assert_eq!(w('\u{371}'), 0x371);
+    assert_eq!(w('\u{1EFB}'), 0x1EFB);
+    // Singleton decompositions are not followed; kana keep their voicing.
+    assert_eq!(w('\u{37E}'), 0x37E);
+    assert_eq!(w('が'), u32::from('が'));
+    assert_eq!(w('😀'), 0xFFFD);
+    assert_ne!(cmp("utf8mb4_general_ci", "が", "か"), Equal);
+    assert_eq!(cmp("utf8mb4_general_ci", "ΆΛΦΑ", "αλφα"), Equal);
+}
+
+#[test]
+fn unicode_ci_is_uca_4_0_0() {
+    // strings/ctype-uca.cc `my_uca_v400` at the primary level, as MariaDB 10.11 answers: the
+    // stroke letters are letters of their own (CLDR root makes them accented D, H, L, O),
+    // `æ` sorts after every word starting with `a`.
+    let u = |a: &str, b: &str| cmp("utf8mb4_unicode_ci", a, b);
+    for (stroke, plain) in [("Đ", "D"), ("Ħ", "H"), ("Ł", "L"), ("Ø", "O"), ("ø", "o")] {
+        assert_eq!(u(stroke, plain), Greater, "{stroke}");
+    }
+    assert_eq!(u("Đ", "đ"), Equal);
+    assert_eq!(u("æ", "alice"), Greater);
+    assert_eq!(u("æ", "b"), Less);
+    assert_eq!(u("a", "Á"), Equal);
+    assert_eq!(u("ß", "ss"), Equal);
+    assert_eq!(u("a ", "a"), Equal);
+    assert_eq!(u("a\t", "a"), Less);
+    assert_eq!(u("日", "本"), Less);
+}

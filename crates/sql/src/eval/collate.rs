@@ -228,6 +228,12 @@ pub(crate) fn cmp_text(id: u16, a: &[u8], b: &[u8]) -> Ordering {
     collation::compare(id, &in_charset(id, a), &in_charset(id, b))
 }
 
+/// Compares UTF-8 strings under collation `id` without PAD SPACE (mysqld's `strnncoll`,
+/// which `Item_func_find_in_set::val_int` uses: `FIND_IN_SET('a ', 'a')` is 0).
+pub(crate) fn cmp_text_no_pad(id: u16, a: &[u8], b: &[u8]) -> Ordering {
+    collation::compare_no_pad(id, &in_charset(id, a), &in_charset(id, b))
+}
+
 /// The sort key of a UTF-8 string under collation `id`.
 pub(crate) fn sort_key(id: u16, a: &[u8]) -> Vec<u8> {
     collation::sort_key_of(id, &in_charset(id, a))

@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use engine::Value;
 
 use crate::error::Result;
-use crate::eval::collate::cmp_text;
+use crate::eval::collate::{cmp_text, cmp_text_no_pad};
 use crate::eval::to_text;
 
 /// The longest string a function builds (mysqld: `max_allowed_packet`, 64 MiB by default);
@@ -428,7 +428,7 @@ pub(crate) fn call(f: StrFn, a: Vec<Value>, coll: u16) -> Result<Value> {
             }
             let pos = list
                 .split(|&c| c == b',')
-                .position(|item| cmp_text(coll, item, &needle) == Ordering::Equal);
+                .position(|item| cmp_text_no_pad(coll, item, &needle) == Ordering::Equal);
             Value::Int(pos.map_or(0, |p| p as i64 + 1))
         }
         Insert => {
@@ -506,8 +506,8 @@ pub(crate) fn call(f: StrFn, a: Vec<Value>, coll: u16) -> Result<Value> {
     })
 }
 
-/// LOCATE: the 1-based character position of the first window of `needle`'s byte length at
-/// or after character `start` that equals `needle` under the collation (`my_instr_mb`), 0 if
+/// LOCATE: the 1-based character position of the first window of `needle`'s byte length
+/// (character count in latin1/ascii) at or after character `start` that equals `needle` under the collation (`my_instr_mb`), 0 if
 /// none.
 fn locate(hay: &Text, needle: &[u8], start: i64, coll: u16) -> i64 {
     let b = hay.bounds();
@@ -519,8 +519,24 @@ fn locate(hay: &Text, needle: &[u8], start: i64, coll: u16) -> i64 {
         return start;
     }
     let bytes = hay.bytes();
+    // In a single-byte charset (latin1, ascii) a window is the needle's character count
+    // (`my_instr_simple`, which compares through the sort order: 'á' matches 'A' under
+    // latin1_swedish_ci); the text is held in UTF-8, so count characters, not bytes.
+    let single_byte = matches!(
+        collation::by_id(coll).map(|c| c.charset),
+        Some(collation::Charset::Latin1 | collation::Charset::Ascii)
+    );
+    let needle_chars = String::from_utf8_lossy(needle).chars().count();
     for (ci, &from) in b.iter().enumerate().take(b.len() - 1).skip((start - 1) as usize) {
-        let Some(w) = bytes.get(from..from + needle.len()) else { break };
+        let to = if single_byte {
+            match b.get(ci + needle_chars) {
+                Some(&to) => to,
+                None => break,
+            }
+        } else {
+            from + needle.len()
+        };
+        let Some(w) = bytes.get(from..to) else { break };
         if cmp_text(coll, w, needle) == Ordering::Equal {
             return ci as i64 + 1;
         }
