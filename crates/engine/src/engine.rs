@@ -2069,6 +2069,9 @@ impl Inner {
                 for img in s.tables {
                     let t = Table::new(img.schema);
                     for (k, r) in img.rows {
+                        if !t.key_matches(&k, &r) {
+                            return Err(Error::Corrupt { what: STALE_KEY, position: s.lsn });
+                        }
                         t.apply_put(&k, r);
                     }
                     t.auto_inc.fetch_max(img.auto_inc, Ordering::AcqRel);
@@ -2208,6 +2211,9 @@ impl Inner {
                         .map_err(|_| Error::Corrupt { what: "redo op table", position: lsn.0 })?;
                     if row.len() != t.schema.columns.len() {
                         return Err(Error::Corrupt { what: "redo op row", position: lsn.0 });
+                    }
+                    if !t.key_matches(&key, &row) {
+                        return Err(Error::Corrupt { what: STALE_KEY, position: lsn.0 });
                     }
                     t.apply_put(&key, row);
                 }
@@ -2370,3 +2376,10 @@ fn cleanup_indexes(txn: &Txn, olds: &[Replaced]) {
 
 #[cfg(test)]
 mod tests;
+
+/// A stored row whose primary key is not its key columns' encoding under their collations
+/// (keys written by a binlogd whose collation weights differed, e.g. utf8mb4_general_ci and
+/// utf8mb4_unicode_ci before 2026-11-26): lookups would miss the row, so start-up refuses.
+const STALE_KEY: &str = "a row's stored primary key differs from its columns' key under their \
+                         collations (written by an older binlogd: dump with that version and \
+                         restore)";

@@ -375,6 +375,12 @@ impl Table {
 
     /// Sets the committed image of `key` directly (replay, checkpoint load): no locks, no
     /// uniqueness checks; index entries follow the image.
+    /// Whether `key` is `row`'s clustered key as this binary encodes it (always true for a
+    /// table without a primary key: its keys are hidden row ids).
+    pub(crate) fn key_matches(&self, key: &[u8], row: &[Value]) -> bool {
+        self.schema.primary_key.is_empty() || *self.schema.primary_key_of(row) == *key
+    }
+
     pub(crate) fn apply_put(&self, key: &[u8], row: Row) {
         self.observe_row(key, &row);
         let row = Arc::new(row);
