@@ -31,6 +31,16 @@ CREATE DATABASE pit;
 CREATE TABLE pit.items (
   id INT PRIMARY KEY, ti TINYINT, su SMALLINT UNSIGNED, bi BIGINT, bu BIGINT UNSIGNED,
   db DOUBLE, de DECIMAL(20,6), ch CHAR(4), vc VARCHAR(40), tx TEXT, dt DATETIME);
+CREATE TABLE pit.more (
+  id INT PRIMARY KEY, f FLOAT, d DATE, tm TIME(3), y YEAR, d3 DATETIME(3), t6 TIMESTAMP(6) NULL,
+  bn BINARY(4), vb VARBINARY(10), bl BLOB, e ENUM('s','m','l'), st SET('a','b','c'), bt BIT(10),
+  j JSON);
+INSERT INTO pit.more VALUES
+  (1, 1.5, '2024-02-29', '-838:59:59.000', 2155, '2000-01-01 00:00:00.123',
+   '2038-01-19 03:14:07.999999', 'ab', 'x\\0y', x'00ff10', 'm', 'a,c', b'1000000011',
+   '{\"k\": [1, 2.5, \"s\", null, true]}'),
+  (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+UPDATE pit.more SET tm = '00:00:00.5', e = 'l', st = 'b', bt = b'1', j = '{\"u\": 1}' WHERE id = 2;
 CREATE TABLE pit.log (msg VARCHAR(20), n INT, KEY (n));
 CREATE TABLE pit.seq (k BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(5));
 INSERT INTO pit.items VALUES
@@ -55,7 +65,7 @@ DELETE FROM pit.items WHERE id = 3;
 INSERT INTO pit.seq (v) VALUES ('d');
 ";
 
-const TABLES: &str = "pit.items, pit.log, pit.seq";
+const TABLES: &str = "pit.items, pit.more, pit.log, pit.seq";
 
 #[test]
 fn mariadb_binlog_output_replays_rows_into_a_fresh_server() {

@@ -32,6 +32,17 @@ INSERT INTO shop.types VALUES
   (2, 127, 0, 32767, 8388607, 9223372036854775807, 0, -0.0, -3.5, 0.000001, '', '', '',
    '1000-01-01 00:00:00', '9999-12-31 23:59:59.999', '1970-01-01 00:00:01'),
   (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+CREATE TABLE shop.more (
+  id INT PRIMARY KEY, d DATE, tm TIME(3), y YEAR, t6 TIMESTAMP(6) NULL, bn BINARY(4),
+  vb VARBINARY(10), bl BLOB, mt MEDIUMTEXT, e ENUM('s','m','l'), st SET('a','b','c'),
+  bt BIT(10), j JSON);
+INSERT INTO shop.more VALUES
+  (1, '2024-02-29', '-838:59:59.000', 2155, '2038-01-19 03:14:07.999999', 'ab', 'x\\0y',
+   x'00ff10', 'medium é', 'm', 'a,c', b'1000000011',
+   '{\"k\": [1, 2.5, \"s\", null, true], \"n\": {\"m\": -7}}'),
+  (2, '1000-01-01', '12:34:56.789', 1901, '1970-01-01 00:00:01', '', '', '', '', 's', '',
+   b'0', '[]'),
+  (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 CREATE TABLE shop.log (msg VARCHAR(20), n INT, KEY (n));
 INSERT INTO shop.log VALUES ('same', 1), ('same', 1), (NULL, 2);
 CREATE TABLE shop.seq (k BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(5));
@@ -44,7 +55,7 @@ INSERT INTO shop.seq (v) VALUES ('d');
 COMMIT;
 ";
 
-const TABLES: [&str; 3] = ["shop.types", "shop.log", "shop.seq"];
+const TABLES: [&str; 4] = ["shop.types", "shop.more", "shop.log", "shop.seq"];
 
 /// CHECKSUM TABLE of every table, then SHOW CREATE TABLE of each.
 fn fingerprint(server: &Running) -> String {

@@ -733,7 +733,15 @@ impl<B: Backend> Connection<B> {
             }
             command::QUERY => {
                 stats.command(cmd);
-                let sql = std::str::from_utf8(body).map_err(|_| invalid_utf8())?;
+                let rewritten;
+                let sql = match std::str::from_utf8(body) {
+                    Ok(sql) => sql,
+                    Err(_) => {
+                        rewritten = crate::binary_literals::hex_binary_literals(body)
+                            .ok_or_else(invalid_utf8)?;
+                        rewritten.as_str()
+                    }
+                };
                 let mut out = ResultWriter::new(
                     &mut self.io,
                     self.capabilities,
@@ -789,7 +797,15 @@ impl<B: Backend> Connection<B> {
             }
             command::STMT_PREPARE => {
                 stats.command(cmd);
-                let sql = std::str::from_utf8(body).map_err(|_| invalid_utf8())?;
+                let rewritten;
+                let sql = match std::str::from_utf8(body) {
+                    Ok(sql) => sql,
+                    Err(_) => {
+                        rewritten = crate::binary_literals::hex_binary_literals(body)
+                            .ok_or_else(invalid_utf8)?;
+                        rewritten.as_str()
+                    }
+                };
                 self.prepare(sql).await?;
             }
             command::STMT_EXECUTE => {

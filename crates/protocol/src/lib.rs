@@ -25,6 +25,7 @@
 //! another (each is its own task, all waits are async).
 
 pub mod auth;
+pub mod binary_literals;
 pub mod conn;
 pub mod error;
 pub mod fuzz;

@@ -3,18 +3,11 @@
 //! it), PAD SPACE vs NO PAD ("Collation Pad Attributes"), keys that follow the collation,
 //! column/table/database defaults, COLLATE, coercibility errors and the SHOW statements.
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
-use engine::{Engine, EngineConfig};
-use sql::{Hooks, Output, Server, Session, SqlError};
+use common::server;
 
-fn server() -> Arc<Server> {
-    let vfs = vfs::SimVfs::new().shared();
-    let cfg = EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() };
-    let e = Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0;
-    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
-}
+use sql::{Output, Session, SqlError};
 
 fn q(s: &mut Session, sql: &str) -> Output {
     s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))

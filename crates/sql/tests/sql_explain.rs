@@ -3,19 +3,13 @@
 //! Expected rows are mysqld 8.0's for the same tables (InnoDB; `rows` there is an estimate,
 //! binlogd counts).
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
-use engine::{Engine, EngineConfig, Value};
+use common::server;
+
+use engine::Value;
 use sql::output::MysqlType;
-use sql::{Hooks, Output, Server, Session};
-
-fn server() -> Arc<Server> {
-    let vfs = vfs::SimVfs::new().shared();
-    let cfg = EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() };
-    let e = Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0;
-    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
-}
+use sql::{Output, Session};
 
 fn q(s: &mut Session, sql: &str) -> Output {
     s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))

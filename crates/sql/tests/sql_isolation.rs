@@ -4,22 +4,15 @@
 //! rows and lock them, SERIALIZABLE turns plain SELECTs into locking reads inside a
 //! transaction, `SET TRANSACTION` scopes, the history list as a status variable.
 
-use std::path::Path;
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
-use engine::{Engine, EngineConfig};
-use sql::{Hooks, Output, Server, Session};
+use sql::{Output, Server, Session};
 
 fn server() -> Arc<Server> {
-    let vfs = vfs::SimVfs::new().shared();
-    let cfg = EngineConfig {
-        checkpoint_redo_bytes: None,
-        lock_wait_timeout: Duration::from_millis(300),
-        ..EngineConfig::default()
-    };
-    let e = Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0;
-    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
+    common::server_with_lock_wait(Duration::from_millis(300))
 }
 
 fn q(s: &mut Session, sql: &str) -> Output {

@@ -3,22 +3,16 @@
 //! 1052/1054/1066/1051 errors; GROUP BY/HAVING/ORDER BY/LIMIT/DISTINCT and aggregates over a
 //! join; result column metadata; locking reads over joins; the read view; go-tpc's shapes.
 
-use std::path::Path;
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
-use engine::{Engine, EngineConfig, Value};
-use sql::{Hooks, Output, Server, Session};
+use engine::Value;
+use sql::{Output, Server, Session};
 
 fn server() -> Arc<Server> {
-    let vfs = vfs::SimVfs::new().shared();
-    let cfg = EngineConfig {
-        checkpoint_redo_bytes: None,
-        lock_wait_timeout: Duration::from_millis(300),
-        ..EngineConfig::default()
-    };
-    let e = Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0;
-    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
+    common::server_with_lock_wait(Duration::from_millis(300))
 }
 
 fn q(s: &mut Session, sql: &str) -> Output {

@@ -3,19 +3,12 @@
 //! counts with and without CLIENT_FOUND_ROWS, and the character-set statements that decide how
 //! text columns are described.
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
-use engine::{Engine, EngineConfig};
+use common::server;
+
 use sql::output::{flags, MysqlType};
-use sql::{Hooks, Output, ResultColumn, Server, Session};
-
-fn server() -> Arc<Server> {
-    let vfs = vfs::SimVfs::new().shared();
-    let cfg = EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() };
-    let e = Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0;
-    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
-}
+use sql::{Output, ResultColumn, Session};
 
 fn q(s: &mut Session, sql: &str) -> Output {
     s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
