@@ -82,6 +82,17 @@ fn invalid_utf8() -> ErrPacket {
     ErrPacket::new(1300, "HY000", "Invalid utf8mb4 character string")
 }
 
+/// A COM_QUERY / COM_STMT_PREPARE body as text: borrowed when it is UTF-8, else with its
+/// binary string literals as hex literals (`binary_literals`), else 1300.
+fn statement_text(body: &[u8]) -> Result<std::borrow::Cow<'_, str>, ErrPacket> {
+    match std::str::from_utf8(body) {
+        Ok(sql) => Ok(std::borrow::Cow::Borrowed(sql)),
+        Err(_) => crate::binary_literals::hex_binary_literals(body)
+            .map(std::borrow::Cow::Owned)
+            .ok_or_else(invalid_utf8),
+    }
+}
+
 /// `ER_STMT_HAS_NO_OPEN_CURSOR`: statements never open cursors here.
 /// COM_STMT_EXECUTE's flag for a read-only cursor (`CURSOR_TYPE_READ_ONLY`).
 const CURSOR_TYPE_READ_ONLY: u8 = 1;
@@ -733,15 +744,8 @@ impl<B: Backend> Connection<B> {
             }
             command::QUERY => {
                 stats.command(cmd);
-                let rewritten;
-                let sql = match std::str::from_utf8(body) {
-                    Ok(sql) => sql,
-                    Err(_) => {
-                        rewritten = crate::binary_literals::hex_binary_literals(body)
-                            .ok_or_else(invalid_utf8)?;
-                        rewritten.as_str()
-                    }
-                };
+                let sql = statement_text(body)?;
+                let sql = sql.as_ref();
                 let mut out = ResultWriter::new(
                     &mut self.io,
                     self.capabilities,
@@ -797,15 +801,8 @@ impl<B: Backend> Connection<B> {
             }
             command::STMT_PREPARE => {
                 stats.command(cmd);
-                let rewritten;
-                let sql = match std::str::from_utf8(body) {
-                    Ok(sql) => sql,
-                    Err(_) => {
-                        rewritten = crate::binary_literals::hex_binary_literals(body)
-                            .ok_or_else(invalid_utf8)?;
-                        rewritten.as_str()
-                    }
-                };
+                let sql = statement_text(body)?;
+                let sql = sql.as_ref();
                 self.prepare(sql).await?;
             }
             command::STMT_EXECUTE => {
