@@ -5,27 +5,12 @@
 
 mod common;
 
-use common::server;
+use common::{err, q, rows, server};
 
-use sql::{Output, Session, SqlError};
-
-fn q(s: &mut Session, sql: &str) -> Output {
-    s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    q(s, sql).text_rows()
-}
+use sql::Session;
 
 fn one(s: &mut Session, sql: &str) -> String {
     rows(s, sql).concat().join(",")
-}
-
-fn err(s: &mut Session, sql: &str) -> SqlError {
-    match s.query(sql) {
-        Ok(o) => panic!("{sql}: expected an error, got {o:?}"),
-        Err(e) => e,
-    }
 }
 
 #[test]

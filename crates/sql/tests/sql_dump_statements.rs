@@ -4,42 +4,21 @@
 //! COLUMNS, SAVEPOINT / ROLLBACK TO / RELEASE, and the statement ends handed to the committer
 //! (where the binlog writes STMT_END_F).
 
+mod common;
 #[path = "support/recording.rs"]
 mod recording;
 
-use std::path::Path;
 use std::sync::Arc;
 
-use engine::{Engine, EngineConfig};
+use common::{engine, err, q, rows};
 use recording::Recording;
-use sql::{Hooks, Output, Server, Session, SqlError};
-
-fn engine() -> Engine {
-    let vfs = vfs::SimVfs::new().shared();
-    let cfg = EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() };
-    Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0
-}
+use sql::{Hooks, Output, Server, Session};
 
 fn recorded() -> (Arc<Server>, Arc<Recording>) {
     let e = engine();
     let rec = Recording::new(&e);
     let hooks = Hooks { committer: rec.clone(), ..Hooks::without_binlog(&e) };
     (Server::open(e, hooks, &[]).expect("server"), rec)
-}
-
-fn q(s: &mut Session, sql: &str) -> Output {
-    s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    q(s, sql).text_rows()
-}
-
-fn err(s: &mut Session, sql: &str) -> SqlError {
-    match s.query(sql) {
-        Ok(o) => panic!("{sql}: expected an error, got {o:?}"),
-        Err(e) => e,
-    }
 }
 
 fn one(s: &mut Session, sql: &str) -> String {

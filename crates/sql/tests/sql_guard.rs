@@ -3,22 +3,13 @@
 //! REPLACE without UPDATE/DELETE, `SET gtid_next` and the other restricted session variables,
 //! metadata of tables without a privilege, the processlist, passwords in statement text).
 
-use std::path::Path;
+mod common;
+
 use std::sync::Arc;
 
-use engine::{Engine, EngineConfig, Value};
+use common::{engine, err, q, rows, server};
+use engine::Value;
 use sql::{Hooks, Output, Server, Session, SqlError};
-
-fn engine() -> Engine {
-    let vfs = vfs::SimVfs::new().shared();
-    let cfg = EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() };
-    Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0
-}
-
-fn server() -> Arc<Server> {
-    let e = engine();
-    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
-}
 
 /// A server with accounts attached (root has every privilege; other accounts what they are
 /// granted). The returned directory holds `users.json`.
@@ -28,21 +19,6 @@ fn server_with_accounts() -> (Arc<Server>, tempfile::TempDir) {
     let (users, _) = accounts::Users::open(dir.path(), true).expect("accounts open");
     srv.attach_accounts(Arc::new(users));
     (srv, dir)
-}
-
-fn q(s: &mut Session, sql: &str) -> Output {
-    s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    q(s, sql).text_rows()
-}
-
-fn err(s: &mut Session, sql: &str) -> SqlError {
-    match s.query(sql) {
-        Ok(o) => panic!("{}: expected an error, got {o:?}", &sql[..sql.len().min(200)]),
-        Err(e) => e,
-    }
 }
 
 /// Runs `f` on a thread with a `stack`-byte stack, as a Tokio worker (2 MiB) runs statements.

@@ -11,9 +11,18 @@ use std::time::Duration;
 use engine::{Engine, EngineConfig};
 use sql::{Hooks, Server};
 
-fn open(cfg: EngineConfig) -> Arc<Server> {
+/// An engine over a fresh simulated disk with the defaults (no checkpoints by redo size).
+pub fn engine() -> Engine {
+    engine_with(EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() })
+}
+
+fn engine_with(cfg: EngineConfig) -> Engine {
     let vfs = vfs::SimVfs::new().shared();
-    let e = Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0;
+    Engine::open(vfs, Path::new("/data"), cfg).expect("engine opens").0
+}
+
+fn open(cfg: EngineConfig) -> Arc<Server> {
+    let e = engine_with(cfg);
     Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
 }
 
@@ -29,4 +38,22 @@ pub fn server_with_lock_wait(wait: Duration) -> Arc<Server> {
         lock_wait_timeout: wait,
         ..EngineConfig::default()
     })
+}
+
+/// Runs `sql`, panicking with the statement and the error when it fails.
+pub fn q(s: &mut sql::Session, sql: &str) -> sql::Output {
+    s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// The text rows of `sql`'s result.
+pub fn rows(s: &mut sql::Session, sql: &str) -> Vec<Vec<String>> {
+    q(s, sql).text_rows()
+}
+
+/// The error `sql` must end in (a long statement is named by its first 200 bytes).
+pub fn err(s: &mut sql::Session, sql: &str) -> sql::SqlError {
+    match s.query(sql) {
+        Ok(o) => panic!("{}: expected an error, got {o:?}", sql.get(..200).unwrap_or(sql)),
+        Err(e) => e,
+    }
 }
