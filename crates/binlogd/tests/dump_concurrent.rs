@@ -12,35 +12,21 @@
 
 mod support;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
 use support::sql::conn;
-use support::{client, ok, start, Running};
+use support::{client, feed, ok, start, Running};
 
 fn root(server: &Running, sql: &str) -> String {
     ok(support::mariadb(server.port, "root", "", &[], sql))
 }
 
 const TABLES: &str = "live.acct, live.log";
-
-/// `mariadb < input` against `server`; panics with the client's error if it fails.
-fn feed(server: &Running, input: &[u8], what: &str) {
-    let mut child = client("mariadb", server.port, "root", "")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run mariadb");
-    child.stdin.take().expect("stdin").write_all(input).expect("write");
-    let out = child.wait_with_output().expect("mariadb");
-    assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
-}
 
 /// Writers: each moves amounts between accounts in two-statement transactions (the sum of
 /// `acct.bal` stays fixed), appends to `log` and deletes old log rows, until `stop` or 2 000
@@ -136,7 +122,7 @@ async fn single_transaction_dump_plus_binlog_from_its_position_equals_the_source
     assert!((end_file, end_pos) > (file.as_str(), pos), "{ops} writes all before the dump?");
     // The dump's copy is one moment: the accounts' balances sum to the seeded total.
     let target = start(&dir.path().join("target"), &["--initialize-insecure"]);
-    feed(&target, &dump.stdout, "restore");
+    feed(target.port, &dump.stdout, "restore");
     assert_eq!(root(&target, "SELECT SUM(bal) FROM live.acct").trim(), "50000");
 
     // The binlog from the recorded position, this file's rest and every later file.
@@ -155,7 +141,7 @@ async fn single_transaction_dump_plus_binlog_from_its_position_equals_the_source
         .output()
         .expect("run mariadb-binlog (scripts/test.sh installs mariadb-client)");
     assert!(replay.status.success(), "mariadb-binlog: {}", String::from_utf8_lossy(&replay.stderr));
-    feed(&target, &replay.stdout, "binlog replay");
+    feed(target.port, &replay.stdout, "binlog replay");
 
     assert_eq!(root(&target, &format!("CHECKSUM TABLE {TABLES}")), expected, "{ops} writes");
     for sql in ["SELECT * FROM live.acct ORDER BY id", "SELECT * FROM live.log ORDER BY id"] {

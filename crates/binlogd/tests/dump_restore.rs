@@ -8,10 +8,9 @@
 
 mod support;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use support::{client, ok, start, Running};
+use support::{client, feed, ok, start, Running};
 
 fn root(server: &Running, sql: &str) -> String {
     ok(support::mariadb(server.port, "root", "", &[], sql))
@@ -80,19 +79,6 @@ fn dump(server: &Running, options: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
-/// `mariadb < file` against `server`; panics with the client's error if it fails.
-fn restore(server: &Running, file: &[u8]) {
-    let mut child = client("mariadb", server.port, "root", "")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run mariadb");
-    child.stdin.take().expect("stdin").write_all(file).expect("write the dump");
-    let out = child.wait_with_output().expect("mariadb");
-    assert!(out.status.success(), "restore: {}", String::from_utf8_lossy(&out.stderr));
-}
-
 #[test]
 fn mariadb_dump_restores_into_a_fresh_server() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -119,7 +105,7 @@ fn mariadb_dump_restores_into_a_fresh_server() {
             assert!(text.contains(&line), "{line} in:\n{text}");
         }
         let target = start(&dir.path().join(format!("target{n}")), &["--initialize-insecure"]);
-        restore(&target, &file);
+        feed(target.port, &file, "restore");
         assert_eq!(fingerprint(&target), expected, "mariadb-dump {options:?}");
     }
 }

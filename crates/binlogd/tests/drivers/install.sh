@@ -30,25 +30,18 @@ fresh() { # fresh NAME FILES...: true when the stamp matches the files' checksum
   return 1
 }
 stamp() { mv "$out/$1.want" "$out/$1.stamp"; }
+maven() { # maven PART: PART/pom.xml's runtime jars into PART-lib/, Maven's repository in m2/
+  if ! fresh "$1" "$here/$1/pom.xml"; then
+    rm -rf "$out/$1-lib"
+    mvn -q -B -f "$here/$1/pom.xml" -Dmaven.repo.local="$out/m2" \
+      dependency:copy-dependencies -DoutputDirectory="$out/$1-lib" -DincludeScope=runtime
+    stamp "$1"
+  fi
+}
 
 for part in "$@"; do
   case "$part" in
-    java)
-      if ! fresh java "$here/java/pom.xml"; then
-        rm -rf "$out/java-lib"
-        mvn -q -B -f "$here/java/pom.xml" -Dmaven.repo.local="$out/m2" \
-          dependency:copy-dependencies -DoutputDirectory="$out/java-lib" -DincludeScope=runtime
-        stamp java
-      fi
-      ;;
-    debezium)
-      if ! fresh debezium "$here/debezium/pom.xml"; then
-        rm -rf "$out/debezium-lib"
-        mvn -q -B -f "$here/debezium/pom.xml" -Dmaven.repo.local="$out/m2" \
-          dependency:copy-dependencies -DoutputDirectory="$out/debezium-lib" -DincludeScope=runtime
-        stamp debezium
-      fi
-      ;;
+    java|debezium) maven "$part" ;;
     node)
       mkdir -p "$out/node"
       cp "$here/node/check.js" "$out/node/check.js"

@@ -202,6 +202,21 @@ pub fn mariadb(port: u16, user: &str, password: &str, extra: &[&str], sql: &str)
         .expect("run mariadb (scripts/test.sh installs mariadb-client)")
 }
 
+/// `mariadb < input` against 127.0.0.1:`port` as root (a dump or a binlog replay); panics with
+/// the client's error, naming `what`, if it fails.
+pub fn feed(port: u16, input: &[u8], what: &str) {
+    use std::io::Write;
+    let mut child = client("mariadb", port, "root", "")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mariadb");
+    child.stdin.take().expect("stdin").write_all(input).expect("write");
+    let out = child.wait_with_output().expect("mariadb");
+    assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// The output of a `mariadb` run that must succeed.
 pub fn ok(output: Output) -> String {
     assert!(output.status.success(), "mariadb: {}", String::from_utf8_lossy(&output.stderr));
