@@ -212,6 +212,19 @@ impl Privileges {
     }
 
     /// True if every privilege of `other` is in `self`.
+    /// Each privilege held, one name each (ALL spelled out, GRANT OPTION left out): the rows
+    /// of information_schema's USER_/SCHEMA_/TABLE_PRIVILEGES, which show grantability apart.
+    pub fn each(self) -> Vec<&'static str> {
+        PRIVILEGE_NAMES
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| {
+                self.0 & (1 << i) != 0 && Privileges(1 << i) != Privileges::GRANT_OPTION
+            })
+            .map(|(_, n)| *n)
+            .collect()
+    }
+
     pub fn contains(self, other: Privileges) -> bool {
         self.0 & other.0 == other.0
     }
@@ -321,7 +334,10 @@ impl Account {
     /// True if the account holds any privilege on `db` or a table in it (what `USE db` asks,
     /// as mysqld's `check_db_access` / `acl_get` with table grants counted).
     pub fn any_privilege_in(&self, db: &str) -> bool {
-        !self.privileges.is_empty() || self.grants.iter().any(|g| g.db_matches(db))
+        // Global privileges count only where they apply to databases (mysqld's DB_ACLS): a
+        // global PROCESS or REPLICATION SLAVE opens no database.
+        !self.privileges.intersection(Privileges::DB_LEVEL).is_empty()
+            || self.grants.iter().any(|g| g.db_matches(db))
     }
 
     /// Adds `privileges` to the account's grant on `db` (`table`), made if missing.

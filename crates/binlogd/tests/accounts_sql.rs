@@ -98,7 +98,10 @@ async fn database_and_table_privileges() {
     assert_eq!(error(&mut app, "CREATE DATABASE newdb").await.0, 1044);
     assert_eq!(error(&mut app, "DROP DATABASE shop").await.0, 1044);
     // SHOW DATABASES lists the databases app holds a privilege in (no SHOW DATABASES).
-    assert_eq!(rows(&mut app, "SHOW DATABASES").await, [["other"], ["shop"]]);
+    assert_eq!(
+        rows(&mut app, "SHOW DATABASES").await,
+        [["information_schema"], ["other"], ["shop"]]
+    );
     // WITH GRANT OPTION on other.* lets app grant there, and only there.
     app.query_drop("GRANT SELECT ON other.* TO bob").await.expect("grant on other.*");
     let (code, _, message) = error(&mut app, "GRANT SELECT ON shop.* TO bob").await;

@@ -297,3 +297,84 @@ fn go_sql_driver() {
         c
     });
 }
+
+/// The schema both servers hold for [`connector_j_database_metadata`]: keys of every shape
+/// (auto-increment, unique, composite primary, composite secondary) and the column types
+/// MySQL 8.0 and MariaDB 10.11 describe alike (not JSON: MariaDB's is LONGTEXT).
+const METADATA_SCHEMA: &str =
+    "CREATE DATABASE md CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci; \
+     USE md; \
+     CREATE TABLE parent (id INT NOT NULL AUTO_INCREMENT, code CHAR(4) NOT NULL, \
+       name VARCHAR(40), PRIMARY KEY (id), UNIQUE KEY code_u (code)); \
+     CREATE TABLE child (p INT NOT NULL, seq SMALLINT UNSIGNED NOT NULL, \
+       qty DECIMAL(10,3) DEFAULT 1.500, at DATETIME, note TEXT, PRIMARY KEY (p, seq), \
+       KEY at_i (at, qty)); \
+     CREATE TABLE kinds (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, t TINYINT, f DOUBLE, \
+       d DATE, ts TIMESTAMP NULL, b VARBINARY(10), e ENUM('x','y') DEFAULT 'x', y YEAR)";
+
+/// MetadataCheck's lines with MariaDB's own differences taken out: its extra databases
+/// (mysql, performance_schema, sys, test: binlogd has none of them) and information_schema's
+/// COLUMN_DEFAULT, which MariaDB 10.2+ writes as an SQL literal (`'x'`, `NULL`) where mysqld
+/// writes the value (`x`) or SQL NULL.
+fn metadata_lines(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| {
+            !["mysql", "performance_schema", "sys", "test"]
+                .iter()
+                .any(|db| *l == format!("catalogs | TABLE_CAT={db}"))
+        })
+        .map(|l| {
+            l.split(" | ")
+                .map(|cell| match cell.strip_prefix("COLUMN_DEF=") {
+                    Some("NULL") => "COLUMN_DEF=null".to_string(),
+                    Some(v) if v.len() > 1 && v.starts_with('\'') && v.ends_with('\'') => {
+                        format!("COLUMN_DEF={}", &v[1..v.len() - 1])
+                    }
+                    _ => cell.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect()
+}
+
+/// Connector/J's DatabaseMetaData (getCatalogs, getTables, getColumns, getPrimaryKeys,
+/// getIndexInfo, getBestRowIdentifier, getImportedKeys) in both of its modes: its own
+/// information_schema queries (`useInformationSchema=true`: CASE/LOCATE/COLLATE over COLUMNS,
+/// STATISTICS, a three-way join of KEY_COLUMN_USAGE, TABLE_CONSTRAINTS and
+/// REFERENTIAL_CONSTRAINTS) and its SHOW statements, against binlogd and MariaDB with the same
+/// schema: the same answers.
+#[test]
+fn connector_j_database_metadata() {
+    if !tools(&["java", "mvn", "mariadbd"]) {
+        return;
+    }
+    install("java");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let maria = mariadb::start(dir.path());
+    let server = start(&dir.path().join("data"), &["--initialize-insecure"]);
+    ok(mariadb(server.port, "root", "", &[], METADATA_SCHEMA));
+    ok(mariadb(maria.port, "root", "", &[], METADATA_SCHEMA));
+    for infoschema in ["true", "false"] {
+        let check = |port: u16| {
+            let mut c = Command::new("java");
+            c.arg("-cp")
+                .arg(format!("{}/drivers/java-lib/*", target_dir().display()))
+                .arg(programs().join("java/MetadataCheck.java"))
+                .args([&port.to_string(), "md", infoschema]);
+            c
+        };
+        let ours = run(&format!("metadata ({infoschema}) against binlogd"), check(server.port));
+        let theirs = run(&format!("metadata ({infoschema}) against MariaDB"), check(maria.port));
+        let (ours, theirs) = (metadata_lines(&ours), metadata_lines(&theirs));
+        assert!(ours.len() > 40, "{ours:#?}");
+        let differ: Vec<String> = ours
+            .iter()
+            .filter(|l| !theirs.contains(l))
+            .map(|l| format!("binlogd: {l}"))
+            .chain(theirs.iter().filter(|l| !ours.contains(l)).map(|l| format!("MariaDB: {l}")))
+            .collect();
+        assert!(differ.is_empty(), "useInformationSchema={infoschema}:\n{}", differ.join("\n"));
+    }
+    stop(server, "-TERM");
+}

@@ -296,7 +296,9 @@ impl Session {
     /// database or a table in it: `NONE`).
     pub(crate) fn need_database(&self, wanted: Privileges, db: &str) -> Result<()> {
         let ok = if wanted.is_empty() {
-            !self.privileges().is_empty()
+            // Only global privileges that apply to databases count (mysqld's DB_ACLS): a
+            // global PROCESS or REPLICATION CLIENT opens no database.
+            !self.privileges().intersection(Privileges::DB_LEVEL).is_empty()
                 || self.stored_account().is_some_and(|a| a.any_privilege_in(db))
         } else {
             self.privileges().contains(wanted) || self.privileges_on(db, None).contains(wanted)

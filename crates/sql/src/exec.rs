@@ -1052,6 +1052,7 @@ impl Session {
         b.aggs = Some(Vec::new());
         let mut items = Vec::new();
         let mut columns = Vec::new();
+        let mut aliases = Vec::new();
         for item in &s.items {
             match item {
                 SelectItem::Wildcard | SelectItem::TableWildcard(..) if scope.is_some() => {
@@ -1127,13 +1128,18 @@ impl Session {
                     };
                     col.name = label.clone();
                     if *aliased {
-                        b.aliases.push((label.clone(), bound.clone()));
+                        aliases.push((label.clone(), bound.clone()));
                     }
                     items.push(bound);
                     columns.push(col);
                 }
             }
         }
+        // Aliases name select items for ORDER BY and HAVING only: a later item of the select
+        // list that names a column reads the column even where an earlier alias has the same
+        // name (`SELECT CASE ... END AS DATA_TYPE, UPPER(DATA_TYPE)`, Connector/J's getColumns),
+        // as mysqld resolves field-list names against the tables (`Item_field::fix_fields`).
+        b.aliases = aliases;
         b.context = "order clause";
         let mut order = Vec::new();
         for o in &s.order_by {
@@ -1330,6 +1336,13 @@ impl Session {
             }
         } else {
             for r in &source {
+                // HAVING without grouping filters the rows like a WHERE that may name the
+                // select list's aliases (mysqld evaluates it after the join, per row).
+                if let Some(h) = &plan.having {
+                    if truth(&eval(h, r, &[])?) != Some(true) {
+                        continue;
+                    }
+                }
                 rows.push(project(&plan, r, &[])?);
             }
         }

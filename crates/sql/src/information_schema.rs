@@ -25,6 +25,32 @@ use engine::{Column, ColumnType, TableSchema, Value};
 use super::commit::split_engine_name;
 use super::session::Session;
 
+mod privileges;
+
+/// The one storage engine, as SHOW ENGINES and information_schema.ENGINES list it (ENGINE,
+/// SUPPORT, COMMENT, TRANSACTIONS, XA, SAVEPOINTS).
+pub(crate) const ENGINE_ROW: [&str; 6] = [
+    "InnoDB",
+    "DEFAULT",
+    "binlogd's in-memory row store, durable through its redo log",
+    "YES",
+    "YES",
+    "YES",
+];
+
+/// `made`'s text columns in utf8mb3_general_ci, information_schema's character set on mysqld
+/// (`SELECT DEFAULT_COLLATION_NAME FROM SCHEMATA WHERE SCHEMA_NAME = 'information_schema'`):
+/// Connector/J reads that name and writes `IS_NULLABLE COLLATE utf8mb3_general_ci` into its
+/// metadata queries, which a utf8mb4 column refuses (1253).
+pub(crate) fn in_utf8mb3((schema, rows): MadeUp) -> MadeUp {
+    const UTF8MB3_GENERAL_CI: u16 = 33;
+    let mut schema = (*schema).clone();
+    for c in schema.columns.iter_mut().filter(|c| c.ty.is_text()) {
+        c.collation = UTF8MB3_GENERAL_CI;
+    }
+    (Arc::new(schema), rows)
+}
+
 /// One made-up table: its definition and its rows.
 pub(crate) type MadeUp = (Arc<TableSchema>, Vec<Vec<Value>>);
 
@@ -47,6 +73,11 @@ pub(crate) fn table(sess: &Session, name: &str) -> Option<MadeUp> {
         "STATISTICS" => statistics,
         "KEY_COLUMN_USAGE" => key_column_usage,
         "TABLE_CONSTRAINTS" => table_constraints,
+        "ENGINES" => engines,
+        "USER_PRIVILEGES" => privileges::user_privileges,
+        "SCHEMA_PRIVILEGES" => privileges::schema_privileges,
+        "TABLE_PRIVILEGES" => privileges::table_privileges,
+        "COLUMN_PRIVILEGES" => privileges::column_privileges,
         _ => return None,
     };
     Some(f(sess))
@@ -145,34 +176,62 @@ fn statistics(sess: &Session) -> MadeUp {
     ];
     let mut rows = Vec::new();
     for (db, table, t) in visible_tables(sess) {
-        let cardinality = sess.server.engine.row_count(t.id).unwrap_or(0) as i64;
-        for (key, unique, cols) in keys(&t) {
-            for (seq, &p) in cols.iter().enumerate() {
-                let c = &t.columns[p];
-                rows.push(vec![
-                    text("def"),
-                    text(&db),
-                    text(&table),
-                    Value::Int(i64::from(!unique)),
-                    text(&db),
-                    text(key),
-                    Value::UInt(seq as u64 + 1),
-                    text(&c.name),
-                    text("A"),
-                    Value::Int(cardinality),
-                    Value::Null,
-                    Value::Null,
-                    text(if c.nullable { "YES" } else { "" }),
-                    text("BTREE"),
-                    text(""),
-                    text(""),
-                    text("YES"),
-                    Value::Null,
-                ]);
-            }
-        }
+        rows.extend(statistics_rows(sess, &db, &table, &t));
     }
     (Arc::new(TableSchema::new("information_schema.STATISTICS", columns, vec![])), rows)
+}
+
+/// STATISTICS's rows of one table, one per column of each key (SHOW INDEX shows them without
+/// the catalog and schema columns). CARDINALITY is the exact row count for every key, as the
+/// engine keeps no per-key statistics (InnoDB estimates distinct prefixes).
+pub(crate) fn statistics_rows(
+    sess: &Session,
+    db: &str,
+    table: &str,
+    t: &TableSchema,
+) -> Vec<Vec<Value>> {
+    let cardinality = sess.server.engine.row_count(t.id).unwrap_or(0) as i64;
+    let mut rows = Vec::new();
+    for (key, unique, cols) in keys(t) {
+        for (seq, &p) in cols.iter().enumerate() {
+            let c = &t.columns[p];
+            rows.push(vec![
+                text("def"),
+                text(db),
+                text(table),
+                Value::Int(i64::from(!unique)),
+                text(db),
+                text(key),
+                Value::UInt(seq as u64 + 1),
+                text(&c.name),
+                text("A"),
+                Value::Int(cardinality),
+                Value::Null,
+                Value::Null,
+                text(if c.nullable { "YES" } else { "" }),
+                text("BTREE"),
+                text(""),
+                text(""),
+                text("YES"),
+                Value::Null,
+            ]);
+        }
+    }
+    rows
+}
+
+/// `information_schema.ENGINES`.
+fn engines(_: &Session) -> MadeUp {
+    let columns = vec![
+        name("ENGINE").not_null(),
+        Column::new("SUPPORT", ColumnType::VarChar(8)).not_null(),
+        Column::new("COMMENT", ColumnType::VarChar(80)).not_null(),
+        Column::new("TRANSACTIONS", ColumnType::VarChar(3)),
+        Column::new("XA", ColumnType::VarChar(3)),
+        Column::new("SAVEPOINTS", ColumnType::VarChar(3)),
+    ];
+    let rows = vec![ENGINE_ROW.iter().map(|v| text(*v)).collect()];
+    (Arc::new(TableSchema::new("information_schema.ENGINES", columns, vec![])), rows)
 }
 
 /// `information_schema.KEY_COLUMN_USAGE`: the columns of every PRIMARY KEY and UNIQUE key.

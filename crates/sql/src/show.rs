@@ -43,7 +43,28 @@ const TABLE_STATUS: [(&str, bool); 18] = [
 ];
 
 /// The information_schema tables of objects binlogd does not have, with MySQL 8's columns.
-const EMPTY_INFORMATION_SCHEMA: [(&str, &[&str]); 6] = [
+const EMPTY_INFORMATION_SCHEMA: [(&str, &[&str]); 9] = [
+    (
+        "REFERENTIAL_CONSTRAINTS",
+        &[
+            "CONSTRAINT_CATALOG",
+            "CONSTRAINT_SCHEMA",
+            "CONSTRAINT_NAME",
+            "UNIQUE_CONSTRAINT_CATALOG",
+            "UNIQUE_CONSTRAINT_SCHEMA",
+            "UNIQUE_CONSTRAINT_NAME",
+            "MATCH_OPTION",
+            "UPDATE_RULE",
+            "DELETE_RULE",
+            "TABLE_NAME",
+            "REFERENCED_TABLE_NAME",
+        ],
+    ),
+    (
+        "CHECK_CONSTRAINTS",
+        &["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "CHECK_CLAUSE"],
+    ),
+    ("COLUMN_STATISTICS", &["SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "HISTOGRAM"]),
     (
         "FILES",
         &[
@@ -523,13 +544,17 @@ impl Session {
                     Some(p) => format!("Database ({p})"),
                     None => "Database".into(),
                 };
-                let r = server
-                    .databases()
+                // information_schema is listed to every account, in name order with the
+                // rest (mysqld 8.0 answers SHOW DATABASES from SCHEMATA ordered by name).
+                let mut all = server.databases();
+                all.push("information_schema".to_string());
+                all.sort();
+                let r = all
                     .into_iter()
                     .filter(|d| matches_like(pat, d))
                     // mysqld lists only the databases the account holds a privilege in,
                     // unless it has SHOW DATABASES (`sql_show.cc`, `find_files`).
-                    .filter(|d| self.may_see_database(d))
+                    .filter(|d| d == "information_schema" || self.may_see_database(d))
                     .map(|d| vec![text(d)])
                     .collect();
                 rows(&[&name], r)
@@ -730,47 +755,23 @@ impl Session {
             }
             Show::Engines => rows(
                 &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],
-                vec![vec![
-                    text("InnoDB"),
-                    text("DEFAULT"),
-                    text("binlogd's in-memory row store, durable through its redo log"),
-                    text("YES"),
-                    text("YES"),
-                    text("NO"),
-                ]],
+                vec![super::information_schema::ENGINE_ROW.iter().map(|v| text(*v)).collect()],
             ),
             Show::Index(t) => {
-                let (_, schema, _) = self.resolve_table(t)?;
+                let (_, schema, db) = self.resolve_table(t)?;
                 let table = split_engine_name(&schema.name).1.to_string();
-                let mut out = Vec::new();
-                let mut add = |name: &str, unique: bool, cols: &[usize]| {
-                    for (seq, &p) in cols.iter().enumerate() {
-                        let c = &schema.columns[p];
-                        out.push(vec![
-                            text(&table),
-                            Value::Int(i64::from(!unique)),
-                            text(name),
-                            Value::Int(seq as i64 + 1),
-                            text(&c.name),
-                            text("A"),
-                            Value::Int(0),
-                            Value::Null,
-                            Value::Null,
-                            text(if c.nullable { "YES" } else { "" }),
-                            text("BTREE"),
-                            text(""),
-                            text(""),
-                            text("YES"),
-                            Value::Null,
-                        ]);
-                    }
-                };
-                if !schema.primary_key.is_empty() {
-                    add("PRIMARY", true, &schema.primary_key);
-                }
-                for i in &schema.indexes {
-                    add(&i.name, i.unique, &i.columns);
-                }
+                // information_schema.STATISTICS's rows without its catalog/schema columns
+                // (mysqld 8.0 answers SHOW INDEX from that view).
+                let out = super::information_schema::statistics_rows(self, &db, &table, &schema)
+                    .into_iter()
+                    .map(|r| {
+                        r.into_iter()
+                            .enumerate()
+                            .filter(|(i, _)| ![0, 1, 4].contains(i))
+                            .map(|(_, v)| v)
+                            .collect()
+                    })
+                    .collect();
                 let names = [
                     "Table",
                     "Non_unique",
@@ -881,6 +882,18 @@ impl Session {
         &self,
         t: &super::ast::TableRef,
     ) -> Option<(std::sync::Arc<TableSchema>, Vec<Vec<Value>>)> {
+        if super::perf_schema::is_log_status(self, t) {
+            return Some(super::perf_schema::log_status(self));
+        }
+        self.information_schema_rows(t).map(super::information_schema::in_utf8mb3)
+    }
+
+    /// The information_schema table `t` names, if it is one (its text columns still in the
+    /// default collation: [`Session::information_schema_table`] makes them utf8mb3).
+    fn information_schema_rows(
+        &self,
+        t: &super::ast::TableRef,
+    ) -> Option<(std::sync::Arc<TableSchema>, Vec<Vec<Value>>)> {
         let in_schema =
             t.db.as_deref()
                 .or(self.db.as_deref())
@@ -890,9 +903,6 @@ impl Session {
         }
         if in_schema && t.name.eq_ignore_ascii_case("columns") {
             return Some(self.information_schema_columns());
-        }
-        if super::perf_schema::is_log_status(self, t) {
-            return Some(super::perf_schema::log_status(self));
         }
         if let Some(made_up) =
             in_schema.then(|| super::information_schema::table(self, &t.name)).flatten()

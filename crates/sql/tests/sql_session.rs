@@ -403,7 +403,7 @@ fn show_statements_have_mysql_shapes() {
     q(&mut s, "CREATE INDEX k_1 ON sbtest1(k)");
     let o = q(&mut s, "SHOW DATABASES");
     assert_eq!(o.column_names(), ["Database"]);
-    assert_eq!(o.text_rows(), strs(&[&["sbtest"]]));
+    assert_eq!(o.text_rows(), strs(&[&["information_schema"], &["sbtest"]]));
     let o = q(&mut s, "SHOW TABLES");
     assert_eq!(o.column_names(), ["Tables_in_sbtest"]);
     assert_eq!(o.text_rows(), strs(&[&["sbtest1"]]));
@@ -696,7 +696,10 @@ fn databases_and_tables_survive_restart() {
     }
     let srv = open();
     let mut s = srv.session("root", "localhost");
-    assert_eq!(rows(&mut s, "SHOW DATABASES"), strs(&[&["empty_db"], &["keep"]]));
+    assert_eq!(
+        rows(&mut s, "SHOW DATABASES"),
+        strs(&[&["empty_db"], &["information_schema"], &["keep"]])
+    );
     assert_eq!(rows(&mut s, "SELECT v FROM keep.t"), strs(&[&["one"]]));
     q(&mut s, "USE keep");
     assert_eq!(rows(&mut s, "SHOW TABLES"), strs(&[&["t"]]));

@@ -57,3 +57,12 @@ pub fn err(s: &mut sql::Session, sql: &str) -> sql::SqlError {
         Err(e) => e,
     }
 }
+
+/// Attaches a fresh account store to `srv` (root holds every privilege; other accounts what
+/// they are granted); the returned directory holds `users.json` and must outlive the server.
+pub fn attach_accounts(srv: &Server) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (users, _) = accounts::Users::open(dir.path(), true).expect("accounts open");
+    srv.attach_accounts(Arc::new(users));
+    dir
+}
