@@ -27,8 +27,9 @@
 
 use std::ops::Bound;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
-use super::{copy_table, Catalog, Ddl, Engine, Inner, Txn};
+use super::{copy_table, ddl_table, unlock_exclusive, Catalog, Ddl, DdlStep, Engine, Inner, Txn};
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
 use crate::schema::{decode_schema, encode_schema, hidden_key, TableId, TableSchema};
@@ -247,6 +248,67 @@ impl Engine {
             }
             Err(e) => {
                 unreserve(&mut self.inner.catalog.write(), id, &name);
+                Err(e)
+            }
+        }
+    }
+
+    /// Stages ALTER TABLE with a row rebuild in `txn`: takes the table for DDL (waiting, up
+    /// to the lock wait timeout, for the transactions that use it: mysqld's exclusive
+    /// metadata lock), reads its committed rows in clustered-key order, and gives them to
+    /// `convert`, which returns them in the new format (or the error that aborts the ALTER,
+    /// nothing changed). The table stays held until `txn` ends; the converted rows are what
+    /// the DdlPrepare record logs and what replay installs.
+    pub fn alter_table_in<E, F>(
+        &self,
+        txn: &mut Txn,
+        id: TableId,
+        mut schema: TableSchema,
+        convert: F,
+    ) -> std::result::Result<(), E>
+    where
+        E: From<Error>,
+        F: FnOnce(Vec<Row>) -> std::result::Result<Vec<Row>, E>,
+    {
+        let inner = &self.inner;
+        inner.enter_ddl(txn)?;
+        schema.id = id;
+        schema.validate()?;
+        if txn.ddl.iter().any(|s| ddl_table(&s.ddl) == Some(id)) {
+            return Err(Error::TxnState {
+                reason: "the table already has a schema change in this transaction",
+            }
+            .into());
+        }
+        self.reserve_names(txn, &[(id, schema.name.clone())])?;
+        let name = schema.name.clone();
+        let t = match inner.lock_exclusive(id) {
+            Ok(t) => t,
+            Err(e) => {
+                unreserve(&mut inner.catalog.write(), id, &name);
+                return Err(e.into());
+            }
+        };
+        let result = (|| -> std::result::Result<(Vec<Row>, Table), E> {
+            check_replace(inner, txn, &t, &schema, true)?;
+            let rows: Vec<Row> =
+                t.committed_rows(None).into_iter().map(|(_, r)| (*r).clone()).collect();
+            let rows = convert(rows)?;
+            let built = rebuilt(&t, schema.clone(), &rows)?;
+            Ok((rows, built))
+        })();
+        match result {
+            Ok((rows, built)) => {
+                txn.ddl.push(DdlStep {
+                    ddl: Ddl::Replace(id, schema, Some(rows)),
+                    locked: Some(t),
+                    built: Some(Arc::new(built)),
+                });
+                Ok(())
+            }
+            Err(e) => {
+                unlock_exclusive(&t);
+                unreserve(&mut inner.catalog.write(), id, &name);
                 Err(e)
             }
         }
