@@ -140,6 +140,9 @@ fn errors_are_mysqlds() {
     // IF EXISTS forms turn 1091 into a note.
     q(&mut s, "ALTER TABLE t DROP COLUMN IF EXISTS nope");
     assert_eq!(rows(&mut s, "SHOW WARNINGS")[0][1], "1091");
+    // Com_alter_table counts ALTER TABLE statements, as mysqld does.
+    let st = rows(&mut s, "SHOW STATUS LIKE 'Com_alter_table'");
+    assert_ne!(st[0][1], "0", "{st:?}");
 }
 
 #[test]
