@@ -63,9 +63,16 @@ DROP TABLE pit.gone;
 UPDATE pit.items SET tx = CONCAT(tx, '!'), bi = bi + 1 WHERE id = 1;
 DELETE FROM pit.items WHERE id = 3;
 INSERT INTO pit.seq (v) VALUES ('d');
+ALTER TABLE pit.log ADD COLUMN extra VARCHAR(5) DEFAULT 'e' FIRST, MODIFY n BIGINT, ADD KEY (msg);
+INSERT INTO pit.log VALUES ('x', 'after', 8);
+CREATE TABLE pit.tmp LIKE pit.seq;
+INSERT INTO pit.tmp (v) VALUES ('t');
+RENAME TABLE pit.tmp TO pit.renamed;
+ALTER TABLE pit.renamed CHANGE v w VARCHAR(9) NOT NULL DEFAULT '', RENAME TO pit.seq2;
+INSERT INTO pit.seq2 (w) VALUES ('u');
 ";
 
-const TABLES: &str = "pit.items, pit.more, pit.log, pit.seq";
+const TABLES: &str = "pit.items, pit.more, pit.log, pit.seq, pit.seq2";
 
 #[test]
 fn mariadb_binlog_output_replays_rows_into_a_fresh_server() {

@@ -161,6 +161,9 @@ DELETE FROM rd.t19 WHERE id = 3;
 COMMIT;
 TRUNCATE TABLE rd.log;
 INSERT INTO rd.log VALUES ('after', 10);
+ALTER TABLE rd.seq ADD COLUMN extra INT DEFAULT 7 AFTER k, MODIFY v VARCHAR(10) NOT NULL,
+  RENAME INDEX v TO v2;
+INSERT INTO rd.seq (v) VALUES ('post');
 ";
 
 const TABLES: [(&str, &str); 5] =

@@ -388,6 +388,9 @@ enum Ddl {
     Truncate(TableId),
     CreateIndex(TableId, IndexDef),
     DropIndex(TableId, String),
+    /// ALTER TABLE / RENAME TABLE: the table's new definition, and its rows in the new format
+    /// when the row format changes (None: the rows are kept; see `engine/alter.rs`).
+    Replace(TableId, TableSchema, Option<Vec<Row>>),
 }
 
 // Format (ddl): u8 op | 1: schema; 2 drop, 3 truncate: u32 table; 4: u32 table, index;
@@ -417,6 +420,7 @@ fn encode_ddl(d: &Ddl) -> Vec<u8> {
             b.put_u32(*t);
             b.put_bytes(n.as_bytes());
         }
+        Ddl::Replace(t, s, rows) => alter::encode_replace(&mut b, *t, s, rows.as_deref()),
     }
     b
 }
@@ -566,6 +570,7 @@ fn decode_ddl_from(r: &mut Reader<'_>) -> Result<Ddl> {
         3 => Ddl::Truncate(r.u32()?),
         4 => Ddl::CreateIndex(r.u32()?, decode_index(r)?),
         5 => Ddl::DropIndex(r.u32()?, r.string()?),
+        6 => alter::decode_replace(r)?,
         _ => return Err(r.corrupt()),
     };
     Ok(d)
@@ -608,10 +613,18 @@ struct Catalog {
 impl Catalog {
     fn install(&mut self, t: Arc<Table>) {
         self.next_id = self.next_id.max(t.schema.id + 1);
-        self.names.insert(t.schema.name.to_ascii_lowercase(), t.schema.id);
-        if let Some(old) = self.tables.insert(t.schema.id, t) {
+        let id = t.schema.id;
+        let lname = t.schema.name.to_ascii_lowercase();
+        if let Some(old) = self.tables.insert(id, t) {
+            // A renamed table gives up its old name, unless a table renamed in the same
+            // transaction (a swap) took it already.
+            let old_name = old.schema.name.to_ascii_lowercase();
+            if old_name != lname && self.names.get(&old_name) == Some(&id) {
+                self.names.remove(&old_name);
+            }
             retire(&old);
         }
+        self.names.insert(lname, id);
     }
 
     fn remove(&mut self, id: TableId) {
@@ -1575,6 +1588,9 @@ impl Inner {
                 .and_then(|()| with_index(&t, index.clone()))
                 .map(Some),
             Ddl::DropIndex(_, name) => without_index(&t, name).map(Some),
+            Ddl::Replace(_, schema, rows) => alter::check_replace(self, txn, &t, schema, live)
+                .and_then(|()| alter::replaced(&t, schema.clone(), rows.as_deref()))
+                .map(Some),
             Ddl::CreateTable(_) => unreachable!("handled above"),
         };
         match built {
@@ -1600,7 +1616,10 @@ impl Inner {
                     t.def_seq.store(seq, Ordering::Release);
                     c.install(t);
                 }
-                (_, Some(t)) => {
+                (ddl, Some(t)) => {
+                    if let Ddl::Replace(id, s, _) = &ddl {
+                        alter::unreserve(&mut c, *id, &s.name);
+                    }
                     t.def_seq.store(seq, Ordering::Release);
                     c.install(t)
                 }
@@ -1614,6 +1633,9 @@ impl Inner {
         for step in steps {
             if let Ddl::CreateTable(s) = &step.ddl {
                 self.catalog.write().reserved.remove(&s.name.to_ascii_lowercase());
+            }
+            if let Ddl::Replace(id, s, _) = &step.ddl {
+                alter::unreserve(&mut self.catalog.write(), *id, &s.name);
             }
             if let Some(t) = &step.locked {
                 unlock_exclusive(t);
@@ -2254,6 +2276,11 @@ impl Inner {
                     c.install(Arc::new(without_index(&t, &name)?));
                 }
             }
+            Ddl::Replace(id, schema, rows) => {
+                let t = c.tables.get(&id).cloned().ok_or_else(corrupt)?;
+                let new = alter::replaced(&t, schema, rows.as_deref()).map_err(|_| corrupt())?;
+                c.install(Arc::new(new));
+            }
         }
         Ok(())
     }
@@ -2314,9 +2341,11 @@ impl Inner {
 fn ddl_table(d: &Ddl) -> Option<TableId> {
     match d {
         Ddl::CreateTable(_) => None,
-        Ddl::DropTable(t) | Ddl::Truncate(t) | Ddl::CreateIndex(t, _) | Ddl::DropIndex(t, _) => {
-            Some(*t)
-        }
+        Ddl::DropTable(t)
+        | Ddl::Truncate(t)
+        | Ddl::CreateIndex(t, _)
+        | Ddl::DropIndex(t, _)
+        | Ddl::Replace(t, _, _) => Some(*t),
     }
 }
 
@@ -2373,6 +2402,9 @@ fn cleanup_indexes(txn: &Txn, olds: &[Replaced]) {
         }
     }
 }
+
+mod alter;
+pub use alter::keeps_row_format;
 
 #[cfg(test)]
 mod tests;

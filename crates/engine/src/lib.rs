@@ -33,8 +33,8 @@ pub mod temporal;
 mod value;
 
 pub use engine::{
-    interruptible, refused_wait, waits_refused, without_waiting, BinlogPayload, Engine,
-    EngineConfig, EngineStats, Inserted, Interrupt, LockWait, Recovery, Txn,
+    interruptible, keeps_row_format, refused_wait, waits_refused, without_waiting, BinlogPayload,
+    Engine, EngineConfig, EngineStats, Inserted, Interrupt, LockWait, Recovery, Txn,
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};

@@ -426,6 +426,31 @@ impl Session {
             }
             Stmt::Truncate(t) => self.need_table(Privileges::DROP, "DROP", t),
             Stmt::AlterKeys(t) => self.need_table(Privileges::ALTER, "ALTER", t),
+            // mysqld's ALTER TABLE: ALTER on the table (plus INSERT and CREATE on a new name;
+            // `check_alter_table_access`, `mysql_rename_tables`: ALTER and DROP on the old
+            // name, CREATE and INSERT on the new).
+            Stmt::AlterTable { table, ops } => {
+                self.need_table(Privileges::ALTER, "ALTER", table)?;
+                for op in ops {
+                    if let crate::ast::AlterOp::RenameTable(to) = op {
+                        self.need_table(Privileges::DROP, "DROP", table)?;
+                        self.need_table(Privileges::CREATE, "CREATE", to)?;
+                        self.need_table(Privileges::INSERT, "INSERT", to)?;
+                    }
+                }
+                Ok(())
+            }
+            Stmt::RenameTables(pairs) => pairs.iter().try_for_each(|(from, to)| {
+                self.need_table(Privileges::ALTER, "ALTER", from)?;
+                self.need_table(Privileges::DROP, "DROP", from)?;
+                self.need_table(Privileges::CREATE, "CREATE", to)?;
+                self.need_table(Privileges::INSERT, "INSERT", to)
+            }),
+            // mysqld: CREATE on the new table, SELECT on the source.
+            Stmt::CreateTableLike { table, like, .. } => {
+                self.need_table(Privileges::CREATE, "CREATE", table)?;
+                self.need_table(Privileges::SELECT, "SELECT", like)
+            }
             // mysqld's SQLCOM_LOCK_TABLES: LOCK TABLES (a database-level privilege) and SELECT
             // on each table (`lock_tables_precheck`).
             Stmt::LockTables(tables) => {

@@ -602,6 +602,77 @@ pub enum Stmt {
     /// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: InnoDB has no such option; mysqld answers OK
     /// with note 1031, and so does binlogd.
     AlterKeys(TableRef),
+    /// `ALTER TABLE t op, op, ...` (see `ddl/alter.rs`).
+    AlterTable {
+        table: TableRef,
+        ops: Vec<AlterOp>,
+    },
+    /// `RENAME TABLE a TO b [, c TO d ...]`.
+    RenameTables(Vec<(TableRef, TableRef)>),
+    /// `CREATE TABLE [IF NOT EXISTS] t LIKE src`.
+    CreateTableLike {
+        table: TableRef,
+        like: TableRef,
+        if_not_exists: bool,
+    },
+}
+
+/// Where ADD/CHANGE/MODIFY puts a column.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnPosition {
+    First,
+    After(String),
+}
+
+/// One operation of ALTER TABLE, in mysqld's `alter_list_item` terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlterOp {
+    AddColumn {
+        spec: ColumnSpec,
+        position: Option<ColumnPosition>,
+    },
+    DropColumn {
+        name: String,
+        if_exists: bool,
+    },
+    /// CHANGE old spec / MODIFY spec (old = the spec's name).
+    ChangeColumn {
+        old: String,
+        spec: ColumnSpec,
+        position: Option<ColumnPosition>,
+    },
+    RenameColumn {
+        old: String,
+        new: String,
+    },
+    /// ALTER COLUMN c SET DEFAULT v (the column with only its default set) / DROP DEFAULT.
+    SetDefault {
+        column: String,
+        default: Option<Box<ColumnSpec>>,
+    },
+    AddIndex(IndexSpec),
+    AddPrimaryKey(Vec<String>),
+    DropIndex {
+        name: String,
+        if_exists: bool,
+    },
+    DropPrimaryKey,
+    RenameIndex {
+        old: String,
+        new: String,
+    },
+    RenameTable(TableRef),
+    /// `[DEFAULT] CHARSET / COLLATE` (convert: `CONVERT TO CHARACTER SET`, which converts
+    /// every character column too).
+    Charset {
+        charset: Option<String>,
+        collate: Option<String>,
+        convert: bool,
+    },
+    AutoIncrement(u64),
+    /// ENGINE=InnoDB, COMMENT, ALGORITHM, LOCK, ROW_FORMAT, FORCE, DISABLE/ENABLE KEYS:
+    /// accepted, nothing to change.
+    Accepted,
 }
 
 // The account statements (executed in `acl.rs`).

@@ -17,6 +17,8 @@ use super::server::check_db_name;
 use super::session::{Session, Warning};
 use super::vars::Var;
 
+mod alter;
+
 fn note(code: u16, message: String) -> Warning {
     Warning { level: "Note", code, message }
 }
@@ -128,6 +130,21 @@ impl Session {
                 server.count("Com_truncate");
                 let (id, _, _) = self.resolve_table(t)?;
                 server.engine.truncate_in(&mut txn, id)?;
+                0
+            }
+            Stmt::AlterTable { table, ops } => {
+                server.count("Com_alter_table");
+                self.alter_table(&mut txn, table, ops)?;
+                0
+            }
+            Stmt::RenameTables(pairs) => {
+                server.count("Com_rename_table");
+                self.rename_tables(&mut txn, pairs)?;
+                0
+            }
+            Stmt::CreateTableLike { table, like, if_not_exists } => {
+                server.count("Com_create_table");
+                self.create_table_like(&mut txn, table, like, *if_not_exists)?;
                 0
             }
             other => return Err(SqlError::NotSupported(format!("{other:?}"))),

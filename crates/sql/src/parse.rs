@@ -28,6 +28,8 @@ use super::eval::{parse_datetime, to_column};
 use super::timefn::{CastTo, TimeFn, Unit};
 use accounts::Privileges;
 
+mod alter;
+
 static DIALECT: MySqlDialect = MySqlDialect {};
 
 /// A parsed statement and its number of `?` placeholders.
@@ -541,6 +543,15 @@ impl Front<'_> {
             self.parser.next_token();
             self.parser.next_token();
             return Ok(Stmt::AlterKeys(table));
+        }
+        if self.alter_table_ahead() {
+            return self.alter_table();
+        }
+        if self.create_like_ahead() {
+            return self.create_like();
+        }
+        if self.rename_tables_ahead() {
+            return self.rename_tables();
         }
         if let Some(s) = self.account_statement()? {
             return Ok(Stmt::Account(s));

@@ -89,6 +89,8 @@ pub(crate) static COUNTERS: &[&str] = &[
     "Com_create_index",
     "Com_drop_index",
     "Com_truncate",
+    "Com_alter_table",
+    "Com_rename_table",
     "Com_show_databases",
     "Com_show_tables",
     "Com_show_create_table",

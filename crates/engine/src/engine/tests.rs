@@ -1168,3 +1168,5 @@ fn a_stored_key_that_is_not_the_rows_encoding_is_refused_at_start() {
     let err = Engine::open(sim.shared(), Path::new("/data"), config()).expect_err("refused");
     assert!(err.to_string().contains("stored primary key differs"), "{err}");
 }
+
+mod alter_tests;

@@ -1,0 +1,407 @@
+//! The grammar of `ALTER TABLE`, `RENAME TABLE` and `CREATE TABLE ... LIKE` (mysqld's
+//! `alter_table_stmt` / `alter_list_item`, `rename` and `create_table_stmt ... LIKE` rules in
+//! sql_yacc.yy), read token by token: sqlparser's ALTER TABLE grammar knows neither MySQL's
+//! table options nor `CONVERT TO CHARACTER SET`, `ADD COLUMN (a, b)` or the `IF EXISTS`
+//! forms. Column definitions are sqlparser's (`parse_column_def`) converted by
+//! `column_spec`, as CREATE TABLE's are, so a column means the same in both statements.
+//!
+//! Foreign-key clauses are the fk lane's: an ALTER made only of them never reaches this
+//! grammar; in a mixed ALTER they answer 1235 naming FOREIGN KEY.
+
+use sqlparser::tokenizer::Token;
+
+use super::{column_spec, parse_error, unsupported, Front};
+use crate::ast::{AlterOp, ColumnPosition, ColumnSpec, IndexSpec, Stmt, TableRef};
+use crate::error::{Result, SqlError};
+
+impl Front<'_> {
+    /// True if the statement starts with `ALTER TABLE` (without consuming).
+    pub(super) fn alter_table_ahead(&self) -> bool {
+        self.nth_word(0, "ALTER") && self.nth_word(1, "TABLE")
+    }
+
+    fn nth_word(&self, n: usize, w: &str) -> bool {
+        matches!(&self.parser.peek_nth_token(n).token,
+            Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
+    }
+
+    /// `ALTER TABLE t op [, op ...]`.
+    pub(super) fn alter_table(&mut self) -> Result<Stmt> {
+        self.expect_word("ALTER")?;
+        self.expect_word("TABLE")?;
+        let table = self.table_name()?;
+        let mut ops = Vec::new();
+        if self.at_end() {
+            return Ok(Stmt::AlterTable { table, ops });
+        }
+        loop {
+            self.alter_op(&mut ops)?;
+            if !self.parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        if !self.at_end() {
+            return Err(self.error_here());
+        }
+        Ok(Stmt::AlterTable { table, ops })
+    }
+
+    fn opt_eq(&mut self) {
+        let _ = self.parser.consume_token(&Token::Eq);
+    }
+
+    fn position(&mut self) -> Result<Option<ColumnPosition>> {
+        if self.word("FIRST") {
+            return Ok(Some(ColumnPosition::First));
+        }
+        if self.word("AFTER") {
+            return Ok(Some(ColumnPosition::After(self.ident()?)));
+        }
+        Ok(None)
+    }
+
+    fn column_def(&mut self) -> Result<ColumnSpec> {
+        let def = self.parser.parse_column_def().map_err(|e| parse_error(self.sql, &e))?;
+        column_spec(&def)
+    }
+
+    /// `(col [ASC|DESC], ...)` and the index options after it.
+    fn key_parts(&mut self) -> Result<Vec<String>> {
+        if !self.parser.consume_token(&Token::LParen) {
+            return Err(self.error_here());
+        }
+        let mut cols = Vec::new();
+        loop {
+            if self.parser.peek_token().token == Token::LParen {
+                return Err(unsupported("functional key parts"));
+            }
+            cols.push(self.ident()?);
+            if self.parser.peek_token().token == Token::LParen {
+                return Err(unsupported("index prefixes"));
+            }
+            let _ = self.word("ASC") || self.word("DESC");
+            if !self.parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        if !self.parser.consume_token(&Token::RParen) {
+            return Err(self.error_here());
+        }
+        // index_option: USING BTREE|HASH, COMMENT 'x', VISIBLE, KEY_BLOCK_SIZE=n.
+        loop {
+            if self.word("USING") {
+                self.ident()?;
+            } else if self.word("COMMENT") {
+                self.string()?;
+            } else if self.word("VISIBLE") {
+            } else if self.word("INVISIBLE") {
+                return Err(unsupported("INVISIBLE indexes"));
+            } else if self.word("KEY_BLOCK_SIZE") {
+                self.opt_eq();
+                self.uint()?;
+            } else {
+                break;
+            }
+        }
+        Ok(cols)
+    }
+
+    /// An optional index name before the key parts (`USING type` may follow it).
+    fn index_name(&mut self) -> Result<Option<String>> {
+        if self.parser.peek_token().token == Token::LParen {
+            return Ok(None);
+        }
+        if self.word("USING") {
+            self.ident()?;
+            return Ok(None);
+        }
+        let name = self.ident()?;
+        if self.word("USING") {
+            self.ident()?;
+        }
+        Ok(Some(name))
+    }
+
+    fn if_exists(&mut self) -> bool {
+        self.words(&["IF", "EXISTS"])
+    }
+
+    fn alter_op(&mut self, ops: &mut Vec<AlterOp>) -> Result<()> {
+        if self.word("ADD") {
+            return self.alter_add(ops);
+        }
+        if self.word("DROP") {
+            let op = if self.words(&["PRIMARY", "KEY"]) {
+                AlterOp::DropPrimaryKey
+            } else if self.words(&["FOREIGN", "KEY"]) {
+                return Err(unsupported("FOREIGN KEY"));
+            } else if self.word("INDEX") || self.word("KEY") {
+                let if_exists = self.if_exists();
+                AlterOp::DropIndex { name: self.ident()?, if_exists }
+            } else if self.word("CHECK") || self.word("CONSTRAINT") {
+                return Err(unsupported("CHECK constraints"));
+            } else {
+                self.word("COLUMN");
+                let if_exists = self.if_exists();
+                AlterOp::DropColumn { name: self.ident()?, if_exists }
+            };
+            ops.push(op);
+            return Ok(());
+        }
+        if self.word("MODIFY") {
+            self.word("COLUMN");
+            let spec = self.column_def()?;
+            let position = self.position()?;
+            let old = spec.column.name.clone();
+            ops.push(AlterOp::ChangeColumn { old, spec, position });
+            return Ok(());
+        }
+        if self.word("CHANGE") {
+            self.word("COLUMN");
+            let old = self.ident()?;
+            let spec = self.column_def()?;
+            let position = self.position()?;
+            ops.push(AlterOp::ChangeColumn { old, spec, position });
+            return Ok(());
+        }
+        if self.word("RENAME") {
+            let op = if self.word("COLUMN") {
+                let old = self.ident()?;
+                self.expect_word("TO")?;
+                AlterOp::RenameColumn { old, new: self.ident()? }
+            } else if self.word("INDEX") || self.word("KEY") {
+                let old = self.ident()?;
+                self.expect_word("TO")?;
+                AlterOp::RenameIndex { old, new: self.ident()? }
+            } else {
+                let _ = self.word("TO") || self.word("AS");
+                AlterOp::RenameTable(self.table_name()?)
+            };
+            ops.push(op);
+            return Ok(());
+        }
+        if self.word("ALTER") {
+            if self.word("INDEX") {
+                return Err(unsupported("ALTER INDEX ... VISIBLE/INVISIBLE"));
+            }
+            if self.word("CHECK") || self.word("CONSTRAINT") {
+                return Err(unsupported("CHECK constraints"));
+            }
+            self.word("COLUMN");
+            let column = self.ident()?;
+            if self.words(&["DROP", "DEFAULT"]) {
+                ops.push(AlterOp::SetDefault { column, default: None });
+                return Ok(());
+            }
+            self.expect_word("SET")?;
+            if self.word("VISIBLE") || self.word("INVISIBLE") {
+                return Err(unsupported("invisible columns"));
+            }
+            if !self.peek_word("DEFAULT") {
+                return Err(self.error_here());
+            }
+            // `DEFAULT v` read as a column option; the value is converted to the column's
+            // type when the ALTER runs (the spec's own type is a placeholder).
+            let option = self
+                .parser
+                .parse_optional_column_option()
+                .map_err(|e| parse_error(self.sql, &e))?
+                .ok_or_else(|| self.error_here())?;
+            let def = sqlparser::ast::ColumnDef {
+                name: sqlparser::ast::Ident::new(column.clone()),
+                data_type: sqlparser::ast::DataType::Text,
+                options: vec![sqlparser::ast::ColumnOptionDef { name: None, option }],
+            };
+            let spec = column_spec(&def)?;
+            ops.push(AlterOp::SetDefault { column, default: Some(Box::new(spec)) });
+            return Ok(());
+        }
+        if self.words(&["CONVERT", "TO"]) {
+            if !(self.words(&["CHARACTER", "SET"]) || self.word("CHARSET")) {
+                return Err(self.error_here());
+            }
+            let charset = Some(self.name_or_string()?);
+            let collate = if self.word("COLLATE") { Some(self.name_or_string()?) } else { None };
+            ops.push(AlterOp::Charset { charset, collate, convert: true });
+            return Ok(());
+        }
+        if self.word("DISABLE") || self.word("ENABLE") {
+            self.expect_word("KEYS")?;
+            ops.push(AlterOp::Accepted);
+            return Ok(());
+        }
+        if self.word("FORCE") {
+            ops.push(AlterOp::Accepted);
+            return Ok(());
+        }
+        // Table options (`create_table_option`) and ALGORITHM / LOCK.
+        self.word("DEFAULT");
+        if self.words(&["CHARACTER", "SET"]) || self.word("CHARSET") {
+            self.opt_eq();
+            let charset = Some(self.name_or_string()?);
+            ops.push(AlterOp::Charset { charset, collate: None, convert: false });
+            return Ok(());
+        }
+        if self.word("COLLATE") {
+            self.opt_eq();
+            let collate = Some(self.name_or_string()?);
+            ops.push(AlterOp::Charset { charset: None, collate, convert: false });
+            return Ok(());
+        }
+        if self.word("AUTO_INCREMENT") {
+            self.opt_eq();
+            ops.push(AlterOp::AutoIncrement(self.uint()?));
+            return Ok(());
+        }
+        if self.word("ENGINE") {
+            self.opt_eq();
+            let engine = self.name_or_string()?;
+            if !engine.eq_ignore_ascii_case("InnoDB") {
+                // mysqld with NO_ENGINE_SUBSTITUTION (in the default sql_mode): 1286.
+                return Err(SqlError::Other {
+                    code: 1286,
+                    sqlstate: "42000",
+                    message: format!("Unknown storage engine '{engine}'"),
+                });
+            }
+            ops.push(AlterOp::Accepted);
+            return Ok(());
+        }
+        for opt in ["COMMENT", "ROW_FORMAT", "ALGORITHM", "LOCK", "STATS_PERSISTENT", "CHECKSUM"] {
+            if self.word(opt) {
+                self.opt_eq();
+                match self.parser.next_token().token {
+                    Token::Word(_) | Token::SingleQuotedString(_) | Token::Number(..) => {}
+                    _ => {
+                        self.parser.prev_token();
+                        return Err(self.error_here());
+                    }
+                }
+                ops.push(AlterOp::Accepted);
+                return Ok(());
+            }
+        }
+        Err(self.error_here())
+    }
+
+    fn alter_add(&mut self, ops: &mut Vec<AlterOp>) -> Result<()> {
+        let mut constraint = false;
+        if self.word("CONSTRAINT") {
+            constraint = true;
+            if !(self.peek_word("PRIMARY")
+                || self.peek_word("UNIQUE")
+                || self.peek_word("FOREIGN")
+                || self.peek_word("CHECK"))
+            {
+                self.ident()?;
+            }
+        }
+        if self.words(&["PRIMARY", "KEY"]) {
+            self.index_name()?;
+            ops.push(AlterOp::AddPrimaryKey(self.key_parts()?));
+            return Ok(());
+        }
+        if self.word("UNIQUE") {
+            let _ = self.word("INDEX") || self.word("KEY");
+            let name = self.index_name()?;
+            let columns = self.key_parts()?;
+            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, unique: true }));
+            return Ok(());
+        }
+        if self.words(&["FOREIGN", "KEY"]) {
+            return Err(unsupported("FOREIGN KEY"));
+        }
+        if self.word("CHECK") {
+            return Err(unsupported("CHECK constraints"));
+        }
+        if constraint {
+            return Err(self.error_here());
+        }
+        if self.word("INDEX") || self.word("KEY") {
+            let name = self.index_name()?;
+            let columns = self.key_parts()?;
+            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, unique: false }));
+            return Ok(());
+        }
+        if self.word("FULLTEXT") || self.word("SPATIAL") {
+            return Err(unsupported("FULLTEXT and SPATIAL indexes"));
+        }
+        self.word("COLUMN");
+        if self.parser.consume_token(&Token::LParen) {
+            loop {
+                let spec = self.column_def()?;
+                ops.push(AlterOp::AddColumn { spec, position: None });
+                if !self.parser.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            if !self.parser.consume_token(&Token::RParen) {
+                return Err(self.error_here());
+            }
+            return Ok(());
+        }
+        let spec = self.column_def()?;
+        let position = self.position()?;
+        ops.push(AlterOp::AddColumn { spec, position });
+        Ok(())
+    }
+
+    /// True if the statement is `RENAME {TABLE | TABLES} ...`.
+    pub(super) fn rename_tables_ahead(&self) -> bool {
+        self.nth_word(0, "RENAME") && (self.nth_word(1, "TABLE") || self.nth_word(1, "TABLES"))
+    }
+
+    /// `RENAME {TABLE | TABLES} a TO b [, c TO d ...]`.
+    pub(super) fn rename_tables(&mut self) -> Result<Stmt> {
+        self.expect_word("RENAME")?;
+        if !(self.word("TABLE") || self.word("TABLES")) {
+            return Err(self.error_here());
+        }
+        let mut pairs = Vec::new();
+        loop {
+            let from = self.table_name()?;
+            self.expect_word("TO")?;
+            pairs.push((from, self.table_name()?));
+            if !self.parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        if !self.at_end() {
+            return Err(self.error_here());
+        }
+        Ok(Stmt::RenameTables(pairs))
+    }
+
+    /// True if the statement is `CREATE TABLE [IF NOT EXISTS] t {LIKE s | (LIKE s)}`.
+    pub(super) fn create_like_ahead(&self) -> bool {
+        if !(self.nth_word(0, "CREATE") && self.nth_word(1, "TABLE")) {
+            return false;
+        }
+        let mut n = if self.nth_word(2, "IF") { 5 } else { 2 };
+        n += 1;
+        if self.parser.peek_nth_token(n).token == Token::Period {
+            n += 2;
+        }
+        self.nth_word(n, "LIKE")
+            || (self.parser.peek_nth_token(n).token == Token::LParen
+                && self.nth_word(n + 1, "LIKE"))
+    }
+
+    /// `CREATE TABLE [IF NOT EXISTS] t {LIKE s | (LIKE s)}`.
+    pub(super) fn create_like(&mut self) -> Result<Stmt> {
+        self.expect_word("CREATE")?;
+        self.expect_word("TABLE")?;
+        let if_not_exists = self.words(&["IF", "NOT", "EXISTS"]);
+        let table: TableRef = self.table_name()?;
+        let paren = self.parser.consume_token(&Token::LParen);
+        self.expect_word("LIKE")?;
+        let like = self.table_name()?;
+        if paren && !self.parser.consume_token(&Token::RParen) {
+            return Err(self.error_here());
+        }
+        if !self.at_end() {
+            return Err(self.error_here());
+        }
+        Ok(Stmt::CreateTableLike { table, like, if_not_exists })
+    }
+}
