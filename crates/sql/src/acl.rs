@@ -424,6 +424,9 @@ impl Session {
             }
             Stmt::Truncate(t) => self.need_table(Privileges::DROP, "DROP", t),
             Stmt::AlterKeys(t) => self.need_table(Privileges::ALTER, "ALTER", t),
+            Stmt::AlterForeignKeys { table, .. } => {
+                self.need_table(Privileges::ALTER, "ALTER", table)
+            }
             // mysqld's SQLCOM_LOCK_TABLES: LOCK TABLES (a database-level privilege) and SELECT
             // on each table (`lock_tables_precheck`).
             Stmt::LockTables(tables) => {
