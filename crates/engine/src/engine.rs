@@ -38,6 +38,7 @@ use vfs::VfsRef;
 use crate::checkpoint::{self, PreparedImage, Snapshot, TableImage};
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
+use crate::foreign_keys::ForeignKeyDef;
 use crate::mvcc::{Cells, Mvcc, Publish, ReadView};
 use crate::redo::{Kind, Lsn, PreparedEntry, ReadRecord, RedoFlushMethod, RedoLog};
 use crate::schema::{
@@ -391,6 +392,9 @@ enum Ddl {
     /// ALTER TABLE / RENAME TABLE: the table's new definition, and its rows in the new format
     /// when the row format changes (None: the rows are kept; see `engine/alter.rs`).
     Replace(TableId, TableSchema, Option<Vec<Row>>),
+    /// The table's foreign keys become the list given (ALTER TABLE ADD/DROP FOREIGN KEY), after
+    /// adding the supporting indexes given: metadata only, rows unchanged.
+    SetForeignKeys(TableId, Vec<ForeignKeyDef>, Vec<IndexDef>),
 }
 
 // Format (ddl): u8 op | 1: schema; 2 drop, 3 truncate: u32 table; 4: u32 table, index;
@@ -421,6 +425,17 @@ fn encode_ddl(d: &Ddl) -> Vec<u8> {
             b.put_bytes(n.as_bytes());
         }
         Ddl::Replace(t, s, rows) => alter::encode_replace(&mut b, *t, s, rows.as_deref()),
+        // 20: u32 table, u16 index count, indexes, foreign keys (code clear of other lanes'
+        // new DDL kinds).
+        Ddl::SetForeignKeys(t, fks, indexes) => {
+            b.put_u8(20);
+            b.put_u32(*t);
+            b.put_u16(indexes.len() as u16);
+            for i in indexes {
+                encode_index(&mut b, i);
+            }
+            crate::foreign_keys::encode(&mut b, fks);
+        }
     }
     b
 }
@@ -571,6 +586,12 @@ fn decode_ddl_from(r: &mut Reader<'_>) -> Result<Ddl> {
         4 => Ddl::CreateIndex(r.u32()?, decode_index(r)?),
         5 => Ddl::DropIndex(r.u32()?, r.string()?),
         6 => alter::decode_replace(r)?,
+        20 => {
+            let t = r.u32()?;
+            let n = r.u16()?;
+            let indexes = (0..n).map(|_| decode_index(r)).collect::<Result<Vec<_>>>()?;
+            Ddl::SetForeignKeys(t, crate::foreign_keys::decode(r)?, indexes)
+        }
         _ => return Err(r.corrupt()),
     };
     Ok(d)
@@ -608,6 +629,8 @@ struct Catalog {
     /// Lower-cased names of tables a DDL transaction creates, until it ends.
     reserved: HashMap<String, TableId>,
     next_id: TableId,
+    /// How many installed tables have foreign keys (0: no write needs a parent lookup).
+    with_fks: usize,
 }
 
 impl Catalog {
@@ -615,7 +638,9 @@ impl Catalog {
         self.next_id = self.next_id.max(t.schema.id + 1);
         let id = t.schema.id;
         let lname = t.schema.name.to_ascii_lowercase();
+        self.with_fks += usize::from(!t.schema.foreign_keys.is_empty());
         if let Some(old) = self.tables.insert(id, t) {
+            self.with_fks -= usize::from(!old.schema.foreign_keys.is_empty());
             // A renamed table gives up its old name, unless a table renamed in the same
             // transaction (a swap) took it already.
             let old_name = old.schema.name.to_ascii_lowercase();
@@ -630,6 +655,7 @@ impl Catalog {
     fn remove(&mut self, id: TableId) {
         if let Some(old) = self.tables.remove(&id) {
             self.names.remove(&old.schema.name.to_ascii_lowercase());
+            self.with_fks -= usize::from(!old.schema.foreign_keys.is_empty());
             retire(&old);
         }
     }
@@ -872,6 +898,39 @@ impl Engine {
         let step = self.inner.stage(txn, Ddl::DropIndex(id, name.to_string()), true)?;
         txn.ddl.push(step);
         Ok(())
+    }
+
+    /// Stages a change of table `id`'s foreign keys in `txn`: they become `fks` (checked against
+    /// the table), after `indexes` are added (the supporting indexes InnoDB creates for new
+    /// constraints). Metadata only: the SQL layer has checked existing rows.
+    pub fn set_foreign_keys_in(
+        &self,
+        txn: &mut Txn,
+        id: TableId,
+        fks: Vec<ForeignKeyDef>,
+        indexes: Vec<IndexDef>,
+    ) -> Result<()> {
+        self.inner.enter_ddl(txn)?;
+        let step = self.inner.stage(txn, Ddl::SetForeignKeys(id, fks, indexes), true)?;
+        txn.ddl.push(step);
+        Ok(())
+    }
+
+    /// The tables with a foreign key whose parent is `parent` (an engine name, compared
+    /// case-insensitively), with their ids; empty at once when no table has foreign keys.
+    pub fn referencing(&self, parent: &str) -> Vec<(TableId, Arc<TableSchema>)> {
+        let c = self.inner.catalog.read();
+        if c.with_fks == 0 {
+            return Vec::new();
+        }
+        let mut v: Vec<_> = c
+            .tables
+            .values()
+            .filter(|t| t.schema.foreign_keys.iter().any(|f| f.parent.eq_ignore_ascii_case(parent)))
+            .map(|t| (t.schema.id, t.schema.clone()))
+            .collect();
+        v.sort_by_key(|(id, _)| *id);
+        v
     }
 
     /// The id of the table named `name` (case-insensitive).
@@ -1339,6 +1398,19 @@ fn with_index(t: &Table, index: IndexDef) -> Result<Table> {
     Ok(new)
 }
 
+/// A copy of `t` whose foreign keys are `fks`, with `indexes` added first.
+fn with_foreign_keys(t: &Table, fks: &[ForeignKeyDef], indexes: &[IndexDef]) -> Result<Table> {
+    let mut base = copy_table(t, (*t.schema).clone());
+    for i in indexes {
+        base.schema.check_index(i, &base.schema.indexes)?;
+        base = with_index(&base, i.clone())?;
+    }
+    let mut schema = (*base.schema).clone();
+    schema.foreign_keys = fks.to_vec();
+    schema.validate()?;
+    Ok(copy_table(&base, schema))
+}
+
 fn without_index(t: &Table, name: &str) -> Result<Table> {
     let idx = t.schema.index(name).ok_or_else(|| Error::NoSuchIndex { name: name.to_string() })?;
     let mut schema = (*t.schema).clone();
@@ -1591,6 +1663,7 @@ impl Inner {
             Ddl::Replace(_, schema, rows) => alter::check_replace(self, txn, &t, schema, live)
                 .and_then(|()| alter::replaced(&t, schema.clone(), rows.as_deref()))
                 .map(Some),
+            Ddl::SetForeignKeys(_, fks, indexes) => with_foreign_keys(&t, fks, indexes).map(Some),
             Ddl::CreateTable(_) => unreachable!("handled above"),
         };
         match built {
@@ -2280,6 +2353,13 @@ impl Inner {
                 let t = c.tables.get(&id).cloned().ok_or_else(corrupt)?;
                 let new = alter::replaced(&t, schema, rows.as_deref()).map_err(|_| corrupt())?;
                 c.install(Arc::new(new));
+}
+
+            Ddl::SetForeignKeys(id, fks, mut indexes) => {
+                let t = c.tables.get(&id).cloned().ok_or_else(corrupt)?;
+                // "Make it so": an index the checkpoint already holds is not added twice.
+                indexes.retain(|i| t.schema.index(&i.name).is_none());
+                c.install(Arc::new(with_foreign_keys(&t, &fks, &indexes).map_err(|_| corrupt())?));
             }
         }
         Ok(())
@@ -2345,7 +2425,8 @@ fn ddl_table(d: &Ddl) -> Option<TableId> {
         | Ddl::Truncate(t)
         | Ddl::CreateIndex(t, _)
         | Ddl::DropIndex(t, _)
-        | Ddl::Replace(t, _, _) => Some(*t),
+        | Ddl::Replace(t, _, _)
+        | Ddl::SetForeignKeys(t, _, _) => Some(*t),
     }
 }
 

@@ -22,6 +22,7 @@ mod checkpoint;
 mod codec;
 mod engine;
 mod error;
+mod foreign_keys;
 pub mod fuzz;
 pub mod json;
 mod lsn;
@@ -38,6 +39,7 @@ pub use engine::{
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};
+pub use foreign_keys::{FkAction, ForeignKeyDef, MAX_FOREIGN_KEYS};
 pub use mvcc::ReadView;
 pub use redo::{Lsn, RedoFlushMethod};
 pub use schema::bytes_types::{bit_from_uint, bit_to_uint, enum_index, set_mask, set_text};

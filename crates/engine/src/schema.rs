@@ -5,6 +5,7 @@ pub mod bytes_types;
 
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
+use crate::foreign_keys::ForeignKeyDef;
 use crate::value::{
     decode_value, encode_key, encode_key_part_in, encode_value, DateTime, Key, Row, Value,
 };
@@ -191,6 +192,8 @@ pub struct TableSchema {
     /// The table's default collation (`CREATE TABLE ... COLLATE=`), what SHOW CREATE TABLE
     /// prints and new character columns get.
     pub collation: u16,
+    /// FOREIGN KEY constraints of this (child) table, in creation order.
+    pub foreign_keys: Vec<ForeignKeyDef>,
 }
 
 const MAX_TEXT_BYTES: usize = 65_535;
@@ -215,6 +218,7 @@ impl TableSchema {
             primary_key,
             indexes: Vec::new(),
             collation: collation::DEFAULT,
+            foreign_keys: Vec::new(),
         }
     }
 
@@ -309,6 +313,7 @@ impl TableSchema {
         for (i, idx) in self.indexes.iter().enumerate() {
             self.check_index(idx, &self.indexes[..i])?;
         }
+        crate::foreign_keys::check(&self.foreign_keys, self.columns.len())?;
         let autos = self.auto_increment_columns();
         if let [a] = autos[..] {
             if !matches!(self.columns[a].ty, ColumnType::Integer { .. }) {
@@ -675,9 +680,16 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
         }
     }
     put_positions(out, &s.primary_key);
-    out.put_u16(s.indexes.len() as u16);
+    // Foreign keys follow the indexes when the index count has `foreign_keys::FLAG` set (at
+    // most 64 indexes exist, so the bit was never set before): files written before foreign
+    // keys, and schemas without any, stay byte-identical.
+    let fk_flag = if s.foreign_keys.is_empty() { 0 } else { crate::foreign_keys::FLAG };
+    out.put_u16(s.indexes.len() as u16 | fk_flag);
     for i in &s.indexes {
         encode_index(out, i);
+    }
+    if fk_flag != 0 {
+        crate::foreign_keys::encode(out, &s.foreign_keys);
     }
 }
 
@@ -801,8 +813,23 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     }
     let primary_key = positions(r)?;
     let nidx = r.u16()?;
-    let indexes = (0..nidx).map(|_| decode_index(r)).collect::<Result<Vec<_>>>()?;
-    let mut s = TableSchema { id, name, columns, primary_key, indexes, collation: table_collation };
+    let indexes = (0..nidx & !crate::foreign_keys::FLAG)
+        .map(|_| decode_index(r))
+        .collect::<Result<Vec<_>>>()?;
+    let foreign_keys = if nidx & crate::foreign_keys::FLAG != 0 {
+        crate::foreign_keys::decode(r)?
+    } else {
+        Vec::new()
+    };
+    let mut s = TableSchema {
+        id,
+        name,
+        columns,
+        primary_key,
+        indexes,
+        collation: table_collation,
+        foreign_keys,
+    };
     // A definition from disk passed validation when it was created; re-checking it guards the
     // position indexing done everywhere else against corrupt input.
     s.validate().map_err(|_| r.corrupt())?;

@@ -451,6 +451,9 @@ impl Session {
                 self.need_table(Privileges::CREATE, "CREATE", table)?;
                 self.need_table(Privileges::SELECT, "SELECT", like)
             }
+            Stmt::AlterForeignKeys { table, .. } => {
+                self.need_table(Privileges::ALTER, "ALTER", table)
+            }
             // mysqld's SQLCOM_LOCK_TABLES: LOCK TABLES (a database-level privilege) and SELECT
             // on each table (`lock_tables_precheck`).
             Stmt::LockTables(tables) => {

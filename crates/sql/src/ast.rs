@@ -421,6 +421,23 @@ pub struct CreateTable {
     /// `[DEFAULT] CHARSET=cs` / `[DEFAULT] COLLATE=coll` table options.
     pub charset: Option<String>,
     pub collate: Option<String>,
+    /// `[CONSTRAINT [sym]] FOREIGN KEY ...` clauses, in order.
+    pub foreign_keys: Vec<FkSpec>,
+}
+
+/// `[CONSTRAINT [symbol]] FOREIGN KEY [index_name] (cols) REFERENCES parent (cols)
+/// [ON DELETE action] [ON UPDATE action]` as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FkSpec {
+    /// The CONSTRAINT symbol.
+    pub name: Option<String>,
+    /// The index name after FOREIGN KEY (names the supporting index when one is created).
+    pub index_name: Option<String>,
+    pub columns: Vec<String>,
+    pub parent: TableRef,
+    pub parent_columns: Vec<String>,
+    pub on_delete: engine::FkAction,
+    pub on_update: engine::FkAction,
 }
 
 /// One assignment of SET.
@@ -534,6 +551,13 @@ pub enum Stmt {
         if_exists: bool,
     },
     Truncate(TableRef),
+    /// `ALTER TABLE t` made only of `ADD [CONSTRAINT [sym]] FOREIGN KEY ...` and
+    /// `DROP FOREIGN KEY sym` clauses (`crate::foreign_keys`).
+    AlterForeignKeys {
+        table: TableRef,
+        add: Vec<FkSpec>,
+        drop: Vec<String>,
+    },
     Begin,
     /// `START TRANSACTION READ ONLY`: a transaction whose writes are refused (1792).
     BeginReadOnly,

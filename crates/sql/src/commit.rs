@@ -69,9 +69,34 @@ pub struct TxnChanges {
     /// The session's values for the transaction's `BEGIN` QUERY event (thread id, character
     /// sets, sql_mode...: [`commit::QueryContext`]); None: MySQL 8.0's defaults.
     pub context: Option<Arc<commit::QueryContext>>,
+    /// Positions in `changes` (increasing) of rows changed by a foreign key's referential
+    /// action (`crate::foreign_keys`): kept for statement undo, left out of the binlog.
+    pub cascaded: Vec<usize>,
 }
 
 impl TxnChanges {
+    /// The changes the binlog carries: without the rows changed by referential actions (as
+    /// mysqld in row format: a replica's engine runs the actions itself), statement ends
+    /// renumbered.
+    pub fn logged(mut self) -> TxnChanges {
+        if self.cascaded.is_empty() {
+            return self;
+        }
+        let cascaded = std::mem::take(&mut self.cascaded);
+        let before = |n: usize| n - cascaded.partition_point(|&c| c < n);
+        let mut ends: Vec<usize> = self.statement_ends.iter().map(|&e| before(e)).collect();
+        ends.dedup();
+        ends.retain(|&e| e > 0);
+        self.statement_ends = ends;
+        let mut i = 0;
+        self.changes.retain(|_| {
+            let keep = cascaded.binary_search(&i).is_err();
+            i += 1;
+            keep
+        });
+        self
+    }
+
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
     }

@@ -88,10 +88,11 @@ impl Session {
             }
             Stmt::DropIndex { table, name } => {
                 server.count("Com_drop_index");
-                let (id, _, _) = self.resolve_table(table)?;
+                let (id, schema, _) = self.resolve_table(table)?;
                 if name.eq_ignore_ascii_case("PRIMARY") {
                     return Err(SqlError::NotSupported("DROP PRIMARY KEY".into()));
                 }
+                crate::foreign_keys::check_drop_index(&server.engine, &schema, name)?;
                 server.engine.drop_index_in(&mut txn, id, name).map_err(|e| match e {
                     engine::Error::NoSuchIndex { name } => SqlError::Other {
                         code: 1091,
@@ -105,10 +106,14 @@ impl Session {
             Stmt::DropTable { tables, if_exists } => {
                 server.count("Com_drop_table");
                 let mut found = Vec::new();
+                let mut found_schemas = Vec::new();
                 let mut missing = Vec::new();
                 for t in tables {
                     match self.resolve_table(t) {
-                        Ok((id, _, _)) => found.push(id),
+                        Ok((id, schema, _)) => {
+                            found.push(id);
+                            found_schemas.push(schema);
+                        }
                         Err(SqlError::NoSuchTable { db, table }) => {
                             missing.push(format!("{db}.{table}"))
                         }
@@ -118,6 +123,7 @@ impl Session {
                 if !missing.is_empty() && !if_exists {
                     return Err(SqlError::UnknownTable(missing.join(",")));
                 }
+                self.fk_check_drop(&found_schemas)?;
                 for m in missing {
                     self.warnings.push(note(1051, SqlError::UnknownTable(m).to_string()));
                 }
@@ -128,7 +134,8 @@ impl Session {
             }
             Stmt::Truncate(t) => {
                 server.count("Com_truncate");
-                let (id, _, _) = self.resolve_table(t)?;
+                let (id, schema, _) = self.resolve_table(t)?;
+                self.fk_check_truncate(&schema)?;
                 server.engine.truncate_in(&mut txn, id)?;
                 0
             }
@@ -145,6 +152,11 @@ impl Session {
             Stmt::CreateTableLike { table, like, if_not_exists } => {
                 server.count("Com_create_table");
                 self.create_table_like(&mut txn, table, like, *if_not_exists)?;
+                0
+            }
+            Stmt::AlterForeignKeys { table, add, drop } => {
+                server.count("Com_alter_table");
+                self.fk_alter(&mut txn, table, add, drop)?;
                 0
             }
             other => return Err(SqlError::NotSupported(format!("{other:?}"))),
@@ -271,6 +283,7 @@ impl Session {
             }
             _ => return Err(SqlError::WrongAutoKey),
         }
+        self.fk_define(&db, &mut schema, &ct.foreign_keys)?;
         self.server.engine.create_table_in(txn, schema).map_err(|e| match e {
             engine::Error::TableExists { .. } => SqlError::TableExists(name.clone()),
             e => SqlError::Engine(e),

@@ -33,6 +33,8 @@ pub mod error;
 pub mod eval;
 mod exec;
 mod explain;
+mod fk_syntax;
+mod foreign_keys;
 mod gtidfn;
 mod gtidwait;
 mod information_schema;

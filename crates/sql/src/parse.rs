@@ -1324,6 +1324,10 @@ impl Front<'_> {
     // ---- conversion of sqlparser's AST ---------------------------------------------------
 
     fn convert(&mut self, st: sp::Statement) -> Result<Stmt> {
+        // ALTER TABLE made only of foreign key clauses, before the general ALTER TABLE.
+        if let Some(stmt) = super::fk_syntax::alter_statement(&st)? {
+            return Ok(stmt);
+        }
         match st {
             sp::Statement::Query(q) => Ok(Stmt::Select(self.query(&q)?)),
             sp::Statement::Insert(i) => self.insert(i),
@@ -1786,6 +1790,7 @@ impl Front<'_> {
         }
         let mut primary_key = None;
         let mut indexes = Vec::new();
+        let mut foreign_keys = Vec::new();
         for con in &ct.constraints {
             match con {
                 sp::TableConstraint::PrimaryKey { columns: cols, .. } => {
@@ -1805,7 +1810,9 @@ impl Front<'_> {
                     columns: cols.iter().map(index_column).collect::<Result<_>>()?,
                     unique: false,
                 }),
-                sp::TableConstraint::ForeignKey { .. } => return Err(unsupported("FOREIGN KEY")),
+                sp::TableConstraint::ForeignKey { .. } => {
+                    foreign_keys.push(super::fk_syntax::fk_spec(con)?)
+                }
                 sp::TableConstraint::Check { .. } => return Err(unsupported("CHECK constraints")),
                 sp::TableConstraint::FulltextOrSpatial { .. } => {
                     return Err(unsupported("FULLTEXT and SPATIAL indexes"))
@@ -1849,6 +1856,7 @@ impl Front<'_> {
             indexes,
             charset,
             collate,
+            foreign_keys,
         }))
     }
 
@@ -2880,6 +2888,10 @@ fn column_options(c: &sp::ColumnDef, mut column: Column, serial: bool) -> Result
             sp::ColumnOption::CharacterSet(n) => charset = Some(last_part(n)?),
             sp::ColumnOption::Collation(n) => collate = Some(last_part(n)?),
             sp::ColumnOption::Comment(_) => {}
+            // A column-level `REFERENCES p (c)`: MySQL 8.0 parses and ignores it ("MySQL parses
+            // but ignores inline REFERENCES specifications", CREATE TABLE ... FOREIGN KEY
+            // constraints, Foreign key restrictions).
+            sp::ColumnOption::ForeignKey { .. } => {}
             sp::ColumnOption::OnUpdate(e) => {
                 let fsp = match column.ty {
                     ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => Some(fsp),

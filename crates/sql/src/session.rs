@@ -900,6 +900,7 @@ impl Session {
         let engine = self.server.engine.clone();
         let Some(open) = self.txn.as_mut() else { return Ok(()) };
         open.changes.statement_ends.retain(|&end| end <= mark);
+        open.changes.cascaded.retain(|&i| i < mark);
         while open.changes.changes.len() > mark {
             let (Some(c), Some(u)) = (open.changes.changes.pop(), open.undo.pop()) else { break };
             match c.kind {
@@ -948,7 +949,7 @@ impl Session {
             self.server.engine.commit(open.txn)?;
             return Ok(());
         }
-        let outcome = self.server.hooks.committer.commit(open.txn, open.changes, gtid)?;
+        let outcome = self.server.hooks.committer.commit(open.txn, open.changes.logged(), gtid)?;
         self.committed(&outcome);
         self.consume_gtid();
         Ok(())
@@ -975,7 +976,8 @@ impl Session {
             return Ok(());
         }
         let gtid = self.gtid_next;
-        let deferred = self.server.hooks.committer.commit_deferred(open.txn, open.changes, gtid)?;
+        let deferred =
+            self.server.hooks.committer.commit_deferred(open.txn, open.changes.logged(), gtid)?;
         self.deferred = Some(super::locks::hold_until_done(deferred, pass));
         Ok(())
     }

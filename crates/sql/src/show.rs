@@ -491,6 +491,9 @@ pub(crate) fn create_table_text(
     for i in s.indexes.iter().filter(|i| !i.unique) {
         lines.push(format!("  KEY `{}` ({})", i.name, cols(&i.columns)));
     }
+    for fk in &s.foreign_keys {
+        lines.push(format!("  {}", crate::foreign_keys::constraint_clause(s, fk)));
+    }
     let auto = match auto_increment {
         Some(n) if n > 1 && s.auto_increment_column().is_some() => format!(" AUTO_INCREMENT={n}"),
         _ => String::new(),

@@ -52,10 +52,16 @@ impl Session {
             .insert(&mut open.txn, t.id, row)
             .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &proposed, c)))?;
         let after = self.image(t, &ins.key)?;
+        let fk_row = if t.schema.foreign_keys.is_empty() { None } else { after.clone() };
         self.record(
             ChangedRow { table: t.schema.clone(), kind: ChangeKind::Insert, before: None, after },
             Undo { table: t.id, key_after: Some(ins.key.clone()) },
         );
+        // After the row is recorded (a failed check is undone with the statement), and after
+        // it is written (a row may reference itself), as InnoDB checks.
+        if let Some(row) = fk_row {
+            self.fk_after_write(&t.schema, None, &row)?;
+        }
         Ok((ins.key, ins.auto_inc))
     }
 
@@ -77,18 +83,25 @@ impl Session {
                 &t.schema.primary_key.iter().map(|&p| row[p].clone()).collect::<Vec<_>>(),
             )
         };
-        let open = self.txn_mut()?;
         // Normalized here, the row is the image the engine stores (normalizing is idempotent),
         // so it needs no read-back, and a refused value is quoted from it without a copy.
         let mut row = row;
         t.schema
             .normalize_row(&mut row)
             .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &row, c)))?;
+        // Children of the row first (their referential actions), as InnoDB's
+        // `row_upd_check_references_constraints`.
+        self.fk_before_parent_change(&t.schema, &before, Some(&row), 0)?;
+        let open = self.txn_mut()?;
         let stored = row.clone();
         let found = engine
             .update(&mut open.txn, t.id, key, row)
             .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &stored, c)))?;
         let after = found.then_some(stored);
+        let fk_rows = match &after {
+            Some(a) if !t.schema.foreign_keys.is_empty() => Some((before.clone(), a.clone())),
+            _ => None,
+        };
         self.record(
             ChangedRow {
                 table: t.schema.clone(),
@@ -98,11 +111,15 @@ impl Session {
             },
             Undo { table: t.id, key_after: Some(new_key) },
         );
+        if let Some((b, a)) = fk_rows {
+            self.fk_after_write(&t.schema, Some(&b), &a)?;
+        }
         Ok(())
     }
 
     pub(crate) fn write_delete(&mut self, t: &Target, key: &Key, before: Row) -> Result<bool> {
         let engine = self.server.engine.clone();
+        self.fk_before_parent_change(&t.schema, &before, None, 0)?;
         let open = self.txn_mut()?;
         if !engine.delete(&mut open.txn, t.id, key)? {
             return Ok(false);
