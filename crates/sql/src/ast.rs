@@ -370,6 +370,9 @@ pub struct Insert {
     pub ignore: bool,
     /// ON DUPLICATE KEY UPDATE assignments.
     pub on_duplicate: Vec<(String, Expr)>,
+    /// The 8.0.19 row alias `VALUES (...) AS new [(x, y, ...)]`: the alias and the column
+    /// aliases (empty: the table's column names).
+    pub row_alias: Option<(String, Vec<String>)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -602,6 +605,37 @@ pub enum Stmt {
     /// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: InnoDB has no such option; mysqld answers OK
     /// with note 1031, and so does binlogd.
     AlterKeys(TableRef),
+    /// `INSERT [IGNORE] | REPLACE INTO t [(cols)] SELECT ...` (`insert.rows` empty): the
+    /// SELECT's rows are the values (`query/insert_select.rs`).
+    InsertSelect(InsertSelect),
+    /// `UPDATE t1 JOIN t2 ... SET ...` / `UPDATE t1, t2 SET ...` (`query/write.rs`).
+    MultiUpdate(MultiUpdate),
+    /// `DELETE t1, t2 FROM ...` / `DELETE FROM t1, t2 USING ...` (`query/write.rs`).
+    MultiDelete(MultiDelete),
+}
+
+/// `INSERT ... SELECT`: the INSERT (its `rows` empty) and its source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InsertSelect {
+    pub insert: Insert,
+    pub select: Box<Select>,
+}
+
+/// A multi-table UPDATE: the tables and WHERE as a SELECT's FROM/joins/filter (its items are
+/// unused), the assignments by (qualifier, column).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiUpdate {
+    pub from: Select,
+    pub set: Vec<(Option<String>, String, Expr)>,
+    pub ignore: bool,
+}
+
+/// A multi-table DELETE: the tables rows are deleted from (by alias or name) and the FROM
+/// (`USING`) join with its WHERE.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiDelete {
+    pub targets: Vec<TableRef>,
+    pub from: Select,
 }
 
 // The account statements (executed in `acl.rs`).
