@@ -123,7 +123,7 @@ fn insert_select_of_the_target_reads_it_first() {
     q(&mut s, "INSERT INTO g VALUES (1, 1), (2, 2)");
     assert_eq!(ok(&mut s, "INSERT INTO g SELECT x + 10, y FROM g").0, 2);
     assert_eq!(ok(&mut s, "INSERT INTO g SELECT x + 100, y FROM g").0, 4);
-    assert_eq!(rows(&mut s, "SELECT COUNT(*), SUM(x) FROM g"), ["8", "490"]);
+    assert_eq!(rows(&mut s, "SELECT COUNT(*), SUM(x) FROM g"), ["8,452"]);
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn insert_ignore_and_replace_select_handle_duplicates() {
     let (n, info) = ok(&mut s, "INSERT IGNORE INTO t (name, total) SELECT name, n FROM a");
     assert_eq!((n, info.as_str()), (2, "Records: 3  Duplicates: 1  Warnings: 1"));
     let w = rows(&mut s, "SHOW WARNINGS");
-    assert_eq!(w, ["Warning,1062,Duplicate entry 'ann' for key 't.u'"]);
+    assert_eq!(w, ["Warning,1062,Duplicate entry 'ann' for key 'u'"]);
     // Without IGNORE the duplicate fails the statement, which changes nothing.
     let before = rows(&mut s, "SELECT * FROM t ORDER BY id");
     assert_eq!(err(&mut s, "INSERT INTO t (name, total) SELECT name, n + 1 FROM a").0, 1062);
@@ -156,7 +156,8 @@ fn insert_select_on_duplicate_key_update() {
         "INSERT INTO t (name, total) SELECT name, n FROM a \
          ON DUPLICATE KEY UPDATE total = total + VALUES(total)",
     );
-    // ann updated (2), bob unchanged? no: 20 + 20 = 40 (2), cid inserted (1).
+    // ann and bob updated (2 each), cid inserted (1) with the auto-increment value after the
+    // two the duplicates consumed (InnoDB allocates one per row tried).
     assert_eq!((n, info.as_str()), (5, "Records: 3  Duplicates: 2  Warnings: 0"));
     assert_eq!(
         rows(&mut s, "SELECT name, total FROM t ORDER BY name"),
@@ -164,10 +165,7 @@ fn insert_select_on_duplicate_key_update() {
     );
     assert_eq!(
         last_changes(&rec),
-        ["U t 1|ann|1 1|ann|11", "U t 2|bob|20 2|bob|40", "W t 3|cid|30 -"]
-            .iter()
-            .map(|x| x.replace("W t 3|cid|30 -", "W t - 3|cid|30"))
-            .collect::<Vec<_>>()
+        ["U t 1|ann|1 1|ann|11", "U t 2|bob|20 2|bob|40", "W t - 5|cid|30"]
     );
     // An assignment that changes nothing counts 0.
     let (n, _) = ok(
@@ -289,6 +287,9 @@ fn multi_table_delete_in_both_forms() {
 #[test]
 fn privileges_are_per_table() {
     let (srv, _rec, mut s) = setup();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (users, _) = accounts::Users::open(dir.path(), true).expect("accounts open");
+    srv.attach_accounts(Arc::new(users));
     for sql in [
         "CREATE USER u@localhost",
         "GRANT SELECT ON d.a TO u@localhost",
