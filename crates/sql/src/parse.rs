@@ -226,8 +226,9 @@ fn wrong_usage(a: &str, b: &str) -> SqlError {
     }
 }
 
-/// `UPDATE [LOW_PRIORITY] [IGNORE] t1, t2 ... SET`: the table list of a comma-form
-/// multi-table UPDATE, up to and including SET (fails, and is rewound, on any other UPDATE).
+/// `UPDATE [LOW_PRIORITY] [IGNORE] t1, t2 ... SET` / `UPDATE t1 JOIN t2 ... SET`: the table
+/// list of a multi-table UPDATE, up to and including SET (fails, and is rewound, on a
+/// single-table UPDATE, which sqlparser reads).
 fn multi_update_list(
     p: &mut Parser,
 ) -> std::result::Result<(bool, Vec<sp::TableWithJoins>), sqlparser::parser::ParserError> {
@@ -236,7 +237,9 @@ fn multi_update_list(
     let _ = p.parse_keyword(Keyword::LOW_PRIORITY);
     let ignore = p.parse_keyword(Keyword::IGNORE);
     let list = p.parse_comma_separated(Parser::parse_table_and_joins)?;
-    if list.len() < 2 {
+    let one_table = matches!(list.as_slice(), [t] if t.joins.is_empty()
+        && !matches!(t.relation, sp::TableFactor::NestedJoin { .. }));
+    if one_table {
         return Err(sqlparser::parser::ParserError::ParserError("one table".into()));
     }
     p.expect_keyword(Keyword::SET)?;

@@ -338,3 +338,29 @@ fn multi_table_update_locks_changed_rows_exclusive_and_read_rows_shared() {
     q(&mut s, "ROLLBACK");
     assert_eq!(rows(&mut other, "SELECT v FROM b WHERE id = 12"), ["7"]);
 }
+
+#[test]
+fn multi_table_update_errors_roll_back_the_statement_and_ignore_skips() {
+    let (_srv, rec, mut s) = setup();
+    q(&mut s, "INSERT INTO t VALUES (1, 'ann', 0), (2, 'bob', 0)");
+    let commits = rec.changes().len();
+    let before = rows(&mut s, "SELECT * FROM t ORDER BY id");
+    assert_eq!(err(&mut s, "UPDATE t JOIN a ON a.id = t.id SET t.name = 'bob', a.n = 0").0, 1062);
+    assert_eq!(rows(&mut s, "SELECT * FROM t ORDER BY id"), before);
+    assert_eq!(rows(&mut s, "SELECT n FROM a ORDER BY id"), ["10", "20", "30"]);
+    // Strict mode: NULL into NOT NULL is 1048 and nothing stays changed.
+    assert_eq!(err(&mut s, "UPDATE a JOIN b ON b.a_id = a.id SET b.v = 0, a.name = NULL").0, 1048);
+    assert_eq!(rows(&mut s, "SELECT v FROM b ORDER BY id"), ["5", "6", "7", "8"]);
+    assert_eq!(rec.changes().len(), commits, "a failed statement commits nothing");
+    // IGNORE: the duplicate is skipped with warning 1062, the rest is done.
+    let (n, _) =
+        ok(&mut s, "UPDATE IGNORE t JOIN a ON a.id = t.id SET t.name = 'bob', t.total = a.n");
+    assert_eq!(n, 1);
+    assert_eq!(rows(&mut s, "SELECT * FROM t ORDER BY id"), ["1,ann,0", "2,bob,20"]);
+    assert_eq!(rows(&mut s, "SHOW WARNINGS"), ["Warning,1062,Duplicate entry 'bob' for key 'u'"]);
+    // A derived table is not a target.
+    assert_eq!(
+        err(&mut s, "UPDATE a JOIN (SELECT id FROM b) AS d ON d.id = a.id SET d.id = 1").0,
+        1288
+    );
+}
