@@ -432,12 +432,11 @@ impl Session {
                 let has = |t: &TableRef, c: &str| {
                     self.resolve_table(t).is_ok_and(|(_, s, _)| s.column_position(c).is_some())
                 };
-                let tables =
-                    super::query::write::write_tables(&u.from, &|l, t| u.assigns(l, t, &has));
+                let tables = super::ast::write_tables(&u.from, &|l, t| u.assigns(l, t, &has));
                 self.check_write_tables(tables, Privileges::UPDATE, "UPDATE")
             }
             Stmt::MultiDelete(d) => {
-                let tables = super::query::write::write_tables(&d.from, &|l, t| d.deletes(l, t));
+                let tables = super::ast::write_tables(&d.from, &|l, t| d.deletes(l, t));
                 self.check_write_tables(tables, Privileges::DELETE, "DELETE")
             }
             // UPDATE and DELETE also read the columns of their SET values, WHERE and ORDER BY:

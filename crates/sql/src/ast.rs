@@ -332,6 +332,51 @@ pub fn base_tables<'s>(s: &'s Select, out: &mut Vec<&'s TableRef>) {
     }
 }
 
+/// The FROM tables of a multi-table write with whether the statement changes each: a table
+/// is changed when an assignment names it (`t.c`, by alias or name) or, for an unqualified
+/// column, when it has that column (`has_column`); for DELETE when it is a target. Derived
+/// tables are listed with their SELECT. Used for the privilege check (mysqld's
+/// `multi_update_precheck` / `multi_delete_precheck`: UPDATE or DELETE on the changed tables,
+/// SELECT on the rest) and for LOCK TABLES.
+pub(crate) fn write_tables<'s>(
+    from: &'s Select,
+    changes: &dyn Fn(&str, &TableRef) -> bool,
+) -> Vec<(&'s TableRef, Option<&'s Select>, bool)> {
+    let first = from.from.iter().map(|t| (t, from.alias.as_ref(), from.derived.as_deref()));
+    let rest = from.joins.iter().map(|j| (&j.table, j.alias.as_ref(), j.derived.as_deref()));
+    first
+        .chain(rest)
+        .map(|(t, alias, derived)| {
+            let label = alias.map_or(t.name.as_str(), String::as_str);
+            (t, derived, changes(label, t))
+        })
+        .collect()
+}
+
+impl MultiUpdate {
+    /// Whether an assignment names the table `label` (`t`: its stored table, for an
+    /// unqualified column looked up by `has_column`).
+    pub(crate) fn assigns(
+        &self,
+        label: &str,
+        t: &TableRef,
+        has_column: &dyn Fn(&TableRef, &str) -> bool,
+    ) -> bool {
+        self.set.iter().any(|(q, c, _)| match q {
+            Some(q) => q.eq_ignore_ascii_case(label),
+            None => has_column(t, c),
+        })
+    }
+}
+
+impl MultiDelete {
+    /// Whether `label` is one of the tables rows are deleted from.
+    pub(crate) fn deletes(&self, label: &str, t: &TableRef) -> bool {
+        let _ = t;
+        self.targets.iter().any(|x| x.name.eq_ignore_ascii_case(label))
+    }
+}
+
 /// How a table of a multi-table FROM joins the tables before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinKind {

@@ -651,8 +651,7 @@ impl Session {
                 let has = |t: &super::ast::TableRef, c: &str| {
                     self.resolve_table(t).is_ok_and(|(_, s, _)| s.column_position(c).is_some())
                 };
-                let tables =
-                    super::query::write::write_tables(&u.from, &|l, t| u.assigns(l, t, &has));
+                let tables = super::ast::write_tables(&u.from, &|l, t| u.assigns(l, t, &has));
                 for (t, derived, changed) in tables {
                     if derived.is_none() {
                         self.table_access(&[t], changed)?;
@@ -664,7 +663,7 @@ impl Session {
             }
             Stmt::MultiDelete(d) => {
                 self.count("Com_delete_multi");
-                let tables = super::query::write::write_tables(&d.from, &|l, t| d.deletes(l, t));
+                let tables = super::ast::write_tables(&d.from, &|l, t| d.deletes(l, t));
                 for (t, derived, changed) in tables {
                     if derived.is_none() {
                         self.table_access(&[t], changed)?;

@@ -169,7 +169,7 @@ impl Session {
                     if !cols.is_empty() && cols.len() != positions.len() {
                         return Err(SqlError::ValueCount(1));
                     }
-                    super::query::insert_select::row_alias_names(e, schema, alias, cols, positions)
+                    row_alias_names(e, schema, alias, cols, positions)
                 }
                 None => e.clone(),
             };
@@ -678,6 +678,77 @@ fn substitute_insert_values(e: Expr, proposed: &[Value]) -> Expr {
             Expr::Func(f, args.into_iter().map(|a| substitute_insert_values(a, proposed)).collect())
         }
         other => other,
+    }
+}
+
+/// `e` with the row alias's names turned into `VALUES(c)` of the target's column: `alias.c`,
+/// and with column aliases `alias.x` / a bare `x` for the alias's position in the column
+/// list (`positions`). mysqld resolves these in `Sql_cmd_insert_base::prepare_values_table`.
+pub(crate) fn row_alias_names(
+    e: &Expr,
+    schema: &TableSchema,
+    alias: &str,
+    cols: &[String],
+    positions: &[usize],
+) -> Expr {
+    let target = |column: &str| -> Option<String> {
+        if cols.is_empty() {
+            return Some(column.to_string());
+        }
+        let k = cols.iter().position(|c| c.eq_ignore_ascii_case(column))?;
+        positions.get(k).map(|&p| schema.columns[p].name.clone())
+    };
+    map_names(e, &|table, column| {
+        let hit = match table {
+            Some(t) if t.eq_ignore_ascii_case(alias) => target(column),
+            None if !cols.is_empty() => target(column),
+            _ => None,
+        };
+        hit.map(|c| Expr::InsertValue(Box::new(Expr::Name { table: None, column: c })))
+    })
+}
+
+/// `e` with each `Name` that `f` maps replaced (other nodes copied; `VALUES(...)` is not
+/// entered). The tree is bounded by the parser's depth limit (`crate::depth`).
+fn map_names(e: &Expr, f: &dyn Fn(Option<&str>, &str) -> Option<Expr>) -> Expr {
+    match e {
+        Expr::Name { table, column } => f(table.as_deref(), column).unwrap_or_else(|| e.clone()),
+        Expr::InsertValue(_) => e.clone(),
+        _ => rebuild(e, f),
+    }
+}
+
+/// One level of `e` rebuilt with [`map_names`] applied to its children; aggregates and
+/// leaves are copied as they are.
+fn rebuild(e: &Expr, f: &dyn Fn(Option<&str>, &str) -> Option<Expr>) -> Expr {
+    use crate::ast::Expr as E;
+    let m = |x: &Expr| Box::new(map_names(x, f));
+    let v = |xs: &[Expr]| xs.iter().map(|x| map_names(x, f)).collect::<Vec<_>>();
+    match e {
+        E::Unary(op, x) => E::Unary(*op, m(x)),
+        E::Binary(op, a, b) => E::Binary(*op, m(a), m(b)),
+        E::IsNull { expr, negated } => E::IsNull { expr: m(expr), negated: *negated },
+        E::Between { expr, low, high, negated } => {
+            E::Between { expr: m(expr), low: m(low), high: m(high), negated: *negated }
+        }
+        E::InList { expr, list, negated } => {
+            E::InList { expr: m(expr), list: v(list), negated: *negated }
+        }
+        E::Like { expr, pattern, negated } => {
+            E::Like { expr: m(expr), pattern: m(pattern), negated: *negated }
+        }
+        E::Case { operand, whens, otherwise } => E::Case {
+            operand: operand.as_ref().map(|o| m(o)),
+            whens: whens.iter().map(|(w, t)| (map_names(w, f), map_names(t, f))).collect(),
+            otherwise: otherwise.as_ref().map(|o| m(o)),
+        },
+        E::Func(func, args) => E::Func(*func, v(args)),
+        E::Collate(x, c) => E::Collate(m(x), *c),
+        E::Collated(c, x) => E::Collated(*c, m(x)),
+        E::LikeEscape(x, c) => E::LikeEscape(m(x), *c),
+        E::Str(sf, args) => E::Str(*sf, v(args)),
+        // Leaves, and aggregates (not allowed in ON DUPLICATE KEY UPDATE; the binder says so).
+        other => other.clone(),
     }
 }
 
