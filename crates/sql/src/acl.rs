@@ -361,6 +361,25 @@ impl Session {
         Ok(())
     }
 
+    /// A multi-table write's tables: `wanted` on the changed ones, SELECT on the others.
+    fn check_write_tables(
+        &self,
+        tables: Vec<(&TableRef, Option<&super::ast::Select>, bool)>,
+        wanted: Privileges,
+        command: &str,
+    ) -> Result<()> {
+        for (t, derived, changed) in tables {
+            match derived {
+                Some(inner) if inner.is_multi() => self.check_multi_select(inner)?,
+                Some(inner) => self.check_privileges(&Stmt::Select(inner.clone()))?,
+                None if changed => self.need_table(wanted, command, t)?,
+                None if self.is_information_schema(t) => {}
+                None => self.need_table(Privileges::SELECT, "SELECT", t)?,
+            }
+        }
+        Ok(())
+    }
+
     /// The privilege check every statement passes before it runs.
     pub(crate) fn check_privileges(&self, stmt: &Stmt) -> Result<()> {
         if let Stmt::Account(a) = stmt {
@@ -398,6 +417,29 @@ impl Session {
                 }
                 self.need_table_all(want, &i.table)?;
                 self.need_columns_read(&i.table, i.on_duplicate.iter().map(|(_, e)| e))
+            }
+            // mysqld's `insert_precheck` on the target and SELECT on the SELECT's tables
+            // (`Sql_cmd_insert_select::precheck`).
+            Stmt::InsertSelect(is) => {
+                self.check_privileges(&Stmt::Insert(is.insert.clone()))?;
+                if is.select.is_multi() {
+                    self.check_multi_select(&is.select)
+                } else {
+                    self.check_privileges(&Stmt::Select((*is.select).clone()))
+                }
+            }
+            // mysqld's `multi_update_precheck` / `multi_delete_precheck`: UPDATE (DELETE) on
+            // the tables changed, SELECT on the tables only read.
+            Stmt::MultiUpdate(u) => {
+                let has = |t: &TableRef, c: &str| {
+                    self.resolve_table(t).is_ok_and(|(_, s, _)| s.column_position(c).is_some())
+                };
+                let tables = super::ast::write_tables(&u.from, &|l, t| u.assigns(l, t, &has));
+                self.check_write_tables(tables, Privileges::UPDATE, "UPDATE")
+            }
+            Stmt::MultiDelete(d) => {
+                let tables = super::ast::write_tables(&d.from, &|l, t| d.deletes(l, t));
+                self.check_write_tables(tables, Privileges::DELETE, "DELETE")
             }
             // UPDATE and DELETE also read the columns of their SET values, WHERE and ORDER BY:
             // SELECT on those (1143), as mysqld's column-level check in `setup_fields` /

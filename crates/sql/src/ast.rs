@@ -332,6 +332,51 @@ pub fn base_tables<'s>(s: &'s Select, out: &mut Vec<&'s TableRef>) {
     }
 }
 
+/// The FROM tables of a multi-table write with whether the statement changes each: a table
+/// is changed when an assignment names it (`t.c`, by alias or name) or, for an unqualified
+/// column, when it has that column (`has_column`); for DELETE when it is a target. Derived
+/// tables are listed with their SELECT. Used for the privilege check (mysqld's
+/// `multi_update_precheck` / `multi_delete_precheck`: UPDATE or DELETE on the changed tables,
+/// SELECT on the rest) and for LOCK TABLES.
+pub(crate) fn write_tables<'s>(
+    from: &'s Select,
+    changes: &dyn Fn(&str, &TableRef) -> bool,
+) -> Vec<(&'s TableRef, Option<&'s Select>, bool)> {
+    let first = from.from.iter().map(|t| (t, from.alias.as_ref(), from.derived.as_deref()));
+    let rest = from.joins.iter().map(|j| (&j.table, j.alias.as_ref(), j.derived.as_deref()));
+    first
+        .chain(rest)
+        .map(|(t, alias, derived)| {
+            let label = alias.map_or(t.name.as_str(), String::as_str);
+            (t, derived, changes(label, t))
+        })
+        .collect()
+}
+
+impl MultiUpdate {
+    /// Whether an assignment names the table `label` (`t`: its stored table, for an
+    /// unqualified column looked up by `has_column`).
+    pub(crate) fn assigns(
+        &self,
+        label: &str,
+        t: &TableRef,
+        has_column: &dyn Fn(&TableRef, &str) -> bool,
+    ) -> bool {
+        self.set.iter().any(|(q, c, _)| match q {
+            Some(q) => q.eq_ignore_ascii_case(label),
+            None => has_column(t, c),
+        })
+    }
+}
+
+impl MultiDelete {
+    /// Whether `label` is one of the tables rows are deleted from.
+    pub(crate) fn deletes(&self, label: &str, t: &TableRef) -> bool {
+        let _ = t;
+        self.targets.iter().any(|x| x.name.eq_ignore_ascii_case(label))
+    }
+}
+
 /// How a table of a multi-table FROM joins the tables before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinKind {
@@ -370,6 +415,9 @@ pub struct Insert {
     pub ignore: bool,
     /// ON DUPLICATE KEY UPDATE assignments.
     pub on_duplicate: Vec<(String, Expr)>,
+    /// The 8.0.19 row alias `VALUES (...) AS new [(x, y, ...)]`: the alias and the column
+    /// aliases (empty: the table's column names).
+    pub row_alias: Option<(String, Vec<String>)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -639,6 +687,37 @@ pub enum Stmt {
         like: TableRef,
         if_not_exists: bool,
     },
+    /// `INSERT [IGNORE] | REPLACE INTO t [(cols)] SELECT ...` (`insert.rows` empty): the
+    /// SELECT's rows are the values (`query/insert_select.rs`).
+    InsertSelect(InsertSelect),
+    /// `UPDATE t1 JOIN t2 ... SET ...` / `UPDATE t1, t2 SET ...` (`query/write.rs`).
+    MultiUpdate(MultiUpdate),
+    /// `DELETE t1, t2 FROM ...` / `DELETE FROM t1, t2 USING ...` (`query/write.rs`).
+    MultiDelete(MultiDelete),
+}
+
+/// `INSERT ... SELECT`: the INSERT (its `rows` empty) and its source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InsertSelect {
+    pub insert: Insert,
+    pub select: Box<Select>,
+}
+
+/// A multi-table UPDATE: the tables and WHERE as a SELECT's FROM/joins/filter (its items are
+/// unused), the assignments by (qualifier, column).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiUpdate {
+    pub from: Select,
+    pub set: Vec<(Option<String>, String, Expr)>,
+    pub ignore: bool,
+}
+
+/// A multi-table DELETE: the tables rows are deleted from (by alias or name) and the FROM
+/// (`USING`) join with its WHERE.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiDelete {
+    pub targets: Vec<TableRef>,
+    pub from: Select,
 }
 
 /// Where ADD/CHANGE/MODIFY puts a column.

@@ -29,6 +29,7 @@ use super::timefn::{CastTo, TimeFn, Unit};
 use accounts::Privileges;
 
 mod alter;
+mod writes;
 
 static DIALECT: MySqlDialect = MySqlDialect {};
 
@@ -217,6 +218,35 @@ fn unsupported(what: impl Into<String>) -> SqlError {
 
 /// 1235 for role statements: binlogd keeps no roles (CREATE/DROP ROLE, GRANT/REVOKE of a
 /// role, SET [DEFAULT] ROLE).
+/// mysqld's ER_WRONG_USAGE (1221): `Incorrect usage of UPDATE and LIMIT`.
+fn wrong_usage(a: &str, b: &str) -> SqlError {
+    SqlError::Other {
+        code: 1221,
+        sqlstate: "HY000",
+        message: format!("Incorrect usage of {a} and {b}"),
+    }
+}
+
+/// `UPDATE [LOW_PRIORITY] [IGNORE] t1, t2 ... SET` / `UPDATE t1 JOIN t2 ... SET`: the table
+/// list of a multi-table UPDATE, up to and including SET (fails, and is rewound, on a
+/// single-table UPDATE, which sqlparser reads).
+fn multi_update_list(
+    p: &mut Parser,
+) -> std::result::Result<(bool, Vec<sp::TableWithJoins>), sqlparser::parser::ParserError> {
+    use sqlparser::keywords::Keyword;
+    p.expect_keyword(Keyword::UPDATE)?;
+    let _ = p.parse_keyword(Keyword::LOW_PRIORITY);
+    let ignore = p.parse_keyword(Keyword::IGNORE);
+    let list = p.parse_comma_separated(Parser::parse_table_and_joins)?;
+    let one_table = matches!(list.as_slice(), [t] if t.joins.is_empty()
+        && !matches!(t.relation, sp::TableFactor::NestedJoin { .. }));
+    if one_table {
+        return Err(sqlparser::parser::ParserError::ParserError("one table".into()));
+    }
+    p.expect_keyword(Keyword::SET)?;
+    Ok((ignore, list))
+}
+
 fn roles_unsupported() -> SqlError {
     unsupported("roles (CREATE ROLE, DROP ROLE, GRANT/REVOKE of a role, SET ROLE)")
 }
@@ -561,6 +591,13 @@ impl Front<'_> {
                 return Ok(s);
             }
         }
+        if self.peek_word("UPDATE") {
+            // `UPDATE t1, t2 SET ...` (mysqld's `update_table_list`): sqlparser reads one
+            // table reference only, so the comma form is read here (`multi_update_list`).
+            if let Some(list) = self.parser.maybe_parse(multi_update_list).ok().flatten() {
+                return self.multi_update_tail(list);
+            }
+        }
         let mut st = self.parser.parse_statement().map_err(|e| parse_error(self.sql, &e))?;
         if let sp::Statement::Update { limit: limit @ None, .. } = &mut st {
             // MySQL's `update_stmt` ends in `opt_order_clause opt_simple_limit`; sqlparser's
@@ -589,6 +626,9 @@ impl Front<'_> {
 
     fn update_ordered(&mut self, st: sp::Statement, order: Vec<sp::OrderByExpr>) -> Result<Stmt> {
         let mut stmt = self.convert(st)?;
+        if matches!(stmt, Stmt::MultiUpdate(_)) && !order.is_empty() {
+            return Err(wrong_usage("UPDATE", "ORDER BY"));
+        }
         if let Stmt::Update(u) = &mut stmt {
             u.order_by = self.order_items(&order)?;
         }
@@ -1333,7 +1373,19 @@ impl Front<'_> {
             sp::Statement::Insert(i) => self.insert(i),
             sp::Statement::Update { table, assignments, from, selection, limit, .. } => {
                 if from.is_some() {
-                    return Err(unsupported("multi-table UPDATE"));
+                    return Err(unsupported("UPDATE ... FROM"));
+                }
+                if !table.joins.is_empty()
+                    || matches!(table.relation, sp::TableFactor::NestedJoin { .. })
+                {
+                    if limit.is_some() {
+                        return Err(wrong_usage("UPDATE", "LIMIT"));
+                    }
+                    return self.multi_update(
+                        std::slice::from_ref(&table),
+                        &assignments,
+                        selection.as_ref(),
+                    );
                 }
                 let (tref, alias) = self.single_table(&table)?;
                 let mut set = Vec::with_capacity(assignments.len());
@@ -1356,7 +1408,7 @@ impl Front<'_> {
             }
             sp::Statement::Delete(d) => {
                 if !d.tables.is_empty() || d.using.is_some() {
-                    return Err(unsupported("multi-table DELETE"));
+                    return self.multi_delete(&d);
                 }
                 let tables = match &d.from {
                     sp::FromTable::WithFromKeyword(t) | sp::FromTable::WithoutKeyword(t) => t,
@@ -1719,6 +1771,7 @@ impl Front<'_> {
         let table = table_ref(name)?;
         let mut columns: Vec<String> = i.columns.iter().map(|c| c.value.clone()).collect();
         let mut rows = Vec::new();
+        let mut select = None;
         if !i.assignments.is_empty() {
             let mut row = Vec::new();
             for a in &i.assignments {
@@ -1737,7 +1790,12 @@ impl Front<'_> {
                         rows.push(r.iter().map(|e| self.insert_value(e)).collect::<Result<_>>()?);
                     }
                 }
-                _ => return Err(unsupported("INSERT ... SELECT")),
+                sp::SetExpr::Select(_)
+                | sp::SetExpr::Query(_)
+                | sp::SetExpr::SetOperation { .. } => {
+                    select = Some(Box::new(self.query(src)?));
+                }
+                _ => return Err(unsupported("this INSERT source")),
             }
         }
         let mut on_duplicate = Vec::new();
@@ -1753,14 +1811,30 @@ impl Front<'_> {
             }
             Some(_) => return Err(unsupported("ON CONFLICT")),
         }
-        Ok(Stmt::Insert(Insert {
+        let row_alias = match &i.insert_alias {
+            None => None,
+            Some(a) => Some((
+                last_part(&a.row_alias)?,
+                a.col_aliases.iter().flatten().map(|c| c.value.clone()).collect(),
+            )),
+        };
+        if row_alias.is_some() && select.is_some() {
+            // mysqld's grammar has the row alias only after VALUES / SET.
+            return Err(SqlError::near("AS"));
+        }
+        let insert = Insert {
             table,
             columns,
             rows,
             replace: i.replace_into,
             ignore: i.ignore,
             on_duplicate,
-        }))
+            row_alias,
+        };
+        match select {
+            Some(select) => Ok(Stmt::InsertSelect(InsertSelect { insert, select })),
+            None => Ok(Stmt::Insert(insert)),
+        }
     }
 
     fn insert_value(&mut self, e: &sp::Expr) -> Result<Expr> {

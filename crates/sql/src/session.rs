@@ -333,6 +333,7 @@ impl Session {
         }
         match stmt {
             Stmt::Select(_) | Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) => true,
+            Stmt::InsertSelect(_) | Stmt::MultiUpdate(_) | Stmt::MultiDelete(_) => true,
             Stmt::Commit | Stmt::Rollback => true,
             Stmt::Begin | Stmt::BeginReadOnly => self.txn.is_none(),
             _ => false,
@@ -615,6 +616,62 @@ impl Session {
                 } else {
                     self.select(s, params)
                 }
+            }
+            Stmt::InsertSelect(_) | Stmt::MultiUpdate(_) | Stmt::MultiDelete(_)
+                if self.gtid_skips() || self.in_read_only_txn() =>
+            {
+                if self.gtid_skips() {
+                    return Ok(self.skip_statement());
+                }
+                if self.txn.is_none() && self.autocommit {
+                    self.next_read_only = None;
+                }
+                Err(SqlError::Other {
+                    code: 1792,
+                    sqlstate: "25006",
+                    message: "Cannot execute statement in a READ ONLY transaction.".into(),
+                })
+            }
+            Stmt::InsertSelect(is) => {
+                self.count(if is.insert.replace {
+                    "Com_replace_select"
+                } else {
+                    "Com_insert_select"
+                });
+                let mut read: Vec<&super::ast::TableRef> = Vec::new();
+                super::ast::base_tables(&is.select, &mut read);
+                self.table_access(&read, false)?;
+                self.table_access(&[&is.insert.table], true)?;
+                self.writing(|s| {
+                    s.in_txn(|sess| sess.latest_reads(|sess| sess.insert_select(is, params)))
+                })
+            }
+            Stmt::MultiUpdate(u) => {
+                self.count("Com_update_multi");
+                let has = |t: &super::ast::TableRef, c: &str| {
+                    self.resolve_table(t).is_ok_and(|(_, s, _)| s.column_position(c).is_some())
+                };
+                let tables = super::ast::write_tables(&u.from, &|l, t| u.assigns(l, t, &has));
+                for (t, derived, changed) in tables {
+                    if derived.is_none() {
+                        self.table_access(&[t], changed)?;
+                    }
+                }
+                self.writing(|s| {
+                    s.in_txn(|sess| sess.latest_reads(|sess| sess.multi_update(u, params)))
+                })
+            }
+            Stmt::MultiDelete(d) => {
+                self.count("Com_delete_multi");
+                let tables = super::ast::write_tables(&d.from, &|l, t| d.deletes(l, t));
+                for (t, derived, changed) in tables {
+                    if derived.is_none() {
+                        self.table_access(&[t], changed)?;
+                    }
+                }
+                self.writing(|s| {
+                    s.in_txn(|sess| sess.latest_reads(|sess| sess.multi_delete(d, params)))
+                })
             }
             Stmt::Insert(_) | Stmt::Update(_) | Stmt::Delete(_) if self.gtid_skips() => {
                 Ok(self.skip_statement())

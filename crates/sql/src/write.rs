@@ -32,6 +32,11 @@ impl Session {
         Ok(Target { id, schema })
     }
 
+    /// The table a write statement of the query layer changes.
+    pub(crate) fn write_target(&self, t: &super::ast::TableRef) -> Result<Target> {
+        self.target(t)
+    }
+
     /// The stored image of `key` as the open transaction sees it.
     fn image(&mut self, t: &Target, key: &[u8]) -> Result<Option<Row>> {
         let engine = self.server.engine.clone();
@@ -139,148 +144,162 @@ impl Session {
     pub(crate) fn insert(&mut self, ins: &Insert, params: &[Value]) -> Result<Output> {
         let _abort = super::temporal::AbortOnWarning::new(!ins.ignore);
         let t = self.target(&ins.table)?;
-        let schema = t.schema.clone();
-        let positions: Vec<usize> = if ins.columns.is_empty() {
-            (0..schema.columns.len()).collect()
-        } else {
-            let mut v = Vec::with_capacity(ins.columns.len());
-            for c in &ins.columns {
-                let p = schema.column_position(c).ok_or_else(|| SqlError::UnknownColumn {
-                    column: c.clone(),
-                    context: "field list",
-                })?;
-                if v.contains(&p) {
-                    return Err(SqlError::ColumnTwice(c.clone()));
-                }
-                v.push(p);
-            }
-            v
-        };
-        let mut affected = 0u64;
-        let mut duplicates = 0u64;
-        let mut first_auto = None;
-        let auto_col = schema.auto_increment_column();
+        let positions = insert_positions(&t.schema, &ins.columns)?;
+        let on_dup = self.bind_on_duplicate(&t.schema, ins, &positions, params)?;
+        let mut st = InsertCounts::default();
         for (i, exprs) in ins.rows.iter().enumerate() {
             let row_no = i as u64 + 1;
             if exprs.len() != positions.len() {
                 return Err(SqlError::ValueCount(row_no));
             }
-            let mut given: Vec<Option<Value>> = vec![None; schema.columns.len()];
+            let mut given: Vec<Option<Value>> = vec![None; t.schema.columns.len()];
             for (e, &p) in exprs.iter().zip(&positions) {
                 if *e != Expr::Default {
-                    let v = self.binder(Some(&schema), params, "field list").bind(e)?;
+                    let v = self.binder(Some(&t.schema), params, "field list").bind(e)?;
                     given[p] = Some(eval(&v, &[], &[])?);
                 }
             }
-            let mut row = Vec::with_capacity(schema.columns.len());
-            for (p, col) in schema.columns.iter().enumerate() {
-                let v = match given[p].take() {
-                    Some(v) => to_column(v, col, row_no)?,
-                    None if col.auto_increment => Value::Null,
-                    None if col.default_now => super::temporal::current_for(col, row_no)?,
-                    None => match &col.default {
-                        Some(d) => d.clone(),
-                        None if col.nullable => Value::Null,
-                        None => return Err(SqlError::NoDefault(col.name.clone())),
-                    },
-                };
-                row.push(v);
-            }
-            if let (Some(a), Some(Value::Int(n))) = (auto_col, auto_col.map(|a| &row[a])) {
-                if *n < 0 {
-                    return Err(SqlError::OutOfRange {
-                        column: schema.columns[a].name.clone(),
-                        row: row_no,
-                    });
-                }
-            }
-            loop {
-                match self.write_insert(&t, row.clone(), row_no) {
-                    Ok((_, auto)) => {
-                        affected += 1;
-                        if first_auto.is_none() {
-                            first_auto = auto;
-                        }
-                        break;
+            self.insert_row(&t, ins, &on_dup, given, row_no, &mut st)?;
+        }
+        let info = if ins.rows.len() > 1 { st.info(ins.rows.len(), self) } else { String::new() };
+        Ok(st.output(self, info))
+    }
+
+    /// The ON DUPLICATE KEY UPDATE assignments bound over the table's row: (column, value).
+    /// `VALUES(c)` and the row alias's names (`new.c`, a column alias `x` of `AS new(x, ..)`)
+    /// stay [`Expr::InsertValue`] of the proposed row's column, replaced per row.
+    pub(crate) fn bind_on_duplicate(
+        &self,
+        schema: &Arc<TableSchema>,
+        ins: &Insert,
+        positions: &[usize],
+        params: &[Value],
+    ) -> Result<Vec<(usize, Expr)>> {
+        let mut out = Vec::with_capacity(ins.on_duplicate.len());
+        for (name, e) in &ins.on_duplicate {
+            let p = schema.column_position(name).ok_or_else(|| SqlError::UnknownColumn {
+                column: name.clone(),
+                context: "field list",
+            })?;
+            let e = match &ins.row_alias {
+                Some((alias, cols)) => {
+                    if !cols.is_empty() && cols.len() != positions.len() {
+                        return Err(SqlError::ValueCount(1));
                     }
-                    Err(SqlError::Engine(engine::Error::DupEntry { entry, key })) => {
-                        let dup = engine::Error::DupEntry { entry, key: key.clone() };
-                        if !ins.replace && ins.on_duplicate.is_empty() {
-                            if ins.ignore {
+                    row_alias_names(e, schema, alias, cols, positions)
+                }
+                None => e.clone(),
+            };
+            out.push((p, self.binder(Some(schema), params, "field list").bind(&e)?));
+        }
+        Ok(out)
+    }
+
+    /// Inserts one proposed row (`given`: the values given per column, None for a default),
+    /// with REPLACE, IGNORE and ON DUPLICATE KEY UPDATE handling the duplicate-key errors, as
+    /// mysqld's `write_record` (sql_insert.cc).
+    pub(crate) fn insert_row(
+        &mut self,
+        t: &Target,
+        ins: &Insert,
+        on_dup: &[(usize, Expr)],
+        mut given: Vec<Option<Value>>,
+        row_no: u64,
+        st: &mut InsertCounts,
+    ) -> Result<()> {
+        let schema = t.schema.clone();
+        let auto_col = schema.auto_increment_column();
+        st.records += 1;
+        let mut row = Vec::with_capacity(schema.columns.len());
+        for (p, col) in schema.columns.iter().enumerate() {
+            let v = match given[p].take() {
+                Some(v) => to_column(v, col, row_no)?,
+                None if col.auto_increment => Value::Null,
+                None if col.default_now => super::temporal::current_for(col, row_no)?,
+                None => match &col.default {
+                    Some(d) => d.clone(),
+                    None if col.nullable => Value::Null,
+                    None => return Err(SqlError::NoDefault(col.name.clone())),
+                },
+            };
+            row.push(v);
+        }
+        if let (Some(a), Some(Value::Int(n))) = (auto_col, auto_col.map(|a| &row[a])) {
+            if *n < 0 {
+                return Err(SqlError::OutOfRange {
+                    column: schema.columns[a].name.clone(),
+                    row: row_no,
+                });
+            }
+        }
+        loop {
+            match self.write_insert(t, row.clone(), row_no) {
+                Ok((_, auto)) => {
+                    st.affected += 1;
+                    if st.first_auto.is_none() {
+                        st.first_auto = auto;
+                    }
+                    return Ok(());
+                }
+                Err(SqlError::Engine(engine::Error::DupEntry { entry, key })) => {
+                    let dup = engine::Error::DupEntry { entry, key: key.clone() };
+                    if !ins.replace && on_dup.is_empty() {
+                        if ins.ignore {
+                            self.warnings.push(super::session::Warning {
+                                level: "Warning",
+                                code: 1062,
+                                message: dup.to_string(),
+                            });
+                            st.duplicates += 1;
+                            return Ok(());
+                        }
+                        return Err(SqlError::Engine(dup));
+                    }
+                    let Some((old_key, old)) = self.conflicting(t, &key, &row)? else {
+                        return Err(SqlError::Engine(dup));
+                    };
+                    st.duplicates += 1;
+                    if ins.replace {
+                        self.write_delete(t, &old_key, old)?;
+                        st.affected += 1;
+                        continue;
+                    }
+                    let mut new = old.clone();
+                    for (p, bound) in on_dup {
+                        let bound = substitute_insert_values(bound.clone(), &row);
+                        new[*p] = to_column(eval(&bound, &new, &[])?, &schema.columns[*p], row_no)?;
+                    }
+                    if !same_values(&old, &new) {
+                        let assigned = |i: usize| on_dup.iter().any(|(p, _)| *p == i);
+                        super::temporal::touch_on_update(
+                            &schema.columns,
+                            &mut new,
+                            &assigned,
+                            row_no,
+                        )?;
+                        match self.write_update(t, &old_key, old, new, row_no) {
+                            Ok(()) => st.affected += 2,
+                            // IGNORE: an update that would duplicate another key is skipped.
+                            Err(SqlError::Engine(e @ engine::Error::DupEntry { .. }))
+                                if ins.ignore =>
+                            {
                                 self.warnings.push(super::session::Warning {
                                     level: "Warning",
                                     code: 1062,
-                                    message: dup.to_string(),
+                                    message: e.to_string(),
                                 });
-                                duplicates += 1;
-                                break;
                             }
-                            return Err(SqlError::Engine(dup));
+                            Err(e) => return Err(e),
                         }
-                        let Some((old_key, old)) = self.conflicting(&t, &key, &row)? else {
-                            return Err(SqlError::Engine(dup));
-                        };
-                        duplicates += 1;
-                        if ins.replace {
-                            self.write_delete(&t, &old_key, old)?;
-                            affected += 1;
-                            continue;
-                        }
-                        let mut new = old.clone();
-                        for (name, e) in &ins.on_duplicate {
-                            let p = schema.column_position(name).ok_or_else(|| {
-                                SqlError::UnknownColumn {
-                                    column: name.clone(),
-                                    context: "field list",
-                                }
-                            })?;
-                            let bound = self.binder(Some(&schema), params, "field list").bind(e)?;
-                            let bound = substitute_insert_values(bound, &row);
-                            new[p] =
-                                to_column(eval(&bound, &old, &[])?, &schema.columns[p], row_no)?;
-                        }
-                        if !same_values(&old, &new) {
-                            let assigned = |i: usize| {
-                                ins.on_duplicate
-                                    .iter()
-                                    .any(|(n, _)| schema.column_position(n) == Some(i))
-                            };
-                            super::temporal::touch_on_update(
-                                &schema.columns,
-                                &mut new,
-                                &assigned,
-                                row_no,
-                            )?;
-                            self.write_update(&t, &old_key, old, new, row_no)?;
-                            affected += 2;
-                        } else if self.found_rows {
-                            // CLIENT_FOUND_ROWS: an unchanged duplicate counts as found (1).
-                            affected += 1;
-                        }
-                        break;
+                    } else if self.found_rows {
+                        // CLIENT_FOUND_ROWS: an unchanged duplicate counts as found (1).
+                        st.affected += 1;
                     }
-                    Err(e) => return Err(e),
+                    return Ok(());
                 }
+                Err(e) => return Err(e),
             }
         }
-        if let Some(a) = first_auto {
-            self.last_insert_id = a;
-        }
-        let info = if ins.rows.len() > 1 {
-            format!(
-                "Records: {}  Duplicates: {duplicates}  Warnings: {}",
-                ins.rows.len(),
-                self.warning_count()
-            )
-        } else {
-            String::new()
-        };
-        Ok(Output::Ok {
-            affected_rows: affected,
-            last_insert_id: first_auto.unwrap_or(0),
-            info,
-            warnings: self.warning_count(),
-        })
     }
 
     /// The row a duplicate-key error collided with, locked.
@@ -590,11 +609,63 @@ impl Session {
     }
 }
 
+/// The table positions an INSERT's column list names (all columns in order when empty):
+/// 1054 for an unknown column, 1110 for one named twice.
+pub(crate) fn insert_positions(schema: &TableSchema, columns: &[String]) -> Result<Vec<usize>> {
+    if columns.is_empty() {
+        return Ok((0..schema.columns.len()).collect());
+    }
+    let mut v = Vec::with_capacity(columns.len());
+    for c in columns {
+        let p = schema
+            .column_position(c)
+            .ok_or_else(|| SqlError::UnknownColumn { column: c.clone(), context: "field list" })?;
+        if v.contains(&p) {
+            return Err(SqlError::ColumnTwice(c.clone()));
+        }
+        v.push(p);
+    }
+    Ok(v)
+}
+
+/// What an INSERT did so far: its answer's counts.
+#[derive(Default)]
+pub(crate) struct InsertCounts {
+    pub(crate) records: u64,
+    pub(crate) affected: u64,
+    pub(crate) duplicates: u64,
+    pub(crate) first_auto: Option<u64>,
+}
+
+impl InsertCounts {
+    /// mysqld's ER_INSERT_INFO line.
+    pub(crate) fn info(&self, records: usize, sess: &Session) -> String {
+        format!(
+            "Records: {records}  Duplicates: {}  Warnings: {}",
+            self.duplicates,
+            sess.warning_count()
+        )
+    }
+
+    /// The OK answer (and LAST_INSERT_ID() set from the first generated value).
+    pub(crate) fn output(&self, sess: &mut Session, info: String) -> Output {
+        if let Some(a) = self.first_auto {
+            sess.last_insert_id = a;
+        }
+        Output::Ok {
+            affected_rows: self.affected,
+            last_insert_id: self.first_auto.unwrap_or(0),
+            info,
+            warnings: sess.warning_count(),
+        }
+    }
+}
+
 /// True if a row's new image stores what the old one does, so the update changes nothing
 /// (mysqld's `compare_records` compares the stored records): numbers by value (an INT
 /// UNSIGNED column's 2 may come as `Int` or `UInt`, a DECIMAL's 1.5 as 1.50), NULL equal to
 /// NULL, strings byte for byte.
-fn same_values(old: &[Value], new: &[Value]) -> bool {
+pub(crate) fn same_values(old: &[Value], new: &[Value]) -> bool {
     use super::eval::compare;
     let numeric = |v: &Value| matches!(v, Value::Int(_) | Value::UInt(_) | Value::Decimal(_));
     old.len() == new.len()
@@ -624,6 +695,77 @@ fn substitute_insert_values(e: Expr, proposed: &[Value]) -> Expr {
             Expr::Func(f, args.into_iter().map(|a| substitute_insert_values(a, proposed)).collect())
         }
         other => other,
+    }
+}
+
+/// `e` with the row alias's names turned into `VALUES(c)` of the target's column: `alias.c`,
+/// and with column aliases `alias.x` / a bare `x` for the alias's position in the column
+/// list (`positions`). mysqld resolves these in `Sql_cmd_insert_base::prepare_values_table`.
+pub(crate) fn row_alias_names(
+    e: &Expr,
+    schema: &TableSchema,
+    alias: &str,
+    cols: &[String],
+    positions: &[usize],
+) -> Expr {
+    let target = |column: &str| -> Option<String> {
+        if cols.is_empty() {
+            return Some(column.to_string());
+        }
+        let k = cols.iter().position(|c| c.eq_ignore_ascii_case(column))?;
+        positions.get(k).map(|&p| schema.columns[p].name.clone())
+    };
+    map_names(e, &|table, column| {
+        let hit = match table {
+            Some(t) if t.eq_ignore_ascii_case(alias) => target(column),
+            None if !cols.is_empty() => target(column),
+            _ => None,
+        };
+        hit.map(|c| Expr::InsertValue(Box::new(Expr::Name { table: None, column: c })))
+    })
+}
+
+/// `e` with each `Name` that `f` maps replaced (other nodes copied; `VALUES(...)` is not
+/// entered). The tree is bounded by the parser's depth limit (`crate::depth`).
+fn map_names(e: &Expr, f: &dyn Fn(Option<&str>, &str) -> Option<Expr>) -> Expr {
+    match e {
+        Expr::Name { table, column } => f(table.as_deref(), column).unwrap_or_else(|| e.clone()),
+        Expr::InsertValue(_) => e.clone(),
+        _ => rebuild(e, f),
+    }
+}
+
+/// One level of `e` rebuilt with [`map_names`] applied to its children; aggregates and
+/// leaves are copied as they are.
+fn rebuild(e: &Expr, f: &dyn Fn(Option<&str>, &str) -> Option<Expr>) -> Expr {
+    use crate::ast::Expr as E;
+    let m = |x: &Expr| Box::new(map_names(x, f));
+    let v = |xs: &[Expr]| xs.iter().map(|x| map_names(x, f)).collect::<Vec<_>>();
+    match e {
+        E::Unary(op, x) => E::Unary(*op, m(x)),
+        E::Binary(op, a, b) => E::Binary(*op, m(a), m(b)),
+        E::IsNull { expr, negated } => E::IsNull { expr: m(expr), negated: *negated },
+        E::Between { expr, low, high, negated } => {
+            E::Between { expr: m(expr), low: m(low), high: m(high), negated: *negated }
+        }
+        E::InList { expr, list, negated } => {
+            E::InList { expr: m(expr), list: v(list), negated: *negated }
+        }
+        E::Like { expr, pattern, negated } => {
+            E::Like { expr: m(expr), pattern: m(pattern), negated: *negated }
+        }
+        E::Case { operand, whens, otherwise } => E::Case {
+            operand: operand.as_ref().map(|o| m(o)),
+            whens: whens.iter().map(|(w, t)| (map_names(w, f), map_names(t, f))).collect(),
+            otherwise: otherwise.as_ref().map(|o| m(o)),
+        },
+        E::Func(func, args) => E::Func(*func, v(args)),
+        E::Collate(x, c) => E::Collate(m(x), *c),
+        E::Collated(c, x) => E::Collated(*c, m(x)),
+        E::LikeEscape(x, c) => E::LikeEscape(m(x), *c),
+        E::Str(sf, args) => E::Str(*sf, v(args)),
+        // Leaves, and aggregates (not allowed in ON DUPLICATE KEY UPDATE; the binder says so).
+        other => other.clone(),
     }
 }
 

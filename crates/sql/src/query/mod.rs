@@ -18,7 +18,9 @@
 
 pub(crate) mod exec;
 mod explain;
+pub(crate) mod insert_select;
 pub(crate) mod plan;
+pub(crate) mod write;
 
 use std::sync::Arc;
 
