@@ -774,7 +774,10 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
         Func::Power => match (arg(&a, 0), arg(&a, 1)) {
             (Value::Null, _) | (_, Value::Null) => Value::Null,
             (x, y) => {
-                let (x, y) = (num_f64(num(&x).unwrap_or(Num::Dbl(0.0))), num_f64(num(&y).unwrap_or(Num::Dbl(0.0))));
+                let (x, y) = (
+                    num_f64(num(&x).unwrap_or(Num::Dbl(0.0))),
+                    num_f64(num(&y).unwrap_or(Num::Dbl(0.0))),
+                );
                 let r = x.powf(y);
                 if !r.is_finite() {
                     return Err(SqlError::Other {

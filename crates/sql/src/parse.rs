@@ -3190,7 +3190,12 @@ mod tests {
             assert_eq!(transaction_keyword(text), Some(want.clone()), "{sql:?}");
             assert_eq!(stmt(sql), want, "{sql:?}");
             // The full parser (what the shortcut replaces) agrees.
-            let mut p = Front { sql: text, parser: new_parser(text).expect("lexes"), params: 0, nesting: 0 };
+            let mut p = Front {
+                sql: text,
+                parser: new_parser(text).expect("lexes"),
+                params: 0,
+                nesting: 0,
+            };
             assert_eq!(p.statement().expect("parses"), want, "{sql:?}");
         }
         for sql in ["BEGIN WORK", "COMMIT;", "START  TRANSACTION", "BEGINX", "/* c */ BEGIN"] {

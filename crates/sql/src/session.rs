@@ -643,17 +643,23 @@ impl Session {
             Stmt::Insert(i) => {
                 self.count(if i.replace { "Com_replace" } else { "Com_insert" });
                 self.table_access(&[&i.table], true)?;
-                self.writing(|s| s.in_txn(|sess| sess.latest_reads(|sess| sess.insert_any(i, params))))
+                self.writing(|s| {
+                    s.in_txn(|sess| sess.latest_reads(|sess| sess.insert_any(i, params)))
+                })
             }
             Stmt::Update(u) => {
                 self.count("Com_update");
                 self.table_access(&[&u.table], true)?;
-                self.writing(|s| s.in_txn(|sess| sess.latest_reads(|sess| sess.update_any(u, params))))
+                self.writing(|s| {
+                    s.in_txn(|sess| sess.latest_reads(|sess| sess.update_any(u, params)))
+                })
             }
             Stmt::Delete(d) => {
                 self.count("Com_delete");
                 self.table_access(&[&d.table], true)?;
-                self.writing(|s| s.in_txn(|sess| sess.latest_reads(|sess| sess.delete_any(d, params))))
+                self.writing(|s| {
+                    s.in_txn(|sess| sess.latest_reads(|sess| sess.delete_any(d, params)))
+                })
             }
             Stmt::FlushTablesWithReadLock(tables) => {
                 self.count("Com_flush");

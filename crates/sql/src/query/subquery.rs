@@ -223,7 +223,11 @@ fn replacement(
     Ok(match kind {
         SubqueryKind::Scalar => match rows.len() {
             0 => lit(Value::Null),
-            1 => lit(rows.into_iter().next().and_then(|r| r.into_iter().next()).unwrap_or(Value::Null)),
+            1 => lit(rows
+                .into_iter()
+                .next()
+                .and_then(|r| r.into_iter().next())
+                .unwrap_or(Value::Null)),
             _ => return Err(too_many()),
         },
         SubqueryKind::Exists => lit(Value::Int(i64::from(!rows.is_empty()))),
@@ -246,8 +250,7 @@ fn replacement(
                     Expr::Binary(op, Box::new(left[0].clone()), Box::new(lit(r.swap_remove(0))))
                 })
                 .collect();
-            balanced(terms, if all { BinOp::And } else { BinOp::Or })
-                .unwrap_or(lit(Value::Null))
+            balanced(terms, if all { BinOp::And } else { BinOp::Or }).unwrap_or(lit(Value::Null))
         }
         SubqueryKind::Row(op) => match rows.len() {
             0 => lit(Value::Null),
@@ -356,11 +359,8 @@ impl Session {
         for x in clauses_mut(&mut q) {
             null_subqueries(x);
         }
-        let mut cols = if q.is_multi() {
-            self.join_select_columns(&q)?
-        } else {
-            self.select_columns(&q)?
-        };
+        let mut cols =
+            if q.is_multi() { self.join_select_columns(&q)? } else { self.select_columns(&q)? };
         for (n, c) in typed {
             if let Some(slot) = cols.get_mut(n) {
                 let name = std::mem::take(&mut slot.name);
@@ -568,8 +568,7 @@ impl Session {
         let mut lifted = Lifted::default();
         for (n, item) in q.items.iter_mut().enumerate() {
             if let crate::ast::SelectItem::Expr { expr, .. } = item {
-                let scalar =
-                    matches!(expr, Expr::Subquery(sq) if sq.kind == SubqueryKind::Scalar);
+                let scalar = matches!(expr, Expr::Subquery(sq) if sq.kind == SubqueryKind::Scalar);
                 let before = lifted.columns.len();
                 self.lift(expr, outer, width, params, &mut lifted)?;
                 if scalar {
@@ -690,7 +689,12 @@ impl Session {
     }
 
     /// A dependent subquery's value for one outer row.
-    fn dependent_value(&mut self, d: &mut Dependent, row: &[Value], params: &[Value]) -> Result<Value> {
+    fn dependent_value(
+        &mut self,
+        d: &mut Dependent,
+        row: &[Value],
+        params: &[Value],
+    ) -> Result<Value> {
         let mut values = Vec::with_capacity(d.outer.len() + d.left.len());
         for x in &d.outer {
             values.push(eval(x, row, &[])?);
@@ -1016,7 +1020,10 @@ fn retype(out: Output, typed: &[(usize, ResultColumn)]) -> Output {
                     slot.org_table.clear();
                     slot.org_name.clear();
                     slot.schema.clear();
-                    slot.flags &= !(flags::NOT_NULL | flags::PRI_KEY | flags::UNIQUE_KEY | flags::MULTIPLE_KEY);
+                    slot.flags &= !(flags::NOT_NULL
+                        | flags::PRI_KEY
+                        | flags::UNIQUE_KEY
+                        | flags::MULTIPLE_KEY);
                 }
             }
             Output::Rows { columns, rows }
