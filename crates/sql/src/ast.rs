@@ -77,6 +77,8 @@ pub enum Func {
     Floor,
     Ceil,
     Round,
+    /// `POW(x, y)` / `POWER(x, y)`: a DOUBLE.
+    Power,
     /// Issue 19's byte and JSON functions (`json_funcs.rs`).
     Bytes(BytesFunc),
     /// `GTID_SUBSET(a, b)`, `GTID_SUBTRACT(a, b)` (gtidfn.rs).
@@ -204,6 +206,37 @@ pub enum Expr {
     Str(StrFn, Vec<Expr>),
     /// `GROUP_CONCAT([DISTINCT] args [ORDER BY ...] [SEPARATOR s])` as written.
     GroupConcat(Box<GroupConcat>),
+    /// A subquery in an expression (`query/subquery.rs` runs it and replaces the node before
+    /// binding).
+    Subquery(Box<Subquery>),
+    /// Inside a correlated subquery: position `.0` of the enclosing query's row (replaced by
+    /// that row's value before each run of the subquery).
+    OuterRef(usize),
+}
+
+/// How a subquery's result is used (`Item_subselect`'s kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubqueryKind {
+    /// `(SELECT x ...)`: one value (NULL on no row, 1242 on several).
+    Scalar,
+    /// `EXISTS (SELECT ...)`.
+    Exists,
+    /// `left IN (SELECT ...)` (NOT IN is `NOT` around it).
+    In,
+    /// `left op ANY|SOME (SELECT ...)`.
+    Any(BinOp),
+    /// `left op ALL (SELECT ...)`.
+    All(BinOp),
+    /// `(a, b) op (SELECT x, y ...)`: a row subquery compared with `=`, `<=>` or `<>`.
+    Row(BinOp),
+}
+
+/// A subquery with its left operands (a row constructor's items for IN/ANY/ALL/Row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subquery {
+    pub kind: SubqueryKind,
+    pub left: Vec<Expr>,
+    pub query: Select,
 }
 
 /// The parts of a GROUP_CONCAT call.
@@ -267,6 +300,8 @@ impl Expr {
             }
             Expr::Func(_, args) => args.iter().for_each(|e| e.walk(f)),
             Expr::AggCall { arg: Some(a), .. } => a.walk(f),
+            // The subquery's own clauses are its own scope (an aggregate there is its own).
+            Expr::Subquery(q) => q.left.iter().for_each(|e| e.walk(f)),
             _ => {}
         }
     }

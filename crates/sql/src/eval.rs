@@ -580,6 +580,8 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
         | Expr::UserVar(_)
         | Expr::AggCall { .. }
         | Expr::GroupConcat(_)
+        | Expr::Subquery(_)
+        | Expr::OuterRef(_)
         | Expr::Default => return Err(internal("unbound expression")),
     })
 }
@@ -765,6 +767,26 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
                 let d = num_f64(num(&v).unwrap_or(Num::Dbl(0.0)));
                 let r = if f == Func::Floor { d.floor() } else { d.ceil() };
                 int_value(r as i128, &|| format!("{d}"))?
+            }
+        },
+        // mysqld's `Item_func_pow::val_real`: DOUBLE arithmetic; an infinite or NaN result
+        // is 1690.
+        Func::Power => match (arg(&a, 0), arg(&a, 1)) {
+            (Value::Null, _) | (_, Value::Null) => Value::Null,
+            (x, y) => {
+                let (x, y) = (
+                    num_f64(num(&x).unwrap_or(Num::Dbl(0.0))),
+                    num_f64(num(&y).unwrap_or(Num::Dbl(0.0))),
+                );
+                let r = x.powf(y);
+                if !r.is_finite() {
+                    return Err(SqlError::Other {
+                        code: 1690,
+                        sqlstate: "22003",
+                        message: format!("DOUBLE value is out of range in 'pow({x},{y})'"),
+                    });
+                }
+                Value::Double(r)
             }
         },
         Func::Bytes(bf) => return crate::eval::json_funcs::eval(bf, a),

@@ -402,6 +402,11 @@ impl Binder<'_> {
                 }
             }
             Expr::GroupConcat(g) => self.bind_group_concat(g)?,
+            // Subqueries are run and replaced before binding (`query/subquery.rs`); one still
+            // here sits where this statement does not run them.
+            Expr::Subquery(_) | Expr::OuterRef(_) => {
+                return Err(SqlError::NotSupported("subqueries in this clause".into()))
+            }
             Expr::Func(f, args) => {
                 let s = self.sess;
                 match f {
@@ -1829,6 +1834,7 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             | Func::GtidSubset
             | Func::WaitForExecutedGtidSet => MysqlType::LongLong,
             Func::Concat | Func::Upper | Func::Lower => MysqlType::VarString,
+            Func::Power => MysqlType::Double,
             Func::Abs | Func::Round => args.first().map_or(MysqlType::Double, t),
             Func::Coalesce | Func::IfNull => {
                 args.iter().map(t).find(|x| *x != MysqlType::Null).unwrap_or(MysqlType::Null)

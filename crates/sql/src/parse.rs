@@ -66,7 +66,7 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             })
         };
     }
-    let mut p = Front { sql, parser: new_parser(sql)?, params: 0 };
+    let mut p = Front { sql, parser: new_parser(sql)?, params: 0, nesting: 0 };
     let stmt = p.statement()?;
     let _ = p.parser.consume_token(&Token::SemiColon);
     if p.parser.peek_token().token != Token::EOF {
@@ -212,6 +212,14 @@ fn parse_error(sql: &str, e: &ParserError) -> SqlError {
     }
 }
 
+fn negate_if(e: Expr, negated: bool) -> Expr {
+    if negated {
+        Expr::Unary(UnOp::Not, Box::new(e))
+    } else {
+        e
+    }
+}
+
 fn unsupported(what: impl Into<String>) -> SqlError {
     SqlError::NotSupported(what.into())
 }
@@ -255,6 +263,8 @@ struct Front<'a> {
     sql: &'a str,
     parser: Parser<'static>,
     params: usize,
+    /// How many subqueries enclose the expression being converted.
+    nesting: usize,
 }
 
 impl Front<'_> {
@@ -2010,6 +2020,15 @@ impl Front<'_> {
         right: &sp::Expr,
     ) -> Result<Expr> {
         let l = self.row_items(left, None)?;
+        if let sp::Expr::Subquery(q) = right {
+            let op = match op {
+                sp::BinaryOperator::Eq => BinOp::Eq,
+                sp::BinaryOperator::Spaceship => BinOp::NullSafeEq,
+                sp::BinaryOperator::NotEq => BinOp::NotEq,
+                _ => return Err(unsupported(format!("{op} of row constructors"))),
+            };
+            return self.subquery(SubqueryKind::Row(op), l, q);
+        }
         let r = self.row_items(right, Some(l.len()))?;
         let (each, negate) = match op {
             sp::BinaryOperator::Eq => (BinOp::Eq, false),
@@ -2045,6 +2064,24 @@ impl Front<'_> {
         }
         let any = balanced(rows, BinOp::Or).ok_or_else(|| SqlError::near("()"))?;
         Ok(if negated { Expr::Unary(UnOp::Not, Box::new(any)) } else { any })
+    }
+
+    /// A subquery in an expression; its nesting is bounded as mysqld's
+    /// (`MAX_SELECT_NESTING`, 1473), so running it cannot recurse past a fixed depth.
+    #[inline(never)]
+    fn subquery(&mut self, kind: SubqueryKind, left: Vec<Expr>, q: &sp::Query) -> Result<Expr> {
+        self.nesting += 1;
+        let query = if self.nesting > crate::query::subquery::MAX_SELECT_NESTING {
+            Err(SqlError::Other {
+                code: 1473,
+                sqlstate: "HY000",
+                message: "Too high level of nesting for select".into(),
+            })
+        } else {
+            self.query(q)
+        };
+        self.nesting -= 1;
+        Ok(Expr::Subquery(Box::new(Subquery { kind, left, query: query? })))
     }
 
     #[inline(never)]
@@ -2176,8 +2213,36 @@ impl Front<'_> {
                     None => return Err(unsupported(format!("CAST AS {data_type}"))),
                 }
             }
-            E::Subquery(_) | E::InSubquery { .. } | E::Exists { .. } => {
-                return Err(unsupported("subqueries"))
+            E::Subquery(q) => self.subquery(SubqueryKind::Scalar, Vec::new(), q)?,
+            E::Exists { subquery, negated } => {
+                let x = self.subquery(SubqueryKind::Exists, Vec::new(), subquery)?;
+                negate_if(x, *negated)
+            }
+            E::InSubquery { expr, subquery, negated } => {
+                let left = self.row_items(expr, None)?;
+                let x = self.subquery(SubqueryKind::In, left, subquery)?;
+                negate_if(x, *negated)
+            }
+            E::AnyOp { left, compare_op, right, .. } | E::AllOp { left, compare_op, right } => {
+                let all = matches!(e, E::AllOp { .. });
+                let op = binary_op(compare_op)?;
+                if !matches!(
+                    op,
+                    BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                ) {
+                    return Err(SqlError::near(&e.to_string()));
+                }
+                let q = match right.as_ref() {
+                    E::Subquery(q) => q,
+                    E::Nested(x) => match x.as_ref() {
+                        E::Subquery(q) => q,
+                        _ => return Err(SqlError::near(&right.to_string())),
+                    },
+                    _ => return Err(SqlError::near(&right.to_string())),
+                };
+                let left = self.row_items(left, None)?;
+                let kind = if all { SubqueryKind::All(op) } else { SubqueryKind::Any(op) };
+                self.subquery(kind, left, q)?
             }
             other => return Err(unsupported(other.to_string())),
         })
@@ -2380,6 +2445,7 @@ impl Front<'_> {
             "ifnull" => (Func::IfNull, 2, 2),
             "if" => (Func::If, 3, 3),
             "floor" => (Func::Floor, 1, 1),
+            "pow" | "power" => (Func::Power, 2, 2),
             "ceil" | "ceiling" => (Func::Ceil, 1, 1),
             "round" => (Func::Round, 1, 2),
             "gtid_subset" => (Func::GtidSubset, 2, 2),
@@ -3221,7 +3287,12 @@ mod tests {
             assert_eq!(transaction_keyword(text), Some(want.clone()), "{sql:?}");
             assert_eq!(stmt(sql), want, "{sql:?}");
             // The full parser (what the shortcut replaces) agrees.
-            let mut p = Front { sql: text, parser: new_parser(text).expect("lexes"), params: 0 };
+            let mut p = Front {
+                sql: text,
+                parser: new_parser(text).expect("lexes"),
+                params: 0,
+                nesting: 0,
+            };
             assert_eq!(p.statement().expect("parses"), want, "{sql:?}");
         }
         for sql in ["BEGIN WORK", "COMMIT;", "START  TRANSACTION", "BEGINX", "/* c */ BEGIN"] {

@@ -421,6 +421,9 @@ impl Session {
         self.begin_statement();
         let parsed = parse(sql)?;
         let columns = match &parsed.stmt {
+            Stmt::Select(s) if crate::query::subquery::has_subquery(s) => {
+                self.run_select_columns(s)?
+            }
             Stmt::Select(s) if s.is_multi() => self.join_select_columns(s)?,
             Stmt::Select(s) => self.select_columns(s)?,
             _ => Vec::new(),
@@ -594,6 +597,13 @@ impl Session {
         }
         self.check_privileges(stmt)?;
         match stmt {
+            Stmt::Select(s) if crate::query::subquery::has_subquery(s) => {
+                self.count("Com_select");
+                let mut tables: Vec<&super::ast::TableRef> = Vec::new();
+                super::ast::base_tables(s, &mut tables);
+                self.table_access(&tables, false)?;
+                self.in_txn(|sess| sess.run_select(s, params))
+            }
             Stmt::Select(s) if s.is_multi() => {
                 self.count("Com_select");
                 let mut tables: Vec<&super::ast::TableRef> = Vec::new();
@@ -690,17 +700,23 @@ impl Session {
             Stmt::Insert(i) => {
                 self.count(if i.replace { "Com_replace" } else { "Com_insert" });
                 self.table_access(&[&i.table], true)?;
-                self.writing(|s| s.in_txn(|sess| sess.latest_reads(|sess| sess.insert(i, params))))
+                self.writing(|s| {
+                    s.in_txn(|sess| sess.latest_reads(|sess| sess.insert_any(i, params)))
+                })
             }
             Stmt::Update(u) => {
                 self.count("Com_update");
                 self.table_access(&[&u.table], true)?;
-                self.writing(|s| s.in_txn(|sess| sess.latest_reads(|sess| sess.update(u, params))))
+                self.writing(|s| {
+                    s.in_txn(|sess| sess.latest_reads(|sess| sess.update_any(u, params)))
+                })
             }
             Stmt::Delete(d) => {
                 self.count("Com_delete");
                 self.table_access(&[&d.table], true)?;
-                self.writing(|s| s.in_txn(|sess| sess.latest_reads(|sess| sess.delete(d, params))))
+                self.writing(|s| {
+                    s.in_txn(|sess| sess.latest_reads(|sess| sess.delete_any(d, params)))
+                })
             }
             Stmt::FlushTablesWithReadLock(tables) => {
                 self.count("Com_flush");

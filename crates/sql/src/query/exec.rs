@@ -35,6 +35,8 @@ pub(crate) fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
         | Expr::SysVar { .. }
         | Expr::UserVar(_)
         | Expr::Agg(_)
+        | Expr::Subquery(_)
+        | Expr::OuterRef(_)
         | Expr::Default => e.clone(),
         Expr::Unary(op, x) => Expr::Unary(*op, m(x)),
         Expr::Binary(op, a, b) => Expr::Binary(*op, m(a), m(b)),

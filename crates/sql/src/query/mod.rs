@@ -21,6 +21,7 @@ mod explain;
 pub(crate) mod insert_select;
 pub(crate) mod plan;
 pub(crate) mod write;
+pub(crate) mod subquery;
 
 use std::sync::Arc;
 
@@ -101,18 +102,10 @@ impl Session {
         params: Option<&[Value]>,
     ) -> Result<(Vec<ResultColumn>, Vec<Row>)> {
         let Some(params) = params else {
-            let columns = if inner.is_multi() {
-                self.join_select_columns(inner)?
-            } else {
-                self.select_columns(inner)?
-            };
+            let columns = self.run_select_columns(inner)?;
             return Ok((columns, Vec::new()));
         };
-        let out = if inner.is_multi() {
-            self.join_select(inner, params)?
-        } else {
-            self.select(inner, params)?
-        };
+        let out = self.run_select(inner, params)?;
         match out {
             Output::Rows { columns, rows } => Ok((columns, rows)),
             Output::Ok { .. } => Err(SqlError::NotSupported("this derived table".into())),
