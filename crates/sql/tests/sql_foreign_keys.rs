@@ -278,3 +278,26 @@ fn a_parent_delete_waits_for_the_transaction_that_referenced_it() {
     q(&mut s, "ROLLBACK");
     q(&mut other, "DELETE FROM p WHERE id = 1");
 }
+
+/// An ALTER TABLE of the child keeps its constraints, their columns followed to their new
+/// positions; dropping a constrained column is mysqld's 1828; CREATE TABLE ... LIKE copies no
+/// foreign keys.
+#[test]
+fn alter_table_keeps_the_childs_foreign_keys() {
+    let (_srv, mut s) = setup();
+    q(&mut s, "INSERT INTO p VALUES (1, 'a')");
+    q(&mut s, "INSERT INTO c VALUES (10, 1)");
+    q(&mut s, "ALTER TABLE c ADD COLUMN note VARCHAR(5) FIRST, ADD COLUMN n INT");
+    assert_eq!(code(&mut s, "INSERT INTO c (id, pid) VALUES (11, 2)").0, 1452);
+    q(&mut s, "INSERT INTO c (id, pid) VALUES (11, 1)");
+    assert_eq!(code(&mut s, "DELETE FROM p WHERE id = 1").0, 1451);
+    let show = flat(&mut s, "SHOW CREATE TABLE c").concat();
+    assert!(show.contains("FOREIGN KEY (`pid`) REFERENCES `p` (`id`)"), "{show}");
+    let (c, m) = code(&mut s, "ALTER TABLE c DROP COLUMN pid");
+    assert_eq!(c, 1828, "{m}");
+    assert_eq!(m, "Cannot drop column 'pid': needed in a foreign key constraint 'c_ibfk_1'");
+    q(&mut s, "CREATE TABLE c2 LIKE c");
+    let show = flat(&mut s, "SHOW CREATE TABLE c2").concat();
+    assert!(!show.contains("FOREIGN KEY"), "{show}");
+    q(&mut s, "INSERT INTO c2 (id, pid) VALUES (1, 99)");
+}

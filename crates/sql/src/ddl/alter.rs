@@ -108,6 +108,9 @@ impl Session {
         let mut schema = (*src).clone();
         schema.id = 0;
         schema.name = full;
+        // LIKE copies no foreign keys (mysqld: "CREATE TABLE ... LIKE does not preserve
+        // ... FOREIGN KEY definitions").
+        schema.foreign_keys.clear();
         self.server.engine.create_table_in(txn, schema).map_err(|e| match e {
             engine::Error::TableExists { .. } => SqlError::TableExists(table.name.clone()),
             e => SqlError::Engine(e),
@@ -407,6 +410,28 @@ impl Session {
             _ => return Err(SqlError::WrongAutoKey),
         }
         let srcs: Vec<Option<usize>> = cols.iter().map(|w| w.src).collect();
+        // The table's foreign keys stay, their columns followed to where they now are; one
+        // whose column is dropped stops the ALTER (mysqld's 1828, ER_FK_COLUMN_CANNOT_DROP).
+        for fk in &old.foreign_keys {
+            let mut columns = Vec::with_capacity(fk.columns.len());
+            for &c in &fk.columns {
+                match srcs.iter().position(|s| *s == Some(c)) {
+                    Some(p) => columns.push(p),
+                    None => {
+                        return Err(SqlError::Other {
+                            code: 1828,
+                            sqlstate: "HY000",
+                            message: format!(
+                                "Cannot drop column '{}': needed in a foreign key constraint '{}'",
+                                old.columns.get(c).map_or("", |x| x.name.as_str()),
+                                fk.name
+                            ),
+                        })
+                    }
+                }
+            }
+            schema.foreign_keys.push(engine::ForeignKeyDef { columns, ..fk.clone() });
+        }
         let identity = srcs.iter().enumerate().all(|(i, s)| *s == Some(i));
         let engine = &self.server.engine;
         let mapped = |e: engine::Error| match e {
