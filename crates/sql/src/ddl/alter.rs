@@ -542,6 +542,8 @@ fn convert_rows(
             // existing rows.
             (None, None) if c.default_now => crate::temporal::current_for(c, 1)?,
             (None, None) if c.nullable => Value::Null,
+            // Asked only when there are rows to fill (an empty table takes any column).
+            (None, None) if rows.is_empty() => Value::Null,
             (None, None) => implicit_default(c)?,
         });
     }
