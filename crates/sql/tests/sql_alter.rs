@@ -82,7 +82,10 @@ fn strict_conversion_errors_abort_with_nothing_changed() {
     assert_eq!(code(err(&mut s, "ALTER TABLE t MODIFY a INT NOT NULL")), 1138);
     assert_eq!(code(err(&mut s, "ALTER TABLE t ADD x INT, MODIFY b INT")), 1366);
     assert_eq!(create(&mut s, "t"), before);
-    assert_eq!(all(&mut s, "SELECT b FROM t ORDER BY id"), vec![["one"], ["two"], ["three"], ["four"]]);
+    assert_eq!(
+        all(&mut s, "SELECT b FROM t ORDER BY id"),
+        vec![["one"], ["two"], ["three"], ["four"]]
+    );
     // A conversion that fits is kept: strings of digits to integers.
     q(&mut s, "CREATE TABLE v (id INT PRIMARY KEY, x VARCHAR(10))");
     q(&mut s, "INSERT INTO v VALUES (1, '42'), (2, ' 7')");

@@ -11,6 +11,7 @@
 //!   a value that does not convert aborts the ALTER in strict mode (1265 truncated, 1264 out
 //!   of range, 1366 wrong value, 1138 NULL into NOT NULL) and a duplicate in a new unique or
 //!   primary key answers 1062; nothing changes then.
+//!
 //! Either way it is one DDL transaction of the engine (`Engine::alter_table_in`,
 //! `replace_table_in`, `rename_tables_in`), committed with its QUERY event by the
 //! committer's two-phase commit, like every DDL (see ddl.rs).
@@ -567,6 +568,8 @@ fn convert_rows(
             // existing rows.
             (None, None) if c.default_now => crate::temporal::current_for(c, 1)?,
             (None, None) if c.nullable => Value::Null,
+            // Asked only when there are rows to fill (an empty table takes any column).
+            (None, None) if rows.is_empty() => Value::Null,
             (None, None) => implicit_default(c)?,
         });
     }
