@@ -5,7 +5,8 @@
 //! a database cascade delete and the ORM's own cascade delete, reflection
 //! (`MetaData.reflect`, `inspect(engine).get_foreign_keys`). The script is
 //! tests/python/sqlalchemy_orm.py; checks it marks pending (`Query.count()`, which needs a
-//! derived table) run with `--pending`.
+//! derived table in FROM, the `subq` lane's) run with `--pending`, which
+//! `SQLALCHEMY_PENDING=1` passes.
 
 mod support;
 
@@ -24,6 +25,7 @@ async fn sqlalchemy_orm_with_foreign_keys() {
         Command::new("python3")
             .arg(&script)
             .arg(&port)
+            .args(std::env::var_os("SQLALCHEMY_PENDING").map(|_| "--pending"))
             .output()
             .expect("run python3 (scripts/test.sh installs sqlalchemy and pymysql)")
     })
