@@ -29,12 +29,13 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 # PyPI packages for the `python3` on PATH (tests run `python3`): the drivers of
 # tests/serve_tools.rs (PyMySQL, mysql-connector-python; cryptography for caching_sha2 over RSA)
-# and python-mysql-replication, the second unmodified binlog stream client of repl_source.rs.
-if ! python3 -c 'import pymysql, cryptography, mysql.connector, pymysqlreplication' >/dev/null 2>&1; then
-  echo "installing (pip): pymysql cryptography mysql-connector-python mysql-replication"
+# and python-mysql-replication, the second unmodified binlog stream client of repl_source.rs;
+# SQLAlchemy 2's ORM for tests/sqlalchemy_orm.rs.
+if ! python3 -c 'import pymysql, cryptography, mysql.connector, pymysqlreplication, sqlalchemy' >/dev/null 2>&1; then
+  echo "installing (pip): pymysql cryptography mysql-connector-python mysql-replication sqlalchemy"
   python3 -m pip --version >/dev/null 2>&1 || python3 -m ensurepip --upgrade >/dev/null 2>&1 ||
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null; }
-  pkgs=(pymysql cryptography mysql-connector-python mysql-replication)
+  pkgs=(pymysql cryptography mysql-connector-python mysql-replication 'sqlalchemy>=2,<3')
   python3 -m pip install -q "${pkgs[@]}" 2>/dev/null ||
     python3 -m pip install -q --break-system-packages "${pkgs[@]}"
 fi

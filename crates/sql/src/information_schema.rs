@@ -15,8 +15,11 @@
 //!   any privilege in it); information_schema itself is always listed.
 //! - STATISTICS, KEY_COLUMN_USAGE and TABLE_CONSTRAINTS list a table's rows only when the
 //!   account holds some privilege on the table (as SHOW TABLES lists it).
-//! - binlogd has no foreign keys, so KEY_COLUMN_USAGE's REFERENCED_* columns are NULL and
-//!   its rows are the PRIMARY KEY's and the UNIQUE keys' columns, in key order.
+//! - KEY_COLUMN_USAGE's rows are the PRIMARY KEY's and the UNIQUE keys' columns, in key order,
+//!   then each FOREIGN KEY's columns with REFERENCED_TABLE_SCHEMA/NAME/COLUMN and
+//!   POSITION_IN_UNIQUE_CONSTRAINT; TABLE_CONSTRAINTS lists FOREIGN KEY constraints too, and
+//!   REFERENTIAL_CONSTRAINTS describes them (UNIQUE_CONSTRAINT_NAME: the parent's index that
+//!   supports the constraint, as mysqld's data dictionary records it).
 
 use std::sync::Arc;
 
@@ -78,6 +81,7 @@ pub(crate) fn table(sess: &Session, name: &str) -> Option<MadeUp> {
         "SCHEMA_PRIVILEGES" => privileges::schema_privileges,
         "TABLE_PRIVILEGES" => privileges::table_privileges,
         "COLUMN_PRIVILEGES" => privileges::column_privileges,
+        "REFERENTIAL_CONSTRAINTS" => referential_constraints,
         _ => return None,
     };
     Some(f(sess))
@@ -270,6 +274,7 @@ fn key_column_usage(sess: &Session) -> MadeUp {
                 ]);
             }
         }
+        foreign_key_column_rows(&db, &table, &t, &mut rows);
     }
     (Arc::new(TableSchema::new("information_schema.KEY_COLUMN_USAGE", columns, vec![])), rows)
 }
@@ -299,6 +304,91 @@ fn table_constraints(sess: &Session) -> MadeUp {
                 text("YES"),
             ]);
         }
+        for fk in &t.foreign_keys {
+            rows.push(vec![
+                text("def"),
+                text(&db),
+                text(&fk.name),
+                text(&db),
+                text(&table),
+                text("FOREIGN KEY"),
+                text("YES"),
+            ]);
+        }
     }
     (Arc::new(TableSchema::new("information_schema.TABLE_CONSTRAINTS", columns, vec![])), rows)
+}
+
+/// KEY_COLUMN_USAGE rows of table `t`'s foreign keys: one per column, with the parent.
+fn foreign_key_column_rows(db: &str, table: &str, t: &TableSchema, rows: &mut Vec<Vec<Value>>) {
+    for fk in &t.foreign_keys {
+        let (pdb, ptable) = split_engine_name(&fk.parent);
+        for (seq, (&p, pcol)) in fk.columns.iter().zip(&fk.parent_columns).enumerate() {
+            rows.push(vec![
+                text("def"),
+                text(db),
+                text(&fk.name),
+                text("def"),
+                text(db),
+                text(table),
+                text(&t.columns[p].name),
+                Value::UInt(seq as u64 + 1),
+                Value::UInt(seq as u64 + 1),
+                text(pdb),
+                text(ptable),
+                text(pcol),
+            ]);
+        }
+    }
+}
+
+/// `information_schema.REFERENTIAL_CONSTRAINTS`: every FOREIGN KEY of the tables the account
+/// may see (mysqld's `system_views` definition: UNIQUE_CONSTRAINT_NAME is the parent index the
+/// constraint uses, NULL when the parent does not exist).
+fn referential_constraints(sess: &Session) -> MadeUp {
+    let columns = vec![
+        name("CONSTRAINT_CATALOG"),
+        name("CONSTRAINT_SCHEMA"),
+        name("CONSTRAINT_NAME"),
+        name("UNIQUE_CONSTRAINT_CATALOG"),
+        name("UNIQUE_CONSTRAINT_SCHEMA"),
+        name("UNIQUE_CONSTRAINT_NAME"),
+        Column::new("MATCH_OPTION", ColumnType::VarChar(7)).not_null(),
+        Column::new("UPDATE_RULE", ColumnType::VarChar(11)).not_null(),
+        Column::new("DELETE_RULE", ColumnType::VarChar(11)).not_null(),
+        name("TABLE_NAME"),
+        name("REFERENCED_TABLE_NAME"),
+    ];
+    let mut rows = Vec::new();
+    for (db, table, t) in visible_tables(sess) {
+        for fk in &t.foreign_keys {
+            let (pdb, ptable) = split_engine_name(&fk.parent);
+            let unique = sess.server.engine.table_named(&fk.parent).and_then(|(_, p)| {
+                let cols: Option<Vec<usize>> =
+                    fk.parent_columns.iter().map(|c| p.column_position(c)).collect();
+                let cols = cols?;
+                if p.primary_key.starts_with(&cols) {
+                    return Some("PRIMARY".to_string());
+                }
+                p.indexes.iter().find(|i| i.columns.starts_with(&cols)).map(|i| i.name.clone())
+            });
+            rows.push(vec![
+                text("def"),
+                text(&db),
+                text(&fk.name),
+                text("def"),
+                text(pdb),
+                unique.map_or(Value::Null, text),
+                text("NONE"),
+                text(fk.on_update.rule()),
+                text(fk.on_delete.rule()),
+                text(&table),
+                text(ptable),
+            ]);
+        }
+    }
+    (
+        Arc::new(TableSchema::new("information_schema.REFERENTIAL_CONSTRAINTS", columns, vec![])),
+        rows,
+    )
 }

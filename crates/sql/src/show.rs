@@ -43,23 +43,7 @@ const TABLE_STATUS: [(&str, bool); 18] = [
 ];
 
 /// The information_schema tables of objects binlogd does not have, with MySQL 8's columns.
-const EMPTY_INFORMATION_SCHEMA: [(&str, &[&str]); 9] = [
-    (
-        "REFERENTIAL_CONSTRAINTS",
-        &[
-            "CONSTRAINT_CATALOG",
-            "CONSTRAINT_SCHEMA",
-            "CONSTRAINT_NAME",
-            "UNIQUE_CONSTRAINT_CATALOG",
-            "UNIQUE_CONSTRAINT_SCHEMA",
-            "UNIQUE_CONSTRAINT_NAME",
-            "MATCH_OPTION",
-            "UPDATE_RULE",
-            "DELETE_RULE",
-            "TABLE_NAME",
-            "REFERENCED_TABLE_NAME",
-        ],
-    ),
+const EMPTY_INFORMATION_SCHEMA: [(&str, &[&str]); 8] = [
     (
         "CHECK_CONSTRAINTS",
         &["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "CHECK_CLAUSE"],

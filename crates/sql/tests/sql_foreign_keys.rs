@@ -301,3 +301,21 @@ fn alter_table_keeps_the_childs_foreign_keys() {
     assert!(!show.contains("FOREIGN KEY"), "{show}");
     q(&mut s, "INSERT INTO c2 (id, pid) VALUES (1, 99)");
 }
+
+#[test]
+fn information_schema_describes_foreign_keys() {
+    let (_srv, mut s) = setup();
+    q(&mut s, "CREATE TABLE c2 (a INT, CONSTRAINT fk_a FOREIGN KEY (a) REFERENCES p (id) ON DELETE CASCADE ON UPDATE SET NULL)");
+    assert_eq!(
+        flat(&mut s, "SELECT CONSTRAINT_NAME, UNIQUE_CONSTRAINT_SCHEMA, UNIQUE_CONSTRAINT_NAME, MATCH_OPTION, UPDATE_RULE, DELETE_RULE, TABLE_NAME, REFERENCED_TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'd' ORDER BY CONSTRAINT_NAME"),
+        ["c_ibfk_1,d,PRIMARY,NONE,NO ACTION,NO ACTION,c,p", "fk_a,d,PRIMARY,NONE,SET NULL,CASCADE,c2,p"]
+    );
+    assert_eq!(
+        flat(&mut s, "SELECT CONSTRAINT_NAME, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, POSITION_IN_UNIQUE_CONSTRAINT, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = 'd' AND REFERENCED_TABLE_NAME IS NOT NULL ORDER BY CONSTRAINT_NAME"),
+        ["c_ibfk_1,c,pid,1,1,d,p,id", "fk_a,c2,a,1,1,d,p,id"]
+    );
+    assert_eq!(
+        flat(&mut s, "SELECT CONSTRAINT_NAME, TABLE_NAME FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = 'd' AND CONSTRAINT_TYPE = 'FOREIGN KEY' ORDER BY CONSTRAINT_NAME"),
+        ["c_ibfk_1,c", "fk_a,c2"]
+    );
+}
