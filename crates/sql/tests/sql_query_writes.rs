@@ -364,8 +364,8 @@ fn multi_table_update_errors_roll_back_the_statement_and_ignore_skips() {
     let (n, _) =
         ok(&mut s, "UPDATE IGNORE t JOIN a ON a.id = t.id SET t.name = 'bob', t.total = a.n");
     assert_eq!(n, 1);
-    assert_eq!(rows(&mut s, "SELECT * FROM t ORDER BY id"), ["1,ann,0", "2,bob,20"]);
     assert_eq!(rows(&mut s, "SHOW WARNINGS"), ["Warning,1062,Duplicate entry 'bob' for key 'u'"]);
+    assert_eq!(rows(&mut s, "SELECT * FROM t ORDER BY id"), ["1,ann,0", "2,bob,20"]);
     // A derived table is not a target.
     assert_eq!(
         err(&mut s, "UPDATE a JOIN (SELECT id FROM b) AS d ON d.id = a.id SET d.id = 1").0,
