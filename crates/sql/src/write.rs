@@ -727,7 +727,7 @@ pub(crate) fn row_alias_names(
 
 /// `e` with each `Name` that `f` maps replaced (other nodes copied; `VALUES(...)` is not
 /// entered). The tree is bounded by the parser's depth limit (`crate::depth`).
-fn map_names(e: &Expr, f: &dyn Fn(Option<&str>, &str) -> Option<Expr>) -> Expr {
+pub(crate) fn map_names(e: &Expr, f: &dyn Fn(Option<&str>, &str) -> Option<Expr>) -> Expr {
     match e {
         Expr::Name { table, column } => f(table.as_deref(), column).unwrap_or_else(|| e.clone()),
         Expr::InsertValue(_) => e.clone(),

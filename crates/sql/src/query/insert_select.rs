@@ -14,21 +14,51 @@
 //! (1136 otherwise, before anything is written); the answer's info line is mysqld's
 //! `Records: n  Duplicates: d  Warnings: w` for every INSERT ... SELECT.
 
-use engine::Value;
+use engine::{TableSchema, Value};
 
 use crate::ast::InsertSelect;
 use crate::error::{Result, SqlError};
 use crate::output::Output;
 use crate::session::Session;
-use crate::write::{insert_positions, InsertCounts};
+use crate::write::{insert_positions, map_names, InsertCounts};
 
 impl Session {
+    /// mysqld resolves an ON DUPLICATE KEY UPDATE name of an INSERT ... SELECT against the
+    /// target and the SELECT's tables both: an unqualified name both have is 1052 (a name
+    /// only the SELECT's tables have is not supported here: 1054).
+    fn ambiguous_on_duplicate(&self, is: &InsertSelect, target: &TableSchema) -> Result<()> {
+        let mut tables = Vec::new();
+        crate::ast::base_tables(&is.select, &mut tables);
+        let sources: Vec<_> =
+            tables.iter().filter_map(|t| self.resolve_table(t).ok().map(|(_, s, _)| s)).collect();
+        let hit = std::cell::RefCell::new(None::<String>);
+        for (_, e) in &is.insert.on_duplicate {
+            map_names(e, &|table, column| {
+                let both = target.column_position(column).is_some()
+                    && sources.iter().any(|s| s.column_position(column).is_some());
+                if table.is_none() && both {
+                    hit.borrow_mut().get_or_insert_with(|| column.to_string());
+                }
+                None
+            });
+        }
+        match hit.into_inner() {
+            Some(c) => Err(SqlError::Other {
+                code: 1052,
+                sqlstate: "23000",
+                message: format!("Column '{c}' in field list is ambiguous"),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Runs an INSERT ... SELECT (see the module doc).
     pub(crate) fn insert_select(&mut self, is: &InsertSelect, params: &[Value]) -> Result<Output> {
         let ins = &is.insert;
         let _abort = crate::temporal::AbortOnWarning::new(!ins.ignore);
         let t = self.write_target(&ins.table)?;
         let positions = insert_positions(&t.schema, &ins.columns)?;
+        self.ambiguous_on_duplicate(is, &t.schema)?;
         let on_dup = self.bind_on_duplicate(&t.schema, ins, &positions, params)?;
         let mut select = (*is.select).clone();
         if !select.for_update && select.from.is_some() {
