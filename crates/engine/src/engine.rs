@@ -2374,6 +2374,9 @@ fn cleanup_indexes(txn: &Txn, olds: &[Replaced]) {
     }
 }
 
+mod ranges;
+pub use ranges::{ByteRange, RangeRow};
+
 #[cfg(test)]
 mod tests;
 

@@ -33,8 +33,8 @@ pub mod temporal;
 mod value;
 
 pub use engine::{
-    interruptible, refused_wait, waits_refused, without_waiting, BinlogPayload, Engine,
-    EngineConfig, EngineStats, Inserted, Interrupt, LockWait, Recovery, Txn,
+    interruptible, refused_wait, waits_refused, without_waiting, BinlogPayload, ByteRange, Engine,
+    EngineConfig, EngineStats, Inserted, Interrupt, LockWait, RangeRow, Recovery, Txn,
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};
