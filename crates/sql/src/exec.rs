@@ -817,7 +817,7 @@ pub(crate) fn key_constant(e: &Expr, ty: ColumnType) -> Option<Option<Value>> {
 fn plan_access_counted(
     schema: &TableSchema,
     filter: Option<&Expr>,
-    count: Option<&dyn Fn(Option<&str>, &[engine::ByteRange], u64) -> u64>,
+    count: Option<crate::range::Count<'_>>,
 ) -> Access {
     let Some(filter) = filter else { return Access::Full };
     if crate::range::forced_scan() {

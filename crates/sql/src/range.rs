@@ -29,6 +29,9 @@ use engine::{ByteRange, ColumnType, TableSchema, Value};
 
 use crate::ast::{BinOp, Expr};
 
+/// Counts the entries of ranges of an index (None: the primary key) up to a cap.
+pub(crate) type Count<'a> = &'a dyn Fn(Option<&str>, &[ByteRange], u64) -> u64;
+
 /// A constant's key value for a column of a type: None if the expression is not a constant
 /// converting exactly to the type, Some(None) for NULL (`exec::key_constant`).
 pub(crate) type Konst<'a> = &'a dyn Fn(&Expr, ColumnType) -> Option<Option<Value>>;
@@ -517,7 +520,7 @@ pub(crate) fn choose(
     schema: &TableSchema,
     filter: &Expr,
     konst: Konst<'_>,
-    count: Option<&dyn Fn(Option<&str>, &[ByteRange], u64) -> u64>,
+    count: Option<Count<'_>>,
 ) -> Option<RangeAccess> {
     let mut cands = candidates(schema, filter, konst);
     if cands.is_empty() {
