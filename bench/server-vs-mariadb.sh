@@ -13,7 +13,8 @@
 # instead (before 2026-11-22 18:00 UTC binlogd had no Unix socket and was always measured so).
 #
 # Usage: bench/server-vs-mariadb.sh [seconds] [threads...]   (defaults: 10, 1 16 64 256 1024)
-# Env: SERVERS="binlogd binlogd-inredo mariadb mariadb-nd" (subset/order), BINLOGD_OPTS (extra
+# Env: WORKLOAD (the sysbench test run, default oltp_update_non_index; its tables are the same),
+# SERVERS="binlogd binlogd-inredo mariadb mariadb-nd" (subset/order), BINLOGD_OPTS (extra
 # options for both binlogd servers), BIN (a binlogd binary to use instead of building
 # target/release/binlogd), BIN_B (a second binlogd binary, e.g. an earlier commit's, run as the
 # servers binlogd-b and binlogd-b-inredo: an A/B in one run), PORT_BASE (ports PORT_BASE+1.. are used; default 33161), TRANSPORT
@@ -77,7 +78,7 @@ for s in $servers; do
             conn[$s]="--db-driver=mysql --mysql-socket=$work/$s/mysql.sock --mysql-user=root --mysql-db=sbtest"
         fi
         # shellcheck disable=SC2086
-        sysbench oltp_update_non_index ${conn[$s]} "${sb[@]}" prepare >/dev/null
+        sysbench ${WORKLOAD:-oltp_update_non_index} ${conn[$s]} "${sb[@]}" prepare >/dev/null
         ;;
     mariadb | mariadb-nd)
         port=$((port + 1))
@@ -102,7 +103,7 @@ for t in $threads; do
     for s in $servers; do
         c0=$(cpu_secs "${server_pid[$s]}")
         # shellcheck disable=SC2086
-        r=$(sysbench oltp_update_non_index ${conn[$s]} "${sb[@]}" --threads="$t" \
+        r=$(sysbench ${WORKLOAD:-oltp_update_non_index} ${conn[$s]} "${sb[@]}" --threads="$t" \
             --time="$seconds" run)
         c1=$(cpu_secs "${server_pid[$s]}")
         tps[$s,$t]=$(echo "$r" | awk '/transactions:/ {gsub("\\(","",$3); printf "%.0f", $3}')

@@ -2486,6 +2486,8 @@ fn cleanup_indexes(txn: &Txn, olds: &[Replaced]) {
 
 mod alter;
 pub use alter::keeps_row_format;
+mod ranges;
+pub use ranges::{ByteRange, RangeRow};
 
 #[cfg(test)]
 mod tests;

@@ -6,10 +6,12 @@
 //! variables, NOW(), DATABASE(), LAST_INSERT_ID(), ...) becomes a literal.
 //!
 //! Access paths: the WHERE clause's top-level AND terms are searched for a primary key
-//! equality (all key columns), an IN list or a range on the first key column, then for the
-//! same on the first column of a secondary index; otherwise the table is scanned. Only
-//! constants that convert exactly to the column's type are used as keys; the whole WHERE is
-//! always re-applied to the rows fetched, so an access path only has to be wide enough.
+//! equality (all key columns, or an OR/IN of such rows): point lookups, the prepared fast
+//! path. Otherwise the range optimizer (`range.rs`) finds the ranges every index allows
+//! (AND/OR/IN/BETWEEN/comparisons/IS NULL, composite prefixes) and the index with the fewest
+//! counted entries is read; otherwise the table is scanned. Only constants that convert
+//! exactly to the column's type are used as keys; the whole WHERE is always re-applied to the
+//! rows fetched, so an access path only has to be wide enough.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
@@ -657,18 +659,13 @@ pub(crate) fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
     }
 }
 
-/// A range of key values (bounds on a key prefix).
-pub(crate) type KeyRange = (Bound<Vec<Value>>, Bound<Vec<Value>>);
-
 /// How rows are found.
 #[derive(Debug)]
 pub(crate) enum Access {
     /// Primary keys (all key columns), sorted and distinct.
     Keys(Vec<Vec<Value>>),
-    /// A primary key range (bounds on a key prefix).
-    PkRange(Bound<Vec<Value>>, Bound<Vec<Value>>),
-    /// Ranges of a secondary index's first column.
-    Index(String, Vec<KeyRange>),
+    /// Sorted, disjoint ranges of the primary key or of a secondary index (`range.rs`).
+    Ranges(crate::range::RangeAccess),
     Full,
 }
 
@@ -791,9 +788,46 @@ fn sorted_distinct(
     keyed.into_iter().map(|(_, k)| k).collect()
 }
 
-/// Chooses the access path for a bound WHERE clause.
+/// Chooses the access path for a bound WHERE clause, estimating from the shape of the ranges
+/// (no engine at hand); [`plan_access_in`] counts them.
 pub(crate) fn plan_access(schema: &TableSchema, filter: Option<&Expr>) -> Access {
+    plan_access_counted(schema, filter, None)
+}
+
+/// Chooses the access path for a bound WHERE clause of table `id`, choosing between indexes
+/// by the engine's count of their ranges' entries (mysqld's index dives).
+pub(crate) fn plan_access_in(
+    engine: &engine::Engine,
+    id: TableId,
+    schema: &TableSchema,
+    filter: Option<&Expr>,
+) -> Access {
+    let count = |index: Option<&str>, ranges: &[engine::ByteRange], cap: u64| {
+        engine.count_key_ranges(id, index, ranges, cap).unwrap_or(u64::MAX)
+    };
+    plan_access_counted(schema, filter, Some(&count))
+}
+
+/// A constant's key value for a column of type `ty` (see `range::Konst`).
+pub(crate) fn key_constant(e: &Expr, ty: ColumnType) -> Option<Option<Value>> {
+    if !is_const(e) {
+        return None;
+    }
+    match eval(e, &[], &[]).ok()? {
+        Value::Null => Some(None),
+        v => key_value(&v, ty).map(Some),
+    }
+}
+
+fn plan_access_counted(
+    schema: &TableSchema,
+    filter: Option<&Expr>,
+    count: Option<crate::range::Count<'_>>,
+) -> Access {
     let Some(filter) = filter else { return Access::Full };
+    if crate::range::forced_scan() {
+        return Access::Full;
+    }
     let mut terms = Vec::new();
     conjuncts(filter, &mut terms);
     let pk = &schema.primary_key;
@@ -822,55 +856,11 @@ pub(crate) fn plan_access(schema: &TableSchema, filter: Option<&Expr>) -> Access
                 return Access::Keys(sorted_distinct(schema, pk, keys));
             }
         }
-        // Equality on a key prefix, then an optional range on the next key column.
-        let prefix: Vec<Value> = per
-            .iter()
-            .map_while(|t| match &t.eq {
-                Some(v) if v.len() == 1 => Some(v[0].clone()),
-                _ => None,
-            })
-            .collect();
-        let next = per.get(prefix.len());
-        let ranged = next.is_some_and(|t| t.lower.is_some() || t.upper.is_some());
-        if !prefix.is_empty() || ranged {
-            let with = |b: Option<&Bound<Value>>, whole: Bound<Vec<Value>>| match b {
-                Some(Bound::Included(v)) => {
-                    Bound::Included([prefix.clone(), vec![v.clone()]].concat())
-                }
-                Some(Bound::Excluded(v)) => {
-                    Bound::Excluded([prefix.clone(), vec![v.clone()]].concat())
-                }
-                _ => whole,
-            };
-            let whole =
-                if prefix.is_empty() { Bound::Unbounded } else { Bound::Included(prefix.clone()) };
-            let lower = with(next.and_then(|t| t.lower.as_ref()), whole.clone());
-            let upper = with(next.and_then(|t| t.upper.as_ref()), whole);
-            return Access::PkRange(lower, upper);
-        }
     }
-    for idx in &schema.indexes {
-        let Some(&c) = idx.columns.first() else { continue };
-        let t = column_terms(&terms, c, schema.columns[c].ty, schema.columns[c].collation);
-        if let Some(vals) = t.eq {
-            let mut vals: Vec<Vec<Value>> = vals.into_iter().map(|v| vec![v]).collect();
-            vals = sorted_distinct(schema, &idx.columns[..1], vals);
-            let ranges = vals
-                .into_iter()
-                .map(|v| (Bound::Included(v.clone()), Bound::Included(v)))
-                .collect();
-            return Access::Index(idx.name.clone(), ranges);
-        }
-        if t.lower.is_some() || t.upper.is_some() {
-            let vb = |b: Option<Bound<Value>>| match b {
-                Some(Bound::Included(v)) => Bound::Included(vec![v]),
-                Some(Bound::Excluded(v)) => Bound::Excluded(vec![v]),
-                _ => Bound::Unbounded,
-            };
-            return Access::Index(idx.name.clone(), vec![(vb(t.lower), vb(t.upper))]);
-        }
+    match crate::range::choose(schema, filter, &key_constant, count) {
+        Some(r) => Access::Ranges(r),
+        None => Access::Full,
     }
-    Access::Full
 }
 
 /// Primary keys from a WHERE term that is an OR of rows, each fixing every primary key column
@@ -925,11 +915,76 @@ fn row_in_keys(schema: &TableSchema, terms: &[&Expr]) -> Option<Vec<Vec<Value>>>
     None
 }
 
-fn as_ref_bound(b: &Bound<Vec<Value>>) -> Bound<&[Value]> {
-    match b {
-        Bound::Included(v) => Bound::Included(v.as_slice()),
-        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
-        Bound::Unbounded => Bound::Unbounded,
+/// The access path of a single-table SELECT: [`plan_access_in`], then the index order for
+/// the ORDER BY where the chosen ranges give it, or (with a LIMIT and no usable range) a read
+/// of a whole index in the ORDER BY's order (mysqld's `test_if_skip_sort_order`).
+pub(crate) fn select_access(
+    engine: &engine::Engine,
+    id: TableId,
+    schema: &TableSchema,
+    filter: Option<&Expr>,
+    order: &[(Expr, bool)],
+    limited: bool,
+) -> Access {
+    let mut access = plan_access_in(engine, id, schema, filter);
+    if order.is_empty() {
+        return access;
+    }
+    match &mut access {
+        Access::Ranges(r) => {
+            if let Some(rev) =
+                crate::range::serves_order(schema, r.index.as_deref(), r.const_parts, order)
+            {
+                r.reverse = rev;
+                r.ordered = true;
+            }
+        }
+        Access::Full if limited && !crate::range::forced_scan() => {
+            let names = std::iter::once(None)
+                .filter(|_| !schema.primary_key.is_empty())
+                .chain(schema.indexes.iter().map(|i| Some(i.name.as_str())));
+            for name in names {
+                if let Some(rev) = crate::range::serves_order(schema, name, 0, order) {
+                    return Access::Ranges(crate::range::whole_index(schema, name, rev));
+                }
+            }
+        }
+        _ => {}
+    }
+    access
+}
+
+/// The first `need` rows of range access `r` that `filter` keeps, in the access's order: read
+/// in growing batches, each resuming after the last entry read (a LIMIT stops the scan).
+pub(crate) fn fetch_matching(
+    engine: &engine::Engine,
+    txn: &Txn,
+    id: TableId,
+    r: &crate::range::RangeAccess,
+    filter: Option<&Expr>,
+    need: usize,
+) -> Result<Vec<Row>> {
+    let mut out = Vec::new();
+    if need == 0 {
+        return Ok(out);
+    }
+    let mut ranges = r.ranges.clone();
+    let mut batch = need.saturating_add(1).clamp(8, 1 << 16);
+    loop {
+        let got = engine.scan_key_ranges(txn, id, r.index.as_deref(), &ranges, batch, r.reverse)?;
+        let n = got.len();
+        let last = got.last().map(|(e, _, _)| e.clone());
+        for (_, _, row) in got {
+            if matches(filter, &row)? {
+                out.push(row);
+                if out.len() >= need {
+                    return Ok(out);
+                }
+            }
+        }
+        let Some(last) = last.filter(|_| n == batch) else { return Ok(out) };
+        ranges = crate::range::after(&ranges, &last, r.reverse);
+        batch = batch.saturating_mul(2).min(1 << 16);
     }
 }
 
@@ -952,23 +1007,11 @@ pub(crate) fn fetch(
             }
             out
         }
-        Access::PkRange(lo, hi) => {
-            engine.scan(txn, id, as_ref_bound(lo), as_ref_bound(hi), limit)?
-        }
-        Access::Index(name, ranges) => {
-            let mut out = Vec::new();
-            let mut seen = HashSet::new();
-            for (lo, hi) in ranges {
-                for (k, r) in
-                    engine.scan_index(txn, id, name, as_ref_bound(lo), as_ref_bound(hi), limit)?
-                {
-                    if seen.insert(k.clone()) {
-                        out.push((k, r));
-                    }
-                }
-            }
-            out
-        }
+        Access::Ranges(r) => engine
+            .scan_key_ranges(txn, id, r.index.as_deref(), &r.ranges, limit, r.reverse)?
+            .into_iter()
+            .map(|(_, k, row)| (k, row))
+            .collect(),
         Access::Full => engine.scan(txn, id, Bound::Unbounded, Bound::Unbounded, limit)?,
     })
 }
@@ -1253,17 +1296,35 @@ impl Session {
                 }
             }
             Some((id, schema)) => {
-                let access = plan_access(schema, plan.filter.as_ref());
+                let engine = self.server.engine.clone();
+                let unsorted = !plan.grouped && !s.distinct;
+                let order: &[(Expr, bool)] = if unsorted { &plan.order } else { &[] };
+                let access = select_access(
+                    &engine,
+                    *id,
+                    schema,
+                    plan.filter.as_ref(),
+                    order,
+                    limit.is_some(),
+                );
                 // Without ordering, grouping or DISTINCT the scan can stop early.
                 let simple =
                     plan.order.is_empty() && !plan.grouped && !s.distinct && plan.filter.is_none();
+                // A range read in the ORDER BY's order (or with none) stops after LIMIT rows.
+                let ranged_limit = match (&access, limit) {
+                    (Access::Ranges(r), Some(l))
+                        if unsorted && (plan.order.is_empty() || r.ordered) =>
+                    {
+                        Some(usize::try_from(l.saturating_add(offset)).unwrap_or(usize::MAX))
+                    }
+                    _ => None,
+                };
                 let scan_limit = match (simple, limit) {
                     (true, Some(l)) => {
                         usize::try_from(l.saturating_add(offset)).unwrap_or(usize::MAX)
                     }
                     _ => usize::MAX,
                 };
-                let engine = self.server.engine.clone();
                 let single_row = matches!(&access, Access::Keys(k) if k.len() == 1);
                 let locking = self.prepare_select_reads(s.for_update, single_row)?;
                 // FOR UPDATE takes X locks; FOR SHARE and SERIALIZABLE's plain reads S locks.
@@ -1285,6 +1346,10 @@ impl Session {
                         }
                         Ok(locked)
                     })
+                } else if let (Access::Ranges(r), Some(need)) = (&access, ranged_limit) {
+                    // Already filtered: the scan stops after `need` matching rows.
+                    fetch_matching(&engine, &open.txn, *id, r, plan.filter.as_ref(), need)
+                        .map(|rows| rows.into_iter().map(|r| (Key::default(), r)).collect())
                 } else {
                     fetch(&engine, &open.txn, *id, &access, scan_limit)
                 };

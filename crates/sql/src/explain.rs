@@ -36,7 +36,6 @@
 //! rewritten query, `Using index` (covering reads), `Using index condition`, `Select tables
 //! optimized away`, FORMAT=JSON and FORMAT=TREE (answered 1235).
 
-use std::ops::Bound;
 use std::sync::Arc;
 
 use engine::{Column, ColumnType, TableId, TableSchema, Value};
@@ -44,7 +43,9 @@ use engine::{Column, ColumnType, TableId, TableSchema, Value};
 use super::ast::{BinOp, Expr, OrderItem, Stmt};
 use super::error::{Result, SqlError};
 use super::eval::{eval, truth};
-use super::exec::{column_terms, conjuncts, fetch, is_const, plan_access, Access};
+use super::exec::{
+    conjuncts, fetch, is_const, key_constant, plan_access_in, select_access, Access,
+};
 use super::output::{MysqlType, Output, ResultColumn};
 use super::session::Session;
 
@@ -215,38 +216,29 @@ fn key_use(p: &TablePlan<'_>, access: &Access) -> Option<KeyUse> {
         Access::Keys(_) => {
             KeyUse { join_type: "range", index: None, parts: pk.len(), ref_const: false }
         }
-        Access::PkRange(lo, hi) => {
-            let (Bound::Included(a) | Bound::Excluded(a)) = lo else {
-                let (Bound::Included(b) | Bound::Excluded(b)) = hi else { return None };
-                return Some(range_use(None, b.len()));
-            };
-            match hi {
-                Bound::Included(b) if a == b && matches!(lo, Bound::Included(_)) => KeyUse {
-                    join_type: if p.select { "ref" } else { "range" },
-                    index: None,
-                    parts: a.len(),
-                    ref_const: true,
-                },
-                Bound::Included(b) | Bound::Excluded(b) => range_use(None, a.len().max(b.len())),
-                Bound::Unbounded => range_use(None, a.len()),
-            }
+        Access::Ranges(r) if r.full_index => {
+            KeyUse { join_type: "index", index: r.index.clone(), parts: r.parts, ref_const: false }
         }
-        Access::Index(name, ranges) => {
-            let idx = p.schema.indexes.iter().find(|i| &i.name == name)?;
-            let point = |r: &(Bound<Vec<Value>>, Bound<Vec<Value>>)| matches!(r, (Bound::Included(a), Bound::Included(b)) if a == b);
-            if ranges.len() == 1 && point(&ranges[0]) {
-                let unique = idx.unique && idx.columns.len() == 1;
+        Access::Ranges(r) => {
+            let unique = match &r.index {
+                None => r.parts == pk.len(),
+                Some(n) => p
+                    .schema
+                    .indexes
+                    .iter()
+                    .any(|i| &i.name == n && i.unique && i.columns.len() == r.parts),
+            };
+            if r.points && r.ranges.len() == 1 {
                 let join_type = match (unique, p.select) {
                     (true, true) => "const",
-                    (true, false) => "range",
                     (false, true) => "ref",
                     // Single-table UPDATE/DELETE plan with the range optimizer only
                     // (`test_quick_select` in sql_update.cc / sql_delete.cc): no ref access.
-                    (false, false) => "range",
+                    (_, false) => "range",
                 };
-                KeyUse { join_type, index: Some(name.clone()), parts: 1, ref_const: true }
+                KeyUse { join_type, index: r.index.clone(), parts: r.parts, ref_const: true }
             } else {
-                range_use(Some(name.clone()), 1)
+                range_use(r.index.clone(), r.parts)
             }
         }
         Access::Full => return None,
@@ -257,26 +249,13 @@ fn range_use(index: Option<String>, parts: usize) -> KeyUse {
     KeyUse { join_type: "range", index, parts, ref_const: false }
 }
 
-/// The keys whose first column a WHERE term constrains (mysqld's `possible_keys`).
+/// The keys whose columns the WHERE bounds to ranges (mysqld's `possible_keys`).
 fn possible_keys(schema: &TableSchema, filter: Option<&Expr>) -> Vec<String> {
     let Some(filter) = filter else { return Vec::new() };
-    let mut terms = Vec::new();
-    conjuncts(filter, &mut terms);
-    let usable = |c: usize| {
-        let col = &schema.columns[c];
-        let t = column_terms(&terms, c, col.ty, col.collation);
-        t.eq.is_some() || t.lower.is_some() || t.upper.is_some()
-    };
-    let mut out = Vec::new();
-    if schema.primary_key.first().is_some_and(|&c| usable(c)) {
-        out.push("PRIMARY".to_string());
-    }
-    for idx in &schema.indexes {
-        if idx.columns.first().is_some_and(|&c| usable(c)) {
-            out.push(idx.name.clone());
-        }
-    }
-    out
+    crate::range::candidates(schema, filter, &key_constant)
+        .into_iter()
+        .map(|r| r.index.unwrap_or_else(|| "PRIMARY".to_string()))
+        .collect()
 }
 
 /// The columns a bound expression reads.
@@ -437,18 +416,43 @@ impl Session {
                         if impossible(shape.filter.as_ref()) {
                             vec![message_row(1, "SIMPLE", "Impossible WHERE")]
                         } else {
-                            let filesort =
+                            let engine = self.server.engine.clone();
+                            let order: &[(Expr, bool)] =
+                                if shape.temporary { &[] } else { &shape.order };
+                            let access = select_access(
+                                &engine,
+                                id,
+                                &schema,
+                                shape.filter.as_ref(),
+                                order,
+                                s.limit.is_some(),
+                            );
+                            let mut filesort =
                                 !shape.order.is_empty() && !order_is_key(&schema, &shape.order);
-                            let orders_by_key = order_is_key(&schema, &shape.order);
-                            vec![self.explain_table(
+                            let mut orders_by_key = order_is_key(&schema, &shape.order);
+                            let mut backward = shape.order.first().is_some_and(|o| o.1);
+                            match &access {
+                                Access::Ranges(r) if r.ordered => {
+                                    filesort = false;
+                                    orders_by_key = true;
+                                    backward = r.reverse;
+                                }
+                                Access::Ranges(_) if !shape.order.is_empty() => {
+                                    filesort = true;
+                                    orders_by_key = false;
+                                }
+                                _ => {}
+                            }
+                            vec![self.explain_access(
                                 "SIMPLE",
                                 &label,
                                 id,
                                 &schema,
                                 shape.filter.as_ref(),
+                                access,
                                 filesort,
                                 orders_by_key,
-                                shape.order.first().is_some_and(|o| o.1),
+                                backward,
                                 shape.temporary,
                                 true,
                             )?]
@@ -603,7 +607,39 @@ impl Session {
         temporary: bool,
         select: bool,
     ) -> Result<Vec<Value>> {
-        let access = plan_access(schema, filter);
+        let engine = self.server.engine.clone();
+        let access = plan_access_in(&engine, id, schema, filter);
+        self.explain_access(
+            select_type,
+            label,
+            id,
+            schema,
+            filter,
+            access,
+            filesort,
+            orders_by_key,
+            backward,
+            temporary,
+            select,
+        )
+    }
+
+    /// The row of one table read through `access` (see [`Session::explain_table`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn explain_access(
+        &mut self,
+        select_type: &'static str,
+        label: &str,
+        id: TableId,
+        schema: &TableSchema,
+        filter: Option<&Expr>,
+        access: Access,
+        filesort: bool,
+        orders_by_key: bool,
+        backward: bool,
+        temporary: bool,
+        select: bool,
+    ) -> Result<Vec<Value>> {
         let engine = self.server.engine.clone();
         let table_rows = engine.row_count(id)? as u64;
         let mut access_rows = table_rows;

@@ -45,6 +45,7 @@ pub mod output;
 pub mod parse;
 mod perf_schema;
 mod query;
+pub mod range;
 pub mod rowimage;
 mod rowimage_bytes;
 mod scope;

@@ -16,7 +16,7 @@ use super::ast::{BinOp, Delete, Expr, Insert, OrderItem, Update};
 use super::commit::{ChangeKind, ChangedRow};
 use super::error::{Result, SqlError};
 use super::eval::{engine_value_error, eval, to_column};
-use super::exec::{count_value, fetch, key_value, matches, order_cmp, plan_access, Access};
+use super::exec::{count_value, fetch, key_value, matches, order_cmp, plan_access_in, Access};
 use super::output::Output;
 use super::session::{Session, Undo};
 
@@ -360,7 +360,7 @@ impl Session {
         limit: Option<u64>,
     ) -> Result<Vec<(Key, Row)>> {
         let engine = self.server.engine.clone();
-        let access = plan_access(&t.schema, filter);
+        let access = plan_access_in(&engine, t.id, &t.schema, filter);
         let keys: Vec<Key> = match &access {
             // Point access: lock directly, no read before the lock.
             Access::Keys(keys) if order.is_empty() => {

@@ -19,7 +19,7 @@ use crate::ast::{BinOp, Expr};
 use crate::error::Result;
 use crate::eval::collate::keyed;
 use crate::eval::{eval, truth};
-use crate::exec::{fetch, plan_access, Access};
+use crate::exec::{fetch, plan_access, plan_access_in, Access};
 use crate::scope::Scope;
 
 /// `e` with every column `Col(p)` replaced by `f(p)` (the tree is bounded by the parser's
@@ -245,7 +245,10 @@ fn materialize(
 ) -> Result<Materialized> {
     let e = &scope.entries[k];
     let filter = and_all(local.to_vec());
-    let access = plan_access(&e.schema, filter.as_ref());
+    let access = match e.table {
+        Some(id) => plan_access_in(reader.engine, id, &e.schema, filter.as_ref()),
+        None => plan_access(&e.schema, filter.as_ref()),
+    };
     let mut keep = Vec::new();
     for r in reader.read(scope, k, &access)? {
         if holds(local, &r)? {
