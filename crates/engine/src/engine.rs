@@ -2353,7 +2353,7 @@ impl Inner {
                 let t = c.tables.get(&id).cloned().ok_or_else(corrupt)?;
                 let new = alter::replaced(&t, schema, rows.as_deref()).map_err(|_| corrupt())?;
                 c.install(Arc::new(new));
-}
+            }
 
             Ddl::SetForeignKeys(id, fks, mut indexes) => {
                 let t = c.tables.get(&id).cloned().ok_or_else(corrupt)?;

@@ -35,8 +35,8 @@ mod value;
 
 pub use engine::{
     interruptible, keeps_row_format, refused_wait, waits_refused, without_waiting, BinlogPayload,
-    ByteRange, Engine,
-    EngineConfig, EngineStats, Inserted, Interrupt, LockWait, RangeRow, Recovery, Txn,
+    ByteRange, Engine, EngineConfig, EngineStats, Inserted, Interrupt, LockWait, RangeRow,
+    Recovery, Txn,
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};

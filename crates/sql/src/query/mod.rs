@@ -20,8 +20,8 @@ pub(crate) mod exec;
 mod explain;
 pub(crate) mod insert_select;
 pub(crate) mod plan;
-pub(crate) mod write;
 pub(crate) mod subquery;
+pub(crate) mod write;
 
 use std::sync::Arc;
 
