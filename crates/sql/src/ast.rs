@@ -10,6 +10,11 @@ use super::admin::AdminCommand;
 use accounts::Privileges;
 
 /// A table named in a statement; `db` None means the session's current database.
+
+/// mysqld's `MAX_SELECT_NESTING` (sql_lex.h): deeper subqueries answer 1473 (the parser
+/// counts, `query/subquery.rs` relies on the bound).
+pub(crate) const MAX_SELECT_NESTING: usize = 63;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableRef {
     pub db: Option<String>,
@@ -947,4 +952,25 @@ pub enum TrimWhere {
     Both,
     Leading,
     Trailing,
+}
+
+/// Whether an expression holds a subquery (outside nested subqueries' own clauses).
+pub(crate) fn expr_has_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Subquery(_)));
+    found
+}
+
+/// Whether a SELECT's own clauses hold a subquery (`query/subquery.rs` runs such a SELECT).
+pub(crate) fn has_subquery(s: &Select) -> bool {
+    let items = s.items.iter().any(|i| match i {
+        SelectItem::Expr { expr, .. } => expr_has_subquery(expr),
+        _ => false,
+    });
+    items
+        || s.filter.as_ref().is_some_and(expr_has_subquery)
+        || s.having.as_ref().is_some_and(expr_has_subquery)
+        || s.group_by.iter().any(expr_has_subquery)
+        || s.order_by.iter().any(|o| expr_has_subquery(&o.expr))
+        || s.joins.iter().any(|j| j.on.as_ref().is_some_and(expr_has_subquery))
 }

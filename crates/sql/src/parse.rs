@@ -2071,7 +2071,7 @@ impl Front<'_> {
     #[inline(never)]
     fn subquery(&mut self, kind: SubqueryKind, left: Vec<Expr>, q: &sp::Query) -> Result<Expr> {
         self.nesting += 1;
-        let query = if self.nesting > crate::query::subquery::MAX_SELECT_NESTING {
+        let query = if self.nesting > crate::ast::MAX_SELECT_NESTING {
             Err(SqlError::Other {
                 code: 1473,
                 sqlstate: "HY000",

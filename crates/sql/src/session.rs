@@ -421,9 +421,7 @@ impl Session {
         self.begin_statement();
         let parsed = parse(sql)?;
         let columns = match &parsed.stmt {
-            Stmt::Select(s) if crate::query::subquery::has_subquery(s) => {
-                self.run_select_columns(s)?
-            }
+            Stmt::Select(s) if crate::ast::has_subquery(s) => self.run_select_columns(s)?,
             Stmt::Select(s) if s.is_multi() => self.join_select_columns(s)?,
             Stmt::Select(s) => self.select_columns(s)?,
             _ => Vec::new(),
@@ -597,7 +595,7 @@ impl Session {
         }
         self.check_privileges(stmt)?;
         match stmt {
-            Stmt::Select(s) if crate::query::subquery::has_subquery(s) => {
+            Stmt::Select(s) if crate::ast::has_subquery(s) => {
                 self.count("Com_select");
                 let mut tables: Vec<&super::ast::TableRef> = Vec::new();
                 super::ast::base_tables(s, &mut tables);

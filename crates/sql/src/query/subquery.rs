@@ -22,7 +22,7 @@
 //!
 //! Invariants: a subquery node never reaches the binder of a statement this module runs (the
 //! binder answers 1235 for one that does); nesting is bounded by the parser at
-//! [`MAX_SELECT_NESTING`] (1473), so the recursion here (lift → run → lift) is bounded too.
+//! [`crate::ast::MAX_SELECT_NESTING`] (1473), so the recursion here (lift → run → lift) is bounded too.
 //!
 //! Why by hand: the semantics are mysqld's (`Item_singlerow_subselect`, `Item_exists_subselect`,
 //! `Item_in_subselect`, `Item_allany_subselect` in item_subselect.cc); no crate provides them
@@ -39,9 +39,6 @@ use crate::exec::count_value;
 use crate::output::{flags, Output, ResultColumn};
 use crate::scope::Scope;
 use crate::session::Session;
-
-/// mysqld's `MAX_SELECT_NESTING` (sql_lex.h): deeper subqueries answer 1473.
-pub(crate) const MAX_SELECT_NESTING: usize = 63;
 
 /// The expressions of a SELECT's own clauses (not of its derived tables).
 fn clauses_mut(s: &mut Select) -> Vec<&mut Expr> {
@@ -106,26 +103,7 @@ fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
     }
 }
 
-/// Whether an expression holds a subquery (outside nested subqueries' own clauses).
-fn expr_has_subquery(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |x| found |= matches!(x, Expr::Subquery(_)));
-    found
-}
-
-/// Whether a SELECT's own clauses hold a subquery.
-pub(crate) fn has_subquery(s: &Select) -> bool {
-    let items = s.items.iter().any(|i| match i {
-        crate::ast::SelectItem::Expr { expr, .. } => expr_has_subquery(expr),
-        _ => false,
-    });
-    items
-        || s.filter.as_ref().is_some_and(expr_has_subquery)
-        || s.having.as_ref().is_some_and(expr_has_subquery)
-        || s.group_by.iter().any(expr_has_subquery)
-        || s.order_by.iter().any(|o| expr_has_subquery(&o.expr))
-        || s.joins.iter().any(|j| j.on.as_ref().is_some_and(expr_has_subquery))
-}
+use crate::ast::{expr_has_subquery, has_subquery};
 
 /// `e` with every [`Expr::OuterRef`] `i` replaced by `values[i]`, nested subqueries included.
 fn substitute(e: &mut Expr, values: &[Value]) {
