@@ -9,12 +9,11 @@ use engine::Value;
 use super::admin::AdminCommand;
 use accounts::Privileges;
 
-/// A table named in a statement; `db` None means the session's current database.
-
 /// mysqld's `MAX_SELECT_NESTING` (sql_lex.h): deeper subqueries answer 1473 (the parser
 /// counts, `query/subquery.rs` relies on the bound).
 pub(crate) const MAX_SELECT_NESTING: usize = 63;
 
+/// A table named in a statement; `db` None means the session's current database.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableRef {
     pub db: Option<String>,
