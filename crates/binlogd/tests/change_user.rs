@@ -104,7 +104,7 @@ fn processlist_shows_the_changed_user() {
     let root = |sql: &str| ok(support::mariadb(server.port, "root", "", &[], sql));
     root(
         "CREATE DATABASE cu; CREATE USER nat@'%' IDENTIFIED WITH mysql_native_password BY 'p'; \
-         GRANT PROCESS ON *.* TO nat@'%'",
+         GRANT PROCESS ON *.* TO nat@'%'; GRANT SELECT ON cu.* TO nat@'%'",
     );
     let script = r#"
 import sys

@@ -102,6 +102,22 @@ pub(crate) fn alter_statement(st: &sp::Statement) -> Result<Option<Stmt>> {
             )
         });
     if !fk_only {
+        // A foreign key clause beside other operations (the general ALTER grammar sends
+        // every ALTER naming FOREIGN here): not yet, and said so.
+        let names_fk = operations.iter().any(|op| {
+            matches!(
+                op,
+                sp::AlterTableOperation::AddConstraint {
+                    constraint: sp::TableConstraint::ForeignKey { .. },
+                    ..
+                } | sp::AlterTableOperation::DropForeignKey { .. }
+            )
+        });
+        if names_fk {
+            return Err(SqlError::NotSupported(
+                "FOREIGN KEY clauses beside other ALTER TABLE operations".into(),
+            ));
+        }
         return Ok(None);
     }
     let (mut add, mut drop) = (Vec::new(), Vec::new());

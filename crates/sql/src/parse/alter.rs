@@ -17,7 +17,29 @@ use crate::error::{Result, SqlError};
 impl Front<'_> {
     /// True if the statement starts with `ALTER TABLE` (without consuming).
     pub(super) fn alter_table_ahead(&self) -> bool {
-        self.nth_word(0, "ALTER") && self.nth_word(1, "TABLE")
+        self.nth_word(0, "ALTER") && self.nth_word(1, "TABLE") && !self.names_a_foreign_key()
+    }
+
+    /// True if the ALTER holds `FOREIGN` or `DROP CONSTRAINT`: it goes to the foreign key
+    /// grammar (`fk_syntax.rs`, through sqlparser), which takes an ALTER made only of foreign
+    /// key clauses and refuses a mixed one (1235). One pass over the tokens, bounded by them.
+    fn names_a_foreign_key(&self) -> bool {
+        let mut n = 2;
+        loop {
+            match &self.parser.peek_nth_token(n).token {
+                Token::EOF => return false,
+                Token::Word(x)
+                    if x.quote_style.is_none()
+                        && (x.value.eq_ignore_ascii_case("FOREIGN")
+                            || (x.value.eq_ignore_ascii_case("DROP")
+                                && self.nth_word(n + 1, "CONSTRAINT"))) =>
+                {
+                    return true;
+                }
+                _ => {}
+            }
+            n += 1;
+        }
     }
 
     fn nth_word(&self, n: usize, w: &str) -> bool {
