@@ -162,3 +162,32 @@ pub async fn run_cases(m: &mut Conn, b: &mut Conn, list: &[Case]) -> (Vec<String
     }
     (failures, compared)
 }
+
+/// The whole of a differential test: MariaDB and binlogd started, database `db` created and
+/// used on both, then `tests/differential/<file>` run on both and compared; fails naming every
+/// differing case, or when fewer than `at_least` cases were compared (a list that stopped
+/// early). Returns at once where MariaDB is missing outside CI (see [`available`]).
+pub async fn compare_case_file(file: &str, db: &str, at_least: usize) {
+    if !available(&[]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let maria = start(tmp.path());
+    let binlogd = super::start(&tmp.path().join("binlogd"), &["--initialize-insecure"]);
+    let mut m = connect(maria.port, std::time::Duration::from_secs(60)).await;
+    let mut b = connect(binlogd.port, std::time::Duration::from_secs(10)).await;
+    for sql in [format!("CREATE DATABASE {db}"), format!("USE {db}")] {
+        m.query_drop(&sql).await.unwrap_or_else(|e| panic!("MariaDB: {sql}: {e}"));
+        b.query_drop(&sql).await.unwrap_or_else(|e| panic!("binlogd: {sql}: {e}"));
+    }
+    let path = format!("{}/tests/differential/{file}", env!("CARGO_MANIFEST_DIR"));
+    let list = cases(&std::fs::read_to_string(&path).expect("case list"));
+    let (failures, compared) = run_cases(&mut m, &mut b, &list).await;
+    assert!(compared >= at_least, "only {compared} cases");
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
