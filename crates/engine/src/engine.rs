@@ -1374,26 +1374,7 @@ fn with_index(t: &Table, index: IndexDef) -> Result<Table> {
     schema.indexes.push(index);
     let mut new = copy_table(t, schema);
     let idx = new.indexes.len() - 1;
-    let map = ShardedMap::new();
-    for shard in t.rows.shards() {
-        for (key, cell) in shard.read().iter() {
-            let Some(row) = cell.state.lock().committed.clone() else { continue };
-            let (entry, plen) = new.schema.index_entry(idx, &row, key);
-            let mut m = map.shard(&entry[..plen]).write();
-            if new.schema.unique_applies(idx, &row) {
-                let prefix = &entry[..plen];
-                let dup = m.range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded)).next();
-                if dup.is_some_and(|(k, _)| k.starts_with(prefix)) {
-                    let def = &new.schema.indexes[idx];
-                    return Err(Error::DupEntry {
-                        entry: new.schema.entry_text(&def.columns, &row),
-                        key: def.name.clone(),
-                    });
-                }
-            }
-            m.insert(entry, cell.clone());
-        }
-    }
+    let map = alter::build_index(&new, idx, t)?;
     new.indexes[idx] = map;
     Ok(new)
 }

@@ -146,7 +146,9 @@ fn kept_rows(t: &Table, schema: TableSchema) -> Result<Table> {
     Ok(new)
 }
 
-fn build_index(new: &Table, idx: usize, from: &Table) -> Result<ShardedMap> {
+/// Index `idx` of `new` built from `from`'s committed rows (1062 on a duplicate of a unique
+/// key): for ALTER's new indexes and CREATE INDEX (`with_index`).
+pub(super) fn build_index(new: &Table, idx: usize, from: &Table) -> Result<ShardedMap> {
     let map = ShardedMap::new();
     for shard in from.rows.shards() {
         for (key, cell) in shard.read().iter() {
