@@ -9,6 +9,8 @@ use engine::Value;
 use super::admin::AdminCommand;
 use accounts::Privileges;
 
+use super::error::{Result, SqlError};
+
 /// mysqld's `MAX_SELECT_NESTING` (sql_lex.h): deeper subqueries answer 1473 (the parser
 /// counts, `query/subquery.rs` relies on the bound).
 pub(crate) const MAX_SELECT_NESTING: usize = 63;
@@ -18,6 +20,25 @@ pub(crate) const MAX_SELECT_NESTING: usize = 63;
 pub struct TableRef {
     pub db: Option<String>,
     pub name: String,
+}
+
+impl TableRef {
+    /// sqlparser's `[db.]t` name (1064 for another kind of part, 1103 for more than two).
+    pub(crate) fn from_sql(n: &sqlparser::ast::ObjectName) -> Result<TableRef> {
+        use sqlparser::ast as sp;
+        let parts: Vec<String> =
+            n.0.iter()
+                .map(|p| match p {
+                    sp::ObjectNamePart::Identifier(i) => Ok(i.value.clone()),
+                    _ => Err(SqlError::near(&n.to_string())),
+                })
+                .collect::<Result<_>>()?;
+        match parts.as_slice() {
+            [t] => Ok(TableRef { db: None, name: t.clone() }),
+            [d, t] => Ok(TableRef { db: Some(d.clone()), name: t.clone() }),
+            _ => Err(SqlError::WrongTableName(n.to_string())),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

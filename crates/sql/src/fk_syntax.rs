@@ -27,21 +27,6 @@ fn action(a: &Option<sp::ReferentialAction>) -> FkAction {
     }
 }
 
-fn name_of(n: &sp::ObjectName) -> Result<TableRef> {
-    let parts: Vec<String> =
-        n.0.iter()
-            .map(|p| match p {
-                sp::ObjectNamePart::Identifier(i) => Ok(i.value.clone()),
-                _ => Err(SqlError::near(&n.to_string())),
-            })
-            .collect::<Result<_>>()?;
-    match parts.as_slice() {
-        [t] => Ok(TableRef { db: None, name: t.clone() }),
-        [d, t] => Ok(TableRef { db: Some(d.clone()), name: t.clone() }),
-        _ => Err(SqlError::WrongTableName(n.to_string())),
-    }
-}
-
 /// The specification of a FOREIGN KEY table constraint (`con` must be one).
 pub(crate) fn fk_spec(con: &sp::TableConstraint) -> Result<FkSpec> {
     let sp::TableConstraint::ForeignKey {
@@ -76,7 +61,7 @@ pub(crate) fn fk_spec(con: &sp::TableConstraint) -> Result<FkSpec> {
         name: name.as_ref().map(|n| n.value.clone()),
         index_name: index_name.as_ref().map(|n| n.value.clone()),
         columns: columns.iter().map(|c| c.value.clone()).collect(),
-        parent: name_of(foreign_table)?,
+        parent: TableRef::from_sql(foreign_table)?,
         parent_columns: referred_columns.iter().map(|c| c.value.clone()).collect(),
         on_delete: action(on_delete),
         on_update: action(on_update),
@@ -131,5 +116,5 @@ pub(crate) fn alter_statement(st: &sp::Statement) -> Result<Option<Stmt>> {
             _ => unreachable!("checked above: foreign key clauses only"),
         }
     }
-    Ok(Some(Stmt::AlterForeignKeys { table: name_of(name)?, add, drop }))
+    Ok(Some(Stmt::AlterForeignKeys { table: TableRef::from_sql(name)?, add, drop }))
 }

@@ -1437,27 +1437,30 @@ impl Front<'_> {
                 let name = ci.name.as_ref().map(last_part).transpose()?;
                 let columns = ci.columns.iter().map(index_column).collect::<Result<Vec<_>>>()?;
                 Ok(Stmt::CreateIndex {
-                    table: table_ref(&ci.table_name)?,
+                    table: TableRef::from_sql(&ci.table_name)?,
                     index: IndexSpec { name, columns, unique: ci.unique },
                 })
             }
             sp::Statement::Drop { object_type, if_exists, names, table, temporary, .. } => {
                 match object_type {
                     sp::ObjectType::Table if !temporary => Ok(Stmt::DropTable {
-                        tables: names.iter().map(table_ref).collect::<Result<_>>()?,
+                        tables: names.iter().map(TableRef::from_sql).collect::<Result<_>>()?,
                         if_exists,
                     }),
                     sp::ObjectType::Index => {
                         let (Some(t), [name]) = (table, names.as_slice()) else {
                             return Err(unsupported("DROP INDEX without ON table"));
                         };
-                        Ok(Stmt::DropIndex { table: table_ref(&t)?, name: last_part(name)? })
+                        Ok(Stmt::DropIndex {
+                            table: TableRef::from_sql(&t)?,
+                            name: last_part(name)?,
+                        })
                     }
                     other => Err(unsupported(format!("DROP {other}"))),
                 }
             }
             sp::Statement::Truncate { table_names, .. } => match table_names.as_slice() {
-                [t] => Ok(Stmt::Truncate(table_ref(&t.name)?)),
+                [t] => Ok(Stmt::Truncate(TableRef::from_sql(&t.name)?)),
                 _ => Err(unsupported("TRUNCATE of several tables")),
             },
             other => {
@@ -1474,7 +1477,7 @@ impl Front<'_> {
         }
         match &t.relation {
             sp::TableFactor::Table { name, alias, args: None, .. } => {
-                Ok((table_ref(name)?, alias.as_ref().map(|a| a.name.value.clone())))
+                Ok((TableRef::from_sql(name)?, alias.as_ref().map(|a| a.name.value.clone())))
             }
             sp::TableFactor::Derived { .. } => Err(unsupported("subqueries in FROM")),
             other => Err(unsupported(format!("FROM {other}"))),
@@ -1549,7 +1552,7 @@ impl Front<'_> {
         }
         match f {
             sp::TableFactor::Table { name, alias, args: None, .. } => {
-                let table = table_ref(name)?;
+                let table = TableRef::from_sql(name)?;
                 let alias = alias.as_ref().map(|a| a.name.value.clone());
                 if first.is_none() {
                     *first = Some((table, alias));
@@ -1646,7 +1649,7 @@ impl Front<'_> {
                     sp::SelectItemQualifiedWildcardKind::ObjectName(name),
                     _,
                 ) => {
-                    let t = table_ref(name)?;
+                    let t = TableRef::from_sql(name)?;
                     SelectItem::TableWildcard(t.db, t.name)
                 }
                 sp::SelectItem::QualifiedWildcard(..) => return Err(unsupported("this wildcard")),
@@ -1778,7 +1781,7 @@ impl Front<'_> {
         let sp::TableObject::TableName(name) = &i.table else {
             return Err(unsupported("INSERT INTO TABLE FUNCTION"));
         };
-        let table = table_ref(name)?;
+        let table = TableRef::from_sql(name)?;
         let mut columns: Vec<String> = i.columns.iter().map(|c| c.value.clone()).collect();
         let mut rows = Vec::new();
         let mut select = None;
@@ -1933,7 +1936,7 @@ impl Front<'_> {
             }
         }
         Ok(Stmt::CreateTable(CreateTable {
-            table: table_ref(&ct.name)?,
+            table: TableRef::from_sql(&ct.name)?,
             if_not_exists: ct.if_not_exists,
             columns,
             primary_key,
@@ -2849,21 +2852,6 @@ fn last_part(n: &sp::ObjectName) -> Result<String> {
     match n.0.last() {
         Some(sp::ObjectNamePart::Identifier(i)) => Ok(i.value.clone()),
         _ => Err(SqlError::near(&n.to_string())),
-    }
-}
-
-fn table_ref(n: &sp::ObjectName) -> Result<TableRef> {
-    let parts: Vec<String> =
-        n.0.iter()
-            .map(|p| match p {
-                sp::ObjectNamePart::Identifier(i) => Ok(i.value.clone()),
-                _ => Err(SqlError::near(&n.to_string())),
-            })
-            .collect::<Result<_>>()?;
-    match parts.as_slice() {
-        [t] => Ok(TableRef { db: None, name: t.clone() }),
-        [d, t] => Ok(TableRef { db: Some(d.clone()), name: t.clone() }),
-        _ => Err(SqlError::WrongTableName(n.to_string())),
     }
 }
 

@@ -12,7 +12,7 @@ use sqlparser::ast as sp;
 use sqlparser::parser::Parser;
 
 use super::{last_part, parse_error, wrong_usage, Front};
-use crate::ast::{MultiDelete, MultiUpdate, Select, SelectItem, Stmt};
+use crate::ast::{MultiDelete, MultiUpdate, Select, SelectItem, Stmt, TableRef};
 use crate::error::{Result, SqlError};
 
 impl Front<'_> {
@@ -164,7 +164,7 @@ impl Front<'_> {
             if n.0.last().and_then(|p| p.as_ident()).is_some_and(|i| i.value == "*") {
                 n.0.pop();
             }
-            targets.push(super::table_ref(&n)?);
+            targets.push(TableRef::from_sql(&n)?);
         }
         let from = self.write_source(source, d.selection.as_ref())?;
         Ok(Stmt::MultiDelete(MultiDelete { targets, from }))
