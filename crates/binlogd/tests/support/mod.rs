@@ -170,8 +170,9 @@ pub fn stop_with(mut running: Running, signal: &str, clean: bool) -> String {
     let status = Command::new("kill").args([signal, &pid]).status().expect("kill");
     assert!(status.success(), "kill {signal} {pid}");
     let exit = running.child.wait().expect("wait");
-    assert_eq!(exit.success(), clean, "exit status {exit}");
-    std::fs::read_to_string(&running.log).expect("log")
+    let log = std::fs::read_to_string(&running.log).expect("log");
+    assert_eq!(exit.success(), clean, "exit status {exit}; server log:\n{log}");
+    log
 }
 
 /// A MariaDB client `program` (`mariadb`, `mariadb-admin`, ...) set to reach 127.0.0.1:`port`
