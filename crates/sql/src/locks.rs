@@ -17,12 +17,21 @@
 //!   every access of others wait. Waits are bounded by `lock_wait_timeout` (1205) and end on
 //!   KILL (the caller's interrupt check).
 //!
-//! Invariant: `blocking` equals the number of sessions in `State::global_read`; `writers`
-//! the number of live [`WritePass`]es.
+//! - Table use: every session records the tables its open transaction (or, in autocommit,
+//!   its running statement) reads and writes in its [`TableUse`], until the transaction ends
+//!   (mysqld's transactional `MDL_SHARED_READ`/`MDL_SHARED_WRITE`, released by
+//!   `MDL_context::release_transactional_locks`). LOCK TABLES registers its locks first, then
+//!   waits until no other session uses a table in a conflicting way (a WRITE lock: any use; a
+//!   READ lock: a write), so a statement or transaction that got past its check before the
+//!   LOCK TABLES never runs beside it. The two sides form the Dekker pattern: a session records
+//!   its use, then reads `table_locks`; LOCK TABLES raises `table_locks`, then reads the uses.
+//!   A session that already uses a table goes on using it while a LOCK TABLES waits for it (as
+//!   an MDL already granted); one that would have to wait for a LOCK TABLES that is waiting
+//!   for it gets 1213 (mysqld's MDL deadlock detector answers `ER_LOCK_DEADLOCK`).
 //!
-//! Weaker than mysqld: a statement that checked the table locks before another session's
-//! LOCK TABLES was granted runs to its end beside it (mysqld's MDL makes the LOCK TABLES wait
-//! for it).
+//! Invariant: `blocking` equals the number of sessions in `State::global_read`; `writers`
+//! the number of live [`WritePass`]es; a session in `State::draining` holds its table locks
+//! in `State::tables` already.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -61,6 +70,76 @@ struct State {
     backup: HashSet<u32>,
     /// `db.table` (lower case) -> who holds it.
     tables: HashMap<String, TableLock>,
+    /// Sessions whose LOCK TABLES is registered and waits for other sessions' uses to end.
+    draining: HashSet<u32>,
+}
+
+/// The tables one session's open transaction uses (`db.table` lower case, and whether it
+/// writes them). Entries past `active` are spare buffers: recording a table in a new
+/// transaction reuses them instead of allocating.
+#[derive(Default)]
+pub(crate) struct TableUse {
+    list: Mutex<UseList>,
+}
+
+#[derive(Default)]
+struct UseList {
+    entries: Vec<(String, bool)>,
+    active: usize,
+}
+
+fn key_is(key: &str, db: &str, name: &str) -> bool {
+    let (k, d, n) = (key.as_bytes(), db.as_bytes(), name.as_bytes());
+    k.len() == d.len() + 1 + n.len()
+        && k[..d.len()].eq_ignore_ascii_case(d)
+        && k[d.len()] == b'.'
+        && k[d.len() + 1..].eq_ignore_ascii_case(n)
+}
+
+impl TableUse {
+    /// How many entries are recorded (a mark for [`Self::truncate`]).
+    pub(crate) fn mark(&self) -> usize {
+        self.list.lock().active
+    }
+
+    /// Records a use of `db.name`; false when the transaction already uses it so (a write
+    /// use covers a read).
+    pub(crate) fn note(&self, db: &str, name: &str, write: bool) -> bool {
+        let mut l = self.list.lock();
+        let active = l.active;
+        if l.entries[..active].iter().any(|(k, w)| (*w || !write) && key_is(k, db, name)) {
+            return false;
+        }
+        if active == l.entries.len() {
+            l.entries.push((String::new(), write));
+        }
+        let e = &mut l.entries[active];
+        e.0.clear();
+        e.0.push_str(db);
+        e.0.push('.');
+        e.0.push_str(name);
+        e.0.make_ascii_lowercase();
+        e.1 = write;
+        l.active += 1;
+        true
+    }
+
+    /// Forgets the entries recorded after `mark`.
+    pub(crate) fn truncate(&self, mark: usize) {
+        let mut l = self.list.lock();
+        l.active = l.active.min(mark);
+    }
+
+    /// The transaction ended: it uses nothing.
+    pub(crate) fn release(&self) {
+        self.truncate(0);
+    }
+
+    /// Whether a lock on `key` (`write`: a WRITE lock) must wait for this use.
+    pub(crate) fn blocks(&self, key: &str, write: bool) -> bool {
+        let l = self.list.lock();
+        l.entries[..l.active].iter().any(|(k, w)| (write || *w) && k == key)
+    }
 }
 
 /// The server's statement locks.
@@ -71,6 +150,8 @@ pub(crate) struct Locks {
     table_locks: AtomicU32,
     st: Mutex<State>,
     cv: Condvar,
+    /// Every session's [`TableUse`], by connection id.
+    uses: Mutex<HashMap<u32, Arc<TableUse>>>,
 }
 
 /// A write statement or commit in progress (see the module doc); released on drop.
@@ -216,7 +297,65 @@ impl Locks {
             }
             self.table_locks.fetch_add(1, Ordering::SeqCst);
         }
-        Ok(())
+        st.draining.insert(conn);
+        drop(st);
+        // Registered: no new use can start; wait for the uses that did.
+        let drained = loop {
+            let busy =
+                self.uses.lock().iter().any(|(&c, u)| {
+                    c != conn && tables.iter().any(|(t, write)| u.blocks(t, *write))
+                });
+            if !busy {
+                break Ok(());
+            }
+            if let Err(e) = w.check() {
+                break Err(e);
+            }
+            std::thread::sleep(POLL);
+        };
+        self.st.lock().draining.remove(&conn);
+        if drained.is_err() {
+            self.unlock_tables(conn);
+        }
+        self.cv.notify_all();
+        drained
+    }
+
+    /// Registers session `conn`'s table use (replacing an earlier one of the same id).
+    pub(crate) fn register_use(&self, conn: u32, table_use: &Arc<TableUse>) {
+        self.uses.lock().insert(conn, table_use.clone());
+    }
+
+    /// Drops session `conn`'s table use, if `table_use` is the one registered.
+    pub(crate) fn unregister_use(&self, conn: u32, table_use: &Arc<TableUse>) {
+        let mut uses = self.uses.lock();
+        if uses.get(&conn).is_some_and(|u| Arc::ptr_eq(u, table_use)) {
+            uses.remove(&conn);
+        }
+    }
+
+    /// The first of `tables` that another session's table lock keeps session `conn` from
+    /// reading (or, `write`, writing): the table, whether that session's LOCK TABLES is still
+    /// waiting for other sessions' uses, and whether its lock is a WRITE lock.
+    pub(crate) fn table_conflict(
+        &self,
+        conn: u32,
+        tables: &[String],
+        write: bool,
+    ) -> Option<(String, bool, bool)> {
+        if self.table_locks.load(Ordering::SeqCst) == 0 {
+            return None;
+        }
+        let st = self.st.lock();
+        tables.iter().find_map(|t| {
+            let l = st.tables.get(t)?;
+            let (holder, write_lock) = match l.writer {
+                Some(c) if c != conn => (c, true),
+                _ if write => (l.readers.keys().copied().find(|&c| c != conn)?, false),
+                _ => return None,
+            };
+            Some((t.clone(), st.draining.contains(&holder), write_lock))
+        })
     }
 
     /// Releases every table lock of `conn`.

@@ -155,6 +155,8 @@ pub struct Session {
     pub(crate) next_read_only: Option<bool>,
     /// Session state changes for the next OK packet (tracker.rs).
     pub(crate) tracked: super::tracked::Tracked,
+    /// The tables the open transaction uses (locks.rs), registered with the server's locks.
+    pub(crate) table_use: Arc<super::locks::TableUse>,
 }
 
 impl std::fmt::Debug for Session {
@@ -181,6 +183,8 @@ impl Session {
                 privileges: found.map_or(Privileges::NONE, |a| a.privileges),
             }
         });
+        let table_use = Arc::new(super::locks::TableUse::default());
+        server.locks.register_use(connection_id, &table_use);
         Session {
             server,
             connection_id,
@@ -212,6 +216,7 @@ impl Session {
             read_write_txn: false,
             next_read_only: None,
             tracked: Default::default(),
+            table_use,
         }
     }
 
@@ -286,6 +291,7 @@ impl Session {
         self.begin_statement();
         self.attempt(|sess| {
             let r = sess.run(&parsed.stmt, &[], sql);
+            sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r
         })
@@ -301,6 +307,7 @@ impl Session {
         self.begin_statement();
         self.attempt(|sess| {
             let r = sess.run(&stmt.parsed.stmt, params, &stmt.sql);
+            sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r
         })
@@ -397,6 +404,7 @@ impl Session {
             return Err(self.fail(SqlError::near("?")));
         }
         let r = self.run(&parsed.stmt, &[], sql);
+        self.end_table_use(&r);
         self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
     }
@@ -444,6 +452,7 @@ impl Session {
         }
         self.begin_statement();
         let r = self.run(&stmt.parsed.stmt, params, &stmt.sql);
+        self.end_table_use(&r);
         self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
     }
@@ -1054,6 +1063,7 @@ impl Session {
     }
 
     pub(crate) fn rollback_open(&mut self) {
+        self.table_use.release();
         if let Some(open) = self.txn.take() {
             self.next_isolation = None;
             // A failed rollback means the redo is poisoned; the engine refuses further writes
@@ -1453,6 +1463,7 @@ impl Drop for Session {
         locks.release_global_read(self.connection_id);
         locks.unlock_tables(self.connection_id);
         locks.release_backup(self.connection_id);
+        locks.unregister_use(self.connection_id, &self.table_use);
     }
 }
 

@@ -133,13 +133,52 @@ impl Session {
             }
             return Ok(());
         }
-        if !self.server.locks.any_table_locks() {
-            return Ok(());
-        }
-        let keys = tables.iter().map(|t| self.table_key(t)).collect::<Result<Vec<_>>>()?;
         let locks = self.server.locks.clone();
         let conn = self.connection_id;
-        self.with_lock_wait(|w| locks.access_tables(conn, &keys, write, w))
+        loop {
+            // Record the uses first, then look at the table locks (locks.rs, the Dekker pair).
+            let mark = self.table_use.mark();
+            let mut fresh = false;
+            for t in tables {
+                let db = match (&t.db, &self.db) {
+                    (Some(d), _) | (None, Some(d)) => d.as_str(),
+                    // No database: table_key answers 1046.
+                    (None, None) => return self.table_key(t).map(drop),
+                };
+                if db.eq_ignore_ascii_case("information_schema")
+                    || db.eq_ignore_ascii_case("performance_schema")
+                {
+                    continue;
+                }
+                fresh |= self.table_use.note(db, &t.name, write);
+            }
+            if !fresh || !locks.any_table_locks() {
+                return Ok(());
+            }
+            let keys = tables.iter().map(|t| self.table_key(t)).collect::<Result<Vec<_>>>()?;
+            let Some((key, draining, write_lock)) = locks.table_conflict(conn, &keys, write) else {
+                return Ok(());
+            };
+            self.table_use.truncate(mark);
+            // The LOCK TABLES waits for this transaction's earlier use: waiting for it would
+            // never end (mysqld's MDL deadlock, ER_LOCK_DEADLOCK).
+            if draining && self.table_use.blocks(&key, write_lock) {
+                return Err(SqlError::Engine(engine::Error::Deadlock));
+            }
+            self.with_lock_wait(|w| locks.access_tables(conn, &keys, write, w))?;
+        }
+    }
+
+    /// After a statement: an error that ends the transaction (1213 from [`Self::table_access`]
+    /// comes before any row was touched) rolls it back; outside a transaction the session
+    /// uses no table any more.
+    pub(crate) fn end_table_use(&mut self, outcome: &Result<Output>) {
+        if outcome.as_ref().is_err_and(|e| e.rolls_back_transaction()) {
+            self.rollback_open();
+        }
+        if self.txn.is_none() {
+            self.table_use.release();
+        }
     }
 
     /// Leaves LOCK TABLES mode (UNLOCK TABLES, BEGIN, a new LOCK TABLES, disconnect).

@@ -389,3 +389,57 @@ fn set_transaction_read_only_applies_to_the_next_transaction_only() {
     q(&mut a, "COMMIT");
     assert_eq!(code(&mut a, "INSERT INTO t VALUES (11, 1, 1)"), 1792);
 }
+
+/// LOCK TABLES waits for transactions that already use the table, as mysqld's metadata locks
+/// make it (a transaction's MDL_SHARED_READ/WRITE is held to its end): a WRITE lock waits for
+/// any open use, a READ lock only for a write; the user goes on using its table while the
+/// LOCK TABLES waits; a user that would wait for a LOCK TABLES waiting for it gets 1213.
+#[test]
+fn lock_tables_waits_for_open_transactions_using_the_table() {
+    let (srv, mut a, mut b) = setup();
+    q(&mut b, "SET SESSION lock_wait_timeout = 1");
+    q(&mut a, "BEGIN");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    // A WRITE lock waits for a's open transaction, which read t (1205 after 1 s).
+    assert_eq!(code(&mut b, "LOCK TABLES t WRITE"), 1205);
+    // A READ lock does not: a only read.
+    q(&mut b, "LOCK TABLES t READ");
+    q(&mut b, "UNLOCK TABLES");
+    // The WRITE lock is granted once a commits; a waits for it from then on.
+    q(&mut b, "SET SESSION lock_wait_timeout = 30");
+    let locker = spawn_query(b, "LOCK TABLES t WRITE");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!locker.is_finished(), "LOCK TABLES waits for a's transaction");
+    // a already uses t: it reads on while the LOCK TABLES waits.
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "3");
+    // Writing t would wait for the LOCK TABLES that waits for a: a deadlock, a rolled back.
+    assert_eq!(code(&mut a, "UPDATE t SET v = v + 1 WHERE id = 1"), 1213);
+    let (mut b, r) = locker.join().expect("locker");
+    r.expect("granted after a's transaction ended");
+    q(&mut b, "INSERT INTO t VALUES (30, 1, 1)");
+    q(&mut a, "SET SESSION lock_wait_timeout = 1");
+    assert_eq!(code(&mut a, "SELECT COUNT(*) FROM t"), 1205);
+    q(&mut b, "UNLOCK TABLES");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "4");
+
+    // A write in an open transaction holds off a READ lock too; autocommit statements hold
+    // their table only while they run.
+    q(&mut a, "BEGIN");
+    q(&mut a, "UPDATE t SET v = v + 1 WHERE id = 2");
+    let mut c = srv.session("root", "localhost");
+    q(&mut c, "USE d");
+    q(&mut c, "SET SESSION lock_wait_timeout = 1");
+    assert_eq!(code(&mut c, "LOCK TABLES t READ"), 1205);
+    q(&mut a, "ROLLBACK");
+    q(&mut c, "LOCK TABLES t READ");
+    q(&mut c, "UNLOCK TABLES");
+    q(&mut a, "INSERT INTO t VALUES (31, 1, 1)");
+    q(&mut c, "LOCK TABLES t WRITE");
+    q(&mut c, "UNLOCK TABLES");
+    // A disconnect ends the use.
+    q(&mut a, "BEGIN");
+    assert_eq!(one(&mut a, "SELECT COUNT(*) FROM t"), "5");
+    drop(a);
+    q(&mut c, "LOCK TABLES t WRITE");
+    q(&mut c, "UNLOCK TABLES");
+}
