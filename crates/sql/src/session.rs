@@ -155,6 +155,8 @@ pub struct Session {
     pub(crate) next_read_only: Option<bool>,
     /// Session state changes for the next OK packet (tracker.rs).
     pub(crate) tracked: super::tracked::Tracked,
+    /// The working tables of the recursive CTEs being run (`query/union.rs`), by CTE id.
+    pub(crate) work_tables: super::query::union::WorkTables,
 }
 
 impl std::fmt::Debug for Session {
@@ -212,6 +214,7 @@ impl Session {
             read_write_txn: false,
             next_read_only: None,
             tracked: Default::default(),
+            work_tables: Default::default(),
         }
     }
 
