@@ -389,6 +389,13 @@ impl Session {
             return Ok(());
         }
         match stmt {
+            // A query expression: each block as a SELECT (`query/union.rs`).
+            Stmt::Select(s) if s.query_expr().is_some() => {
+                for b in s.query_expr().map(|q| q.blocks()).unwrap_or_default() {
+                    self.check_privileges(&Stmt::Select(b.clone()))?;
+                }
+                Ok(())
+            }
             Stmt::Select(s) if s.is_multi() => self.check_multi_select(s),
             // mysqld checks the explained statement's own privileges (`explain_query` runs
             // the statement's precheck).

@@ -237,6 +237,9 @@ pub enum Expr {
     /// Inside a correlated subquery: position `.0` of the enclosing query's row (replaced by
     /// that row's value before each run of the subquery).
     OuterRef(usize),
+    /// A query expression (set operations, WITH, parenthesised blocks) standing as the only
+    /// item of a wrapper SELECT ([`Select::wrap`], `query/union.rs`); never bound.
+    Query(Box<QueryExpr>),
 }
 
 /// How a subquery's result is used (`Item_subselect`'s kinds).
@@ -382,6 +385,12 @@ impl Select {
 /// The stored tables a SELECT reads, derived tables' included (recursion bounded by the
 /// statement's depth limit, `crate::depth`).
 pub fn base_tables<'s>(s: &'s Select, out: &mut Vec<&'s TableRef>) {
+    if let Some(q) = s.query_expr() {
+        for b in q.blocks() {
+            base_tables(b, out);
+        }
+        return;
+    }
     let first = s.from.iter().map(|t| (t, s.derived.as_deref()));
     let rest = s.joins.iter().map(|j| (&j.table, j.derived.as_deref()));
     for (t, derived) in first.chain(rest) {
@@ -977,7 +986,7 @@ pub enum TrimWhere {
 /// Whether an expression holds a subquery (outside nested subqueries' own clauses).
 pub(crate) fn expr_has_subquery(e: &Expr) -> bool {
     let mut found = false;
-    e.walk(&mut |x| found |= matches!(x, Expr::Subquery(_)));
+    e.walk(&mut |x| found |= matches!(x, Expr::Subquery(_) | Expr::Query(_)));
     found
 }
 
@@ -993,4 +1002,124 @@ pub(crate) fn has_subquery(s: &Select) -> bool {
         || s.group_by.iter().any(expr_has_subquery)
         || s.order_by.iter().any(|o| expr_has_subquery(&o.expr))
         || s.joins.iter().any(|j| j.on.as_ref().is_some_and(expr_has_subquery))
+}
+
+/// A set operation between query blocks (`UNION`, and 8.0.31's `INTERSECT` / `EXCEPT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOp {
+    Union,
+    Intersect,
+    Except,
+}
+
+/// The body of a query expression: a query block, or a set operation of two bodies
+/// (left-associative as written; INTERSECT binds tighter, as in mysqld 8.0.31).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SetExpr {
+    /// One query block; a parenthesised query expression is a block that is a wrapper
+    /// ([`Select::wrap`]).
+    Block(Box<Select>),
+    /// `left op [ALL | DISTINCT] right`; `all` false is DISTINCT (the default).
+    Op { op: SetOp, all: bool, left: Box<SetExpr>, right: Box<SetExpr> },
+    /// The working table of recursive CTE number `.0` (its rows of the previous iteration).
+    Work(usize),
+}
+
+/// A query expression: `[WITH ...] body [ORDER BY ...] [LIMIT ...]` (mysqld's
+/// `Query_expression`). Common table expressions are inlined by the parser as derived tables,
+/// so only a recursive one is visible here (`recursive`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryExpr {
+    pub body: SetExpr,
+    pub order_by: Vec<OrderItem>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    /// Names replacing the result's column names (a CTE's column list `WITH c(a, b) AS`).
+    pub names: Vec<String>,
+    /// `WITH RECURSIVE`: this expression is recursive CTE (id, name); its blocks reading
+    /// [`SetExpr::Work`] with that id are the recursive ones.
+    pub recursive: Option<(usize, String)>,
+}
+
+impl QueryExpr {
+    /// The query blocks of the body, left to right (wrapper blocks as they are).
+    pub fn blocks(&self) -> Vec<&Select> {
+        fn walk<'a>(e: &'a SetExpr, out: &mut Vec<&'a Select>) {
+            match e {
+                SetExpr::Block(s) => out.push(s),
+                SetExpr::Op { left, right, .. } => {
+                    walk(left, out);
+                    walk(right, out);
+                }
+                SetExpr::Work(_) => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.body, &mut out);
+        out
+    }
+
+    /// The query blocks of the body, mutably.
+    pub fn blocks_mut(&mut self) -> Vec<&mut Select> {
+        fn walk<'a>(e: &'a mut SetExpr, out: &mut Vec<&'a mut Select>) {
+            match e {
+                SetExpr::Block(s) => out.push(s),
+                SetExpr::Op { left, right, .. } => {
+                    walk(left, out);
+                    walk(right, out);
+                }
+                SetExpr::Work(_) => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(&mut self.body, &mut out);
+        out
+    }
+}
+
+impl Select {
+    /// A SELECT standing for the query expression `q`: its only item is [`Expr::Query`] and
+    /// it has no FROM. Every path that runs a SELECT (`Session::run_select`, derived tables,
+    /// subqueries, INSERT ... SELECT, EXPLAIN, PREPARE) recognises it by [`Select::query_expr`].
+    pub fn wrap(q: QueryExpr) -> Select {
+        Select {
+            from: None,
+            alias: None,
+            items: vec![SelectItem::Expr {
+                expr: Expr::Query(Box::new(q)),
+                label: String::new(),
+                aliased: false,
+            }],
+            filter: None,
+            group_by: Vec::new(),
+            having: None,
+            order_by: Vec::new(),
+            limit: None,
+            offset: None,
+            distinct: false,
+            for_update: false,
+            for_share: false,
+            joins: Vec::new(),
+            derived: None,
+        }
+    }
+
+    /// The query expression of a wrapper SELECT ([`Select::wrap`]).
+    pub fn query_expr(&self) -> Option<&QueryExpr> {
+        match self.items.as_slice() {
+            [SelectItem::Expr { expr: Expr::Query(q), .. }] if self.from.is_none() => Some(q),
+            _ => None,
+        }
+    }
+
+    /// The query expression of a wrapper SELECT, mutably.
+    pub fn query_expr_mut(&mut self) -> Option<&mut QueryExpr> {
+        if self.from.is_some() {
+            return None;
+        }
+        match self.items.as_mut_slice() {
+            [SelectItem::Expr { expr: Expr::Query(q), .. }] => Some(q),
+            _ => None,
+        }
+    }
 }

@@ -581,6 +581,7 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
         | Expr::AggCall { .. }
         | Expr::GroupConcat(_)
         | Expr::Subquery(_)
+        | Expr::Query(_)
         | Expr::OuterRef(_)
         | Expr::Default => return Err(internal("unbound expression")),
     })

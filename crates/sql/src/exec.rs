@@ -406,7 +406,7 @@ impl Binder<'_> {
             Expr::GroupConcat(g) => self.bind_group_concat(g)?,
             // Subqueries are run and replaced before binding (`query/subquery.rs`); one still
             // here sits where this statement does not run them.
-            Expr::Subquery(_) | Expr::OuterRef(_) => {
+            Expr::Subquery(_) | Expr::Query(_) | Expr::OuterRef(_) => {
                 return Err(SqlError::NotSupported("subqueries in this clause".into()))
             }
             Expr::Func(f, args) => {

@@ -395,8 +395,20 @@ fn order_is_key(schema: &TableSchema, order: &[(Expr, bool)]) -> bool {
 
 impl Session {
     /// `EXPLAIN stmt`: the privileges and errors of `stmt` itself (it is bound as it would
-    /// run), then its plan.
+    /// run), then its plan; query expressions, subqueries and materialized derived tables
+    /// through `query/explain_union.rs`.
     pub(crate) fn explain(&mut self, stmt: &Stmt) -> Result<Output> {
+        if let Stmt::Select(s) = stmt {
+            self.check_privileges(stmt)?;
+            if let Some(rows) = self.explain_tree(s)? {
+                return Ok(Output::Rows { columns: columns(), rows });
+            }
+        }
+        self.explain_plain(stmt)
+    }
+
+    /// `EXPLAIN` of one query block or write statement.
+    pub(crate) fn explain_plain(&mut self, stmt: &Stmt) -> Result<Output> {
         self.check_privileges(stmt)?;
         let rows = match stmt {
             Stmt::Select(s) if s.is_multi() => {

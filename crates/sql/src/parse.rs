@@ -29,6 +29,7 @@ use super::timefn::{CastTo, TimeFn, Unit};
 use accounts::Privileges;
 
 mod alter;
+mod query_expr;
 mod writes;
 
 static DIALECT: MySqlDialect = MySqlDialect {};
@@ -66,7 +67,13 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             })
         };
     }
-    let mut p = Front { sql, parser: new_parser(sql)?, params: 0, nesting: 0 };
+    let mut p = Front {
+        sql,
+        parser: new_parser(sql)?,
+        params: 0,
+        nesting: 0,
+        with: query_expr::WithScope::default(),
+    };
     let stmt = p.statement()?;
     let _ = p.parser.consume_token(&Token::SemiColon);
     if p.parser.peek_token().token != Token::EOF {
@@ -265,6 +272,8 @@ struct Front<'a> {
     params: usize,
     /// How many subqueries enclose the expression being converted.
     nesting: usize,
+    /// The common table expressions in scope (`parse/query_expr.rs`).
+    with: query_expr::WithScope,
 }
 
 impl Front<'_> {
@@ -1554,6 +1563,20 @@ impl Front<'_> {
             sp::TableFactor::Table { name, alias, args: None, .. } => {
                 let table = TableRef::from_sql(name)?;
                 let alias = alias.as_ref().map(|a| a.name.value.clone());
+                if let Some(cte) = self.cte_table(name) {
+                    // A common table expression: a derived table named as the CTE.
+                    let label = alias.unwrap_or_else(|| table.name.clone());
+                    let table = TableRef { db: None, name: label.clone() };
+                    let (alias, inner) = (Some(label), Some(Box::new(cte)));
+                    if first.is_none() {
+                        *first = Some((table, alias));
+                        *first_derived = inner;
+                    } else {
+                        let derived = inner;
+                        joins.push(JoinItem { table, alias, kind, on, using, natural, derived });
+                    }
+                    return Ok(());
+                }
                 if first.is_none() {
                     *first = Some((table, alias));
                 } else {
@@ -1603,10 +1626,9 @@ impl Front<'_> {
                         message: "Every derived table must have its own alias".into(),
                     });
                 };
-                if !alias.columns.is_empty() {
-                    return Err(unsupported("column lists of derived tables"));
-                }
-                let inner = Box::new(self.query(subquery)?);
+                let names: Vec<String> =
+                    alias.columns.iter().map(|c| c.name.value.clone()).collect();
+                let inner = Box::new(query_expr::with_names(self.query(subquery)?, names));
                 let table = TableRef { db: None, name: alias.name.value.clone() };
                 let alias = Some(alias.name.value.clone());
                 if first.is_none() {
@@ -1622,10 +1644,9 @@ impl Front<'_> {
         }
     }
 
-    fn query(&mut self, q: &sp::Query) -> Result<Select> {
-        if q.with.is_some() {
-            return Err(unsupported("WITH"));
-        }
+    /// One query block (a SELECT with its ORDER BY / LIMIT / locking clauses); WITH and set
+    /// operations are `query_expr.rs`'s.
+    fn query_block(&mut self, q: &sp::Query) -> Result<Select> {
         let sel = match q.body.as_ref() {
             sp::SetExpr::Select(s) => s,
             sp::SetExpr::SetOperation { op, .. } => return Err(unsupported(op.to_string())),
@@ -1673,7 +1694,8 @@ impl Front<'_> {
                 && !matches!(
                     t.relation,
                     sp::TableFactor::NestedJoin { .. } | sp::TableFactor::Derived { .. }
-                ) =>
+                )
+                && !self.is_cte_ref(&t.relation) =>
             {
                 let (r, a) = self.single_table(t)?;
                 if r.db.is_none() && r.name.eq_ignore_ascii_case("dual") {
@@ -3280,6 +3302,7 @@ mod tests {
                 parser: new_parser(text).expect("lexes"),
                 params: 0,
                 nesting: 0,
+                with: query_expr::WithScope::default(),
             };
             assert_eq!(p.statement().expect("parses"), want, "{sql:?}");
         }

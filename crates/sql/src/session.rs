@@ -157,6 +157,8 @@ pub struct Session {
     pub(crate) tracked: super::tracked::Tracked,
     /// The tables the open transaction uses (locks.rs), registered with the server's locks.
     pub(crate) table_use: Arc<super::locks::TableUse>,
+    /// The working tables of the recursive CTEs being run (`query/union.rs`), by CTE id.
+    pub(crate) work_tables: super::query::union::WorkTables,
 }
 
 impl std::fmt::Debug for Session {
@@ -217,6 +219,7 @@ impl Session {
             next_read_only: None,
             tracked: Default::default(),
             table_use,
+            work_tables: Default::default(),
         }
     }
 

@@ -298,6 +298,7 @@ registry! {
         SET, "";
     ConnectTimeout = "connect_timeout", Global, Integer { min: 2, max: 31_536_000 }, "10",
         OPTION_SET, "seconds a client may take to authenticate";
+    CteMaxRecursionDepth = "cte_max_recursion_depth", Both, uint(U32), "1000", SET, "";
     Datadir = "datadir", Global, Text, "./data", OPTION, "data directory (created on first start)";
     DefaultAuthenticationPlugin = "default_authentication_plugin", Global, Text,
         "caching_sha2_password", SET, "";

@@ -36,6 +36,7 @@ pub(crate) fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
         | Expr::UserVar(_)
         | Expr::Agg(_)
         | Expr::Subquery(_)
+        | Expr::Query(_)
         | Expr::OuterRef(_)
         | Expr::Default => e.clone(),
         Expr::Unary(op, x) => Expr::Unary(*op, m(x)),

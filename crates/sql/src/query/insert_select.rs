@@ -65,7 +65,18 @@ impl Session {
             select.for_update = true;
             select.for_share = true;
         }
-        let out = if select.is_multi() {
+        // A query expression: each block reads as the single SELECT above would.
+        if let Some(q) = select.query_expr_mut() {
+            for b in q.blocks_mut() {
+                if !b.for_update && b.from.is_some() {
+                    b.for_update = true;
+                    b.for_share = true;
+                }
+            }
+        }
+        let out = if select.query_expr().is_some() {
+            self.run_select(&select, params)
+        } else if select.is_multi() {
             self.join_select(&select, params)
         } else {
             self.select(&select, params)

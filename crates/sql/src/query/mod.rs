@@ -18,9 +18,11 @@
 
 pub(crate) mod exec;
 mod explain;
+mod explain_union;
 pub(crate) mod insert_select;
 pub(crate) mod plan;
 pub(crate) mod subquery;
+pub(crate) mod union;
 pub(crate) mod write;
 
 use std::sync::Arc;

@@ -116,6 +116,13 @@ fn substitute(e: &mut Expr, values: &[Value]) {
             substitute(x, values);
         }
     }
+    if let Expr::Query(q) = e {
+        for b in q.blocks_mut() {
+            for x in clauses_mut(b) {
+                substitute(x, values);
+            }
+        }
+    }
     for c in children_mut(e) {
         substitute(c, values);
     }
@@ -303,6 +310,9 @@ impl Session {
     /// Runs any SELECT: with subqueries through this module, else the join or the
     /// single-table path.
     pub(crate) fn run_select(&mut self, s: &Select, params: &[Value]) -> Result<Output> {
+        if let Some(q) = s.query_expr() {
+            return self.run_query(q, params);
+        }
         if has_subquery(s) {
             self.subquery_select(s, params)
         } else if s.is_multi() {
@@ -314,6 +324,9 @@ impl Session {
 
     /// The result columns of any SELECT (PREPARE): a subquery is typed from its own columns.
     pub(crate) fn run_select_columns(&mut self, s: &Select) -> Result<Vec<ResultColumn>> {
+        if let Some(q) = s.query_expr() {
+            return self.query_columns(q);
+        }
         if !has_subquery(s) {
             return if s.is_multi() { self.join_select_columns(s) } else { self.select_columns(s) };
         }
@@ -430,6 +443,17 @@ impl Session {
                     }
                 };
                 *e = Expr::OuterRef(i);
+            }
+            return Ok(());
+        }
+        if let Expr::Query(q) = e {
+            // A query expression's blocks: each its own scope (`query/union.rs`).
+            for b in q.blocks_mut() {
+                let names = self.query_names(b)?;
+                inner.push(names);
+                let r = self.mark_select(b, inner, outer, outer_exprs);
+                inner.pop();
+                r?;
             }
             return Ok(());
         }
@@ -1007,5 +1031,38 @@ fn retype(out: Output, typed: &[(usize, ResultColumn)]) -> Output {
             Output::Rows { columns, rows }
         }
         other => other,
+    }
+}
+
+impl Session {
+    /// For EXPLAIN (`query/explain_union.rs`): `s` with its subqueries replaced by NULL, and
+    /// each subquery of its clauses with whether it is dependent (reads the outer row) and its
+    /// outer references replaced by NULL, so it can be planned alone.
+    pub(crate) fn explain_subqueries(
+        &mut self,
+        s: &Select,
+    ) -> Result<(Select, Vec<(Select, bool)>)> {
+        let mut outer = s.clone();
+        for x in clauses_mut(&mut outer) {
+            null_subqueries(x);
+        }
+        let scope = if s.from.is_some() { Some(self.join_scope(s, None)?) } else { None };
+        let mut out = Vec::new();
+        for sq in subqueries(s) {
+            let mut query = sq.query.clone();
+            let mut outer_exprs = Vec::new();
+            let mut inner = vec![self.query_names(&query)?];
+            let o = match &scope {
+                Some(p) => Outer::Scope(&p.scope),
+                None => Outer::Table(None),
+            };
+            self.mark_select(&mut query, &mut inner, &o, &mut outer_exprs)?;
+            let dependent = !outer_exprs.is_empty();
+            for x in clauses_mut(&mut query) {
+                substitute(x, &vec![Value::Null; outer_exprs.len()]);
+            }
+            out.push((query, dependent));
+        }
+        Ok((outer, out))
     }
 }
