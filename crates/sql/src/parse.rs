@@ -29,6 +29,7 @@ use super::timefn::{CastTo, TimeFn, Unit};
 use accounts::Privileges;
 
 mod alter;
+mod views;
 mod writes;
 
 static DIALECT: MySqlDialect = MySqlDialect {};
@@ -382,6 +383,9 @@ impl Front<'_> {
     }
 
     fn statement(&mut self) -> Result<Stmt> {
+        if let Some(view) = self.view_statement()? {
+            return Ok(view);
+        }
         if self.word("SHOW") {
             let show = self.show()?;
             if self.word("WHERE") {
@@ -1139,6 +1143,9 @@ impl Front<'_> {
         if self.word("CREATE") {
             if self.word("TABLE") {
                 return Ok(Stmt::Show(Show::CreateTable(self.table_name()?)));
+            }
+            if self.word("VIEW") {
+                return Ok(Stmt::Show(Show::CreateView(self.table_name()?)));
             }
             if self.word("USER") {
                 let user = self.user_spec()?;
