@@ -631,6 +631,8 @@ struct Catalog {
     next_id: TableId,
     /// How many installed tables have foreign keys (0: no write needs a parent lookup).
     with_fks: usize,
+    /// How many installed entries are views (0: no statement needs a view lookup).
+    views: usize,
 }
 
 impl Catalog {
@@ -639,8 +641,10 @@ impl Catalog {
         let id = t.schema.id;
         let lname = t.schema.name.to_ascii_lowercase();
         self.with_fks += usize::from(!t.schema.foreign_keys.is_empty());
+        self.views += usize::from(t.schema.view.is_some());
         if let Some(old) = self.tables.insert(id, t) {
             self.with_fks -= usize::from(!old.schema.foreign_keys.is_empty());
+            self.views -= usize::from(old.schema.view.is_some());
             // A renamed table gives up its old name, unless a table renamed in the same
             // transaction (a swap) took it already.
             let old_name = old.schema.name.to_ascii_lowercase();
@@ -656,6 +660,7 @@ impl Catalog {
         if let Some(old) = self.tables.remove(&id) {
             self.names.remove(&old.schema.name.to_ascii_lowercase());
             self.with_fks -= usize::from(!old.schema.foreign_keys.is_empty());
+            self.views -= usize::from(old.schema.view.is_some());
             retire(&old);
         }
     }
@@ -933,6 +938,12 @@ impl Engine {
         v
     }
 
+    /// Whether the catalog holds a view (`TableSchema::view`): false lets a statement skip
+    /// looking its tables up as views.
+    pub fn has_views(&self) -> bool {
+        self.inner.catalog.read().views > 0
+    }
+
     /// The id of the table named `name` (case-insensitive).
     pub fn table_id(&self, name: &str) -> Option<TableId> {
         self.inner.catalog.read().names.get(&name.to_ascii_lowercase()).copied()
@@ -1011,6 +1022,10 @@ impl Engine {
         let inner = &self.inner;
         check_active(txn)?;
         let (slot, t) = inner.txn_table(txn, table)?;
+        if t.schema.view.is_some() {
+            // A view never holds rows: the SQL layer refuses writes to it (1471) first.
+            return Err(Error::NoSuchTable { name: t.schema.name.clone() });
+        }
         let mut auto_inc = None;
         if let Some(a) = t.schema.auto_increment_column() {
             if matches!(row.get(a), Some(Value::Null | Value::Int(0) | Value::UInt(0))) {

@@ -194,6 +194,11 @@ pub struct TableSchema {
     pub collation: u16,
     /// FOREIGN KEY constraints of this (child) table, in creation order.
     pub foreign_keys: Vec<ForeignKeyDef>,
+    /// Set for a view (issue 20): the SQL layer's encoded definition, opaque to the engine. A
+    /// view is a catalog entry like a table (mysqld's data dictionary keeps views in
+    /// `mysql.tables` with type VIEW), so it shares the table namespace and is created,
+    /// replaced and dropped by the same two-phase DDL transactions; it never holds rows.
+    pub view: Option<Vec<u8>>,
 }
 
 const MAX_TEXT_BYTES: usize = 65_535;
@@ -219,6 +224,7 @@ impl TableSchema {
             indexes: Vec::new(),
             collation: collation::DEFAULT,
             foreign_keys: Vec::new(),
+            view: None,
         }
     }
 
@@ -623,6 +629,9 @@ fn auto_flags(c: &Column) -> Option<u8> {
 // u16 pk count, u16 positions | u16 index count | per index: name, u8 unique, u16 count,
 // u16 positions.
 //
+// A view's definition (`TableSchema::view`) follows everything else, as bytes, when the index
+// count has `VIEW_FLAG` set (files without views stay byte-identical).
+//
 // Collations (0x80 of the type byte): written for every character column. A character column
 // written before collations were kept has no collation: it compared and keyed its values as
 // bytes, so it reads back as `utf8mb4_0900_bin` (309), whose keys are byte-identical to the
@@ -632,6 +641,8 @@ const HAS_COLLATION: u8 = 0x80;
 // The table's default collation: 0x40 of the first column's type byte, a u16 after that
 // column's p2 (before its own collation). Absent in old files: utf8mb4_0900_ai_ci.
 const HAS_TABLE_COLLATION: u8 = 0x40;
+/// Bit of the index count: a view definition follows (at most 64 indexes exist).
+const VIEW_FLAG: u16 = 0x2000;
 pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     out.put_u32(s.id);
     out.put_bytes(s.name.as_bytes());
@@ -684,12 +695,16 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     // most 64 indexes exist, so the bit was never set before): files written before foreign
     // keys, and schemas without any, stay byte-identical.
     let fk_flag = if s.foreign_keys.is_empty() { 0 } else { crate::foreign_keys::FLAG };
-    out.put_u16(s.indexes.len() as u16 | fk_flag);
+    let view_flag = if s.view.is_some() { VIEW_FLAG } else { 0 };
+    out.put_u16(s.indexes.len() as u16 | fk_flag | view_flag);
     for i in &s.indexes {
         encode_index(out, i);
     }
     if fk_flag != 0 {
         crate::foreign_keys::encode(out, &s.foreign_keys);
+    }
+    if let Some(v) = &s.view {
+        out.put_bytes(v);
     }
 }
 
@@ -813,7 +828,7 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     }
     let primary_key = positions(r)?;
     let nidx = r.u16()?;
-    let indexes = (0..nidx & !crate::foreign_keys::FLAG)
+    let indexes = (0..nidx & !(crate::foreign_keys::FLAG | VIEW_FLAG))
         .map(|_| decode_index(r))
         .collect::<Result<Vec<_>>>()?;
     let foreign_keys = if nidx & crate::foreign_keys::FLAG != 0 {
@@ -821,6 +836,7 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     } else {
         Vec::new()
     };
+    let view = if nidx & VIEW_FLAG != 0 { Some(r.bytes()?.to_vec()) } else { None };
     let mut s = TableSchema {
         id,
         name,
@@ -829,6 +845,7 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
         indexes,
         collation: table_collation,
         foreign_keys,
+        view,
     };
     // A definition from disk passed validation when it was created; re-checking it guards the
     // position indexing done everywhere else against corrupt input.

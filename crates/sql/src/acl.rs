@@ -219,6 +219,16 @@ impl Session {
         })
     }
 
+    /// [`Session::need_table`] for other modules (views.rs).
+    pub(crate) fn need_table_privilege(
+        &self,
+        wanted: Privileges,
+        command: &str,
+        table: &TableRef,
+    ) -> Result<()> {
+        self.need_table(wanted, command, table)
+    }
+
     /// 1142 naming every privilege of `wanted` the account lacks on the table, joined as
     /// mysqld's `get_privilege_desc` joins them (`INSERT,DELETE`).
     fn need_table_all(&self, wanted: Privileges, table: &TableRef) -> Result<()> {
@@ -275,7 +285,10 @@ impl Session {
                 None => Ok(()),
             },
             Show::CreateDatabase(db) => self.need_database(Privileges::NONE, db),
-            Show::CreateTable(t) | Show::Columns { table: t, .. } | Show::Index(t) => {
+            Show::CreateTable(t)
+            | Show::CreateView(t)
+            | Show::Columns { table: t, .. }
+            | Show::Index(t) => {
                 let Some(db) = t.db.as_deref().or(self.db.as_deref()) else { return Ok(()) };
                 if self.may_see_table(db, &t.name) {
                     return Ok(());
@@ -502,6 +515,19 @@ impl Session {
             }
             Stmt::AlterForeignKeys { table, .. } => {
                 self.need_table(Privileges::ALTER, "ALTER", table)
+            }
+            // mysqld's `create_view_precheck`: CREATE VIEW on the view, DROP too to replace
+            // it (OR REPLACE, ALTER VIEW), SELECT on what the SELECT reads.
+            Stmt::CreateView(cv) => {
+                let create_view = Privileges::from_name("CREATE VIEW").unwrap_or(Privileges::ALL);
+                self.need_table(create_view, "CREATE VIEW", &cv.view)?;
+                if cv.or_replace || cv.alter {
+                    self.need_table(Privileges::DROP, "DROP", &cv.view)?;
+                }
+                self.check_privileges(&Stmt::Select((*cv.select).clone()))
+            }
+            Stmt::DropView { views, .. } => {
+                views.iter().try_for_each(|t| self.need_table(Privileges::DROP, "DROP", t))
             }
             // mysqld's SQLCOM_LOCK_TABLES: LOCK TABLES (a database-level privilege) and SELECT
             // on each table (`lock_tables_precheck`).

@@ -594,6 +594,8 @@ pub enum Show {
         like: Option<String>,
     },
     CreateTable(TableRef),
+    /// `SHOW CREATE VIEW v` (views.rs).
+    CreateView(TableRef),
     CreateDatabase(String),
     Columns {
         table: TableRef,
@@ -763,6 +765,36 @@ pub enum Stmt {
     MultiUpdate(MultiUpdate),
     /// `DELETE t1, t2 FROM ...` / `DELETE FROM t1, t2 USING ...` (`query/write.rs`).
     MultiDelete(MultiDelete),
+    /// `CREATE [OR REPLACE] ... VIEW` / `ALTER ... VIEW` (`views.rs`).
+    CreateView(Box<CreateView>),
+    /// `DROP VIEW [IF EXISTS] v, ...`.
+    DropView {
+        views: Vec<TableRef>,
+        if_exists: bool,
+    },
+}
+
+/// `CREATE [OR REPLACE] [ALGORITHM = a] [DEFINER = u] [SQL SECURITY s] VIEW v [(cols)] AS
+/// select [WITH [CASCADED | LOCAL] CHECK OPTION]`, or `ALTER ...` of the same shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateView {
+    pub view: TableRef,
+    pub or_replace: bool,
+    /// `ALTER VIEW`: the view must exist (1347 if a table, 1146 if absent).
+    pub alter: bool,
+    /// `UNDEFINED`, `MERGE` or `TEMPTABLE` (upper case); None: UNDEFINED.
+    pub algorithm: Option<String>,
+    /// `DEFINER = 'user'@'host'`; None: `CURRENT_USER`.
+    pub definer: Option<(String, String)>,
+    /// `DEFINER` or `INVOKER`; None: DEFINER.
+    pub security: Option<String>,
+    pub columns: Vec<String>,
+    /// The SELECT's text as written (stored, re-parsed at each use).
+    pub body: String,
+    /// The parsed SELECT (checked at CREATE).
+    pub select: Box<Select>,
+    /// `WITH [CASCADED] CHECK OPTION` (`CASCADED`) / `WITH LOCAL CHECK OPTION` (`LOCAL`).
+    pub check_option: Option<String>,
 }
 
 /// `INSERT ... SELECT`: the INSERT (its `rows` empty) and its source.

@@ -114,6 +114,10 @@ impl Session {
         }
         let engine = &self.server.engine;
         let (id, schema) = engine.table_named(&format!("{db}.{}", t.name)).ok_or_else(missing)?;
+        if schema.view.is_some() {
+            // A statement on tables named a view (queries see views expanded: views.rs).
+            return Err(super::views::not_base_table(&db, &t.name));
+        }
         Ok((id, schema, db))
     }
 }

@@ -60,6 +60,7 @@ mod tracked;
 mod tracker;
 mod typelen;
 pub mod vars;
+mod views;
 mod write;
 
 pub use admin::{AdminCommand, BinlogAdmin, NoBinlog, NoStatus, StatusProvider};

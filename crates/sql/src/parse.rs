@@ -30,6 +30,7 @@ use accounts::Privileges;
 
 mod alter;
 mod query_expr;
+mod views;
 mod writes;
 
 static DIALECT: MySqlDialect = MySqlDialect {};
@@ -391,6 +392,9 @@ impl Front<'_> {
     }
 
     fn statement(&mut self) -> Result<Stmt> {
+        if let Some(view) = self.view_statement()? {
+            return Ok(view);
+        }
         if self.word("SHOW") {
             let show = self.show()?;
             if self.word("WHERE") {
@@ -1148,6 +1152,9 @@ impl Front<'_> {
         if self.word("CREATE") {
             if self.word("TABLE") {
                 return Ok(Stmt::Show(Show::CreateTable(self.table_name()?)));
+            }
+            if self.word("VIEW") {
+                return Ok(Stmt::Show(Show::CreateView(self.table_name()?)));
             }
             if self.word("USER") {
                 let user = self.user_spec()?;

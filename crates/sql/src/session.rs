@@ -431,7 +431,8 @@ impl Session {
         self.count("Com_stmt_prepare");
         self.begin_statement();
         let parsed = parse(sql)?;
-        let columns = match &parsed.stmt {
+        let expanded = self.expand_views(&parsed.stmt)?;
+        let columns = match expanded.as_ref().unwrap_or(&parsed.stmt) {
             Stmt::Select(s) if crate::ast::has_subquery(s) => self.run_select_columns(s)?,
             Stmt::Select(s) if s.is_multi() => self.join_select_columns(s)?,
             Stmt::Select(s) => self.select_columns(s)?,
@@ -606,6 +607,9 @@ impl Session {
             self.warnings.clear();
         }
         self.check_privileges(stmt)?;
+        // Views read by the statement become derived tables of their SELECTs (views.rs).
+        let expanded = self.expand_views(stmt)?;
+        let stmt = expanded.as_ref().unwrap_or(stmt);
         match stmt {
             Stmt::Select(s) if crate::ast::has_subquery(s) => {
                 self.count("Com_select");

@@ -563,16 +563,33 @@ impl Session {
                     .collect();
                 names.sort();
                 if *full {
-                    rows(
-                        &[&name, "Table_type"],
-                        names.into_iter().map(|t| vec![text(t), text("BASE TABLE")]).collect(),
-                    )
+                    let kind = |t: &str| {
+                        let r = super::ast::TableRef { db: Some(db.clone()), name: t.to_string() };
+                        if self.lookup_view(&r).is_some() {
+                            "VIEW"
+                        } else {
+                            "BASE TABLE"
+                        }
+                    };
+                    let listed = names
+                        .into_iter()
+                        .map(|t| {
+                            let k = kind(&t);
+                            vec![text(t), text(k)]
+                        })
+                        .collect();
+                    rows(&[&name, "Table_type"], listed)
                 } else {
                     rows(&[&name], names.into_iter().map(|t| vec![text(t)]).collect())
                 }
             }
+            Show::CreateView(t) => self.show_create_view(t)?,
             Show::CreateTable(t) => {
                 server.count("Com_show_create_table");
+                if self.lookup_view(t).is_some() {
+                    // mysqld answers SHOW CREATE TABLE of a view with SHOW CREATE VIEW's rows.
+                    return self.show_create_view(t);
+                }
                 let (id, schema, _) = self.resolve_table(t)?;
                 let table = split_engine_name(&schema.name).1.to_string();
                 let body = create_table_text(&schema, &table, server.engine.auto_increment(id));
@@ -589,7 +606,10 @@ impl Session {
             }
             Show::Columns { table, full, like: pat } => {
                 server.count("Com_show_fields");
-                let (_, schema, _) = self.resolve_table(table)?;
+                let schema = match self.lookup_view(table) {
+                    Some((db, name, def)) => self.view_schema(&db, &name, &def)?,
+                    None => self.resolve_table(table)?.1,
+                };
                 let mut out = Vec::new();
                 for (i, c) in schema.columns.iter().enumerate() {
                     if !matches_like(pat, &c.name) {
@@ -891,6 +911,24 @@ impl Session {
         if in_schema && t.name.eq_ignore_ascii_case("columns") {
             return Some(self.information_schema_columns());
         }
+        if in_schema && t.name.eq_ignore_ascii_case("views") {
+            let name = |n: &str| engine::Column::new(n, ColumnType::VarChar(64)).not_null();
+            let mut columns = vec![
+                name("TABLE_CATALOG"),
+                name("TABLE_SCHEMA"),
+                name("TABLE_NAME"),
+                engine::Column::new("VIEW_DEFINITION", ColumnType::SizedText { len_bytes: 4 })
+                    .not_null(),
+                engine::Column::new("CHECK_OPTION", ColumnType::VarChar(8)),
+                engine::Column::new("IS_UPDATABLE", ColumnType::VarChar(3)),
+                engine::Column::new("DEFINER", ColumnType::VarChar(288)),
+                engine::Column::new("SECURITY_TYPE", ColumnType::VarChar(7)),
+            ];
+            columns.push(name("CHARACTER_SET_CLIENT"));
+            columns.push(name("COLLATION_CONNECTION"));
+            let schema = TableSchema::new("information_schema.VIEWS", columns, vec![]);
+            return Some((std::sync::Arc::new(schema), self.information_schema_view_rows()));
+        }
         if let Some(made_up) =
             in_schema.then(|| super::information_schema::table(self, &t.name)).flatten()
         {
@@ -1022,6 +1060,15 @@ impl Session {
             let mut tables = self.tables_of(db);
             tables.sort_by(|a, b| a.name.cmp(&b.name));
             for t in tables {
+                if t.view.is_some() {
+                    // A view: its name and type, NULL storage figures, comment 'VIEW'.
+                    let table = split_engine_name(&t.name).1.to_string();
+                    let mut row = vec![text("def"), text(db.as_str()), text(table), text("VIEW")];
+                    row.extend(std::iter::repeat_n(Value::Null, 16));
+                    row.push(text("VIEW"));
+                    out.push(row);
+                    continue;
+                }
                 let status = self.table_status(&t);
                 let mut row =
                     vec![text("def"), text(db.as_str()), status[0].clone(), text("BASE TABLE")];
@@ -1069,8 +1116,16 @@ impl Session {
         for db in dbs.iter().filter(|d| self.may_see_database(d)) {
             let mut tables = self.tables_of(db);
             tables.sort_by(|a, b| a.name.cmp(&b.name));
-            for t in tables {
+            for mut t in tables {
                 let table = split_engine_name(&t.name).1.to_string();
+                if let Some(def) = t.view.as_deref().and_then(super::views::ViewDef::decode) {
+                    // A view's columns as its SELECT types them (none if it is invalid now,
+                    // as mysqld skips it with a warning).
+                    match self.view_schema(db, &table, &def) {
+                        Ok(schema) => t = schema,
+                        Err(_) => continue,
+                    }
+                }
                 for (i, c) in t.columns.iter().enumerate() {
                     let column_type = column_type_text(c);
                     let data_type =

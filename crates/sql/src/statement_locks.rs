@@ -195,8 +195,18 @@ impl Session {
         self.commit_open()?;
         self.release_table_locks();
         let mut list: Vec<(String, bool)> = Vec::with_capacity(tables.len());
-        for (t, write) in tables {
-            self.resolve_table(t)?;
+        let mut tables = tables.to_vec();
+        // A view locks the tables its SELECT reads too (mysqld's `open_tables` over a view in
+        // LOCK TABLES mode), so statements over the view may run.
+        for (t, write) in tables.clone() {
+            if let Some(under) = self.view_base_tables(&t)? {
+                tables.extend(under.into_iter().map(|u| (u, write)));
+            }
+        }
+        for (t, write) in &tables {
+            if self.lookup_view(t).is_none() {
+                self.resolve_table(t)?;
+            }
             let key = self.table_key(t)?;
             match list.iter_mut().find(|(k, _)| *k == key) {
                 Some(e) => e.1 |= *write,

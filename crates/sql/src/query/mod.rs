@@ -39,7 +39,7 @@ use crate::session::Session;
 /// A derived table's schema from its result columns: their types as the engine's column
 /// types (TIMESTAMP as DATETIME: the values are already in the session's time zone), string
 /// columns in their result collation.
-fn derived_schema(name: &str, columns: &[ResultColumn]) -> TableSchema {
+pub(crate) fn derived_schema(name: &str, columns: &[ResultColumn]) -> TableSchema {
     use crate::output::{flags, MysqlType as M, CHARSET_BINARY};
     let cols = columns
         .iter()

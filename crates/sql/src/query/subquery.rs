@@ -41,7 +41,7 @@ use crate::scope::Scope;
 use crate::session::Session;
 
 /// The expressions of a SELECT's own clauses (not of its derived tables).
-fn clauses_mut(s: &mut Select) -> Vec<&mut Expr> {
+pub(crate) fn clauses_mut(s: &mut Select) -> Vec<&mut Expr> {
     let mut v: Vec<&mut Expr> = Vec::new();
     for item in &mut s.items {
         if let crate::ast::SelectItem::Expr { expr, .. } = item {
@@ -59,7 +59,7 @@ fn clauses_mut(s: &mut Select) -> Vec<&mut Expr> {
 }
 
 /// The direct children of an expression, mutably (a subquery's: its left operands only).
-fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
+pub(crate) fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
     match e {
         Expr::Unary(_, x)
         | Expr::IsNull { expr: x, .. }
@@ -990,7 +990,7 @@ fn null_subqueries(e: &mut Expr) {
     }
 }
 
-fn empty_select() -> Select {
+pub(crate) fn empty_select() -> Select {
     Select {
         from: None,
         alias: None,
