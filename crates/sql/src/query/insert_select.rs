@@ -65,11 +65,8 @@ impl Session {
             select.for_update = true;
             select.for_share = true;
         }
-        let out = if select.is_multi() {
-            self.join_select(&select, params)
-        } else {
-            self.select(&select, params)
-        };
+        // Subqueries (correlated ones too) go through query/subquery.rs.
+        let out = self.run_select(&select, params);
         // The SELECT's read set-up ended its locking reads; the inserts' duplicate checks
         // read the newest rows again (`latest_reads`).
         if let Some(open) = self.txn.as_mut() {
