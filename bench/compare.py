@@ -73,6 +73,8 @@ def scenarios(quick):
             ("gtid ON", ["--sync_binlog=1", "--gtid_mode=ON"], 1, ["oltp_update_non_index"],
              gtid_threads),
         ],
+        # go-tpc TPC-C, run by bench/compare_tpcc.py (its own servers and table).
+        "tpcc": [("tpcc", [], 1, ["go-tpc"], th([1, 8, 32, 128], [1, 8]))],
         "preallocate": [
             ("preallocate OFF", ["--sync_binlog=1", "--binlog_preallocate=OFF"], 1, ["mysqlslap"],
              [1, 20, 50]),
@@ -302,11 +304,13 @@ def machine():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("scenario", nargs="*", help="group-commit binlog-in-redo gtid-concurrency "
-                    "preallocate (default: all)")
+                    "preallocate tpcc (default: all)")
     ap.add_argument("--quick", action="store_true", help="smoke run: few points, short")
     ap.add_argument("--time", type=int, help="seconds per sysbench point (default 20, quick 3)")
     ap.add_argument("--device", choices=sorted(DEVICES), help="SIMULATED fsync latency for binlogd")
     ap.add_argument("--out", help="results directory (default bench/results/<date>)")
+    ap.add_argument("--warehouses", type=int, default=2, help="tpcc: warehouses (default 2)")
+    ap.add_argument("--threads", help="tpcc: comma-separated thread counts (default 1,8,32,128)")
     args = ap.parse_args()
     all_sc = scenarios(args.quick)
     names = args.scenario or list(all_sc)
@@ -328,10 +332,24 @@ def main():
         for (_, _, _, wls, threads) in all_sc[n]:
             plan += 15
             for wl in wls:
-                plan += len(threads) * (2 * (seconds + 4) if wl != "mysqlslap" else 20)
+                per = {"mysqlslap": 20, "go-tpc": 4 * (seconds + 4)}.get(wl, 2 * (seconds + 4))
+                plan += len(threads) * per + (180 if wl == "go-tpc" else 0)
     if "preallocate" in names:
         plan += 30
     progress = Progress(plan)
+    tpcc_md = []
+    if "tpcc" in names:
+        import compare_tpcc
+        names = [n for n in names if n != "tpcc"]
+        threads = ([int(x) for x in args.threads.split(",")] if args.threads
+                   else all_sc["tpcc"][0][4])
+        tpcc_rows, tpcc_md = compare_tpcc.run_scenario(threads, seconds, args.warehouses, progress)
+        compare_tpcc.write_points(out, tpcc_rows)
+        tpcc_md += ["![tpcc](%s)" % compare_tpcc.plot(out, tpcc_rows), ""]
+        if not names:
+            write_results(out, [], tpcc_md, args, device, seconds)
+            print("results in %s" % out)
+            return
     mdb = MariaDB()
     bld = Binlogd(latency)
     rows = []
@@ -385,7 +403,7 @@ def main():
         bld.stop()
         mdb.stop()
     sys.stderr.write("\n")
-    write_results(out, rows, extra_md, args, device, seconds)
+    write_results(out, rows, extra_md + tpcc_md, args, device, seconds)
     print("results in %s" % out)
 
 

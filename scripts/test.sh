@@ -41,7 +41,7 @@ if ! python3 -c 'import pymysql, cryptography, mysql.connector, pymysqlreplicati
 fi
 
 # The drivers themselves, into target/drivers (skipped when already there and unchanged).
-bash crates/binlogd/tests/drivers/install.sh "${CARGO_TARGET_DIR:-target}" java debezium node go gobinlog
+bash crates/binlogd/tests/drivers/install.sh "${CARGO_TARGET_DIR:-target}" java debezium node go gobinlog gotpc
 
 # The layering of docs/architecture.md: crates depend only downward, no module cycles.
 python3 scripts/check_layers.py

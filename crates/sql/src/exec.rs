@@ -1041,6 +1041,7 @@ pub(crate) fn count_value(sess: &Session, e: &Expr, params: &[Value]) -> Result<
     }
 }
 
+#[derive(Clone)]
 pub(crate) struct SelectPlan {
     table: Option<(TableId, Arc<TableSchema>)>,
     /// A table the server makes up instead (information_schema.PROCESSLIST): its rows.

@@ -9,9 +9,11 @@
 #   go:   go-sql-driver/mysql from the Go module proxy (go.mod + go.sum; GOMODCACHE
 #         TARGET/drivers/gomod; Go's build cache stays the system one), built to driverscheck;
 #   gobinlog: go-mysql's binlog parser and syncer from the Go module proxy (gobinlog/go.mod,
-#         go.sum; the same GOMODCACHE), built to binlogcheck.
+#         go.sum; the same GOMODCACHE), built to binlogcheck;
+#   gotpc: PingCAP's TPC-C kit go-tpc (GOTPC_VERSION) from the Go module proxy with `go install`
+#         (the same GOMODCACHE), to go-tpc (tests/go_tpc.rs, bench/compare's tpcc scenario).
 # Each part is skipped when its inputs have not changed since it last succeeded (a stamp holds
-# their checksum), so a warm run costs a checksum. Usage: install.sh TARGET {java|debezium|node|go|gobinlog}...
+# their checksum), so a warm run costs a checksum. Usage: install.sh TARGET {java|debezium|node|go|gobinlog|gotpc}...
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 mkdir -p "$1/drivers"
@@ -61,6 +63,15 @@ for part in "$@"; do
       # go-mysql's binlog reader (tests/go_mysql_binlog.rs); incremental as above.
       (cd "$here/gobinlog" && GOMODCACHE="$out/gomod" GOFLAGS=-modcacherw \
         go build -o "$out/binlogcheck" .)
+      ;;
+    gotpc)
+      # Pinned: a new go-tpc may change its statements; installed once per version.
+      v=v1.0.7
+      if [ ! -x "$out/go-tpc" ] || [ "$(cat "$out/go-tpc.version" 2>/dev/null)" != "$v" ]; then
+        GOBIN="$out" GOMODCACHE="$out/gomod" GOFLAGS=-modcacherw \
+          go install "github.com/pingcap/go-tpc/cmd/go-tpc@$v"
+        echo "$v" > "$out/go-tpc.version"
+      fi
       ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
   esac

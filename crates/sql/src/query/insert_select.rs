@@ -74,13 +74,8 @@ impl Session {
                 }
             }
         }
-        let out = if select.query_expr().is_some() {
-            self.run_select(&select, params)
-        } else if select.is_multi() {
-            self.join_select(&select, params)
-        } else {
-            self.select(&select, params)
-        };
+        // Query expressions and subqueries (correlated ones too) go through run_select.
+        let out = self.run_select(&select, params);
         // The SELECT's read set-up ended its locking reads; the inserts' duplicate checks
         // read the newest rows again (`latest_reads`).
         if let Some(open) = self.txn.as_mut() {

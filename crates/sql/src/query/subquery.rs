@@ -1,7 +1,8 @@
 //! Subqueries in expressions (issue 20): scalar `(SELECT …)`, `[NOT] IN (SELECT …)`,
 //! `[NOT] EXISTS`, `op ANY|SOME|ALL (SELECT …)` and row subqueries `(a, b) = (SELECT x, y …)`,
 //! uncorrelated or correlated, in the select list, WHERE, HAVING, ORDER BY and GROUP BY of a
-//! SELECT, and (uncorrelated) in UPDATE / DELETE / INSERT.
+//! SELECT, in an inner join's ON, in UPDATE / DELETE and INSERT … SELECT, and (uncorrelated)
+//! in INSERT VALUES.
 //!
 //! How: before a SELECT with subqueries is bound, each subquery of its clauses is *lifted*
 //! (mysqld's `Item_subselect::fix_fields`): its names that resolve neither in its own FROM (nor
@@ -18,7 +19,12 @@
 //!   row the subquery runs with the outer values as literals (its result cached per distinct
 //!   outer values), its value appended to the row as an extra column, the remaining WHERE terms
 //!   are checked, and the rows go through the usual grouping / ORDER BY / LIMIT
-//!   (`Session::finish_select`).
+//!   (`Session::finish_select`). Over many outer rows, a subquery correlated only through
+//!   `inner_int_column = outer` WHERE terms is read once and bucketed by those keys
+//!   ([`Memo`]) instead of run per row.
+//! - UPDATE / DELETE with correlated subqueries: a SELECT … FOR UPDATE of the statement's
+//!   WHERE / ORDER BY / LIMIT reads the target rows' primary keys and the SET's subquery
+//!   values, then each row is written through its key (`Session::update_correlated`).
 //!
 //! Invariants: a subquery node never reaches the binder of a statement this module runs (the
 //! binder answers 1235 for one that does); nesting is bounded by the parser at
@@ -32,7 +38,7 @@ use std::collections::HashMap;
 
 use engine::{encode_key, Row, Value};
 
-use crate::ast::{BinOp, Delete, Expr, Func, Insert, Select, SubqueryKind, UnOp, Update};
+use crate::ast::{BinOp, Delete, Expr, Func, Insert, JoinKind, Select, SubqueryKind, UnOp, Update};
 use crate::error::{Result, SqlError};
 use crate::eval::{eval, truth};
 use crate::exec::count_value;
@@ -296,6 +302,40 @@ struct Dependent {
     query: Select,
     /// Results by the outer values (encoded key).
     cache: HashMap<Box<[u8]>, Value>,
+    /// The subquery's rows materialized once and bucketed by its correlation keys (when
+    /// [`Session::memo_for`] found it worth it).
+    memo: Option<Memo>,
+}
+
+/// Outer rows from which a dependent subquery is materialized once rather than run per row.
+const MEMO_MIN_OUTER: usize = 32;
+
+/// Materialized rows past this many per outer row (plus a floor) are not kept: the subquery
+/// runs per outer row instead.
+const MEMO_ROWS_PER_OUTER: usize = 64;
+const MEMO_ROWS_FLOOR: usize = 200_000;
+
+/// A dependent subquery whose outer references all sit in WHERE terms `inner_col = outer`
+/// over integer columns, materialized once (mysqld 8.0's `subquery_to_derived`, which turns
+/// such a subquery into a derived table grouped by the correlated columns,
+/// `Query_block::transform_scalar_subqueries_to_join_with_derived`): its FROM and remaining
+/// WHERE are read once, the rows bucketed by the inner key columns, and each outer row's
+/// result is the grouping / ORDER BY / LIMIT of its bucket (an empty bucket gives the empty
+/// set's result: NULL for SUM, 0 for COUNT, as running the subquery would).
+///
+/// Invariant: the buckets are keyed by exact integers, so a bucket holds exactly the rows
+/// for which every key term `inner_col = outer_value` is TRUE when the outer values are
+/// integers; a NULL outer value matches no row; any other outer value type is not looked up
+/// here (the subquery runs for that row as before).
+struct Memo {
+    plan: crate::exec::SelectPlan,
+    width: usize,
+    distinct: bool,
+    limit: Option<u64>,
+    offset: u64,
+    /// Per key: the `OuterRef` index it is compared with.
+    outer: Vec<usize>,
+    buckets: HashMap<Vec<i128>, Vec<Row>>,
 }
 
 /// What lifting found in one statement.
@@ -552,6 +592,7 @@ impl Session {
             outer: outer_exprs,
             query,
             cache: HashMap::new(),
+            memo: None,
         });
         // Not a bare column: the select list types it from the subquery (`Lifted::columns`).
         *e = Expr::Func(Func::Coalesce, vec![Expr::Col(width + k)]);
@@ -626,11 +667,27 @@ impl Session {
             e.walk(&mut |x| d |= matches!(x, Expr::Col(c) if *c >= width));
             d
         };
-        if sel.join_on.iter().flatten().any(dependent) {
-            return Err(SqlError::NotSupported("correlated subqueries in ON".into()));
-        }
         let mut pre = Vec::new();
         let mut post = Vec::new();
+        // A dependent term of an inner join's ON is a WHERE term (the same rows pass); an
+        // outer join's would decide NULL-extension, which the post-join check cannot.
+        for (i, on) in sel.join_on.iter_mut().enumerate() {
+            let Some(e) = on.take() else { continue };
+            if !dependent(&e) {
+                *on = Some(e);
+                continue;
+            }
+            if !matches!(p.kinds.get(i + 1), Some(JoinKind::Inner | JoinKind::Straight)) {
+                return Err(SqlError::NotSupported(
+                    "correlated subqueries in the ON of an outer join".into(),
+                ));
+            }
+            let mut terms = Vec::new();
+            and_terms(e, &mut terms);
+            let (dep, indep): (Vec<Expr>, Vec<Expr>) = terms.into_iter().partition(dependent);
+            post.extend(dep);
+            *on = balanced(indep, BinOp::And);
+        }
         if let Some(f) = sel.join_filter.take() {
             let mut terms = Vec::new();
             and_terms(f, &mut terms);
@@ -665,6 +722,11 @@ impl Session {
         };
         self.finish_select_reads();
         let mut rows = rows?;
+        if rows.len() >= MEMO_MIN_OUTER {
+            for d in &mut lifted.dependent {
+                d.memo = self.memo_for(&d.query, rows.len(), params)?;
+            }
+        }
         if !lifted.dependent.is_empty() {
             let mut kept = Vec::with_capacity(rows.len());
             for mut row in rows {
@@ -711,11 +773,20 @@ impl Session {
         if let Some(v) = d.cache.get(&key) {
             return Ok(v.clone());
         }
-        let mut q = d.query.clone();
-        for x in clauses_mut(&mut q) {
-            substitute(x, &values);
-        }
-        let (columns, rows) = match self.run_select(&q, params)? {
+        let hit = d.memo.as_ref().and_then(|m| memo_rows(m, &values).map(|rows| (m, rows)));
+        let out = match hit {
+            Some((m, rows)) => {
+                self.finish_select(m.plan.clone(), rows, m.width, m.distinct, m.limit, m.offset)?
+            }
+            None => {
+                let mut q = d.query.clone();
+                for x in clauses_mut(&mut q) {
+                    substitute(x, &values);
+                }
+                self.run_select(&q, params)?
+            }
+        };
+        let (columns, rows) = match out {
             Output::Rows { columns, rows } => (columns, rows),
             Output::Ok { .. } => return Err(SqlError::NotSupported("this subquery".into())),
         };
@@ -727,6 +798,120 @@ impl Session {
         Ok(v)
     }
 
+    /// The subquery `query` (its outer references still `OuterRef`s) materialized as a
+    /// [`Memo`], when its shape allows it and the rows stay within bounds; None: run it per
+    /// outer row.
+    fn memo_for(
+        &mut self,
+        query: &Select,
+        outer_rows: usize,
+        params: &[Value],
+    ) -> Result<Option<Memo>> {
+        let mut q = query.clone();
+        if q.from.is_none() {
+            return Ok(None);
+        }
+        let Some(filter) = q.filter.take() else { return Ok(None) };
+        let mut terms = Vec::new();
+        ast_and_terms(filter, &mut terms);
+        let mut keys = Vec::new();
+        let mut rest = Vec::new();
+        for t in terms {
+            let key = match &t {
+                Expr::Binary(BinOp::Eq, a, b) => match (a.as_ref(), b.as_ref()) {
+                    (Expr::Name { table, column }, Expr::OuterRef(i))
+                    | (Expr::OuterRef(i), Expr::Name { table, column }) => {
+                        Some((table.clone(), column.clone(), *i))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            match key {
+                Some(k) => keys.push(k),
+                None => rest.push(t),
+            }
+        }
+        if keys.is_empty() {
+            return Ok(None);
+        }
+        q.filter = balanced(rest, BinOp::And);
+        if has_subquery(&q) {
+            return Ok(None);
+        }
+        let mut correlated = false;
+        for x in clauses_mut(&mut q) {
+            x.walk(&mut |e| correlated |= matches!(e, Expr::OuterRef(_)));
+        }
+        if correlated {
+            return Ok(None);
+        }
+        let p = self.join_scope(&q, Some(params))?;
+        let mut positions = Vec::with_capacity(keys.len());
+        for (table, column, _) in &keys {
+            let Ok(pos) = p.scope.resolve(table.as_deref(), column, "where clause") else {
+                return Ok(None);
+            };
+            match p.scope.schema.columns.get(pos) {
+                Some(c) if matches!(c.ty, engine::ColumnType::Integer { .. }) => {}
+                _ => return Ok(None),
+            }
+            positions.push(pos);
+        }
+        let mut sel = self.plan_select_in(&p.select, Some(params), Some(&p.scope))?;
+        let limit = q.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
+        let offset =
+            q.offset.as_ref().map(|o| count_value(self, o, params)).transpose()?.unwrap_or(0);
+        let plan = super::plan::plan(
+            &p.scope,
+            &p.kinds,
+            std::mem::take(&mut sel.join_on),
+            sel.join_filter.take(),
+        );
+        let engine = self.server.engine.clone();
+        let locking = self.prepare_select_reads(false, false)?;
+        let rows = match self.txn_mut() {
+            Ok(open) => {
+                let mut reader = super::exec::Reader {
+                    engine: &engine,
+                    txn: &mut open.txn,
+                    made_up: &p.made_up,
+                    locking,
+                    shared: true,
+                };
+                super::exec::run(&mut reader, &p.scope, &plan)
+            }
+            Err(e) => Err(e),
+        };
+        self.finish_select_reads();
+        let rows = rows?;
+        if rows.len() > MEMO_ROWS_FLOOR.max(outer_rows.saturating_mul(MEMO_ROWS_PER_OUTER)) {
+            return Ok(None);
+        }
+        let mut buckets: HashMap<Vec<i128>, Vec<Row>> = HashMap::new();
+        'rows: for r in rows {
+            let mut key = Vec::with_capacity(positions.len());
+            for &pos in &positions {
+                match r.get(pos) {
+                    Some(Value::Int(v)) => key.push(i128::from(*v)),
+                    Some(Value::UInt(v)) => key.push(i128::from(*v)),
+                    // NULL (or, never for an integer column, anything else): `=` is not TRUE.
+                    _ => continue 'rows,
+                }
+            }
+            buckets.entry(key).or_default().push(r);
+        }
+        Ok(Some(Memo {
+            plan: sel,
+            width: p.scope.schema.columns.len(),
+            distinct: q.distinct,
+            limit,
+            offset,
+            outer: keys.iter().map(|k| k.2).collect(),
+            buckets,
+        }))
+    }
+
     /// Runs the uncorrelated subqueries of an UPDATE / DELETE (1093 when one reads the target
     /// table other than through a derived table, as mysqld's `unique_table`).
     pub(crate) fn lift_write_filter(
@@ -735,6 +920,7 @@ impl Session {
         alias: Option<&String>,
         exprs: Vec<&mut Expr>,
         params: &[Value],
+        lift: bool,
     ) -> Result<()> {
         let (_, schema, db) = self.resolve_table(target)?;
         let label = alias.cloned().unwrap_or_else(|| target.name.clone());
@@ -774,9 +960,11 @@ impl Session {
                     ..empty_select()
                 }))?;
             }
-            let outer = Outer::Table(Some((&schema, label.clone())));
-            let mut lifted = Lifted::default();
-            self.lift(e, &outer, None, params, &mut lifted)?;
+            if lift {
+                let outer = Outer::Table(Some((&schema, label.clone())));
+                let mut lifted = Lifted::default();
+                self.lift(e, &outer, None, params, &mut lifted)?;
+            }
         }
         Ok(())
     }
@@ -808,8 +996,208 @@ impl Session {
         }
     }
 
+    /// Whether a subquery of `exprs` (of a write to the table `schema`, named `label`)
+    /// refers to the row being written: a correlated subquery of UPDATE / DELETE.
+    fn write_correlated(
+        &mut self,
+        schema: &engine::TableSchema,
+        label: &str,
+        exprs: &[&Expr],
+    ) -> Result<bool> {
+        let mut queries = Vec::new();
+        for e in exprs {
+            let mut found = Vec::new();
+            collect_subqueries(e, &mut found);
+            queries.extend(found.into_iter().map(|sq| sq.query.clone()));
+        }
+        let outer = Outer::Table(Some((schema, label.to_string())));
+        for mut q in queries {
+            let mut outer_exprs = Vec::new();
+            let mut inner = vec![self.query_names(&q)?];
+            self.mark_select(&mut q, &mut inner, &outer, &mut outer_exprs)?;
+            if !outer_exprs.is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The rows an UPDATE / DELETE with correlated subqueries writes, read and locked by a
+    /// SELECT of the same WHERE / ORDER BY / LIMIT (`FOR UPDATE`), with the table's primary
+    /// key first and then `extra` (each evaluated for the row: correlated subqueries run per
+    /// outer row there, or materialized, as in any SELECT). The WHERE sees the rows before
+    /// any is written, as mysqld's: a subquery cannot read the target table (1093, checked
+    /// first), so the writes cannot change what it answers.
+    #[allow(clippy::too_many_arguments)]
+    fn correlated_targets(
+        &mut self,
+        table: &crate::ast::TableRef,
+        alias: Option<&String>,
+        filter: Option<&Expr>,
+        order_by: &[crate::ast::OrderItem],
+        limit: Option<&Expr>,
+        extra: Vec<Expr>,
+        params: &[Value],
+    ) -> Result<(Vec<usize>, Vec<Row>)> {
+        let (_, schema, _) = self.resolve_table(table)?;
+        if schema.primary_key.is_empty() {
+            return Err(SqlError::NotSupported(
+                "correlated subqueries in UPDATE or DELETE of a table without a primary key".into(),
+            ));
+        }
+        let mut checked: Vec<Expr> = filter.into_iter().cloned().collect();
+        checked.extend(order_by.iter().map(|o| o.expr.clone()));
+        checked.extend(extra.iter().cloned());
+        self.lift_write_filter(table, alias, checked.iter_mut().collect(), params, false)?;
+        let label = alias.cloned().unwrap_or_else(|| table.name.clone());
+        let mut items: Vec<crate::ast::SelectItem> = schema
+            .primary_key
+            .iter()
+            .map(|&p| crate::ast::SelectItem::Expr {
+                expr: Expr::Name {
+                    table: Some(label.clone()),
+                    column: schema.columns[p].name.clone(),
+                },
+                label: schema.columns[p].name.clone(),
+                aliased: false,
+            })
+            .collect();
+        items.extend(extra.into_iter().enumerate().map(|(k, expr)| crate::ast::SelectItem::Expr {
+            expr,
+            label: format!("_subquery{k}"),
+            aliased: true,
+        }));
+        let select = Select {
+            from: Some(table.clone()),
+            alias: alias.cloned(),
+            items,
+            filter: filter.cloned(),
+            order_by: order_by.to_vec(),
+            limit: limit.cloned(),
+            for_update: true,
+            ..empty_select()
+        };
+        match self.run_select(&select, params)? {
+            Output::Rows { rows, .. } => Ok((schema.primary_key.clone(), rows)),
+            Output::Ok { .. } => Err(SqlError::NotSupported("this UPDATE".into())),
+        }
+    }
+
+    /// `pk1 = ?n AND pk2 = ?n+1 …` over the primary key columns, parameters from `first`.
+    fn key_filter(schema: &engine::TableSchema, pk: &[usize], first: usize) -> Option<Expr> {
+        let terms = pk
+            .iter()
+            .enumerate()
+            .map(|(k, &p)| {
+                Expr::Binary(
+                    BinOp::Eq,
+                    Box::new(Expr::Name { table: None, column: schema.columns[p].name.clone() }),
+                    Box::new(Expr::Param(first + k)),
+                )
+            })
+            .collect();
+        balanced(terms, BinOp::And)
+    }
+
+    /// An UPDATE whose WHERE, ORDER BY or SET has correlated subqueries: the target rows and
+    /// the SET's subquery values are read first ([`Session::correlated_targets`]), then each
+    /// row is updated through its primary key with those values as parameters. The
+    /// assignments still run left to right over the row; a subquery in SET sees the row as
+    /// it was before the statement (mysqld's sees columns assigned to its left: a
+    /// difference only when a subquery of a later assignment reads an earlier one's column).
+    fn update_correlated(&mut self, u: &Update, params: &[Value]) -> Result<Output> {
+        let mut set = u.set.clone();
+        let mut extra = Vec::new();
+        for (_, e) in set.iter_mut() {
+            param_subqueries(e, params.len(), &mut extra);
+        }
+        let n_extra = extra.len();
+        let (pk, rows) = self.correlated_targets(
+            &u.table,
+            u.alias.as_ref(),
+            u.filter.as_ref(),
+            &u.order_by,
+            u.limit.as_ref(),
+            extra,
+            params,
+        )?;
+        let (_, schema, _) = self.resolve_table(&u.table)?;
+        let per_row = Update {
+            table: u.table.clone(),
+            alias: u.alias.clone(),
+            set,
+            filter: Self::key_filter(&schema, &pk, params.len() + n_extra),
+            order_by: Vec::new(),
+            limit: None,
+        };
+        let found_rows = std::mem::replace(&mut self.found_rows, false);
+        let mut changed = 0;
+        let mut result = Ok(());
+        for row in &rows {
+            let mut ext = params.to_vec();
+            ext.extend(row[pk.len()..].iter().cloned());
+            ext.extend(row[..pk.len()].iter().cloned());
+            match self.update(&per_row, &ext) {
+                Ok(Output::Ok { affected_rows, .. }) => changed += affected_rows,
+                Ok(Output::Rows { .. }) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.found_rows = found_rows;
+        result?;
+        Ok(Output::updated(rows.len() as u64, changed, self.found_rows, self.warning_count()))
+    }
+
+    /// A DELETE whose WHERE or ORDER BY has correlated subqueries (as
+    /// [`Session::update_correlated`]).
+    fn delete_correlated(&mut self, d: &Delete, params: &[Value]) -> Result<Output> {
+        let (pk, rows) = self.correlated_targets(
+            &d.table,
+            d.alias.as_ref(),
+            d.filter.as_ref(),
+            &d.order_by,
+            d.limit.as_ref(),
+            Vec::new(),
+            params,
+        )?;
+        let (_, schema, _) = self.resolve_table(&d.table)?;
+        let per_row = Delete {
+            table: d.table.clone(),
+            alias: d.alias.clone(),
+            filter: Self::key_filter(&schema, &pk, params.len()),
+            order_by: Vec::new(),
+            limit: None,
+        };
+        let mut deleted = 0;
+        for row in &rows {
+            let mut ext = params.to_vec();
+            ext.extend(row.iter().cloned());
+            if let Output::Ok { affected_rows, .. } = self.delete(&per_row, &ext)? {
+                deleted += affected_rows;
+            }
+        }
+        Ok(Output::ok(deleted))
+    }
+
     /// An UPDATE with its subqueries run (a clone only when it has some).
     pub(crate) fn update_lifted(&mut self, u: &Update, params: &[Value]) -> Result<Output> {
+        {
+            let (_, schema, _) = self.resolve_table(&u.table)?;
+            let label = u.alias.clone().unwrap_or_else(|| u.table.name.clone());
+            let exprs: Vec<&Expr> = u
+                .set
+                .iter()
+                .map(|(_, e)| e)
+                .chain(u.filter.iter())
+                .chain(u.order_by.iter().map(|o| &o.expr))
+                .collect();
+            if self.write_correlated(&schema, &label, &exprs)? {
+                return self.update_correlated(u, params);
+            }
+        }
         let mut u2 = u.clone();
         let alias = u2.alias.clone();
         let table = u2.table.clone();
@@ -820,18 +1208,27 @@ impl Session {
             .chain(u2.filter.iter_mut())
             .chain(u2.order_by.iter_mut().map(|o| &mut o.expr))
             .collect();
-        self.lift_write_filter(&table, alias.as_ref(), exprs, params)?;
+        self.lift_write_filter(&table, alias.as_ref(), exprs, params, true)?;
         self.update(&u2, params)
     }
 
     /// A DELETE with its subqueries run.
     pub(crate) fn delete_lifted(&mut self, d: &Delete, params: &[Value]) -> Result<Output> {
+        {
+            let (_, schema, _) = self.resolve_table(&d.table)?;
+            let label = d.alias.clone().unwrap_or_else(|| d.table.name.clone());
+            let exprs: Vec<&Expr> =
+                d.filter.iter().chain(d.order_by.iter().map(|o| &o.expr)).collect();
+            if self.write_correlated(&schema, &label, &exprs)? {
+                return self.delete_correlated(d, params);
+            }
+        }
         let mut d2 = d.clone();
         let alias = d2.alias.clone();
         let table = d2.table.clone();
         let exprs: Vec<&mut Expr> =
             d2.filter.iter_mut().chain(d2.order_by.iter_mut().map(|o| &mut o.expr)).collect();
-        self.lift_write_filter(&table, alias.as_ref(), exprs, params)?;
+        self.lift_write_filter(&table, alias.as_ref(), exprs, params, true)?;
         self.delete(&d2, params)
     }
 
@@ -955,6 +1352,49 @@ fn children(e: &Expr) -> Vec<&Expr> {
         _ => {}
     }
     v
+}
+
+/// The source rows of a memoized subquery for the outer values `values`; None when an outer
+/// key value is not an integer or NULL (the subquery then runs for this row).
+fn memo_rows(m: &Memo, values: &[Value]) -> Option<Vec<Row>> {
+    let mut key = Vec::with_capacity(m.outer.len());
+    let mut null = false;
+    for &i in &m.outer {
+        match values.get(i)? {
+            Value::Null => null = true,
+            Value::Int(v) => key.push(i128::from(*v)),
+            Value::UInt(v) => key.push(i128::from(*v)),
+            _ => return None,
+        }
+    }
+    if null {
+        return Some(Vec::new());
+    }
+    Some(m.buckets.get(&key).cloned().unwrap_or_default())
+}
+
+/// Replaces each subquery of `e` (outermost, with its left operands) by the parameter
+/// `first + k`, `k` its position in `out`, where the subquery node goes.
+fn param_subqueries(e: &mut Expr, first: usize, out: &mut Vec<Expr>) {
+    if matches!(e, Expr::Subquery(_)) {
+        let sq = std::mem::replace(e, Expr::Param(first + out.len()));
+        out.push(sq);
+        return;
+    }
+    for c in children_mut(e) {
+        param_subqueries(c, first, out);
+    }
+}
+
+/// Splits an unbound condition into its AND terms.
+fn ast_and_terms(e: Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Binary(BinOp::And, a, b) => {
+            ast_and_terms(*a, out);
+            ast_and_terms(*b, out);
+        }
+        other => out.push(other),
+    }
 }
 
 /// Splits a bound condition into its AND terms.
