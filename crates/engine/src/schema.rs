@@ -272,11 +272,13 @@ impl TableSchema {
             match c.ty {
                 ColumnType::Integer { bytes: 1 | 2 | 3 | 4 | 8, .. } => {}
                 ColumnType::Integer { .. } => return bad("integers have 1, 2, 3, 4 or 8 bytes"),
-                // An i128 mantissa holds 38 decimal digits.
+                // mysqld's DECIMAL_MAX_PRECISION and DECIMAL_MAX_SCALE.
                 ColumnType::Decimal { precision, scale }
-                    if precision == 0 || precision > 38 || scale > precision =>
+                    if precision == 0 || precision > 65 || scale > precision || scale > 30 =>
                 {
-                    return bad("DECIMAL precision is 1..=38 and scale at most the precision")
+                    return bad(
+                        "DECIMAL precision is 1..=65 and scale at most 30 and the precision",
+                    )
                 }
                 ColumnType::Bit(n) if n == 0 || n > 64 => return bad("BIT(n) has 1..=64 bits"),
                 ColumnType::Blob { len_bytes } | ColumnType::SizedText { len_bytes }
@@ -477,8 +479,8 @@ fn normalize_value(col: &Column, v: &mut Value) -> Result<()> {
         ColumnType::Decimal { precision, scale } => {
             let d = match v {
                 Value::Decimal(d) => *d,
-                Value::Int(i) => crate::value::Decimal { mantissa: i128::from(*i), scale: 0 },
-                Value::UInt(u) => crate::value::Decimal { mantissa: i128::from(*u), scale: 0 },
+                Value::Int(i) => crate::value::Decimal::new(i128::from(*i), 0),
+                Value::UInt(u) => crate::value::Decimal::new(i128::from(*u), 0),
                 _ => return Err(wrong()),
             };
             let d = d.rescale(scale).ok_or_else(out_of_range)?;

@@ -42,15 +42,38 @@ pub enum Value {
     Time(i64),
 }
 
-/// A fixed-point number: `mantissa / 10^scale`.
+/// A DECIMAL mantissa: 256 bits hold mysqld's 65 digits (`DECIMAL_MAX_PRECISION`) with room
+/// to spare; `bnum` because Rust has no wider integer than i128 (its `BInt<4>` is four u64
+/// words, 8-byte aligned, so `Value` stays 48 bytes).
+pub type Mantissa = bnum::types::I256;
+/// Twice as wide: products and scaled dividends before they are rounded back.
+pub type WideMantissa = bnum::types::I512;
+
+/// A fixed-point number: `mantissa / 10^scale`, at most [`Decimal::MAX_PRECISION`] digits and
+/// [`Decimal::MAX_SCALE`] fraction digits once stored or computed (mysqld's `my_decimal`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decimal {
-    pub mantissa: i128,
+    pub mantissa: Mantissa,
     pub scale: u8,
 }
 
+/// 10^n as a mantissa (n <= 76).
+pub fn pow10(n: u32) -> Mantissa {
+    Mantissa::TEN.pow(n)
+}
+
 impl Decimal {
-    /// Parses `-12.340` style text.
+    /// mysqld's DECIMAL_MAX_PRECISION.
+    pub const MAX_PRECISION: u32 = 65;
+    /// mysqld's DECIMAL_MAX_SCALE.
+    pub const MAX_SCALE: u8 = 30;
+
+    /// `m / 10^scale`.
+    pub fn new(m: i128, scale: u8) -> Decimal {
+        Decimal { mantissa: Mantissa::from(m), scale }
+    }
+
+    /// Parses `-12.340` style text (up to 76 digits; callers check the precision).
     pub fn parse(s: &str) -> Option<Decimal> {
         let (neg, digits) = match s.strip_prefix('-') {
             Some(rest) => (true, rest),
@@ -60,12 +83,13 @@ impl Decimal {
         if int.is_empty() && frac.is_empty() {
             return None;
         }
-        let mut mantissa: i128 = 0;
+        let mut mantissa = Mantissa::ZERO;
         for c in int.bytes().chain(frac.bytes()) {
             if !c.is_ascii_digit() {
                 return None;
             }
-            mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(c - b'0'))?;
+            mantissa =
+                mantissa.checked_mul(Mantissa::TEN)?.checked_add(Mantissa::from(c - b'0'))?;
         }
         let scale = u8::try_from(frac.len()).ok()?;
         Some(Decimal { mantissa: if neg { -mantissa } else { mantissa }, scale })
@@ -75,39 +99,85 @@ impl Decimal {
     pub fn rescale(self, scale: u8) -> Option<Decimal> {
         let mut m = self.mantissa;
         if scale >= self.scale {
-            for _ in self.scale..scale {
-                m = m.checked_mul(10)?;
-            }
+            m = m.checked_mul(Mantissa::TEN.checked_pow(u32::from(scale - self.scale))?)?;
         } else {
-            let div = 10i128.checked_pow(u32::from(self.scale - scale))?;
+            let Some(div) = Mantissa::TEN.checked_pow(u32::from(self.scale - scale)) else {
+                return Some(Decimal { mantissa: Mantissa::ZERO, scale });
+            };
             let q = m / div;
             let r = (m % div).abs();
-            m = if r * 2 >= div { q + m.signum() } else { q };
+            m = if r * Mantissa::TWO >= div { q + m.signum() } else { q };
         }
         Some(Decimal { mantissa: m, scale })
     }
 
+    /// The same number at `scale` digits, dropping the digits beyond it (toward zero).
+    pub fn truncate(self, scale: u8) -> Option<Decimal> {
+        if scale >= self.scale {
+            return self.rescale(scale);
+        }
+        let div = Mantissa::TEN.checked_pow(u32::from(self.scale - scale))?;
+        Some(Decimal { mantissa: self.mantissa / div, scale })
+    }
+
     /// The number of digits of the integral part (for precision checks).
-    pub(crate) fn integral_digits(self) -> u32 {
-        let div = 10u128.pow(u32::from(self.scale));
-        let int = self.mantissa.unsigned_abs() / div;
-        if int == 0 {
+    pub fn integral_digits(self) -> u32 {
+        let int = self.mantissa.unsigned_abs() / pow10(u32::from(self.scale)).unsigned_abs();
+        if int.is_zero() {
             0
         } else {
             int.ilog10() + 1
         }
     }
+
+    /// Whether the value is zero.
+    pub fn is_zero(self) -> bool {
+        self.mantissa.is_zero()
+    }
+
+    /// Whether the value is below zero.
+    pub fn is_negative(self) -> bool {
+        self.mantissa.is_negative()
+    }
+
+    /// The mantissa as an i128, when it fits.
+    pub fn mantissa_i128(self) -> Option<i128> {
+        i128::try_from(self.mantissa).ok()
+    }
+
+    /// The nearest double (via its text, so that the conversion rounds once, as mysqld's
+    /// `decimal2double`).
+    pub fn to_f64(self) -> f64 {
+        if let Some(m) = self.mantissa_i128() {
+            if m.unsigned_abs() < 1 << 53 {
+                return m as f64 / 10f64.powi(i32::from(self.scale));
+            }
+        }
+        self.to_string().parse().unwrap_or(0.0)
+    }
+
+    /// The negated value.
+    pub fn neg(self) -> Decimal {
+        Decimal { mantissa: -self.mantissa, scale: self.scale }
+    }
+
+    /// The absolute value.
+    pub fn abs(self) -> Decimal {
+        Decimal { mantissa: self.mantissa.abs(), scale: self.scale }
+    }
 }
 
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sign = if self.mantissa < 0 { "-" } else { "" };
+        let sign = if self.mantissa.is_negative() { "-" } else { "" };
         let abs = self.mantissa.unsigned_abs();
         if self.scale == 0 {
             return write!(f, "{sign}{abs}");
         }
-        let div = 10u128.pow(u32::from(self.scale));
-        write!(f, "{sign}{}.{:0width$}", abs / div, abs % div, width = usize::from(self.scale))
+        let div = pow10(u32::from(self.scale)).unsigned_abs();
+        let frac = (abs % div).to_string();
+        let pad = usize::from(self.scale).saturating_sub(frac.len());
+        write!(f, "{sign}{}.{}{frac}", abs / div, "0".repeat(pad))
     }
 }
 
@@ -183,7 +253,8 @@ impl fmt::Display for Value {
 // Format (value): tag u8 | payload — 0 NULL; 1 i64; 2 u64; 3 f64 bits; 4 i128 mantissa, u8
 // scale; 5 u32 length, bytes; 6 u16 year, u8 month, day, hour, minute, second, u32 micros;
 // 20 u32 length, JSON text.
-// (issue 19, tags from 40) 40 f32 bits (u32); 41 u16 year, u8 month, u8 day; 42 i64 micros.
+// (issue 19, tags from 40) 40 f32 bits (u32); 41 u16 year, u8 month, u8 day; 42 i64 micros;
+// 43 a DECIMAL whose mantissa needs more than i128: four u64 words (low first), u8 scale.
 pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => out.put_u8(0),
@@ -199,11 +270,20 @@ pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
             out.put_u8(3);
             out.put_u64(d.to_bits());
         }
-        Value::Decimal(d) => {
-            out.put_u8(4);
-            out.put_i128(d.mantissa);
-            out.put_u8(d.scale);
-        }
+        Value::Decimal(d) => match d.mantissa_i128() {
+            Some(m) => {
+                out.put_u8(4);
+                out.put_i128(m);
+                out.put_u8(d.scale);
+            }
+            None => {
+                out.put_u8(43);
+                for w in d.mantissa.to_bits().digits() {
+                    out.put_u64(*w);
+                }
+                out.put_u8(d.scale);
+            }
+        },
         Value::Bytes(b) => {
             out.put_u8(5);
             out.put_bytes(b);
@@ -241,7 +321,7 @@ pub(crate) fn decode_value(r: &mut Reader<'_>) -> Result<Value> {
         1 => Value::Int(r.u64()? as i64),
         2 => Value::UInt(r.u64()?),
         3 => Value::Double(f64::from_bits(r.u64()?)),
-        4 => Value::Decimal(Decimal { mantissa: r.i128()?, scale: r.u8()? }),
+        4 => Value::Decimal(Decimal { mantissa: Mantissa::from(r.i128()?), scale: r.u8()? }),
         5 => Value::Bytes(r.bytes()?.to_vec()),
         6 => Value::DateTime(DateTime {
             year: r.u16()?,
@@ -258,6 +338,11 @@ pub(crate) fn decode_value(r: &mut Reader<'_>) -> Result<Value> {
             Value::Date(DateTime { year: r.u16()?, month: r.u8()?, day: r.u8()?, ..DateTime::ZERO })
         }
         42 => Value::Time(r.u64()? as i64),
+        43 => {
+            let words = [r.u64()?, r.u64()?, r.u64()?, r.u64()?];
+            let mantissa = Mantissa::from_bits(bnum::types::U256::from_digits(words));
+            Value::Decimal(Decimal { mantissa, scale: r.u8()? })
+        }
         _ => return Err(r.corrupt()),
     })
 }
@@ -301,9 +386,23 @@ pub(crate) fn encode_key_part_in(out: &mut Vec<u8>, v: &Value, coll: u16) {
         }
         Value::Decimal(d) => {
             // Values of one column share the column's scale (normalized on write), so the
-            // mantissa alone orders them.
+            // mantissa alone orders them. A mantissa of at most 38 digits (every value of a
+            // DECIMAL(p <= 38) column, and keys written before DECIMAL(65)) is 16 bytes, as
+            // before; a wider one (only in DECIMAL(39..65)) is 16 bytes 0xFF (positive) or
+            // 0x00 (negative) and its 32-byte form, which sorts beyond every narrow key.
             out.push(1);
-            out.extend_from_slice(&((d.mantissa as u128) ^ (1 << 127)).to_be_bytes());
+            match d.mantissa_i128().filter(|m| m.unsigned_abs() < 10u128.pow(38)) {
+                Some(m) => out.extend_from_slice(&((m as u128) ^ (1 << 127)).to_be_bytes()),
+                None => {
+                    let fill = if d.mantissa.is_negative() { 0x00 } else { 0xFF };
+                    out.extend_from_slice(&[fill; 16]);
+                    let bits = *d.mantissa.to_bits().digits();
+                    for (i, w) in bits.iter().enumerate().rev() {
+                        let w = if i == 3 { w ^ (1 << 63) } else { *w };
+                        out.extend_from_slice(&w.to_be_bytes());
+                    }
+                }
+            }
         }
         Value::Bytes(b) | Value::Json(b) => {
             // Binary: 0x00 is escaped as 0x00 0xFF and the string ends with 0x00 0x01, so a
@@ -444,7 +543,7 @@ mod tests {
             Value::Int(-3),
             Value::UInt(u64::MAX),
             Value::Double(1.5),
-            Value::Decimal(Decimal { mantissa: -12345, scale: 2 }),
+            Value::Decimal(Decimal::new(-12345, 2)),
             Value::Bytes(b"hi\0".to_vec()),
             Value::DateTime(t),
             Value::Float(0.1),

@@ -49,12 +49,21 @@ fn encode_canonical(out: &mut Vec<u8>, v: &Value) {
         }
         Value::Decimal(d) => {
             let (mut mantissa, mut scale) = (d.mantissa, d.scale);
-            while scale > 0 && mantissa % 10 == 0 {
-                mantissa /= 10;
+            let ten = engine::Mantissa::TEN;
+            while scale > 0 && (mantissa % ten).is_zero() {
+                mantissa /= ten;
                 scale -= 1;
             }
             out.push(3);
-            out.extend_from_slice(&mantissa.to_le_bytes());
+            match i128::try_from(mantissa) {
+                Ok(m) => out.extend_from_slice(&m.to_le_bytes()),
+                // Wider than i128 (DECIMAL(39..65)): the four u64 words, low first.
+                Err(_) => {
+                    for w in mantissa.to_bits().digits() {
+                        out.extend_from_slice(&w.to_le_bytes());
+                    }
+                }
+            }
             out.push(scale);
         }
         Value::Bytes(b) | Value::Json(b) => {
@@ -308,12 +317,12 @@ mod tests {
         assert_ne!(one(Value::Int(-1)), one(Value::UInt(u64::MAX)));
         assert_eq!(one(Value::Double(0.0)), one(Value::Double(-0.0)));
         assert_eq!(
-            one(Value::Decimal(Decimal { mantissa: 150, scale: 2 })),
-            one(Value::Decimal(Decimal { mantissa: 15, scale: 1 }))
+            one(Value::Decimal(Decimal::new(150, 2))),
+            one(Value::Decimal(Decimal::new(15, 1)))
         );
         assert_ne!(
-            one(Value::Decimal(Decimal { mantissa: 15, scale: 1 })),
-            one(Value::Decimal(Decimal { mantissa: 15, scale: 2 }))
+            one(Value::Decimal(Decimal::new(15, 1))),
+            one(Value::Decimal(Decimal::new(15, 2)))
         );
     }
 }

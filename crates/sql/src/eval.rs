@@ -117,7 +117,7 @@ fn datetime_number(t: &DateTime) -> u64 {
 }
 
 fn dec_to_f64(d: Decimal) -> f64 {
-    d.mantissa as f64 / 10f64.powi(i32::from(d.scale))
+    d.to_f64()
 }
 
 fn num_f64(n: Num) -> f64 {
@@ -130,7 +130,7 @@ fn num_f64(n: Num) -> f64 {
 
 fn num_dec(n: Num) -> Option<Decimal> {
     match n {
-        Num::Int(i) => Some(Decimal { mantissa: i, scale: 0 }),
+        Num::Int(i) => Some(Decimal::new(i, 0)),
         Num::Dec(d) => Some(d),
         Num::Dbl(d) => f64_to_decimal(d, 10),
     }
@@ -157,26 +157,10 @@ fn int_value(i: i128, expr: &dyn Fn() -> String) -> Result<Value> {
     }
 }
 
-fn align(a: Decimal, b: Decimal) -> Option<(i128, i128, u8)> {
-    let s = a.scale.max(b.scale);
-    Some((a.rescale(s)?.mantissa, b.rescale(s)?.mantissa, s))
-}
-
-fn dec_out(mantissa: Option<i128>, scale: u8, expr: &dyn Fn() -> String) -> Result<Value> {
-    match mantissa {
-        Some(m) => Ok(Value::Decimal(Decimal { mantissa: m, scale })),
+fn dec_out(d: Option<Decimal>, expr: &dyn Fn() -> String) -> Result<Value> {
+    match d {
+        Some(d) => Ok(Value::Decimal(d)),
         None => Err(SqlError::ValueOutOfRange { kind: "DECIMAL", expr: expr() }),
-    }
-}
-
-/// Division rounding half away from zero.
-fn div_round(n: i128, d: i128) -> i128 {
-    let q = n / d;
-    let r = n % d;
-    if (r.abs() * 2) >= d.abs() {
-        q + if (n < 0) != (d < 0) { -1 } else { 1 }
-    } else {
-        q
     }
 }
 
@@ -234,51 +218,19 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
             let (Some(p), Some(q)) = (num_dec(x), num_dec(y)) else {
                 return Err(SqlError::ValueOutOfRange { kind: "DECIMAL", expr: text() });
             };
+            if matches!(op, BinOp::Div | BinOp::IntDiv | BinOp::Mod) && q.is_zero() {
+                return divided_by_zero();
+            }
             match op {
-                BinOp::Add | BinOp::Sub | BinOp::Mod => {
-                    let Some((m, n, s)) = align(p, q) else {
-                        return Err(SqlError::ValueOutOfRange { kind: "DECIMAL", expr: text() });
-                    };
-                    let r = match op {
-                        BinOp::Add => m.checked_add(n),
-                        BinOp::Sub => m.checked_sub(n),
-                        _ if n == 0 => return divided_by_zero(),
-                        _ => Some(m % n),
-                    };
-                    dec_out(r, s, text)
-                }
-                BinOp::Mul => {
-                    let s = p.scale.saturating_add(q.scale);
-                    let r = p.mantissa.checked_mul(q.mantissa);
-                    match r {
-                        Some(m) if s > 30 => {
-                            let d = Decimal { mantissa: m, scale: s }.rescale(30);
-                            dec_out(d.map(|d| d.mantissa), 30, text)
-                        }
-                        _ => dec_out(r, s, text),
-                    }
-                }
-                BinOp::Div | BinOp::IntDiv => {
-                    if q.mantissa == 0 {
-                        return divided_by_zero();
-                    }
-                    if op == BinOp::IntDiv {
-                        let Some((m, n, _)) = align(p, q) else {
-                            return Err(SqlError::ValueOutOfRange {
-                                kind: "DECIMAL",
-                                expr: text(),
-                            });
-                        };
-                        return int_value(m / n, text);
-                    }
-                    let scale = p.scale.saturating_add(4).min(30);
-                    let factor =
-                        10i128.checked_pow(u32::from(q.scale) + u32::from(scale - p.scale));
-                    let r = factor
-                        .and_then(|f| p.mantissa.checked_mul(f))
-                        .map(|n| div_round(n, q.mantissa));
-                    dec_out(r, scale, text)
-                }
+                BinOp::Add => dec_out(super::decimal::add(p, q), text),
+                BinOp::Sub => dec_out(super::decimal::sub(p, q), text),
+                BinOp::Mod => dec_out(super::decimal::rem(p, q), text),
+                BinOp::Mul => dec_out(super::decimal::mul(p, q), text),
+                BinOp::Div => dec_out(super::decimal::div(p, q), text),
+                BinOp::IntDiv => match super::decimal::int_div(p, q).map(i128::try_from) {
+                    Some(Ok(i)) => int_value(i, text),
+                    _ => Err(SqlError::ValueOutOfRange { kind: "BIGINT", expr: text() }),
+                },
                 _ => Err(internal("arith op")),
             }
         }
@@ -348,10 +300,7 @@ pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
                 (Num::Int(p), Num::Int(q)) => Some(p.cmp(&q)),
                 (Num::Dbl(_), _) | (_, Num::Dbl(_)) => num_f64(x).partial_cmp(&num_f64(y)),
                 _ => match (num_dec(x), num_dec(y)) {
-                    (Some(p), Some(q)) => match align(p, q) {
-                        Some((m, n, _)) => Some(m.cmp(&n)),
-                        None => num_f64(x).partial_cmp(&num_f64(y)),
-                    },
+                    (Some(p), Some(q)) => Some(super::decimal::cmp(p, q)),
                     _ => num_f64(x).partial_cmp(&num_f64(y)),
                 },
             }
@@ -367,7 +316,7 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Int(i) => Some(*i != 0),
         Value::UInt(u) => Some(*u != 0),
         Value::Double(d) => Some(*d != 0.0),
-        Value::Decimal(d) => Some(d.mantissa != 0),
+        Value::Decimal(d) => Some(!d.is_zero()),
         Value::Bytes(b) => Some(str_to_f64(b) != 0.0),
         Value::DateTime(_) => Some(true),
         Value::Json(t) => Some(num_f64(json_num(t)) != 0.0),
@@ -502,7 +451,7 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
         Expr::Unary(UnOp::Neg, x) => match eval(x, row, aggs)? {
             Value::Null => Value::Null,
             Value::Double(d) => Value::Double(-d),
-            Value::Decimal(d) => Value::Decimal(Decimal { mantissa: -d.mantissa, scale: d.scale }),
+            Value::Decimal(d) => Value::Decimal(d.neg()),
             v => arith(BinOp::Sub, &Value::Int(0), &v)?,
         },
         Expr::Unary(UnOp::Not, x) => bool_value(truth(&eval(x, row, aggs)?).map(|b| !b)),
@@ -738,9 +687,7 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
         Func::Abs => match arg(&a, 0) {
             Value::Int(i) => int_value(i128::from(i).abs(), &|| format!("abs({i})"))?,
             Value::Double(d) => Value::Double(d.abs()),
-            Value::Decimal(d) => {
-                Value::Decimal(Decimal { mantissa: d.mantissa.abs(), scale: d.scale })
-            }
+            Value::Decimal(d) => Value::Decimal(d.abs()),
             Value::Null => Value::Null,
             v @ Value::UInt(_) => v,
             v => Value::Double(num_f64(num(&v).unwrap_or(Num::Dbl(0.0))).abs()),
@@ -1012,7 +959,11 @@ pub fn to_column(v: Value, col: &Column, row: u64) -> Result<Value> {
                 Value::Int(_) | Value::UInt(_) => v,
                 Value::Double(d) => rounded(*d)?,
                 Value::Decimal(d) => {
-                    let r = d.rescale(0).ok_or_else(out_of_range)?.mantissa;
+                    let r = d
+                        .rescale(0)
+                        .ok_or_else(out_of_range)?
+                        .mantissa_i128()
+                        .ok_or_else(out_of_range)?;
                     int_value(r, &String::new).map_err(|_| out_of_range())?
                 }
                 Value::Bytes(b) => {

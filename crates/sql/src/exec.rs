@@ -608,7 +608,7 @@ pub(crate) fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
                     if r.rescale(d.scale)? != *d {
                         return None;
                     }
-                    r.mantissa
+                    r.mantissa_i128()?
                 }
                 _ => return None,
             };
@@ -630,8 +630,8 @@ pub(crate) fn key_value(v: &Value, ty: ColumnType) -> Option<Value> {
         },
         ColumnType::Decimal { scale, .. } => {
             let d = match v {
-                Value::Int(i) => Decimal { mantissa: i128::from(*i), scale: 0 },
-                Value::UInt(u) => Decimal { mantissa: i128::from(*u), scale: 0 },
+                Value::Int(i) => Decimal::new(i128::from(*i), 0),
+                Value::UInt(u) => Decimal::new(i128::from(*u), 0),
                 Value::Decimal(d) => *d,
                 _ => return None,
             };
@@ -1570,11 +1570,7 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
             st.acc = match spec.kind {
                 AggKind::Count => Value::Null,
                 AggKind::Sum | AggKind::Avg => {
-                    if st.acc == Value::Null {
-                        v
-                    } else {
-                        arith(BinOp::Add, &st.acc, &v)?
-                    }
+                    crate::decimal::sum_add(std::mem::replace(&mut st.acc, Value::Null), v)?
                 }
                 AggKind::GroupConcat => Value::Null,
                 AggKind::Min | AggKind::Max => {
@@ -2005,7 +2001,10 @@ fn refine_expr_column(
                     // Item_sum_sum: + DECIMAL_LONGLONG_DIGITS; Item_sum_avg: + 4 digits.
                     let (precision, scale) = match kind {
                         AggKind::Sum => ((precision + 22).min(65), scale),
-                        _ => ((precision + 4).min(65), (scale + 4).min(30)),
+                        _ => {
+                            let inc = crate::decimal::div_precision_increment();
+                            ((precision + u32::from(inc)).min(65), (scale + inc).min(30))
+                        }
                     };
                     c.length = decimal_length(precision, scale);
                     c.decimals = scale;
@@ -2057,12 +2056,14 @@ fn decimal_scale(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> u8
             _ => 0,
         },
         Expr::Lit(Value::Decimal(d)) => d.scale,
-        Expr::Binary(BinOp::Div, a, _) => s(a).saturating_add(4).min(30),
+        Expr::Binary(BinOp::Div, a, _) => {
+            s(a).saturating_add(crate::decimal::div_precision_increment()).min(30)
+        }
         Expr::Binary(BinOp::Mul, a, b) => s(a).saturating_add(s(b)).min(30),
         Expr::Binary(_, a, b) => s(a).max(s(b)),
         Expr::Agg(i) => match aggs.get(*i) {
             Some(AggSpec { kind: AggKind::Avg, arg: Some(a), .. }) => {
-                s(a).saturating_add(4).min(30)
+                s(a).saturating_add(crate::decimal::div_precision_increment()).min(30)
             }
             Some(AggSpec { arg: Some(a), .. }) => s(a),
             _ => 0,
@@ -2084,7 +2085,8 @@ pub(crate) fn conform(v: Value, ty: MysqlType, unsigned: bool) -> Value {
             Value::Double(d) => Value::Int(d.round() as i64),
             Value::Decimal(d) => d
                 .rescale(0)
-                .and_then(|r| i64::try_from(r.mantissa).ok())
+                .and_then(|r| r.mantissa_i128())
+                .and_then(|r| i64::try_from(r).ok())
                 .map_or(Value::Null, Value::Int),
             Value::Bytes(b) => Value::Int(str_to_f64(&b) as i64),
             other => Value::Bytes(other.to_string().into_bytes()),
@@ -2097,8 +2099,8 @@ pub(crate) fn conform(v: Value, ty: MysqlType, unsigned: bool) -> Value {
             other => other,
         },
         MysqlType::NewDecimal => match v {
-            Value::Int(i) => Value::Decimal(Decimal { mantissa: i128::from(i), scale: 0 }),
-            Value::UInt(u) => Value::Decimal(Decimal { mantissa: i128::from(u), scale: 0 }),
+            Value::Int(i) => Value::Decimal(Decimal::new(i128::from(i), 0)),
+            Value::UInt(u) => Value::Decimal(Decimal::new(i128::from(u), 0)),
             Value::Double(d) => f64_to_decimal(d, 10).map_or(Value::Null, Value::Decimal),
             Value::Bytes(b) => {
                 f64_to_decimal(str_to_f64(&b), 10).map_or(Value::Null, Value::Decimal)

@@ -28,6 +28,7 @@ mod checksum;
 pub mod comments;
 pub mod commit;
 mod ddl;
+pub mod decimal;
 pub mod depth;
 pub mod error;
 pub mod eval;

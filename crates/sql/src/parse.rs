@@ -2759,9 +2759,9 @@ fn unary(op: &sp::UnaryOperator, x: Expr) -> Result<Expr> {
             // Fold literals so `-5` is a constant for key lookups.
             Expr::Lit(Value::Int(i)) => Expr::Lit(Value::Int(-i)),
             Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => Expr::Lit(Value::Int(i64::MIN)),
-            Expr::Lit(Value::Decimal(d)) => {
-                Expr::Lit(Value::Decimal(Decimal { mantissa: -d.mantissa, scale: d.scale }))
-            }
+            // Below BIGINT's range a negated literal is DECIMAL (mysqld's `Item_uint::neg`).
+            Expr::Lit(Value::UInt(u)) => Expr::Lit(Value::Decimal(Decimal::new(-i128::from(u), 0))),
+            Expr::Lit(Value::Decimal(d)) => Expr::Lit(Value::Decimal(d.neg())),
             Expr::Lit(Value::Double(d)) => Expr::Lit(Value::Double(-d)),
             x => Expr::Unary(UnOp::Neg, Box::new(x)),
         },
@@ -2831,10 +2831,7 @@ fn number(n: &str) -> Result<Value> {
         return n.parse().map(Value::Double).map_err(|_| SqlError::near(n));
     }
     if n.contains('.') {
-        return match Decimal::parse(n) {
-            Some(d) => Ok(Value::Decimal(d)),
-            None => n.parse().map(Value::Double).map_err(|_| SqlError::near(n)),
-        };
+        return literal_decimal(n);
     }
     if let Ok(i) = n.parse::<i64>() {
         return Ok(Value::Int(i));
@@ -2842,7 +2839,19 @@ fn number(n: &str) -> Result<Value> {
     if let Ok(u) = n.parse::<u64>() {
         return Ok(Value::UInt(u));
     }
-    Decimal::parse(n).map(Value::Decimal).ok_or_else(|| SqlError::near(n))
+    // Beyond BIGINT UNSIGNED an integer literal is DECIMAL (mysqld's `int_token` answers
+    // DECIMAL_NUM).
+    literal_decimal(n)
+}
+
+/// A DECIMAL literal (mysqld's `Item_decimal`, which keeps every digit its 81-digit buffer
+/// holds, even beyond DECIMAL(65)); beyond the 76 digits a 256-bit mantissa holds, the
+/// DOUBLE it reads as.
+fn literal_decimal(n: &str) -> Result<Value> {
+    match Decimal::parse(n) {
+        Some(d) => Ok(Value::Decimal(d)),
+        None => n.parse().map(Value::Double).map_err(|_| SqlError::near(n)),
+    }
 }
 
 fn hex(h: &str) -> Option<Vec<u8>> {
@@ -2915,7 +2924,35 @@ fn column_spec(c: &sp::ColumnDef) -> Result<ColumnSpec> {
                 (*p, u64::try_from(*s).unwrap_or(u64::MAX))
             }
         };
-        if p == 0 || p > 38 || s > 30 || s > p {
+        // mysqld's checks (`Create_field::init`): 1426 beyond 65 digits, 1425 beyond a scale
+        // of 30, 1427 when the scale exceeds the precision.
+        let too_big =
+            |code: u16, message: String| SqlError::Other { code, sqlstate: "42000", message };
+        if p > 65 {
+            return Err(too_big(
+                1426,
+                format!("Too-big precision {p} specified for '{}'. Maximum is 65.", c.name.value),
+            ));
+        }
+        if s > 30 {
+            return Err(too_big(
+                1425,
+                format!(
+                    "Too big scale {s} specified for column '{}'. Maximum is 30.",
+                    c.name.value
+                ),
+            ));
+        }
+        if s > p {
+            return Err(too_big(
+                1427,
+                format!(
+                    "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{}').",
+                    c.name.value
+                ),
+            ));
+        }
+        if p == 0 {
             return Err(unsupported(format!("DECIMAL({p},{s})")));
         }
         Ok(ColumnType::Decimal { precision: p as u8, scale: s as u8 })

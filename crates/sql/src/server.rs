@@ -145,6 +145,9 @@ pub struct Server {
     statement_hook: std::sync::OnceLock<Arc<dyn StatementHook>>,
     /// What the SHUTDOWN statement calls (the serve wiring's clean shutdown).
     shutdown: std::sync::OnceLock<Box<dyn Fn() + Send + Sync>>,
+    /// `innodb_lock_wait_timeout` as the server started: the engine's configured timeout, so a
+    /// session value equal to it needs no override of its own.
+    pub(crate) lock_wait_at_start: engine::Value,
 }
 
 impl std::fmt::Debug for Server {
@@ -162,6 +165,7 @@ impl Server {
         overrides: &[(String, String)],
     ) -> Result<Arc<Server>> {
         let vars = Variables::new(overrides)?;
+        let lock_wait_at_start = vars.global(super::vars::Var::InnodbLockWaitTimeout);
         let mut databases = BTreeMap::new();
         for t in engine.tables() {
             if accounts::is_internal_table(&t.name) {
@@ -187,6 +191,7 @@ impl Server {
             processes: std::sync::OnceLock::new(),
             statement_hook: std::sync::OnceLock::new(),
             shutdown: std::sync::OnceLock::new(),
+            lock_wait_at_start,
         }))
     }
 

@@ -558,6 +558,12 @@ impl Session {
             .unwrap_or(super::temporal::Zone::System);
         let mode = super::temporal::Mode::parse(&self.var_text(Var::SqlMode));
         super::temporal::begin(zone, mode, now);
+        let inc = match self.vars.get(&Var::DivPrecisionIncrement) {
+            Some(Value::UInt(n)) => (*n).min(30) as u8,
+            Some(Value::Int(n)) => (*n).clamp(0, 30) as u8,
+            _ => 4,
+        };
+        super::decimal::set_div_precision_increment(inc);
     }
 
     /// Moves the warnings the statement's conversions raised (temporal.rs) to the session's
@@ -931,13 +937,13 @@ impl Session {
             self.start_access(false);
         }
         // mysqld reads the session's innodb_lock_wait_timeout at each row lock wait
-        // (`thd_lock_wait_timeout`): a SET SESSION counts from the next statement on. Without
-        // a session value of its own (one that differs from the global it started with) the
-        // engine's configured timeout applies: the server configures it from the same start
-        // option as the global, and an embedded engine may configure its own.
-        let global = self.server.global(Var::InnodbLockWaitTimeout);
+        // (`thd_lock_wait_timeout`): a SET SESSION counts from the next statement on, and a
+        // session starts with the global's value of its connect time (so a SET GLOBAL reaches
+        // the sessions that connect after it). A value equal to the server's start-up one is
+        // the engine's configured timeout (the server configures both from the same option;
+        // an embedded engine may configure its own).
         let timeout = match self.vars.get(&Var::InnodbLockWaitTimeout) {
-            Some(v) if *v == global => None,
+            Some(v) if *v == self.server.lock_wait_at_start => None,
             Some(Value::Int(i)) => Some((*i).max(1) as u64),
             Some(Value::UInt(u)) => Some((*u).max(1)),
             _ => None,

@@ -827,9 +827,9 @@ fn number_parts(v: &Value) -> Option<(i64, i64)> {
         Value::Int(i) => Some((*i, 0)),
         Value::UInt(u) => Some((i64::try_from(*u).ok()?, 0)),
         Value::Decimal(d) => {
-            let r = d.rescale(6)?;
-            let int = r.mantissa / 1_000_000;
-            Some((i64::try_from(int).ok()?, i64::try_from(r.mantissa % 1_000_000).ok()?))
+            let r = d.rescale(6)?.mantissa_i128()?;
+            let int = r / 1_000_000;
+            Some((i64::try_from(int).ok()?, i64::try_from(r % 1_000_000).ok()?))
         }
         Value::Double(_) | Value::Float(_) => {
             let d = match v {
@@ -1248,10 +1248,7 @@ pub fn numeric(v: &Value) -> Option<Value> {
         return Some(Value::Int(int as i64));
     }
     let sign = if micros < 0 || int < 0 { -1 } else { 1 };
-    Some(Value::Decimal(Decimal {
-        mantissa: sign * (int.abs() * 1_000_000 + i128::from(micros.abs())),
-        scale: 6,
-    }))
+    Some(Value::Decimal(Decimal::new(sign * (int.abs() * 1_000_000 + i128::from(micros.abs())), 6)))
 }
 
 /// Comparison of a temporal value with another value, where one side is temporal: as
@@ -1326,7 +1323,7 @@ fn interval_of(v: &Value, unit: Unit) -> Option<Interval> {
             Value::Bytes(b) | Value::Json(b) => super_str_to_f64(b).round() as i64,
             Value::Double(d) => d.round() as i64,
             Value::Float(f) => f64::from(*f).round() as i64,
-            Value::Decimal(d) => i64::try_from(d.rescale(0)?.mantissa).ok()?,
+            Value::Decimal(d) => i64::try_from(d.rescale(0)?.mantissa_i128()?).ok()?,
             Value::Int(i) => *i,
             Value::UInt(u) => i64::try_from(*u).ok()?,
             Value::DateTime(t) => datetime_number(t) as i64,
@@ -2113,7 +2110,7 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
                         Value::Bytes(b) => Some(text_fraction_digits(b)),
                         _ => None,
                     };
-                    let exact = Decimal { mantissa: i128::from(utc), scale: 6 };
+                    let exact = Decimal::new(i128::from(utc), 6);
                     if utc < 0 || utc > to_micros(&TIMESTAMP_MAX) {
                         Value::Int(0)
                     } else if let Some(d @ 1..) = digits {
@@ -2172,7 +2169,7 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
         }
         TimeFn::TimeToSec => match arg_time(&arg(0)) {
             Some(us) if us % US_PER_SEC == 0 => Value::Int(us / US_PER_SEC),
-            Some(us) => Value::Decimal(Decimal { mantissa: i128::from(us), scale: 6 }),
+            Some(us) => Value::Decimal(Decimal::new(i128::from(us), 6)),
             None => Value::Null,
         },
         TimeFn::SecToTime => {

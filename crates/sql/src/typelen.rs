@@ -22,8 +22,10 @@ use super::ast::{BinOp, Expr, Func, UnOp};
 
 const DECIMAL_MAX_PRECISION: u32 = 65;
 const DECIMAL_MAX_SCALE: u32 = 30;
-/// `div_precision_increment`'s default.
-const DIV_PRECISION_INCREMENT: u32 = 4;
+/// The statement's `div_precision_increment`.
+fn div_precision_increment() -> u32 {
+    u32::from(super::decimal::div_precision_increment())
+}
 /// MY_INT64_NUM_DECIMAL_DIGITS.
 const INT64_DIGITS: u32 = 21;
 
@@ -218,8 +220,8 @@ fn arithmetic(op: BinOp, a: Shape, b: Shape) -> Option<Shape> {
         }
         BinOp::Div => {
             let precision =
-                (a.precision() + b.dec + DIV_PRECISION_INCREMENT).min(DECIMAL_MAX_PRECISION);
-            let dec = (a.dec + DIV_PRECISION_INCREMENT).min(DECIMAL_MAX_SCALE);
+                (a.precision() + b.dec + div_precision_increment()).min(DECIMAL_MAX_PRECISION);
+            let dec = (a.dec + div_precision_increment()).min(DECIMAL_MAX_SCALE);
             Shape {
                 kind,
                 len: precision_to_length(precision, dec, unsigned),

@@ -458,7 +458,7 @@ fn values_are_checked_and_normalized() {
     let mut w = e.begin();
     e.insert(&mut w, v, good(1)).expect("insert");
     let stored = e.get(&w, v, &e.key(&[Value::Int(1)])).expect("get").expect("row");
-    assert_eq!(stored[1], Value::Decimal(Decimal { mantissa: 150, scale: 2 }));
+    assert_eq!(stored[1], Value::Decimal(Decimal::new(150, 2)));
     assert_eq!(stored[3], Value::Double(2.0));
     let code = |r: Row| e.insert(&mut e.begin(), v, r).expect_err("rejected").mysql_code();
     let mut r = good(2);

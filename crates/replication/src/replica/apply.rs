@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(row[0], Value::Int(-5));
         assert_eq!(row[1], Value::UInt(255));
         assert_eq!(row[2], Value::Bytes(b"x".to_vec()));
-        assert!(matches!(row[3], Value::Decimal(d) if d.mantissa == -150 && d.scale == 2));
+        assert!(matches!(row[3], Value::Decimal(d) if d == engine::Decimal::new(-150, 2)));
         let short = to_engine_row(&schema, &[BinValue::Int(1)]).expect_err("short image");
         assert!(short.1.contains("full row images"));
         let wrong = to_engine_row(

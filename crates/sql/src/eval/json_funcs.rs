@@ -669,7 +669,7 @@ fn hex_number(v: &Value) -> Vec<u8> {
         }
         Value::Decimal(d) => match d.rescale(0) {
             Some(Decimal { mantissa, .. }) => {
-                if mantissa < 0 {
+                if mantissa.is_negative() {
                     i64::try_from(mantissa).unwrap_or(i64::MIN) as u64
                 } else {
                     u64::try_from(mantissa).unwrap_or(u64::MAX)

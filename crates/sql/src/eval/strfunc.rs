@@ -169,7 +169,7 @@ fn int_arg(v: &Value) -> Option<i64> {
         Value::UInt(u) => i64::try_from(*u).unwrap_or(i64::MAX),
         Value::Double(d) => d.round().clamp(i64::MIN as f64, i64::MAX as f64) as i64,
         Value::Decimal(d) => {
-            let r = d.rescale(0).map_or(0, |r| r.mantissa);
+            let r = d.rescale(0).and_then(|r| r.mantissa_i128()).unwrap_or(0);
             i64::try_from(r).unwrap_or(if r < 0 { i64::MIN } else { i64::MAX })
         }
         v => {
@@ -553,8 +553,8 @@ fn format(x: &Value, d: &Value, locale: Option<&Value>) -> Result<Value> {
     let places = int_arg(d).unwrap_or(0).clamp(0, 30) as u8;
     let dec = match x {
         Value::Decimal(dd) => Some(*dd),
-        Value::Int(i) => Some(engine::Decimal { mantissa: i128::from(*i), scale: 0 }),
-        Value::UInt(u) => Some(engine::Decimal { mantissa: i128::from(*u), scale: 0 }),
+        Value::Int(i) => Some(engine::Decimal::new(i128::from(*i), 0)),
+        Value::UInt(u) => Some(engine::Decimal::new(i128::from(*u), 0)),
         Value::Double(f) => engine::Decimal::parse(format!("{f:.31}").trim_end_matches('0')),
         v => engine::Decimal::parse(&format!("{:.31}", crate::eval::str_to_f64(&to_text(v)))),
     };

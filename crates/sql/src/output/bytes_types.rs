@@ -98,7 +98,9 @@ fn as_uint(v: &Value) -> Option<Option<u64>> {
         Value::Int(i) => u64::try_from(*i).ok(),
         Value::UInt(u) => Some(*u),
         Value::Double(d) => (d.round() >= 0.0 && d.round() < 1.8e19).then_some(d.round() as u64),
-        Value::Decimal(d) => d.rescale(0).and_then(|r| u64::try_from(r.mantissa).ok()),
+        Value::Decimal(d) => {
+            d.rescale(0).and_then(|r| r.mantissa_i128()).and_then(|r| u64::try_from(r).ok())
+        }
         _ => return None,
     })
 }

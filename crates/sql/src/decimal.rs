@@ -1,0 +1,241 @@
+//! DECIMAL arithmetic with mysqld's result scales (issue 19): `+ - %` at the larger scale,
+//! `*` at the sum of the scales (at most 30, rounded half up), `/` at the dividend's scale plus
+//! `div_precision_increment` (at most 30, rounded half up), as `Item_func_plus/minus/mul/div::
+//! resolve_type` and `decimal_op` with `my_decimal_round` do. Products and scaled dividends are
+//! formed in 512 bits (`engine::WideMantissa`), so no intermediate overflows; a result whose
+//! mantissa does not fit 256 bits (about 76 digits; mysqld's buffer holds 81) is
+//! `None`, which the caller reports as 1690 "DECIMAL value is out of range".
+//!
+//! `div_precision_increment` is read once per statement into a thread-local (the session
+//! installs it in `begin_statement`), as mysqld's items read `thd->variables` when they are
+//! resolved.
+//!
+//! Invariants: every `Decimal` returned has `scale <= 30` unless an operand already had more
+//! (operands come from literals of at most 65 digits or from columns, scale <= 30).
+
+use std::cell::Cell;
+
+use engine::{Decimal, Mantissa, Value, WideMantissa};
+
+thread_local! {
+    static DIV_INCREMENT: Cell<u8> = const { Cell::new(4) };
+}
+
+/// Installs the statement's `div_precision_increment` (0..=30).
+pub fn set_div_precision_increment(n: u8) {
+    DIV_INCREMENT.with(|c| c.set(n.min(30)));
+}
+
+/// The running statement's `div_precision_increment`.
+pub fn div_precision_increment() -> u8 {
+    DIV_INCREMENT.with(Cell::get)
+}
+
+fn wide(m: Mantissa) -> WideMantissa {
+    let mut words = [0u64; 8];
+    words[..4].copy_from_slice(m.to_bits().digits());
+    if m.is_negative() {
+        for w in &mut words[4..] {
+            *w = u64::MAX;
+        }
+    }
+    WideMantissa::from_bits(bnum::types::U512::from_digits(words))
+}
+
+fn narrow(m: WideMantissa) -> Option<Mantissa> {
+    let words = m.to_bits();
+    let words = words.digits();
+    let fill = if m.is_negative() { u64::MAX } else { 0 };
+    if words[4..].iter().any(|w| *w != fill) {
+        return None;
+    }
+    let mut low = [0u64; 4];
+    low.copy_from_slice(&words[..4]);
+    let n = Mantissa::from_bits(bnum::types::U256::from_digits(low));
+    // The sign must survive the narrowing.
+    (n.is_negative() == m.is_negative()).then_some(n)
+}
+
+fn wide_pow10(n: u32) -> WideMantissa {
+    WideMantissa::TEN.pow(n)
+}
+
+/// `n / d` rounded half away from zero (d != 0).
+fn div_round(n: WideMantissa, d: WideMantissa) -> WideMantissa {
+    let q = n / d;
+    let r = (n % d).abs();
+    if r * WideMantissa::TWO >= d.abs() {
+        if n.is_negative() != d.is_negative() {
+            q - WideMantissa::ONE
+        } else {
+            q + WideMantissa::ONE
+        }
+    } else {
+        q
+    }
+}
+
+/// Rounds `m / 10^from` to `to` fraction digits (to < from), half away from zero.
+fn round_wide(m: WideMantissa, from: u8, to: u8) -> WideMantissa {
+    div_round(m, wide_pow10(u32::from(from - to)))
+}
+
+fn aligned(a: Decimal, b: Decimal) -> Option<(WideMantissa, WideMantissa, u8)> {
+    let s = a.scale.max(b.scale);
+    let x = wide(a.mantissa).checked_mul(wide_pow10(u32::from(s - a.scale)))?;
+    let y = wide(b.mantissa).checked_mul(wide_pow10(u32::from(s - b.scale)))?;
+    Some((x, y, s))
+}
+
+fn out(m: WideMantissa, scale: u8) -> Option<Decimal> {
+    Some(Decimal { mantissa: narrow(m)?, scale })
+}
+
+/// `a + b`.
+pub fn add(a: Decimal, b: Decimal) -> Option<Decimal> {
+    let (x, y, s) = aligned(a, b)?;
+    out(x + y, s)
+}
+
+/// `a - b`.
+pub fn sub(a: Decimal, b: Decimal) -> Option<Decimal> {
+    let (x, y, s) = aligned(a, b)?;
+    out(x - y, s)
+}
+
+/// `a % b` (b != 0): the remainder has the dividend's sign, at the larger scale.
+pub fn rem(a: Decimal, b: Decimal) -> Option<Decimal> {
+    let (x, y, s) = aligned(a, b)?;
+    out(x % y, s)
+}
+
+/// `a DIV b` (b != 0): the quotient truncated toward zero, as an integer mantissa.
+pub fn int_div(a: Decimal, b: Decimal) -> Option<Mantissa> {
+    let (x, y, _) = aligned(a, b)?;
+    narrow(x / y)
+}
+
+/// `a * b`: scale `s1 + s2`, rounded to 30 beyond it.
+pub fn mul(a: Decimal, b: Decimal) -> Option<Decimal> {
+    let m = wide(a.mantissa) * wide(b.mantissa);
+    let s = u32::from(a.scale) + u32::from(b.scale);
+    let max = u32::from(Decimal::MAX_SCALE);
+    if s > max {
+        out(round_wide(m, s as u8, Decimal::MAX_SCALE), Decimal::MAX_SCALE)
+    } else {
+        out(m, s as u8)
+    }
+}
+
+/// `a / b` (b != 0): scale `s1 + div_precision_increment` (at most 30, and at least the
+/// dividend's). As mysqld's `decimal_div`, the quotient is first cut (toward zero) to whole
+/// 9-digit words of fraction, `ROUND_UP(f1 + f2 + incr)` with each operand's fraction counted
+/// in whole words and the increment reduced by the digits those words add, and only then
+/// rounded half up to the item's scale: so `2 / 3` is 0 with an increment of 0 but `1.5 / 2`
+/// is 0.8.
+pub fn div(a: Decimal, b: Decimal) -> Option<Decimal> {
+    let incr = div_precision_increment();
+    let scale = a.scale.saturating_add(incr).min(Decimal::MAX_SCALE).max(a.scale);
+    let words = |s: u8| u32::from(s).div_ceil(9) * 9;
+    let (f1, f2) = (words(a.scale), words(b.scale));
+    let pad = (f1 - u32::from(a.scale)) + (f2 - u32::from(b.scale));
+    let incr = u32::from(incr).saturating_sub(pad);
+    let cut = (f1 + f2 + incr).div_ceil(9) * 9;
+    let cut = cut.max(u32::from(scale));
+    // a / b = ma * 10^(sb + cut - sa) / mb / 10^cut
+    let shift = i64::from(b.scale) + i64::from(cut) - i64::from(a.scale);
+    let (n, d) = if shift >= 0 {
+        (wide(a.mantissa).checked_mul(wide_pow10(shift as u32))?, wide(b.mantissa))
+    } else {
+        (wide(a.mantissa), wide(b.mantissa).checked_mul(wide_pow10((-shift) as u32))?)
+    };
+    let q = n / d;
+    let cut = u8::try_from(cut).ok()?;
+    if cut > scale {
+        out(round_wide(q, cut, scale), scale)
+    } else {
+        out(q, scale)
+    }
+}
+
+/// SUM's and AVG's running total plus `v` (not NULL): integers add up as DECIMAL, as mysqld's
+/// `Item_sum_sum` (DECIMAL_RESULT for an integer argument), so a total beyond BIGINT is no
+/// error; a total of at most 38 digits adds in i128, the common case.
+pub fn sum_add(acc: Value, v: Value) -> crate::error::Result<Value> {
+    let int = |v: &Value| match v {
+        Value::Int(i) => Some(i128::from(*i)),
+        Value::UInt(u) => Some(i128::from(*u)),
+        _ => None,
+    };
+    if let Some(i) = int(&v) {
+        match &acc {
+            Value::Null => return Ok(Value::Decimal(Decimal::new(i, 0))),
+            Value::Decimal(d) if d.scale == 0 => {
+                if let Some(m) = d.mantissa_i128().and_then(|m| m.checked_add(i)) {
+                    return Ok(Value::Decimal(Decimal::new(m, 0)));
+                }
+            }
+            _ => {}
+        }
+        let v = Value::Decimal(Decimal::new(i, 0));
+        return crate::eval::arith(crate::ast::BinOp::Add, &acc, &v);
+    }
+    match acc {
+        Value::Null => Ok(v),
+        acc => crate::eval::arith(crate::ast::BinOp::Add, &acc, &v),
+    }
+}
+
+/// `a` against `b`, exactly.
+pub fn cmp(a: Decimal, b: Decimal) -> std::cmp::Ordering {
+    match aligned(a, b) {
+        Some((x, y, _)) => x.cmp(&y),
+        None => a.to_f64().total_cmp(&b.to_f64()),
+    }
+}
+
+/// The precision (all digits) of a value, at least 1.
+pub fn precision(d: Decimal) -> u32 {
+    let m = d.mantissa.unsigned_abs();
+    let digits = if m.is_zero() { 1 } else { m.ilog10() + 1 };
+    digits.max(u32::from(d.scale) + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        Decimal::parse(s).unwrap()
+    }
+
+    #[test]
+    fn wide_values_add_multiply_and_divide() {
+        let big = d("99999999999999999999999999999999999.999999999999999999999999999999");
+        assert_eq!(
+            add(big, d("0.000000000000000000000000000001")).unwrap().to_string(),
+            "100000000000000000000000000000000000.000000000000000000000000000000"
+        );
+        assert_eq!(sub(d("-1.5"), big).unwrap().to_string().len(), 68);
+        assert_eq!(mul(d("1.5"), d("-2.25")).unwrap().to_string(), "-3.375");
+        // 31 fraction digits round to 30.
+        let m = mul(d("0.0000000000000001"), d("0.000000000000005")).unwrap();
+        assert_eq!(m.to_string(), "0.000000000000000000000000000001");
+        set_div_precision_increment(4);
+        assert_eq!(div(d("1"), d("3")).unwrap().to_string(), "0.3333");
+        assert_eq!(div(d("-2"), d("3")).unwrap().to_string(), "-0.6667");
+        set_div_precision_increment(10);
+        assert_eq!(div(d("1.00"), d("3")).unwrap().to_string(), "0.333333333333");
+        set_div_precision_increment(0);
+        assert_eq!(div(d("2"), d("3")).unwrap().to_string(), "0");
+        assert_eq!(div(d("1.5"), d("2")).unwrap().to_string(), "0.8");
+        set_div_precision_increment(4);
+        assert_eq!(rem(d("-7.5"), d("2")).unwrap().to_string(), "-1.5");
+        assert_eq!(int_div(big, d("0.5")).unwrap().to_string().len(), 36);
+        // Beyond 256 bits: None (the caller's 1690).
+        let huge = d(&"9".repeat(65));
+        assert!(mul(huge, huge).is_none());
+        assert_eq!(precision(d("-0.05")), 3);
+        assert_eq!(precision(d("123.4")), 4);
+    }
+}
