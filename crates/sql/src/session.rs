@@ -156,7 +156,8 @@ pub struct Session {
     /// Session state changes for the next OK packet (tracker.rs).
     pub(crate) tracked: super::tracked::Tracked,
     /// The working tables of the recursive CTEs being run (`query/union.rs`), by CTE id.
-    pub(crate) work_tables: super::query::union::WorkTables,
+    pub(crate) work_tables:
+        std::collections::HashMap<usize, (Vec<super::output::ResultColumn>, Vec<engine::Row>)>,
 }
 
 impl std::fmt::Debug for Session {

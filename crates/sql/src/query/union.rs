@@ -45,8 +45,8 @@ use crate::output::{flags, MysqlType as M, Output, ResultColumn, CHARSET_BINARY}
 use crate::session::Session;
 use crate::vars::Var;
 
-/// The working tables of recursive CTEs (and materialized results being ordered), by id.
-pub(crate) type WorkTables = HashMap<usize, (Vec<ResultColumn>, Vec<Row>)>;
+// The working tables of recursive CTEs (and materialized results being ordered) are
+// `Session::work_tables`, by id.
 
 /// The most rows a recursive CTE may produce (it is materialized in memory).
 pub(crate) const MAX_CTE_ROWS: usize = 4_000_000;
