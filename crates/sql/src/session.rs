@@ -158,7 +158,8 @@ pub struct Session {
     /// The tables the open transaction uses (locks.rs), registered with the server's locks.
     pub(crate) table_use: Arc<super::locks::TableUse>,
     /// The working tables of the recursive CTEs being run (`query/union.rs`), by CTE id.
-    pub(crate) work_tables: super::query::union::WorkTables,
+    pub(crate) work_tables:
+        std::collections::HashMap<usize, (Vec<super::output::ResultColumn>, Vec<engine::Row>)>,
 }
 
 impl std::fmt::Debug for Session {

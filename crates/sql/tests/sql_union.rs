@@ -36,7 +36,10 @@ fn union_all_and_distinct() {
     setup(&mut s);
     assert_eq!(r(&mut s, "SELECT 1 UNION SELECT 1"), ["1"]);
     assert_eq!(r(&mut s, "SELECT 1 UNION ALL SELECT 1"), ["1", "1"]);
-    assert_eq!(sorted(&mut s, "SELECT g FROM t UNION SELECT g FROM u"), ["1", "2", "3", "5", "NULL"]);
+    assert_eq!(
+        sorted(&mut s, "SELECT g FROM t UNION SELECT g FROM u"),
+        ["1", "2", "3", "5", "NULL"]
+    );
     assert_eq!(sorted(&mut s, "SELECT g FROM t UNION ALL SELECT g FROM u").len(), 7);
     // A DISTINCT union removes the duplicates of everything to its left; ALL after it keeps.
     assert_eq!(r(&mut s, "SELECT 1 UNION ALL SELECT 1 UNION SELECT 2"), ["1", "2"]);
@@ -46,7 +49,10 @@ fn union_all_and_distinct() {
     assert_eq!(r(&mut s, "SELECT 1 UNION ALL (SELECT 1 UNION SELECT 1)"), ["1", "1"]);
     assert_eq!(r(&mut s, "(SELECT 2) UNION ALL (SELECT 1) ORDER BY 1"), ["1", "2"]);
     // Duplicates compare under the column's collation (utf8mb4_0900_ai_ci: 'a' = 'A').
-    assert_eq!(r(&mut s, "SELECT name FROM t WHERE id = 1 UNION SELECT name FROM t WHERE id = 4"), ["a"]);
+    assert_eq!(
+        r(&mut s, "SELECT name FROM t WHERE id = 1 UNION SELECT name FROM t WHERE id = 4"),
+        ["a"]
+    );
 }
 
 #[test]
@@ -55,17 +61,26 @@ fn order_by_and_limit() {
     let mut s = srv.session("root", "localhost");
     setup(&mut s);
     assert_eq!(
-        r(&mut s, "SELECT id, name FROM t UNION SELECT id, label FROM u ORDER BY id DESC, name LIMIT 3"),
+        r(
+            &mut s,
+            "SELECT id, name FROM t UNION SELECT id, label FROM u ORDER BY id DESC, name LIMIT 3"
+        ),
         ["5,zz", "4,A", "3,c"]
     );
-    assert_eq!(r(&mut s, "SELECT id FROM t UNION ALL SELECT id FROM u ORDER BY 1 LIMIT 2, 3"), ["2", "2", "3"]);
+    assert_eq!(
+        r(&mut s, "SELECT id FROM t UNION ALL SELECT id FROM u ORDER BY 1 LIMIT 2, 3"),
+        ["2", "2", "3"]
+    );
     // Per-block ORDER BY ... LIMIT inside parentheses.
     assert_eq!(
         r(&mut s, "(SELECT id FROM t ORDER BY id DESC LIMIT 1) UNION ALL (SELECT id FROM u ORDER BY id LIMIT 1)"),
         ["4", "1"]
     );
     // Names resolve against the first block's names; an alias too.
-    assert_eq!(r(&mut s, "SELECT id AS k FROM t UNION SELECT id FROM u ORDER BY k DESC LIMIT 1"), ["5"]);
+    assert_eq!(
+        r(&mut s, "SELECT id AS k FROM t UNION SELECT id FROM u ORDER BY k DESC LIMIT 1"),
+        ["5"]
+    );
     let e = err(&mut s, "SELECT id FROM t UNION SELECT id FROM u ORDER BY t.id");
     assert_eq!(e.code(), 1250, "{e}");
 }
@@ -114,7 +129,10 @@ fn unions_inside_other_statements() {
     let mut s = srv.session("root", "localhost");
     setup(&mut s);
     assert_eq!(
-        r(&mut s, "SELECT COUNT(*), MAX(x) FROM (SELECT id AS x FROM t UNION SELECT id FROM u) AS d"),
+        r(
+            &mut s,
+            "SELECT COUNT(*), MAX(x) FROM (SELECT id AS x FROM t UNION SELECT id FROM u) AS d"
+        ),
         ["5,5"]
     );
     assert_eq!(
@@ -135,7 +153,7 @@ fn unions_inside_other_statements() {
     );
     q(&mut s, "CREATE TABLE w (k BIGINT PRIMARY KEY, s VARCHAR(30))");
     q(&mut s, "INSERT INTO w SELECT id, name FROM t UNION ALL SELECT id + 10, label FROM u");
-    assert_eq!(r(&mut s, "SELECT COUNT(*), SUM(k) FROM w"), ["7,38"]);
+    assert_eq!(r(&mut s, "SELECT COUNT(*), SUM(k) FROM w"), ["7,48"]);
 }
 
 #[test]
@@ -143,7 +161,10 @@ fn common_table_expressions() {
     let srv = server();
     let mut s = srv.session("root", "localhost");
     setup(&mut s);
-    assert_eq!(r(&mut s, "WITH c AS (SELECT id FROM t WHERE g = 1) SELECT * FROM c ORDER BY id"), ["1", "2"]);
+    assert_eq!(
+        r(&mut s, "WITH c AS (SELECT id FROM t WHERE g = 1) SELECT * FROM c ORDER BY id"),
+        ["1", "2"]
+    );
     assert_eq!(
         r(&mut s, "WITH a(x) AS (SELECT id FROM t), b AS (SELECT x * 10 AS y FROM a) SELECT SUM(y) FROM b"),
         ["100"]
@@ -156,10 +177,7 @@ fn common_table_expressions() {
         sorted(&mut s, "WITH c AS (SELECT 1 AS n UNION SELECT 3) SELECT id FROM t WHERE id IN (SELECT n FROM c)"),
         ["1", "3"]
     );
-    assert_eq!(
-        r(&mut s, "SELECT (WITH c AS (SELECT MAX(id) AS m FROM u) SELECT m FROM c)"),
-        ["5"]
-    );
+    assert_eq!(r(&mut s, "SELECT (WITH c AS (SELECT MAX(id) AS m FROM u) SELECT m FROM c)"), ["5"]);
     assert_eq!(r(&mut s, "SELECT * FROM (WITH c AS (SELECT 4 AS z) SELECT z FROM c) AS d"), ["4"]);
     // A CTE name hides a table of the same name.
     assert_eq!(r(&mut s, "WITH t AS (SELECT 42 AS id) SELECT id FROM t"), ["42"]);
@@ -206,14 +224,18 @@ fn recursive_ctes() {
         r(&mut s, "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c LIMIT 3) SELECT * FROM c"),
         ["1", "2", "3"]
     );
-    let e = err(&mut s, "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT * FROM c");
+    let e = err(
+        &mut s,
+        "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT * FROM c",
+    );
     assert_eq!(e.code(), 3636, "{e}");
     assert!(e.to_string().contains("1001 iterations"), "{e}");
     q(&mut s, "SET SESSION cte_max_recursion_depth = 10");
     let e = err(&mut s, "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 20) SELECT * FROM c");
     assert_eq!(e.code(), 3636, "{e}");
     q(&mut s, "SET SESSION cte_max_recursion_depth = DEFAULT");
-    let e = err(&mut s, "WITH RECURSIVE c(n) AS (SELECT n FROM c UNION ALL SELECT 1) SELECT * FROM c");
+    let e =
+        err(&mut s, "WITH RECURSIVE c(n) AS (SELECT n FROM c UNION ALL SELECT 1) SELECT * FROM c");
     assert_eq!(e.code(), 3573, "{e}");
     let e = err(&mut s, "WITH RECURSIVE c(n) AS (SELECT n FROM c) SELECT * FROM c");
     assert_eq!(e.code(), 3573, "{e}");
@@ -227,7 +249,10 @@ fn recursive_ctes() {
         "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT 2 FROM t WHERE id IN (SELECT n FROM c)) SELECT * FROM c",
     );
     assert_eq!(e.code(), 3574, "{e}");
-    let e = err(&mut s, "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT MAX(n) + 1 FROM c) SELECT * FROM c");
+    let e = err(
+        &mut s,
+        "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT MAX(n) + 1 FROM c) SELECT * FROM c",
+    );
     assert_eq!(e.code(), 3575, "{e}");
     // WITH RECURSIVE without a self-reference is an ordinary CTE.
     assert_eq!(r(&mut s, "WITH RECURSIVE c AS (SELECT 9 AS n) SELECT n FROM c"), ["9"]);
@@ -260,7 +285,9 @@ fn prepared_unions() {
     let srv = server();
     let mut s = srv.session("root", "localhost");
     setup(&mut s);
-    let p = s.prepare("SELECT id FROM t WHERE id = ? UNION SELECT id FROM u WHERE id = ? ORDER BY 1").unwrap();
+    let p = s
+        .prepare("SELECT id FROM t WHERE id = ? UNION SELECT id FROM u WHERE id = ? ORDER BY 1")
+        .unwrap();
     assert_eq!(p.columns.len(), 1);
     let out = s.execute(&p, &[engine::Value::Int(2), engine::Value::Int(5)]).unwrap();
     match out {
@@ -297,7 +324,10 @@ fn explain_query_expressions_and_subqueries() {
         ["1,PRIMARY,t", "2,UNION,u", "NULL,UNION RESULT,<union1,2>"]
     );
     // UNION ALL streams: no UNION RESULT row (8.0).
-    assert_eq!(explain(&mut s, "SELECT id FROM t UNION ALL SELECT id FROM u"), ["1,PRIMARY,t", "2,UNION,u"]);
+    assert_eq!(
+        explain(&mut s, "SELECT id FROM t UNION ALL SELECT id FROM u"),
+        ["1,PRIMARY,t", "2,UNION,u"]
+    );
     assert_eq!(
         explain(&mut s, "SELECT * FROM (SELECT id FROM t UNION SELECT id FROM u) AS d"),
         ["1,PRIMARY,<derived2>", "2,DERIVED,t", "3,UNION,u", "NULL,UNION RESULT,<union2,3>"]

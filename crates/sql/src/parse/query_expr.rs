@@ -212,7 +212,12 @@ impl Front<'_> {
             } else {
                 with_names(self.query(&cte.query)?, names)
             };
-            self.with.ctes.push(CteDef { name, select: Some(select), work: None, refs: Vec::new() });
+            self.with.ctes.push(CteDef {
+                name,
+                select: Some(select),
+                work: None,
+                refs: Vec::new(),
+            });
         }
         Ok(())
     }

@@ -39,7 +39,8 @@ fn has_distinct(e: &SetExpr) -> bool {
 /// The derived tables of a block that are query expressions (materialized, not merged).
 fn materialized(s: &Select) -> Vec<(String, &Select)> {
     let first = s.from.iter().map(|t| (s.alias.as_ref().unwrap_or(&t.name), s.derived.as_deref()));
-    let rest = s.joins.iter().map(|j| (j.alias.as_ref().unwrap_or(&j.table.name), j.derived.as_deref()));
+    let rest =
+        s.joins.iter().map(|j| (j.alias.as_ref().unwrap_or(&j.table.name), j.derived.as_deref()));
     first
         .chain(rest)
         .filter_map(|(label, d)| match d {

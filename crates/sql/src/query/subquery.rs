@@ -1482,9 +1482,19 @@ impl Session {
         &mut self,
         s: &Select,
     ) -> Result<(Select, Vec<(Select, bool)>)> {
+        // Each subquery → TRUE, so the outer block's plan keeps its other terms.
+        fn true_subqueries(e: &mut Expr) {
+            if matches!(e, Expr::Subquery(_)) {
+                *e = Expr::Lit(Value::Int(1));
+                return;
+            }
+            for c in children_mut(e) {
+                true_subqueries(c);
+            }
+        }
         let mut outer = s.clone();
         for x in clauses_mut(&mut outer) {
-            null_subqueries(x);
+            true_subqueries(x);
         }
         let scope = if s.from.is_some() { Some(self.join_scope(s, None)?) } else { None };
         let mut out = Vec::new();

@@ -45,8 +45,8 @@ use crate::output::{flags, MysqlType as M, Output, ResultColumn, CHARSET_BINARY}
 use crate::session::Session;
 use crate::vars::Var;
 
-/// The working tables of recursive CTEs (and materialized results being ordered), by id.
-pub(crate) type WorkTables = HashMap<usize, (Vec<ResultColumn>, Vec<Row>)>;
+// The working tables of recursive CTEs (and materialized results being ordered) are
+// `Session::work_tables`, by id.
 
 /// The most rows a recursive CTE may produce (it is materialized in memory).
 pub(crate) const MAX_CTE_ROWS: usize = 4_000_000;
@@ -122,9 +122,8 @@ fn join_column(a: &ResultColumn, b: &ResultColumn) -> ResultColumn {
     let unsigned = a.flags & b.flags & flags::UNSIGNED;
     let keep = |o: &mut ResultColumn, ty: M| {
         o.mysql_type = ty;
-        o.flags = (o.flags & !key_flags() & !flags::UNSIGNED & !flags::NOT_NULL)
-            | not_null
-            | unsigned;
+        o.flags =
+            (o.flags & !key_flags() & !flags::UNSIGNED & !flags::NOT_NULL) | not_null | unsigned;
     };
     if ta == tb && !is_string(ta) {
         keep(&mut out, ta);
@@ -298,7 +297,13 @@ fn distinct(rows: Vec<Row>, cols: &[ResultColumn]) -> Vec<Row> {
 }
 
 /// `left op right` over rows of the same columns.
-fn combine(op: SetOp, all: bool, left: Vec<Row>, right: Vec<Row>, cols: &[ResultColumn]) -> Vec<Row> {
+fn combine(
+    op: SetOp,
+    all: bool,
+    left: Vec<Row>,
+    right: Vec<Row>,
+    cols: &[ResultColumn],
+) -> Vec<Row> {
     match op {
         SetOp::Union => {
             let mut rows = left;
@@ -390,7 +395,11 @@ impl Session {
     }
 
     /// A body's columns and rows (before the expression's ORDER BY / LIMIT).
-    fn body_rows(&mut self, e: &SetExpr, params: &[Value]) -> Result<(Vec<ResultColumn>, Vec<Row>)> {
+    fn body_rows(
+        &mut self,
+        e: &SetExpr,
+        params: &[Value],
+    ) -> Result<(Vec<ResultColumn>, Vec<Row>)> {
         let (first, rest) = spine(e);
         let mut parts = vec![self.leaf(first, params)?];
         for (_, _, r) in &rest {
@@ -531,8 +540,11 @@ impl Session {
             c.flags &= !key_flags();
         }
         let mut seen = HashSet::new();
-        let mut rows =
-            if any_distinct { rows.into_iter().filter(|r| seen.insert(row_key(r, &cols))).collect() } else { rows };
+        let mut rows = if any_distinct {
+            rows.into_iter().filter(|r| seen.insert(row_key(r, &cols))).collect()
+        } else {
+            rows
+        };
         let stop = match &q.limit {
             Some(l) => {
                 let l = crate::exec::count_value(self, l, params)?;
@@ -573,7 +585,8 @@ impl Session {
                         return Err(diff_columns());
                     }
                     for row in rrows {
-                        let row: Row = row.into_iter().zip(&cols).map(|(v, c)| convert(v, c)).collect();
+                        let row: Row =
+                            row.into_iter().zip(&cols).map(|(v, c)| convert(v, c)).collect();
                         if any_distinct && !seen.insert(row_key(&row, &cols)) {
                             continue;
                         }
