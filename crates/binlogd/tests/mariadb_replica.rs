@@ -233,4 +233,25 @@ fn mariadb_replica_follows_ddl_and_transactions() {
     assert_eq!(dbs.split_whitespace().collect::<Vec<_>>(), ["rd", "rd2"]);
     let tables = sql(maria.port, "root", "", "SHOW TABLES FROM rd");
     assert_eq!(tables.split_whitespace().collect::<Vec<_>>(), ["log", "seq", "t19", "types"]);
+    // View DDL (issue 20): CREATE, ALTER and DROP VIEW as binlogd logs them (with the
+    // definer spelled out, as mysqld) are applied by the replica.
+    sql(
+        source.port,
+        "root",
+        "",
+        &format!(
+            "{NAMES} CREATE VIEW rd.v AS SELECT k, v FROM rd.seq WHERE k > 1; \
+             CREATE SQL SECURITY INVOKER VIEW rd.w (n) AS SELECT COUNT(*) FROM rd.v; \
+             ALTER VIEW rd.v AS SELECT k, v FROM rd.seq; CREATE VIEW rd.gone AS SELECT 1 AS x; \
+             DROP VIEW rd.gone"
+        ),
+    );
+    caught_up(&maria, source.port);
+    let tables = sql(maria.port, "root", "", "SHOW FULL TABLES FROM rd");
+    let source_tables = sql(source.port, "root", "", "SHOW FULL TABLES FROM rd");
+    assert_eq!(tables, source_tables);
+    assert!(tables.contains("v\tVIEW") && tables.contains("w\tVIEW"), "{tables}");
+    for (view, order) in [("rd.v", "k"), ("rd.w", "n")] {
+        assert_eq!(table_rows(maria.port, view, order), table_rows(source.port, view, order));
+    }
 }

@@ -64,7 +64,7 @@ fn mariadb_dump_of_views_restores_into_a_fresh_server() {
         assert_eq!(fingerprint(&target), expected, "mariadb-dump {options:?}");
     }
     // kill -9: the views come back from the redo log.
-    let log = support::stop(source, "KILL");
+    let log = support::stop_with(source, "-KILL", false);
     let source = start(&dir.path().join("source"), &[]);
     assert_eq!(fingerprint(&source), expected, "after kill -9; log: {log}");
     // The binlog holds the CREATE VIEW with its definer, as mysqld logs it.

@@ -116,7 +116,11 @@ impl Session {
         let (id, schema) = engine.table_named(&format!("{db}.{}", t.name)).ok_or_else(missing)?;
         if schema.view.is_some() {
             // A statement on tables named a view (queries see views expanded: views.rs).
-            return Err(super::views::not_base_table(&db, &t.name));
+            return Err(SqlError::Other {
+                code: 1347,
+                sqlstate: "HY000",
+                message: format!("'{db}.{}' is not BASE TABLE", t.name),
+            });
         }
         Ok((id, schema, db))
     }

@@ -189,11 +189,6 @@ fn wrong_object(db: &str, name: &str, what: &str) -> SqlError {
     }
 }
 
-/// 1347 `'db.t' is not BASE TABLE`: a table statement named a view.
-pub(crate) fn not_base_table(db: &str, name: &str) -> SqlError {
-    wrong_object(db, name, "BASE TABLE")
-}
-
 fn invalid_view(db: &str, name: &str) -> SqlError {
     SqlError::Other {
         code: 1356,

@@ -154,6 +154,9 @@ fn metadata_shows_views_as_mysqld_does() {
         one(&mut s, "SHOW FULL TABLES"),
         vec![row(&["t", "BASE TABLE"]), row(&["u", "BASE TABLE"]), row(&["v", "VIEW"])]
     );
+    let status = one(&mut s, "SHOW TABLE STATUS LIKE 'v'");
+    assert_eq!((status[0][0].as_str(), status[0][1].as_str()), ("v", "NULL"));
+    assert_eq!(status[0][17], "VIEW");
     let desc = one(&mut s, "DESCRIBE v");
     assert_eq!(desc.len(), 2);
     assert_eq!(desc[0][0], "k");
