@@ -557,15 +557,7 @@ impl Session {
             for x in clauses_mut(&mut typed) {
                 substitute(x, &vec![Value::Null; outer_exprs.len()]);
             }
-            // Typed from a run with NULL outer values, not from `run_select_columns`: that
-            // types a SUM of DECIMAL differently from the executed one (a derived table
-            // over this column then stored 813.80 as 813.8, and go-tpc's check 3.3.2.10
-            // compared it with a DECIMAL and found customers off).
-            let columns = match self.run_select(&typed, params)? {
-                Output::Rows { columns, .. } => columns,
-                Output::Ok { .. } => self.run_select_columns(&typed)?,
-            };
-            if let Some(c) = columns.into_iter().next() {
+            if let Some(c) = self.run_select_columns(&typed)?.into_iter().next() {
                 lifted.columns.push((usize::MAX, c));
             }
         }
