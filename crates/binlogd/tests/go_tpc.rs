@@ -117,7 +117,7 @@ fn go_tpc_prepare_run_and_check_one_warehouse() {
         let report = gotpc(
             &bin,
             server.port,
-            &["run", "-T", &th, "--time", "5s", "--interval", "5s"],
+            &["run", "-T", th.as_str(), "--time", "5s", "--interval", "5s"],
             Duration::from_secs(120),
         );
         let n = new_orders(&report);
