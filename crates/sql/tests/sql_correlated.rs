@@ -266,3 +266,32 @@ fn correlated_subqueries_in_writes() {
     assert_eq!(e.code(), 1264, "{e}");
     assert_eq!(r(&mut s, "SELECT t FROM tiny ORDER BY id"), ["1", "1", "1"]);
 }
+
+/// A correlated scalar subquery's column in a derived table must keep its type: a SUM of
+/// DECIMAL(6,2) comes back without its scale (0.10 read back as 0.1) and go-tpc's check
+/// 3.3.2.10 (`c1 <> sm - smh`) then compared
+/// balances as DOUBLEs and found balanced customers off.
+///
+/// OPEN DEFECT (branch tpcc): still fails (0.10 comes back as 0.1); typing the subquery with
+/// its outer references as NULL (in `run_select_columns`) and typing it from a run were both
+/// tried and did not change it, so the scale is lost elsewhere on the derived-table path.
+#[test]
+#[ignore = "open defect: a correlated SUM(DECIMAL) through a derived table loses its scale"]
+fn correlated_sum_of_decimal_in_a_derived_table() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    q(&mut s, "CREATE DATABASE d");
+    q(&mut s, "USE d");
+    q(&mut s, "CREATE TABLE c (id INT PRIMARY KEY, bal DECIMAL(12, 2))");
+    q(&mut s, "CREATE TABLE h (id INT PRIMARY KEY, c INT, amt DECIMAL(6, 2))");
+    q(&mut s, "INSERT INTO c VALUES (1, 36886.58), (2, 0.10)");
+    q(&mut s, "INSERT INTO h VALUES (1, 1, 7700.38), (2, 1, 9999.99), (3, 1, 9999.99), (4, 1, 9999.99), (5, 1, -813.77), (6, 2, 0.10)");
+    assert_eq!(
+        r(&mut s, "SELECT id, sm FROM (SELECT id, (SELECT SUM(amt) FROM h WHERE h.c = c.id) sm FROM c) t ORDER BY id"),
+        ["1,36886.58", "2,0.10"]
+    );
+    assert_eq!(
+        r(&mut s, "SELECT COUNT(*) FROM (SELECT bal, (SELECT SUM(amt) FROM h WHERE h.c = c.id) sm FROM c) t WHERE bal <> sm"),
+        ["0"]
+    );
+}
