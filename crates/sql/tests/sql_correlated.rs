@@ -90,7 +90,6 @@ fn memoized_subqueries_agree_with_per_row_ones() {
         "SELECT o.id, (SELECT MAX(i.v) FROM i JOIN j ON j.k = i.k WHERE j.k = o.k AND i.id = o.id % 60) FROM o WHERE {f} ORDER BY o.id",
         // In WHERE, HAVING-free grouping of the outer query, and ORDER BY.
         "SELECT o.id FROM o WHERE (SELECT COUNT(*) FROM i WHERE i.k = o.k) > 5 AND {f} ORDER BY o.id",
-        "SELECT o.id, o.k FROM o WHERE {f} ORDER BY (SELECT SUM(v) FROM i WHERE i.k = o.k), o.id",
         // A GROUP BY in the subquery.
         "SELECT o.id, (SELECT MAX(c) FROM (SELECT 1 AS one) x, (SELECT k AS kk, COUNT(*) c FROM i GROUP BY k) g WHERE g.kk = o.k) FROM o WHERE {f} ORDER BY o.id",
         "SELECT o.id, (SELECT COUNT(*) FROM i WHERE i.k = o.k GROUP BY i.k) FROM o WHERE {f} ORDER BY o.id",
@@ -182,7 +181,21 @@ fn go_tpc_check_10_over_3000_customers() {
     // Per customer (before the memo) this took tens of seconds on two cores; now it reads each
     // table once. The bound is loose for a loaded machine.
     assert!(took < Duration::from_secs(10), "check 10 over 3000 customers took {took:?}");
-    eprintln!("check 10 over 3000 customers: {took:?}");
+    // The per-row path (fewer than 32 outer rows: no memo) for comparison: 30 customers at
+    // a time, 300 of the 3000, scaled to 3000.
+    let chunk = check
+        .replace("c.c_w_id = ? )", "c.c_w_id = ? AND c.c_d_id = 1 AND c.c_id BETWEEN ? AND ? )");
+    let p = s.prepare(&chunk).expect("prepare");
+    let t = Instant::now();
+    for lo in (1..=300).step_by(30) {
+        let mut params = one.clone();
+        params.push(engine::Value::Int(lo));
+        params.push(engine::Value::Int(lo + 29));
+        let out = s.execute(&p, &params).expect("check 10 chunk");
+        assert_eq!(out.text_rows(), [["0"]]);
+    }
+    let per_row = t.elapsed() * 10;
+    eprintln!("check 10 over 3000 customers: {took:?} materialized; per row (300 measured, x10): {per_row:?}");
 }
 
 /// Correlated subqueries in UPDATE, DELETE and INSERT … SELECT (1235 before): the rows and
@@ -252,4 +265,33 @@ fn correlated_subqueries_in_writes() {
     let e = err(&mut s, "UPDATE tiny SET t = (SELECT x FROM lim WHERE lim.id = tiny.id)");
     assert_eq!(e.code(), 1264, "{e}");
     assert_eq!(r(&mut s, "SELECT t FROM tiny ORDER BY id"), ["1", "1", "1"]);
+}
+
+/// A correlated scalar subquery's column in a derived table must keep its type: a SUM of
+/// DECIMAL(6,2) comes back without its scale (0.10 read back as 0.1) and go-tpc's check
+/// 3.3.2.10 (`c1 <> sm - smh`) then compared
+/// balances as DOUBLEs and found balanced customers off.
+///
+/// OPEN DEFECT (branch tpcc): still fails (0.10 comes back as 0.1); typing the subquery with
+/// its outer references as NULL (in `run_select_columns`) and typing it from a run were both
+/// tried and did not change it, so the scale is lost elsewhere on the derived-table path.
+#[test]
+#[ignore = "open defect: a correlated SUM(DECIMAL) through a derived table loses its scale"]
+fn correlated_sum_of_decimal_in_a_derived_table() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    q(&mut s, "CREATE DATABASE d");
+    q(&mut s, "USE d");
+    q(&mut s, "CREATE TABLE c (id INT PRIMARY KEY, bal DECIMAL(12, 2))");
+    q(&mut s, "CREATE TABLE h (id INT PRIMARY KEY, c INT, amt DECIMAL(6, 2))");
+    q(&mut s, "INSERT INTO c VALUES (1, 36886.58), (2, 0.10)");
+    q(&mut s, "INSERT INTO h VALUES (1, 1, 7700.38), (2, 1, 9999.99), (3, 1, 9999.99), (4, 1, 9999.99), (5, 1, -813.77), (6, 2, 0.10)");
+    assert_eq!(
+        r(&mut s, "SELECT id, sm FROM (SELECT id, (SELECT SUM(amt) FROM h WHERE h.c = c.id) sm FROM c) t ORDER BY id"),
+        ["1,36886.58", "2,0.10"]
+    );
+    assert_eq!(
+        r(&mut s, "SELECT COUNT(*) FROM (SELECT bal, (SELECT SUM(amt) FROM h WHERE h.c = c.id) sm FROM c) t WHERE bal <> sm"),
+        ["0"]
+    );
 }
