@@ -227,8 +227,10 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                 BinOp::Mod => dec_out(super::decimal::rem(p, q), text),
                 BinOp::Mul => dec_out(super::decimal::mul(p, q), text),
                 BinOp::Div => dec_out(super::decimal::div(p, q), text),
-                BinOp::IntDiv => match super::decimal::int_div(p, q).map(i128::try_from) {
-                    Some(Ok(i)) => int_value(i, text),
+                // DIV over a DECIMAL is a signed BIGINT (`Item_func_int_div::val_int` with
+                // the operands' unsigned flag, never set on a DECIMAL).
+                BinOp::IntDiv => match super::decimal::int_div(p, q).map(i64::try_from) {
+                    Some(Ok(i)) => Ok(Value::Int(i)),
                     _ => Err(SqlError::ValueOutOfRange { kind: "BIGINT", expr: text() }),
                 },
                 _ => Err(internal("arith op")),
