@@ -136,10 +136,16 @@ fn num_dec(n: Num) -> Option<Decimal> {
     }
 }
 
-/// A double as a decimal with at most `scale` fraction digits (trailing zeros dropped).
+/// A double as a decimal with at most `scale` fraction digits (trailing zeros dropped). The
+/// digits are the double's shortest round-trip form, as mysqld's `double2decimal` (its
+/// `my_gcvt`) writes them: 1e35 is 1 and 35 zeros, not the binary value's
+/// 99999999999999996863366107917975552.
 pub fn f64_to_decimal(d: f64, scale: u8) -> Option<Decimal> {
     if !d.is_finite() {
         return None;
+    }
+    if let Some(x) = Decimal::parse(&format!("{d}")) {
+        return if x.scale > scale { x.rescale(scale) } else { Some(x) };
     }
     let text = format!("{:.*}", usize::from(scale), d);
     let text =
