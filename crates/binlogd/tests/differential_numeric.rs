@@ -11,5 +11,5 @@ use support::differential as mariadb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn numeric_answers_match_mysql8() {
-    mariadb::compare_case_file("numeric.cases", "num", 250).await;
+    mariadb::compare_case_file("numeric.cases", "num", 240).await;
 }

@@ -523,6 +523,39 @@ mod tests {
         assert_eq!(encode_key(&[Value::Double(-0.0)]), encode_key(&[Value::Double(0.0)]));
     }
 
+    /// DECIMAL(65,30) keys (issue 19): mantissas beyond 38 digits sort with the narrow ones,
+    /// narrow keys keep their 16-byte form (data files from before), and wide values survive
+    /// the row encoding.
+    #[test]
+    fn wide_decimal_keys_order_and_rows_round_trip() {
+        let nines = format!("{}.{}", "9".repeat(35), "9".repeat(30));
+        let texts = [
+            format!("-{nines}"),
+            "-100000000000000000000000000000000000000".to_string(),
+            "-99999999999999999999999999999999999999".to_string(),
+            "-1".to_string(),
+            "0".to_string(),
+            "0.000000000000000000000000000001".to_string(),
+            "99999999999999999999999999999999999999".to_string(),
+            "100000000000000000000000000000000000000".to_string(),
+            nines.clone(),
+        ];
+        let values: Vec<Value> = texts
+            .iter()
+            .map(|t| Value::Decimal(Decimal::parse(t).unwrap().rescale(30).unwrap()))
+            .collect();
+        for w in values.windows(2) {
+            assert!(encode_key(&w[..1]) < encode_key(&w[1..]), "{} < {}", w[0], w[1]);
+        }
+        let narrow = encode_key(&[Value::Decimal(Decimal::new(-12345, 2))]);
+        assert_eq!(narrow.len(), 17, "1 flag byte + the i128 form");
+        let mut buf = Vec::new();
+        encode_row(&mut buf, &values);
+        let back = decode_row(&mut Reader::new(&buf, "test", 0)).expect("decodes");
+        assert_eq!(back, values);
+        assert_eq!(back[8].to_string(), nines);
+    }
+
     #[test]
     fn decimal_parse_display_rescale() {
         let d = Decimal::parse("-12.345").expect("valid");

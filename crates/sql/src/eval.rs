@@ -136,10 +136,16 @@ fn num_dec(n: Num) -> Option<Decimal> {
     }
 }
 
-/// A double as a decimal with at most `scale` fraction digits (trailing zeros dropped).
+/// A double as a decimal with at most `scale` fraction digits (trailing zeros dropped). The
+/// digits are the double's shortest round-trip form, as mysqld's `double2decimal` (its
+/// `my_gcvt`) writes them: 1e35 is 1 and 35 zeros, not the binary value's
+/// 99999999999999996863366107917975552.
 pub fn f64_to_decimal(d: f64, scale: u8) -> Option<Decimal> {
     if !d.is_finite() {
         return None;
+    }
+    if let Some(x) = Decimal::parse(&format!("{d}")) {
+        return if x.scale > scale { x.rescale(scale) } else { Some(x) };
     }
     let text = format!("{:.*}", usize::from(scale), d);
     let text =
@@ -227,8 +233,10 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                 BinOp::Mod => dec_out(super::decimal::rem(p, q), text),
                 BinOp::Mul => dec_out(super::decimal::mul(p, q), text),
                 BinOp::Div => dec_out(super::decimal::div(p, q), text),
-                BinOp::IntDiv => match super::decimal::int_div(p, q).map(i128::try_from) {
-                    Some(Ok(i)) => int_value(i, text),
+                // DIV over a DECIMAL is a signed BIGINT (`Item_func_int_div::val_int` with
+                // the operands' unsigned flag, never set on a DECIMAL).
+                BinOp::IntDiv => match super::decimal::int_div(p, q).map(i64::try_from) {
+                    Some(Ok(i)) => Ok(Value::Int(i)),
                     _ => Err(SqlError::ValueOutOfRange { kind: "BIGINT", expr: text() }),
                 },
                 _ => Err(internal("arith op")),
