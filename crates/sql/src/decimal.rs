@@ -158,34 +158,6 @@ pub fn div(a: Decimal, b: Decimal) -> Option<Decimal> {
     }
 }
 
-/// SUM's and AVG's running total plus `v` (not NULL): integers add up as DECIMAL, as mysqld's
-/// `Item_sum_sum` (DECIMAL_RESULT for an integer argument), so a total beyond BIGINT is no
-/// error; a total of at most 38 digits adds in i128, the common case.
-pub fn sum_add(acc: Value, v: Value) -> crate::error::Result<Value> {
-    let int = |v: &Value| match v {
-        Value::Int(i) => Some(i128::from(*i)),
-        Value::UInt(u) => Some(i128::from(*u)),
-        _ => None,
-    };
-    if let Some(i) = int(&v) {
-        match &acc {
-            Value::Null => return Ok(Value::Decimal(Decimal::new(i, 0))),
-            Value::Decimal(d) if d.scale == 0 => {
-                if let Some(m) = d.mantissa_i128().and_then(|m| m.checked_add(i)) {
-                    return Ok(Value::Decimal(Decimal::new(m, 0)));
-                }
-            }
-            _ => {}
-        }
-        let v = Value::Decimal(Decimal::new(i, 0));
-        return crate::eval::arith(crate::ast::BinOp::Add, &acc, &v);
-    }
-    match acc {
-        Value::Null => Ok(v),
-        acc => crate::eval::arith(crate::ast::BinOp::Add, &acc, &v),
-    }
-}
-
 /// `a` against `b`, exactly.
 pub fn cmp(a: Decimal, b: Decimal) -> std::cmp::Ordering {
     match aligned(a, b) {

@@ -1085,6 +1085,34 @@ pub fn engine_value_error(e: engine::Error, row: u64, value: impl Fn(&str) -> St
     }
 }
 
+/// SUM's and AVG's running total plus `v` (not NULL): integers add up as DECIMAL, as mysqld's
+/// `Item_sum_sum` (DECIMAL_RESULT for an integer argument), so a total beyond BIGINT is no
+/// error; a total of at most 38 digits adds in i128, the common case.
+pub fn sum_add(acc: Value, v: Value) -> crate::error::Result<Value> {
+    let int = |v: &Value| match v {
+        Value::Int(i) => Some(i128::from(*i)),
+        Value::UInt(u) => Some(i128::from(*u)),
+        _ => None,
+    };
+    if let Some(i) = int(&v) {
+        match &acc {
+            Value::Null => return Ok(Value::Decimal(Decimal::new(i, 0))),
+            Value::Decimal(d) if d.scale == 0 => {
+                if let Some(m) = d.mantissa_i128().and_then(|m| m.checked_add(i)) {
+                    return Ok(Value::Decimal(Decimal::new(m, 0)));
+                }
+            }
+            _ => {}
+        }
+        let v = Value::Decimal(Decimal::new(i, 0));
+        return arith(crate::ast::BinOp::Add, &acc, &v);
+    }
+    match acc {
+        Value::Null => Ok(v),
+        acc => arith(crate::ast::BinOp::Add, &acc, &v),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1574,7 +1574,7 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
             st.acc = match spec.kind {
                 AggKind::Count => Value::Null,
                 AggKind::Sum | AggKind::Avg => {
-                    crate::decimal::sum_add(std::mem::replace(&mut st.acc, Value::Null), v)?
+                    crate::eval::sum_add(std::mem::replace(&mut st.acc, Value::Null), v)?
                 }
                 AggKind::GroupConcat => Value::Null,
                 AggKind::Min | AggKind::Max => {
