@@ -153,8 +153,7 @@ async fn replica_runs_foreign_key_actions_and_checks() {
     // The replica checks too: a parent the replica lacks (removed there behind the source's
     // back) makes the child's WRITE_ROWS fail with 1452, as on mysqld's replica.
     let mut c = conn(r).await;
-    for q in ["SET sql_log_bin = 0", "SET foreign_key_checks = 0", "DELETE FROM app.p WHERE id = 6"]
-    {
+    for q in ["SET foreign_key_checks = 0", "DELETE FROM app.p WHERE id = 6"] {
         c.query_drop(q).await.unwrap_or_else(|e| panic!("{q}: {e}"));
     }
     drop(c);
