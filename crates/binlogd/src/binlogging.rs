@@ -121,6 +121,7 @@ impl Binlogging {
                         found
                     }
                 };
+                cache.set_foreign_key_checks(!changes.fk_unchecked_at(i));
                 match change.kind {
                     ChangeKind::Insert => {
                         let after = change.after.as_ref().ok_or_else(|| missing_image("after"))?;

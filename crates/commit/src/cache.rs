@@ -68,6 +68,9 @@ pub struct BinlogCache {
     writeset: WriteSet,
     /// The session (connection id) committing it; 0 when none is known.
     session: u64,
+    /// Rows pushed now were changed with `foreign_key_checks=0`: their ROWS events carry
+    /// `NO_FOREIGN_KEY_CHECKS_F`.
+    no_fk_checks: bool,
 }
 
 impl std::fmt::Debug for BinlogCache {
@@ -90,6 +93,7 @@ impl BinlogCache {
             rows: 0,
             writeset: WriteSet::default(),
             session: 0,
+            no_fk_checks: false,
         }
     }
 
@@ -97,6 +101,14 @@ impl BinlogCache {
     /// `binlog_transaction_dependency_tracking=WRITESET_SESSION`.
     pub fn set_session(&mut self, session: u64) {
         self.session = session;
+    }
+
+    /// Whether the rows pushed from now on were changed with `foreign_key_checks` on. Off,
+    /// their ROWS events carry `NO_FOREIGN_KEY_CHECKS_F`, as mysqld's `Rows_log_event`
+    /// constructor sets it from `OPTION_NO_FOREIGN_KEY_CHECKS`; an applier then neither
+    /// checks nor cascades them. A change of the setting starts a new ROWS event.
+    pub fn set_foreign_key_checks(&mut self, on: bool) {
+        self.no_fk_checks = !on;
     }
 
     /// The write set collected so far.
@@ -204,8 +216,10 @@ impl BinlogCache {
         before: Option<&Row>,
         after: Option<&Row>,
     ) -> Result<()> {
+        let flags = if self.no_fk_checks { rows_flags::NO_FOREIGN_KEY_CHECKS_F } else { 0 };
         let reuse = matches!(&self.pending, Some(p) if p.table == schema.id && p.kind == kind
-            && p.event.rows_data.len() < ROWS_EVENT_MAX_BYTES);
+            && p.event.rows_data.len() < ROWS_EVENT_MAX_BYTES
+            && p.event.flags & rows_flags::NO_FOREIGN_KEY_CHECKS_F == flags);
         if !reuse {
             self.finish_pending(false)?;
             let map = match mapped {
@@ -227,7 +241,7 @@ impl BinlogCache {
                 patch_log_pos(event, size, self.ctx.checksum);
                 self.mapped.push(schema.id);
             }
-            let mut event = RowsEvent::new(kind, &map.map, 0);
+            let mut event = RowsEvent::new(kind, &map.map, flags);
             event.rows_data.reserve(
                 [before, after].into_iter().flatten().map(row_size).sum::<usize>()
                     + ROWS_EVENT_OVERHEAD,
@@ -534,6 +548,41 @@ mod tests {
             at += size as usize;
         }
         assert_eq!(seen, ["map a", "rows", "map b", "rows end", "map a", "rows end"]);
+    }
+
+    /// Rows changed with `foreign_key_checks=0` are in ROWS events of their own flagged
+    /// `NO_FOREIGN_KEY_CHECKS_F`; the others are not flagged.
+    #[test]
+    fn rows_without_fk_checks_are_flagged() {
+        let mut t = TableSchema::new(
+            "a",
+            vec![Column::new("id", ColumnType::Integer { bytes: 4, unsigned: false })],
+            vec![0],
+        );
+        t.id = 1;
+        let ctx = FormatContext::mysql80();
+        let mut cache = BinlogCache::new("db1", 3, ctx.clone());
+        cache.insert(&t, &vec![Value::Int(1)]).expect("insert");
+        cache.set_foreign_key_checks(false);
+        cache.insert(&t, &vec![Value::Int(2)]).expect("insert");
+        cache.insert(&t, &vec![Value::Int(3)]).expect("insert");
+        cache.set_foreign_key_checks(true);
+        cache.insert(&t, &vec![Value::Int(4)]).expect("insert");
+        let bytes = cache.finish().expect("finish");
+        let mut flags = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let size = u32::from_le_bytes(bytes[at + 9..at + 13].try_into().expect("4 bytes"));
+            let event = binlog::event::decode_event(&bytes[at..at + size as usize], &ctx, 0)
+                .expect("decode");
+            if let EventBody::Rows(r) = event.body {
+                let rows =
+                    r.rows(&table_map("db1", &t, RowMetadata::Minimal), 0).expect("rows").len();
+                flags.push((r.flags & rows_flags::NO_FOREIGN_KEY_CHECKS_F != 0, rows));
+            }
+            at += size as usize;
+        }
+        assert_eq!(flags, [(false, 1), (true, 2), (false, 1)]);
     }
 
     /// A shared TABLE_MAP ([`BinlogCache::map_table`]) gives the same bytes as building it in

@@ -117,6 +117,23 @@ pub(crate) fn check(fks: &[ForeignKeyDef], ncols: usize) -> Result<()> {
     Ok(())
 }
 
+/// Points the constraints of `fks` whose parent is an old name in `moves` (old full name, new
+/// full name; compared case-insensitively) at the new name, as InnoDB's
+/// `row_rename_table_for_mysql` updates `dict_foreign_t::referenced_table_name` at RENAME
+/// TABLE. True if one changed.
+pub fn repoint_parents(fks: &mut [ForeignKeyDef], moves: &[(String, String)]) -> bool {
+    let mut changed = false;
+    for fk in fks {
+        if let Some((_, new)) = moves.iter().find(|(old, _)| old.eq_ignore_ascii_case(&fk.parent)) {
+            if fk.parent != *new {
+                fk.parent = new.clone();
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
 // Format (foreign keys, after a schema's indexes when the index count has FLAG set): u16 count
 // | per key: bytes name, u16 column count, u16 positions, bytes parent, per column bytes parent
 // column name, u8 on delete, u8 on update.

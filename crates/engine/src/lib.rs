@@ -40,7 +40,7 @@ pub use engine::{
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};
-pub use foreign_keys::{FkAction, ForeignKeyDef, MAX_FOREIGN_KEYS};
+pub use foreign_keys::{repoint_parents, FkAction, ForeignKeyDef, MAX_FOREIGN_KEYS};
 pub use mvcc::ReadView;
 pub use redo::{Lsn, RedoFlushMethod};
 pub use schema::bytes_types::{bit_from_uint, bit_to_uint, enum_index, set_mask, set_text};

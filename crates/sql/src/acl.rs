@@ -227,6 +227,30 @@ impl Session {
         table: &TableRef,
     ) -> Result<()> {
         self.need_table(wanted, command, table)
+}
+
+    /// REFERENCES on the parent of each constraint `fks` of table `child` defines (1142 with
+    /// the REFERENCES command otherwise), as mysqld 8.0's `check_fk_parent_table_access`;
+    /// a table referencing itself needs nothing more. An unqualified parent is in the
+    /// child's database.
+    fn need_references(&self, child: &TableRef, fks: &[super::ast::FkSpec]) -> Result<()> {
+        let references = Privileges::from_name("REFERENCES").unwrap_or(Privileges::ALL);
+        for fk in fks {
+            let parent = TableRef {
+                db: fk.parent.db.clone().or_else(|| child.db.clone()),
+                name: fk.parent.name.clone(),
+            };
+            let same_db = match (&parent.db, &child.db) {
+                (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+                (None, None) => true,
+                _ => false,
+            };
+            if same_db && parent.name.eq_ignore_ascii_case(&child.name) {
+                continue;
+            }
+            self.need_table(references, "REFERENCES", &parent)?;
+        }
+        Ok(())
     }
 
     /// 1142 naming every privilege of `wanted` the account lacks on the table, joined as
@@ -478,7 +502,10 @@ impl Session {
             Stmt::Show(show) | Stmt::ShowWhere { show, .. } => self.check_show(show),
             Stmt::CreateDatabase { name, .. } => self.need_database(Privileges::CREATE, name),
             Stmt::DropDatabase { name, .. } => self.need_database(Privileges::DROP, name),
-            Stmt::CreateTable(ct) => self.need_table(Privileges::CREATE, "CREATE", &ct.table),
+            Stmt::CreateTable(ct) => {
+                self.need_table(Privileges::CREATE, "CREATE", &ct.table)?;
+                self.need_references(&ct.table, &ct.foreign_keys)
+            }
             Stmt::CreateIndex { table, .. } | Stmt::DropIndex { table, .. } => {
                 self.need_table(Privileges::INDEX, "INDEX", table)
             }
@@ -513,8 +540,9 @@ impl Session {
                 self.need_table(Privileges::CREATE, "CREATE", table)?;
                 self.need_table(Privileges::SELECT, "SELECT", like)
             }
-            Stmt::AlterForeignKeys { table, .. } => {
-                self.need_table(Privileges::ALTER, "ALTER", table)
+            Stmt::AlterForeignKeys { table, add, .. } => {
+                self.need_table(Privileges::ALTER, "ALTER", table)?;
+                self.need_references(table, add)
             }
             // mysqld's `create_view_precheck`: CREATE VIEW on the view, DROP too to replace
             // it (OR REPLACE, ALTER VIEW), SELECT on what the SELECT reads.

@@ -17,6 +17,10 @@
 //!   again and committed like any statement's. UPDATE/DELETE find the row by the before
 //!   image's primary key, or (no primary key) the first row equal to the whole image, as the
 //!   replica applier does (1032 when absent).
+//! - Foreign keys: each event's rows are checked and cascaded as for a statement
+//!   (`write_insert` & co. run `crate::foreign_keys`) unless the event carries
+//!   `NO_FOREIGN_KEY_CHECKS_F`; the rows are binlogged again with the event's flag, and rows
+//!   changed by referential actions are not binlogged (a replica runs the actions itself).
 //! - Privilege: SUPER (mysqld: SUPER, BINLOG_ADMIN or REPLICATION_APPLIER), checked in acl.rs.
 //!
 //! Not handled: `BINLOG @var1, @var2` (MariaDB's fragmented form for events over
@@ -26,13 +30,14 @@
 use std::ops::Bound;
 
 use base64::Engine as _;
-use binlog::event::{decode_event, EventBody, FormatContext, RowsKind};
-use engine::Row;
+use binlog::event::{decode_event, rows_flags, EventBody, FormatContext, RowsKind};
+use engine::{Row, Value};
 
 use super::error::{Result, SqlError};
 use super::output::Output;
 use super::rowimage::to_engine_row;
 use super::session::Session;
+use super::vars::Var;
 use super::write::Target;
 
 /// Event header: timestamp u32 | type u8 | server_id u32 | event_size u32 | ...
@@ -148,7 +153,8 @@ impl Session {
                         })?;
                         let db = String::from_utf8_lossy(&map.schema).into_owned();
                         let table = String::from_utf8_lossy(&map.table).into_owned();
-                        rows.push((r.kind, db, table, changes));
+                        let checks = r.flags & rows_flags::NO_FOREIGN_KEY_CHECKS_F == 0;
+                        rows.push((r.kind, db, table, changes, checks));
                     }
                     _ => {
                         return Err(error(
@@ -167,18 +173,34 @@ impl Session {
         if rows.is_empty() {
             return Ok(Output::ok(0));
         }
-        self.in_txn(move |s| {
-            let mut affected = 0;
-            for (kind, db, table, changes) in &rows {
+        // Each event's rows are applied with foreign key checks (and referential actions) as
+        // its NO_FOREIGN_KEY_CHECKS_F says (mysqld's `Rows_log_event::do_apply_event` sets
+        // `OPTION_NO_FOREIGN_KEY_CHECKS` from it), and are binlogged again with that flag.
+        // The session's own `foreign_key_checks` is what it was once the statement ends.
+        let saved = self.vars.get(&Var::ForeignKeyChecks).cloned();
+        let out = self.in_txn(move |s| {
+            for (kind, db, table, changes, checks) in &rows {
+                s.vars.insert(Var::ForeignKeyChecks, Value::Int(i64::from(*checks)));
                 let t = s.binlog_target(db, table)?;
+                let start = s.txn_mut()?.changes.changes.len();
                 for change in changes {
                     s.apply_binlog_row(&t, *kind, table, &change.before, &change.after)?;
-                    affected += 1;
+                }
+                if !checks {
+                    let changes = &mut s.txn_mut()?.changes;
+                    let end = changes.changes.len();
+                    changes.mark_fk_unchecked(start, end);
                 }
             }
-            let _ = affected;
+            // The events marked their own rows; the statement as a whole adds no mark.
+            s.vars.insert(Var::ForeignKeyChecks, Value::Int(1));
             Ok(Output::ok(0))
-        })
+        });
+        match saved {
+            Some(v) => self.vars.insert(Var::ForeignKeyChecks, v),
+            None => self.vars.remove(&Var::ForeignKeyChecks),
+        };
+        out
     }
 
     fn binlog_target(&self, db: &str, table: &str) -> Result<Target> {

@@ -72,6 +72,10 @@ pub struct TxnChanges {
     /// Positions in `changes` (increasing) of rows changed by a foreign key's referential
     /// action (`crate::foreign_keys`): kept for statement undo, left out of the binlog.
     pub cascaded: Vec<usize>,
+    /// Ranges `[start, end)` (increasing, disjoint) of positions in `changes` made with
+    /// `foreign_key_checks=0`: their ROWS events carry `NO_FOREIGN_KEY_CHECKS_F`, so an
+    /// applier neither checks nor cascades them (mysqld's `Rows_log_event` flags).
+    pub fk_unchecked: Vec<(usize, usize)>,
 }
 
 impl TxnChanges {
@@ -88,6 +92,14 @@ impl TxnChanges {
         ends.dedup();
         ends.retain(|&e| e > 0);
         self.statement_ends = ends;
+        let mut unchecked = Vec::with_capacity(self.fk_unchecked.len());
+        for &(start, end) in &self.fk_unchecked {
+            let (start, end) = (before(start), before(end));
+            if start < end {
+                unchecked.push((start, end));
+            }
+        }
+        self.fk_unchecked = unchecked;
         let mut i = 0;
         self.changes.retain(|_| {
             let keep = cascaded.binary_search(&i).is_err();
@@ -107,6 +119,31 @@ impl TxnChanges {
         if n > self.statement_ends.last().copied().unwrap_or(0) {
             self.statement_ends.push(n);
         }
+    }
+
+    /// Marks changes `start..end` as made with `foreign_key_checks=0`.
+    pub fn mark_fk_unchecked(&mut self, start: usize, end: usize) {
+        if start >= end {
+            return;
+        }
+        match self.fk_unchecked.last_mut() {
+            Some(last) if last.1 >= start => last.1 = last.1.max(end),
+            _ => self.fk_unchecked.push((start, end)),
+        }
+    }
+
+    /// Forgets the marks of changes at `mark` and after (statement undo).
+    pub fn truncate_fk_unchecked(&mut self, mark: usize) {
+        self.fk_unchecked.retain(|&(start, _)| start < mark);
+        if let Some(last) = self.fk_unchecked.last_mut() {
+            last.1 = last.1.min(mark);
+        }
+    }
+
+    /// Whether the `i`-th change (0-based) was made with `foreign_key_checks=0`.
+    pub fn fk_unchecked_at(&self, i: usize) -> bool {
+        let n = self.fk_unchecked.partition_point(|&(_, end)| end <= i);
+        self.fk_unchecked.get(n).is_some_and(|&(start, _)| start <= i)
     }
 
     /// True if a statement ends after the `i`-th change (0-based) and more changes follow.

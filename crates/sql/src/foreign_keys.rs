@@ -147,11 +147,275 @@ fn values_at(row: &[Value], cols: &[usize]) -> Vec<Value> {
     cols.iter().map(|&p| row[p].clone()).collect()
 }
 
-/// Lock kinds of [`Session::fk_rows`].
+/// Lock kinds of [`fk_rows`].
 #[derive(Clone, Copy, PartialEq)]
 enum Lock {
     Share,
     Exclusive,
+}
+
+/// Whoever writes the rows whose constraints are checked: a SQL session (its open transaction,
+/// statement undo) or binlogd's replica applier and `BINLOG '…'`, which apply row events
+/// (mysqld's `Rows_log_event::do_apply_event` writes through the handler, so InnoDB checks
+/// and cascades there exactly as for a statement).
+pub trait FkWriter {
+    /// The engine and the transaction the rows are written in.
+    fn fk_txn(&mut self) -> Result<(engine::Engine, &mut engine::Txn)>;
+    /// A row changed by a referential action (`after` None: deleted; `key_after`: the row's
+    /// key after the change). Never logged in the binlog: the writer keeps it for undo only.
+    fn fk_record(
+        &mut self,
+        table: TableId,
+        schema: &Arc<TableSchema>,
+        before: Row,
+        after: Option<Row>,
+        key_after: Option<Key>,
+    );
+}
+
+impl FkWriter for Session {
+    fn fk_txn(&mut self) -> Result<(engine::Engine, &mut engine::Txn)> {
+        let engine = self.server.engine.clone();
+        Ok((engine, &mut self.txn_mut()?.txn))
+    }
+
+    fn fk_record(
+        &mut self,
+        table: TableId,
+        schema: &Arc<TableSchema>,
+        before: Row,
+        after: Option<Row>,
+        key_after: Option<Key>,
+    ) {
+        let kind = if after.is_some() { ChangeKind::Update } else { ChangeKind::Delete };
+        if let Ok(open) = self.txn_mut() {
+            open.changes.cascaded.push(open.changes.changes.len());
+        }
+        self.record(
+            ChangedRow { table: schema.clone(), kind, before: Some(before), after },
+            Undo { table, key_after },
+        );
+    }
+}
+
+/// The rows of table `id` whose columns `cols` equal `values` (compared as the table's key
+/// encodes them), each locked: a locking read of the latest committed data, as InnoDB's
+/// constraint checks read. At most `limit` rows.
+fn fk_rows<W: FkWriter + ?Sized>(
+    w: &mut W,
+    id: TableId,
+    schema: &TableSchema,
+    cols: &[usize],
+    values: &[Value],
+    lock: Lock,
+    limit: usize,
+) -> Result<Vec<(Key, Row)>> {
+    let Some(how) = lookup(schema, cols) else { return Ok(Vec::new()) };
+    let want = schema.key_of_values(cols, values);
+    let (engine, txn) = w.fk_txn()?;
+    let candidates: Vec<Key> = match how {
+        Lookup::Primary if cols.len() == schema.primary_key.len() => vec![want.clone()],
+        Lookup::Primary => {
+            let latest = txn.set_read_latest(true);
+            let found =
+                engine.scan(txn, id, Bound::Included(values), Bound::Included(values), limit);
+            txn.set_read_latest(latest);
+            found?.into_iter().map(|(k, _)| k).collect()
+        }
+        Lookup::Index(name) => {
+            let latest = txn.set_read_latest(true);
+            let found = engine.scan_index(
+                txn,
+                id,
+                &name,
+                Bound::Included(values),
+                Bound::Included(values),
+                limit,
+            );
+            txn.set_read_latest(latest);
+            found?.into_iter().map(|(k, _)| k).collect()
+        }
+    };
+    let mut out = Vec::new();
+    for key in candidates {
+        let row = match lock {
+            Lock::Share => engine.get_for_share(txn, id, &key)?,
+            Lock::Exclusive => engine.get_for_update(txn, id, &key)?,
+        };
+        // The locked image is the latest: it must still hold the values.
+        if let Some(row) = row {
+            if schema.key_of_values(cols, &values_at(&row, cols)) == want {
+                out.push((key, row));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The child side, after row `after` of `schema` was written (`before`: its old image for
+/// an update): every constraint whose columns changed and hold no NULL needs its parent
+/// row, which stays locked shared until the transaction ends (1452 if there is none).
+/// The caller has established that checks are on (`foreign_key_checks=1`, or a row event
+/// without `NO_FOREIGN_KEY_CHECKS_F`).
+pub fn check_child<W: FkWriter + ?Sized>(
+    w: &mut W,
+    schema: &TableSchema,
+    before: Option<&Row>,
+    after: &Row,
+) -> Result<()> {
+    for fk in &schema.foreign_keys {
+        let values = values_at(after, &fk.columns);
+        if values.contains(&Value::Null) {
+            continue;
+        }
+        if let Some(b) = before {
+            let old = schema.key_of_values(&fk.columns, &values_at(b, &fk.columns));
+            if old == schema.key_of_values(&fk.columns, &values) {
+                continue;
+            }
+        }
+        let (engine, _) = w.fk_txn()?;
+        let Some((pid, parent)) = engine.table_named(&fk.parent) else {
+            return Err(violation(schema, fk, false));
+        };
+        let Some(pcols) =
+            fk.parent_columns.iter().map(|c| parent.column_position(c)).collect::<Option<Vec<_>>>()
+        else {
+            return Err(violation(schema, fk, false));
+        };
+        if fk_rows(w, pid, &parent, &pcols, &values, Lock::Share, 1)?.is_empty() {
+            return Err(violation(schema, fk, false));
+        }
+    }
+    Ok(())
+}
+
+/// The parent side, before row `before` of `schema` is deleted (`after` None) or replaced
+/// by `after`: the children of each constraint whose referenced columns change get its
+/// action (1451 for RESTRICT/NO ACTION). `depth`: 0 for a statement's (or event's) own row.
+/// The caller has established that checks are on, as for [`check_child`].
+pub fn parent_change<W: FkWriter + ?Sized>(
+    w: &mut W,
+    schema: &TableSchema,
+    before: &Row,
+    after: Option<&Row>,
+    depth: usize,
+) -> Result<()> {
+    let (engine, _) = w.fk_txn()?;
+    let children = engine.referencing(&schema.name);
+    act_on_children(w, children, schema, before, after, depth)
+}
+
+/// [`parent_change`] over the tables referencing `schema` (`children`).
+fn act_on_children<W: FkWriter + ?Sized>(
+    w: &mut W,
+    children: Vec<(TableId, Arc<TableSchema>)>,
+    schema: &TableSchema,
+    before: &Row,
+    after: Option<&Row>,
+    depth: usize,
+) -> Result<()> {
+    for (cid, child) in children {
+        for fk in child.foreign_keys.iter().filter(|f| f.parent.eq_ignore_ascii_case(&schema.name))
+        {
+            let Some(pcols) = fk
+                .parent_columns
+                .iter()
+                .map(|c| schema.column_position(c))
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            let old = values_at(before, &pcols);
+            if old.contains(&Value::Null) {
+                continue;
+            }
+            if let Some(a) = after {
+                let new = values_at(a, &pcols);
+                if schema.key_of_values(&pcols, &old) == schema.key_of_values(&pcols, &new) {
+                    continue;
+                }
+            }
+            let action = if after.is_some() { fk.on_update } else { fk.on_delete };
+            let acts = matches!(action, FkAction::Cascade | FkAction::SetNull);
+            let lock = if acts { Lock::Exclusive } else { Lock::Share };
+            let limit = if acts { usize::MAX } else { 1 };
+            let rows = fk_rows(w, cid, &child, &fk.columns, &old, lock, limit)?;
+            if rows.is_empty() {
+                continue;
+            }
+            if !acts {
+                return Err(violation(&child, fk, true));
+            }
+            if depth + 1 > MAX_CASCADE_DEPTH {
+                return Err(other(
+                    3008,
+                    "HY000",
+                    format!(
+                        "Foreign key cascade delete/update exceeds max depth of {MAX_CASCADE_DEPTH}."
+                    ),
+                ));
+            }
+            for (key, row) in rows {
+                fk_act(w, cid, &child, fk, &pcols, key, row, after, action, depth + 1)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `action` on child row `row` (at `key`) of constraint `fk`, whose parent row
+/// becomes `after` (None: deleted).
+#[allow(clippy::too_many_arguments)]
+fn fk_act<W: FkWriter + ?Sized>(
+    w: &mut W,
+    cid: TableId,
+    child: &Arc<TableSchema>,
+    fk: &ForeignKeyDef,
+    pcols: &[usize],
+    key: Key,
+    row: Row,
+    after: Option<&Row>,
+    action: FkAction,
+    depth: usize,
+) -> Result<()> {
+    let new = match (action, after) {
+        (FkAction::Cascade, None) => None,
+        (FkAction::Cascade, Some(a)) => {
+            let mut n = row.clone();
+            for (i, &c) in fk.columns.iter().enumerate() {
+                n[c] = a[pcols[i]].clone();
+            }
+            Some(n)
+        }
+        _ => {
+            let mut n = row.clone();
+            for &c in &fk.columns {
+                n[c] = Value::Null;
+            }
+            Some(n)
+        }
+    };
+    parent_change(w, child, &row, new.as_ref(), depth)?;
+    let (engine, txn) = w.fk_txn()?;
+    let (key_after, stored) = match new {
+        None => {
+            engine.delete(txn, cid, &key)?;
+            (None, None)
+        }
+        Some(mut n) => {
+            child.normalize_row(&mut n).map_err(SqlError::Engine)?;
+            let new_key = if child.primary_key.is_empty() {
+                key.clone()
+            } else {
+                child.key_of_values(&child.primary_key, &values_at(&n, &child.primary_key))
+            };
+            engine.update(txn, cid, &key, n.clone())?;
+            (Some(new_key), Some(n))
+        }
+    };
+    w.fk_record(cid, child, row, stored, key_after);
+    Ok(())
 }
 
 impl Session {
@@ -165,69 +429,7 @@ impl Session {
         }
     }
 
-    /// The rows of table `id` whose columns `cols` equal `values` (compared as the table's key
-    /// encodes them), each locked: a locking read of the latest committed data, as InnoDB's
-    /// constraint checks read. At most `limit` rows.
-    fn fk_rows(
-        &mut self,
-        id: TableId,
-        schema: &TableSchema,
-        cols: &[usize],
-        values: &[Value],
-        lock: Lock,
-        limit: usize,
-    ) -> Result<Vec<(Key, Row)>> {
-        let Some(how) = lookup(schema, cols) else { return Ok(Vec::new()) };
-        let want = schema.key_of_values(cols, values);
-        let engine = self.server.engine.clone();
-        let open = self.txn_mut()?;
-        let candidates: Vec<Key> = match how {
-            Lookup::Primary if cols.len() == schema.primary_key.len() => vec![want.clone()],
-            Lookup::Primary => {
-                let latest = open.txn.set_read_latest(true);
-                let found = engine.scan(
-                    &open.txn,
-                    id,
-                    Bound::Included(values),
-                    Bound::Included(values),
-                    limit,
-                );
-                open.txn.set_read_latest(latest);
-                found?.into_iter().map(|(k, _)| k).collect()
-            }
-            Lookup::Index(name) => {
-                let latest = open.txn.set_read_latest(true);
-                let found = engine.scan_index(
-                    &open.txn,
-                    id,
-                    &name,
-                    Bound::Included(values),
-                    Bound::Included(values),
-                    limit,
-                );
-                open.txn.set_read_latest(latest);
-                found?.into_iter().map(|(k, _)| k).collect()
-            }
-        };
-        let mut out = Vec::new();
-        for key in candidates {
-            let row = match lock {
-                Lock::Share => engine.get_for_share(&mut open.txn, id, &key)?,
-                Lock::Exclusive => engine.get_for_update(&mut open.txn, id, &key)?,
-            };
-            // The locked image is the latest: it must still hold the values.
-            if let Some(row) = row {
-                if schema.key_of_values(cols, &values_at(&row, cols)) == want {
-                    out.push((key, row));
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// The child side, after row `after` of `schema` was written (`before`: its old image for
-    /// an update): every constraint whose columns changed and hold no NULL needs its parent
-    /// row, which stays locked shared until the transaction ends (1452 if there is none).
+    /// [`check_child`] for a statement's row, if `foreign_key_checks` is on.
     pub fn fk_after_write(
         &mut self,
         schema: &TableSchema,
@@ -237,38 +439,10 @@ impl Session {
         if schema.foreign_keys.is_empty() || !self.fk_checks() {
             return Ok(());
         }
-        for fk in &schema.foreign_keys {
-            let values = values_at(after, &fk.columns);
-            if values.contains(&Value::Null) {
-                continue;
-            }
-            if let Some(b) = before {
-                let old = schema.key_of_values(&fk.columns, &values_at(b, &fk.columns));
-                if old == schema.key_of_values(&fk.columns, &values) {
-                    continue;
-                }
-            }
-            let Some((pid, parent)) = self.server.engine.table_named(&fk.parent) else {
-                return Err(violation(schema, fk, false));
-            };
-            let Some(pcols) = fk
-                .parent_columns
-                .iter()
-                .map(|c| parent.column_position(c))
-                .collect::<Option<Vec<_>>>()
-            else {
-                return Err(violation(schema, fk, false));
-            };
-            if self.fk_rows(pid, &parent, &pcols, &values, Lock::Share, 1)?.is_empty() {
-                return Err(violation(schema, fk, false));
-            }
-        }
-        Ok(())
+        check_child(self, schema, before, after)
     }
 
-    /// The parent side, before row `before` of `schema` is deleted (`after` None) or replaced
-    /// by `after`: the children of each constraint whose referenced columns change get its
-    /// action (1451 for RESTRICT/NO ACTION). `depth`: 0 for a statement's own row.
+    /// [`parent_change`] for a statement's row, if `foreign_key_checks` is on.
     pub fn fk_before_parent_change(
         &mut self,
         schema: &TableSchema,
@@ -280,113 +454,7 @@ impl Session {
         if children.is_empty() || !self.fk_checks() {
             return Ok(());
         }
-        for (cid, child) in children {
-            for fk in
-                child.foreign_keys.iter().filter(|f| f.parent.eq_ignore_ascii_case(&schema.name))
-            {
-                let Some(pcols) = fk
-                    .parent_columns
-                    .iter()
-                    .map(|c| schema.column_position(c))
-                    .collect::<Option<Vec<_>>>()
-                else {
-                    continue;
-                };
-                let old = values_at(before, &pcols);
-                if old.contains(&Value::Null) {
-                    continue;
-                }
-                if let Some(a) = after {
-                    let new = values_at(a, &pcols);
-                    if schema.key_of_values(&pcols, &old) == schema.key_of_values(&pcols, &new) {
-                        continue;
-                    }
-                }
-                let action = if after.is_some() { fk.on_update } else { fk.on_delete };
-                let acts = matches!(action, FkAction::Cascade | FkAction::SetNull);
-                let lock = if acts { Lock::Exclusive } else { Lock::Share };
-                let limit = if acts { usize::MAX } else { 1 };
-                let rows = self.fk_rows(cid, &child, &fk.columns, &old, lock, limit)?;
-                if rows.is_empty() {
-                    continue;
-                }
-                if !acts {
-                    return Err(violation(&child, fk, true));
-                }
-                if depth + 1 > MAX_CASCADE_DEPTH {
-                    return Err(other(
-                        3008,
-                        "HY000",
-                        format!(
-                            "Foreign key cascade delete/update exceeds max depth of {MAX_CASCADE_DEPTH}."
-                        ),
-                    ));
-                }
-                for (key, row) in rows {
-                    self.fk_act(cid, &child, fk, &pcols, key, row, after, action, depth + 1)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Runs `action` on child row `row` (at `key`) of constraint `fk`, whose parent row
-    /// becomes `after` (None: deleted).
-    #[allow(clippy::too_many_arguments)]
-    fn fk_act(
-        &mut self,
-        cid: TableId,
-        child: &Arc<TableSchema>,
-        fk: &ForeignKeyDef,
-        pcols: &[usize],
-        key: Key,
-        row: Row,
-        after: Option<&Row>,
-        action: FkAction,
-        depth: usize,
-    ) -> Result<()> {
-        let new = match (action, after) {
-            (FkAction::Cascade, None) => None,
-            (FkAction::Cascade, Some(a)) => {
-                let mut n = row.clone();
-                for (i, &c) in fk.columns.iter().enumerate() {
-                    n[c] = a[pcols[i]].clone();
-                }
-                Some(n)
-            }
-            _ => {
-                let mut n = row.clone();
-                for &c in &fk.columns {
-                    n[c] = Value::Null;
-                }
-                Some(n)
-            }
-        };
-        self.fk_before_parent_change(child, &row, new.as_ref(), depth)?;
-        let engine = self.server.engine.clone();
-        let open = self.txn_mut()?;
-        let (kind, key_after, stored) = match new {
-            None => {
-                engine.delete(&mut open.txn, cid, &key)?;
-                (ChangeKind::Delete, None, None)
-            }
-            Some(mut n) => {
-                child.normalize_row(&mut n).map_err(SqlError::Engine)?;
-                let new_key = if child.primary_key.is_empty() {
-                    key.clone()
-                } else {
-                    child.key_of_values(&child.primary_key, &values_at(&n, &child.primary_key))
-                };
-                engine.update(&mut open.txn, cid, &key, n.clone())?;
-                (ChangeKind::Update, Some(new_key), Some(n))
-            }
-        };
-        open.changes.cascaded.push(open.changes.changes.len());
-        self.record(
-            ChangedRow { table: child.clone(), kind, before: Some(row), after: stored },
-            Undo { table: cid, key_after },
-        );
-        Ok(())
+        act_on_children(self, children, schema, before, after, depth)
     }
 
     /// The constraints `specs` of child table `schema` (in database `db`, being created or

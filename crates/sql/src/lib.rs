@@ -35,7 +35,7 @@ pub mod eval;
 mod exec;
 mod explain;
 mod fk_syntax;
-mod foreign_keys;
+pub mod foreign_keys;
 mod gtidfn;
 mod gtidwait;
 mod information_schema;

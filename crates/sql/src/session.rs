@@ -955,7 +955,14 @@ impl Session {
         let mark = self.txn.as_ref().map_or(0, |t| t.changes.changes.len());
         match f(self) {
             Ok(out) => {
+                let unchecked =
+                    self.txn.as_ref().is_some_and(|open| open.changes.changes.len() > mark)
+                        && !self.fk_checks();
                 if let Some(open) = self.txn.as_mut() {
+                    if unchecked {
+                        let end = open.changes.changes.len();
+                        open.changes.mark_fk_unchecked(mark, end);
+                    }
                     open.changes.end_statement();
                 }
                 if own {
@@ -990,11 +997,12 @@ impl Session {
     }
 
     /// Reverts the changes made after `mark`, newest first.
-    fn undo_statement(&mut self, mark: usize) -> Result<()> {
+    pub(crate) fn undo_statement(&mut self, mark: usize) -> Result<()> {
         let engine = self.server.engine.clone();
         let Some(open) = self.txn.as_mut() else { return Ok(()) };
         open.changes.statement_ends.retain(|&end| end <= mark);
         open.changes.cascaded.retain(|&i| i < mark);
+        open.changes.truncate_fk_unchecked(mark);
         while open.changes.changes.len() > mark {
             let (Some(c), Some(u)) = (open.changes.changes.pop(), open.undo.pop()) else { break };
             match c.kind {

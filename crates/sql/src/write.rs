@@ -233,6 +233,7 @@ impl Session {
             }
         }
         loop {
+            let mark = self.txn.as_ref().map_or(0, |o| o.changes.changes.len());
             match self.write_insert(t, row.clone(), row_no) {
                 Ok((_, auto)) => {
                     st.affected += 1;
@@ -289,12 +290,34 @@ impl Session {
                                     message: e.to_string(),
                                 });
                             }
+                            // IGNORE: so is one a foreign key refuses (below).
+                            Err(e) if ins.ignore && matches!(e.code(), 1451 | 1452) => {
+                                self.undo_statement(mark)?;
+                                self.warnings.push(super::session::Warning {
+                                    level: "Warning",
+                                    code: e.code(),
+                                    message: e.to_string(),
+                                });
+                            }
                             Err(e) => return Err(e),
                         }
                     } else if self.found_rows {
                         // CLIENT_FOUND_ROWS: an unchanged duplicate counts as found (1).
                         st.affected += 1;
                     }
+                    return Ok(());
+                }
+                // IGNORE: a row refused by a foreign key (1452, or 1451 for the parent rows a
+                // REPLACE or ODKU would change) is skipped with a warning, as mysqld 8.0
+                // (`ignore_error_handler` downgrades ER_NO_REFERENCED_ROW_2 and
+                // ER_ROW_IS_REFERENCED_2); what the row already changed is undone.
+                Err(e) if ins.ignore && matches!(e.code(), 1451 | 1452) => {
+                    self.undo_statement(mark)?;
+                    self.warnings.push(super::session::Warning {
+                        level: "Warning",
+                        code: e.code(),
+                        message: e.to_string(),
+                    });
                     return Ok(());
                 }
                 Err(e) => return Err(e),

@@ -322,10 +322,18 @@ impl Engine {
     pub fn rename_tables_in(&self, txn: &mut Txn, renames: &[(TableId, String)]) -> Result<()> {
         self.inner.enter_ddl(txn)?;
         self.reserve_names(txn, renames)?;
+        // Old name -> new name: the constraints naming a renamed parent follow it.
+        let moves: Vec<(String, String)> = renames
+            .iter()
+            .filter_map(|(id, name)| {
+                Some((self.inner.table(*id).ok()?.schema.name.clone(), name.clone()))
+            })
+            .collect();
         for (n, (id, name)) in renames.iter().enumerate() {
             let staged = self.inner.table(*id).and_then(|t| {
                 let mut s = (*t.schema).clone();
                 s.name = name.clone();
+                crate::foreign_keys::repoint_parents(&mut s.foreign_keys, &moves);
                 self.inner.stage(txn, Ddl::Replace(*id, s, None), true)
             });
             match staged {
@@ -337,6 +345,35 @@ impl Engine {
                     }
                     return Err(e);
                 }
+            }
+        }
+        let ids: Vec<TableId> = renames.iter().map(|(id, _)| *id).collect();
+        self.repoint_foreign_keys_in(txn, &moves, &ids)
+    }
+
+    /// Stages, for each table (but those in `skip`, which stage their own definitions) with a
+    /// foreign key whose parent is an old name of `moves` (old full name, new full name), its
+    /// definition with the parent's new name: a metadata-only change, committed with the
+    /// RENAME (or ALTER TABLE ... RENAME) that renamed the parent.
+    pub fn repoint_foreign_keys_in(
+        &self,
+        txn: &mut Txn,
+        moves: &[(String, String)],
+        skip: &[TableId],
+    ) -> Result<()> {
+        let mut children: Vec<(TableId, Arc<TableSchema>)> = Vec::new();
+        for (old, _) in moves {
+            for (id, schema) in self.referencing(old) {
+                if !skip.contains(&id) && !children.iter().any(|(c, _)| *c == id) {
+                    children.push((id, schema));
+                }
+            }
+        }
+        for (id, schema) in children {
+            let mut s = (*schema).clone();
+            if crate::foreign_keys::repoint_parents(&mut s.foreign_keys, moves) {
+                let step = self.inner.stage(txn, Ddl::Replace(id, s, None), true)?;
+                txn.ddl.push(step);
             }
         }
         Ok(())

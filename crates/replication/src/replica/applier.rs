@@ -37,7 +37,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::event::{decode_event, EventBody, FormatContext, TableMap};
+use binlog::event::{decode_event, rows_flags, EventBody, FormatContext, TableMap};
 use binlog::files::{BinlogFiles, Next};
 use commit::{Coordinator, OwnedGtid};
 use engine::Engine;
@@ -259,6 +259,7 @@ impl Applier {
                             kind: r.kind,
                             before: row.before,
                             after: row.after,
+                            fk_checks: r.flags & rows_flags::NO_FOREIGN_KEY_CHECKS_F == 0,
                         });
                     }
                 }

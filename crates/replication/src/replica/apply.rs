@@ -17,6 +17,7 @@ use binlog::event::{LogicalClock, RowsKind, Value as BinValue};
 use binlog::gtid::Gtid;
 use commit::{BinlogCache, Coordinator};
 use engine::{Engine, Row, TableId, TableSchema, Txn, Value};
+use sql::foreign_keys;
 
 /// Why a transaction could not be applied (Last_SQL_Errno / Last_SQL_Error).
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +37,10 @@ pub enum ApplyError {
     Engine(#[from] engine::Error),
     #[error(transparent)]
     Commit(#[from] commit::Error),
+    /// A row event refused by a foreign key (1451, 1452, 3008: mysqld's applier reports the
+    /// handler error of `Rows_log_event::do_apply_event` this way).
+    #[error("Could not execute {kind} event on table {db}.{table}; {message}, Error_code: {code}")]
+    Rows { kind: &'static str, db: String, table: String, code: u16, message: String },
     /// DDL failed in the SQL layer.
     #[error("Error '{message}' on query. Default database: '{db}'. Query: '{query}'")]
     Ddl { code: u16, message: String, db: String, query: String },
@@ -53,7 +58,7 @@ impl ApplyError {
             ApplyError::Conversion { .. } => 13146, // ER_REPLICA_CONVERSION_FAILED
             ApplyError::Engine(e) => e.mysql_code(),
             ApplyError::Commit(e) => e.mysql_code(),
-            ApplyError::Ddl { code, .. } => *code,
+            ApplyError::Ddl { code, .. } | ApplyError::Rows { code, .. } => *code,
             ApplyError::Relay(_) => 13121, // ER_REPLICA_RELAY_LOG_READ_FAILURE
         }
     }
@@ -67,6 +72,9 @@ pub struct RowOp {
     pub kind: RowsKind,
     pub before: Option<Vec<BinValue>>,
     pub after: Option<Vec<BinValue>>,
+    /// The event did not carry `NO_FOREIGN_KEY_CHECKS_F`: the source changed the row with
+    /// `foreign_key_checks=1`, so the replica checks its constraints and runs their actions.
+    pub fk_checks: bool,
 }
 
 /// What a transaction does.
@@ -168,10 +176,31 @@ fn apply_one(
     };
     let not_found =
         |kind| ApplyError::RowNotFound { kind, db: op.db.clone(), table: op.table.clone() };
+    let fk_error = |kind: &'static str, e: sql::SqlError| match e {
+        sql::SqlError::Engine(e) => ApplyError::Engine(e),
+        e => ApplyError::Rows {
+            kind,
+            db: op.db.clone(),
+            table: op.table.clone(),
+            code: e.code(),
+            message: e.to_string(),
+        },
+    };
+    // Foreign keys: the checks and referential actions the SQL write path runs, unless the
+    // source changed the row with foreign_key_checks=0 (InnoDB's `trx->check_foreigns`).
+    let children = if op.fk_checks { engine.referencing(&schema.name) } else { Vec::new() };
+    let child_checks = op.fk_checks && !schema.foreign_keys.is_empty();
+    cache.set_foreign_key_checks(op.fk_checks);
     match op.kind {
         RowsKind::Write => {
             let row = convert(&op.after)?;
-            engine.insert(txn, id, row.clone())?;
+            let ins = engine.insert(txn, id, row.clone())?;
+            if child_checks {
+                let stored = engine.get(txn, id, &ins.key)?.unwrap_or_else(|| row.clone());
+                let mut w = ApplierFk { engine, txn };
+                foreign_keys::check_child(&mut w, &schema, None, &stored)
+                    .map_err(|e| fk_error("Write_rows", e))?;
+            }
             cache.insert(&named, &row)?;
         }
         RowsKind::Update => {
@@ -179,8 +208,23 @@ fn apply_one(
             let after = convert(&op.after)?;
             let key = find_key(engine, txn, id, &schema, &before)?
                 .ok_or_else(|| not_found("Update_rows"))?;
+            if !children.is_empty() {
+                let current = engine.get(txn, id, &key)?.ok_or_else(|| not_found("Update_rows"))?;
+                let mut new = after.clone();
+                schema.normalize_row(&mut new)?;
+                let mut w = ApplierFk { engine, txn };
+                foreign_keys::parent_change(&mut w, &schema, &current, Some(&new), 0)
+                    .map_err(|e| fk_error("Update_rows", e))?;
+            }
             if !engine.update(txn, id, &key, after.clone())? {
                 return Err(not_found("Update_rows"));
+            }
+            if child_checks {
+                let mut new = after.clone();
+                schema.normalize_row(&mut new)?;
+                let mut w = ApplierFk { engine, txn };
+                foreign_keys::check_child(&mut w, &schema, Some(&before), &new)
+                    .map_err(|e| fk_error("Update_rows", e))?;
             }
             cache.update(&named, &before, &after)?;
         }
@@ -188,6 +232,12 @@ fn apply_one(
             let before = convert(&op.before)?;
             let key = find_key(engine, txn, id, &schema, &before)?
                 .ok_or_else(|| not_found("Delete_rows"))?;
+            if !children.is_empty() {
+                let current = engine.get(txn, id, &key)?.ok_or_else(|| not_found("Delete_rows"))?;
+                let mut w = ApplierFk { engine, txn };
+                foreign_keys::parent_change(&mut w, &schema, &current, None, 0)
+                    .map_err(|e| fk_error("Delete_rows", e))?;
+            }
             if !engine.delete(txn, id, &key)? {
                 return Err(not_found("Delete_rows"));
             }
@@ -195,6 +245,31 @@ fn apply_one(
         }
     }
     Ok(())
+}
+
+/// The applier's side of [`foreign_keys::FkWriter`]: rows changed by referential actions go
+/// to the engine transaction only. They are not logged in the replica's binlog (as mysqld:
+/// a replica of the replica runs the actions itself), and need no statement undo: an error
+/// rolls the whole transaction back.
+struct ApplierFk<'a> {
+    engine: &'a Engine,
+    txn: &'a mut Txn,
+}
+
+impl foreign_keys::FkWriter for ApplierFk<'_> {
+    fn fk_txn(&mut self) -> Result<(Engine, &mut Txn), sql::SqlError> {
+        Ok((self.engine.clone(), self.txn))
+    }
+
+    fn fk_record(
+        &mut self,
+        _table: TableId,
+        _schema: &Arc<TableSchema>,
+        _before: Row,
+        _after: Option<Row>,
+        _key_after: Option<engine::Key>,
+    ) {
+    }
 }
 
 /// The clustered key of the row the before image describes: from its primary key, or (a

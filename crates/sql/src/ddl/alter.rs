@@ -433,8 +433,18 @@ impl Session {
             }
             schema.foreign_keys.push(engine::ForeignKeyDef { columns, ..fk.clone() });
         }
+        // A new name: the table's self-references and its children's constraints follow it
+        // (InnoDB's `row_rename_table_for_mysql`).
+        let renamed = schema.name != old.name;
+        let moves = [(old.name.clone(), schema.name.clone())];
+        if renamed {
+            engine::repoint_parents(&mut schema.foreign_keys, &moves);
+        }
         let identity = srcs.iter().enumerate().all(|(i, s)| *s == Some(i));
         let engine = &self.server.engine;
+        if renamed {
+            engine.repoint_foreign_keys_in(txn, &moves, &[id]).map_err(SqlError::Engine)?;
+        }
         let mapped = |e: engine::Error| match e {
             engine::Error::TableExists { name } => {
                 SqlError::TableExists(crate::commit::split_engine_name(&name).1.to_string())
