@@ -62,6 +62,15 @@ pub fn pow10(n: u32) -> Mantissa {
     Mantissa::TEN.pow(n)
 }
 
+impl std::ops::Neg for Decimal {
+    type Output = Decimal;
+
+    /// The negated value.
+    fn neg(self) -> Decimal {
+        Decimal { mantissa: -self.mantissa, scale: self.scale }
+    }
+}
+
 impl Decimal {
     /// mysqld's DECIMAL_MAX_PRECISION.
     pub const MAX_PRECISION: u32 = 65;
@@ -154,11 +163,6 @@ impl Decimal {
             }
         }
         self.to_string().parse().unwrap_or(0.0)
-    }
-
-    /// The negated value.
-    pub fn neg(self) -> Decimal {
-        Decimal { mantissa: -self.mantissa, scale: self.scale }
     }
 
     /// The absolute value.

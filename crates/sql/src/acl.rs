@@ -227,7 +227,7 @@ impl Session {
         table: &TableRef,
     ) -> Result<()> {
         self.need_table(wanted, command, table)
-}
+    }
 
     /// REFERENCES on the parent of each constraint `fks` of table `child` defines (1142 with
     /// the REFERENCES command otherwise), as mysqld 8.0's `check_fk_parent_table_access`;

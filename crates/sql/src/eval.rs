@@ -459,7 +459,7 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
         Expr::Unary(UnOp::Neg, x) => match eval(x, row, aggs)? {
             Value::Null => Value::Null,
             Value::Double(d) => Value::Double(-d),
-            Value::Decimal(d) => Value::Decimal(d.neg()),
+            Value::Decimal(d) => Value::Decimal(-d),
             v => arith(BinOp::Sub, &Value::Int(0), &v)?,
         },
         Expr::Unary(UnOp::Not, x) => bool_value(truth(&eval(x, row, aggs)?).map(|b| !b)),

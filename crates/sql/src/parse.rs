@@ -2775,7 +2775,7 @@ fn unary(op: &sp::UnaryOperator, x: Expr) -> Result<Expr> {
             Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => Expr::Lit(Value::Int(i64::MIN)),
             // Below BIGINT's range a negated literal is DECIMAL (mysqld's `Item_uint::neg`).
             Expr::Lit(Value::UInt(u)) => Expr::Lit(Value::Decimal(Decimal::new(-i128::from(u), 0))),
-            Expr::Lit(Value::Decimal(d)) => Expr::Lit(Value::Decimal(d.neg())),
+            Expr::Lit(Value::Decimal(d)) => Expr::Lit(Value::Decimal(-d)),
             Expr::Lit(Value::Double(d)) => Expr::Lit(Value::Double(-d)),
             x => Expr::Unary(UnOp::Neg, Box::new(x)),
         },
