@@ -15,7 +15,7 @@
 
 use std::cell::Cell;
 
-use engine::{Decimal, Mantissa, Value, WideMantissa};
+use engine::{Decimal, Mantissa, WideMantissa};
 
 thread_local! {
     static DIV_INCREMENT: Cell<u8> = const { Cell::new(4) };
