@@ -272,11 +272,10 @@ fn correlated_subqueries_in_writes() {
 /// 3.3.2.10 (`c1 <> sm - smh`) then compared
 /// balances as DOUBLEs and found balanced customers off.
 ///
-/// OPEN DEFECT (branch tpcc): still fails (0.10 comes back as 0.1); typing the subquery with
-/// its outer references as NULL (in `run_select_columns`) and typing it from a run were both
-/// tried and did not change it, so the scale is lost elsewhere on the derived-table path.
+/// go-tpc check 3.3.2.10's shape: the output conformed each value to the select item's
+/// placeholder type (DOUBLE) before the column was given the subquery's type, so 0.10 came
+/// back as the double 0.1 and sums compared unequal.
 #[test]
-#[ignore = "open defect: a correlated SUM(DECIMAL) through a derived table loses its scale"]
 fn correlated_sum_of_decimal_in_a_derived_table() {
     let srv = server();
     let mut s = srv.session("root", "localhost");

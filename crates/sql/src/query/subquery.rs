@@ -748,6 +748,14 @@ impl Session {
             rows = kept;
         }
         let total = width + lifted.dependent.len();
+        // The output conforms each value to its column's type: a scalar subquery's column is
+        // the subquery's (a DECIMAL SUM keeps its scale), not the placeholder's.
+        for (n, c) in &lifted.columns {
+            if let Some(slot) = sel.columns.get_mut(*n) {
+                slot.mysql_type = c.mysql_type;
+                slot.flags = (slot.flags & !flags::UNSIGNED) | (c.flags & flags::UNSIGNED);
+            }
+        }
         let out = self.finish_select(sel, rows, total, s.distinct, limit, offset)?;
         Ok(retype(out, &lifted.columns))
     }
