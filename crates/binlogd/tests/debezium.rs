@@ -28,33 +28,10 @@ use std::time::{Duration, Instant};
 use mysql_async::prelude::Queryable;
 use mysql_async::Row;
 use serde_json::Value as Json;
+use support::drivers::{install, programs, target_dir};
 use support::mariadb::have;
 use support::sql::{conn, text};
 use support::Node;
-
-fn programs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/drivers")
-}
-
-fn target_dir() -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_binlogd"));
-    bin.parent().and_then(Path::parent).expect("target dir").to_path_buf()
-}
-
-fn install() {
-    let out = Command::new("bash")
-        .arg(programs().join("install.sh"))
-        .arg(target_dir())
-        .arg("debezium")
-        .output()
-        .expect("run install.sh");
-    assert!(
-        out.status.success(),
-        "install.sh debezium: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// One run of the embedded connector: stdout (one JSON change event a line) to `out`.
 struct Connector {
@@ -326,7 +303,7 @@ async fn debezium_snapshots_and_streams_exactly_once_across_restarts() {
         eprintln!("skipped: {missing:?} not installed");
         return;
     }
-    install();
+    install("debezium");
     let dir = tempfile::tempdir().expect("tempdir");
     let work = dir.path().join("debezium");
     std::fs::create_dir_all(&work).expect("work dir");

@@ -28,23 +28,13 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use support::drivers::{install, programs, target_dir};
 use support::mariadb::have;
 use support::{mariadb, ok, start, stop};
-
-/// The driver programs' directory.
-fn programs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/drivers")
-}
-
-/// The cargo target directory (the binary under test is `<target>/release/binlogd`).
-fn target_dir() -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_binlogd"));
-    bin.parent().and_then(Path::parent).expect("target dir").to_path_buf()
-}
 
 /// False (skip) when a tool is missing outside CI; a failure under CI.
 fn tools(needed: &[&str]) -> bool {
@@ -55,23 +45,6 @@ fn tools(needed: &[&str]) -> bool {
     assert!(std::env::var("CI").is_err(), "missing {missing:?} (scripts/test.sh installs them)");
     eprintln!("skipped: {missing:?} not installed");
     false
-}
-
-fn install(part: &str) {
-    let started = Instant::now();
-    let out = Command::new("bash")
-        .arg(programs().join("install.sh"))
-        .arg(target_dir())
-        .arg(part)
-        .output()
-        .expect("run install.sh");
-    assert!(
-        out.status.success(),
-        "install.sh {part}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprintln!("install {part}: {:?}", started.elapsed());
 }
 
 /// One run of a driver program: its output, which must report no FAIL.

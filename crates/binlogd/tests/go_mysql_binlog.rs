@@ -12,35 +12,12 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use mysql_async::prelude::Queryable;
 use mysql_async::Row;
 use support::start;
-
-fn target_dir() -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_binlogd"));
-    bin.parent().and_then(Path::parent).expect("target dir").to_path_buf()
-}
-
-/// Builds binlogcheck (a cache look-up when it is current).
-fn install() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/drivers/install.sh");
-    let out = Command::new("bash")
-        .arg(here)
-        .arg(target_dir())
-        .arg("gobinlog")
-        .output()
-        .expect("run install.sh");
-    assert!(
-        out.status.success(),
-        "install.sh gobinlog: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    target_dir().join("drivers/binlogcheck")
-}
 
 fn check(bin: &Path, args: &[&str]) -> Vec<String> {
     let out = Command::new(bin).args(args).env("TZ", "UTC").output().expect("run binlogcheck");
@@ -83,7 +60,10 @@ async fn go_mysql_decodes_every_event_and_type() {
         eprintln!("skipped: go not installed");
         return;
     }
-    let bin = tokio::task::spawn_blocking(install).await.expect("install");
+    let bin =
+        tokio::task::spawn_blocking(|| support::drivers::install("gobinlog").join("binlogcheck"))
+            .await
+            .expect("install");
     let tmp = tempfile::tempdir().expect("tempdir");
     let data = tmp.path().join("data");
     let server = start(&data, &["--initialize-insecure", "--binlog-row-metadata=FULL"]);

@@ -18,34 +18,11 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 use support::{ok, start, stop};
-
-fn target_dir() -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_binlogd"));
-    bin.parent().and_then(Path::parent).expect("target dir").to_path_buf()
-}
-
-/// Installs go-tpc (once per pinned version).
-fn install() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/drivers/install.sh");
-    let out = Command::new("bash")
-        .arg(here)
-        .arg(target_dir())
-        .arg("gotpc")
-        .output()
-        .expect("run install.sh");
-    assert!(
-        out.status.success(),
-        "install.sh gotpc: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    target_dir().join("drivers/go-tpc")
-}
 
 /// `go-tpc tpcc ARGS` against the server on `port`, database `tpcc`, one warehouse; its
 /// output (stdout and stderr) after checking that it reports no error.
@@ -98,7 +75,7 @@ fn go_tpc_prepare_run_and_check_one_warehouse() {
         eprintln!("skipped: go not installed");
         return;
     }
-    let bin = install();
+    let bin = support::drivers::install("gotpc").join("go-tpc");
     let dir = tempfile::tempdir().expect("tempdir");
     let server =
         start(&dir.path().join("data"), &["--initialize-insecure", "--max-connections=400"]);

@@ -1115,13 +1115,21 @@ impl Select {
     /// subqueries, INSERT ... SELECT, EXPLAIN, PREPARE) recognises it by [`Select::query_expr`].
     pub fn wrap(q: QueryExpr) -> Select {
         Select {
-            from: None,
-            alias: None,
             items: vec![SelectItem::Expr {
                 expr: Expr::Query(Box::new(q)),
                 label: String::new(),
                 aliased: false,
             }],
+            ..Select::empty()
+        }
+    }
+
+    /// `SELECT` with nothing: no FROM, no items, no clauses (filled in by the caller).
+    pub(crate) fn empty() -> Select {
+        Select {
+            from: None,
+            alias: None,
+            items: Vec::new(),
             filter: None,
             group_by: Vec::new(),
             having: None,

@@ -476,7 +476,7 @@ impl Session {
                     .into(),
             });
         }
-        let mut outer = crate::query::subquery::empty_select();
+        let mut outer = crate::ast::Select::empty();
         outer.from = Some(TableRef { db: None, name: "view_columns".into() });
         outer.items = inner
             .iter()

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod differential;
+pub mod drivers;
 pub mod mariadb;
 pub mod sql;
 

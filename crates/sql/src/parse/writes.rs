@@ -32,16 +32,9 @@ impl Front<'_> {
             alias,
             items: vec![SelectItem::Wildcard],
             filter,
-            group_by: Vec::new(),
-            having: None,
-            order_by: Vec::new(),
-            limit: None,
-            offset: None,
-            distinct: false,
-            for_update: false,
             joins,
-            for_share: false,
             derived,
+            ..Select::empty()
         })
     }
 

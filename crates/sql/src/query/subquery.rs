@@ -645,7 +645,7 @@ impl Session {
         for t in &tables {
             self.check_privileges(&crate::ast::Stmt::Select(Select {
                 from: Some((*t).clone()),
-                ..empty_select()
+                ..Select::empty()
             }))?;
         }
         if s.from.is_none() {
@@ -965,7 +965,7 @@ impl Session {
             for t in &tables {
                 self.check_privileges(&crate::ast::Stmt::Select(Select {
                     from: Some((*t).clone()),
-                    ..empty_select()
+                    ..Select::empty()
                 }))?;
             }
             if lift {
@@ -1083,7 +1083,7 @@ impl Session {
             order_by: order_by.to_vec(),
             limit: limit.cloned(),
             for_update: true,
-            ..empty_select()
+            ..Select::empty()
         };
         match self.run_select(&select, params)? {
             Output::Rows { rows, .. } => Ok((schema.primary_key.clone(), rows)),
@@ -1435,25 +1435,6 @@ fn null_subqueries(e: &mut Expr) {
     }
     for c in children_mut(e) {
         null_subqueries(c);
-    }
-}
-
-pub(crate) fn empty_select() -> Select {
-    Select {
-        from: None,
-        alias: None,
-        items: Vec::new(),
-        filter: None,
-        group_by: Vec::new(),
-        having: None,
-        order_by: Vec::new(),
-        limit: None,
-        offset: None,
-        distinct: false,
-        for_update: false,
-        for_share: false,
-        joins: Vec::new(),
-        derived: None,
     }
 }
 

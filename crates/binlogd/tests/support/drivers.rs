@@ -1,0 +1,37 @@
+//! The real clients the tests build or fetch (`tests/drivers/install.sh`, which caches them
+//! under `<target>/drivers/`; scripts/test.sh runs it first, so a test's own call is a cache
+//! look-up).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The driver programs' directory (`tests/drivers`).
+pub fn programs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/drivers")
+}
+
+/// The cargo target directory (the binary under test is `<target>/release/binlogd`).
+pub fn target_dir() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_binlogd"));
+    bin.parent().and_then(Path::parent).expect("target dir").to_path_buf()
+}
+
+/// `install.sh TARGET part`, which must succeed; returns `<target>/drivers`.
+pub fn install(part: &str) -> PathBuf {
+    let started = Instant::now();
+    let out = Command::new("bash")
+        .arg(programs().join("install.sh"))
+        .arg(target_dir())
+        .arg(part)
+        .output()
+        .expect("run install.sh");
+    assert!(
+        out.status.success(),
+        "install.sh {part}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("install {part}: {:?}", started.elapsed());
+    target_dir().join("drivers")
+}
