@@ -14,10 +14,7 @@
 
 mod support;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-use support::{client, fails, ok, start, Running};
+use support::{fails, ok, replay_binlog, start, Running};
 
 fn root(server: &Running, sql: &str) -> String {
     ok(support::mariadb(server.port, "root", "", &[], sql))
@@ -84,24 +81,9 @@ fn mariadb_binlog_output_replays_rows_into_a_fresh_server() {
     assert!(!expected.contains("NULL"), "{expected}");
 
     let file = source_dir.join("binlog").join("binlog.000001");
-    let out = Command::new("mariadb-binlog")
-        .arg(&file)
-        .output()
-        .expect("run mariadb-binlog (scripts/test.sh installs mariadb-client)");
-    assert!(out.status.success(), "mariadb-binlog: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(text.contains("BINLOG '"), "row events are printed as BINLOG statements");
-
     let target = start(&dir.path().join("target"), &["--initialize-insecure"]);
-    let mut child = client("mariadb", target.port, "root", "")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run mariadb");
-    child.stdin.take().expect("stdin").write_all(&out.stdout).expect("write the replay");
-    let replay = child.wait_with_output().expect("mariadb");
-    assert!(replay.status.success(), "replay: {}", String::from_utf8_lossy(&replay.stderr));
+    let text = replay_binlog(&file, target.port);
+    assert!(text.contains("BINLOG '"), "row events are printed as BINLOG statements");
     assert_eq!(root(&target, &format!("CHECKSUM TABLE {TABLES}")), expected);
     assert_eq!(
         root(&target, "SELECT id, vc FROM pit.items ORDER BY id"),

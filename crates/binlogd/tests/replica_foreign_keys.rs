@@ -10,16 +10,14 @@
 //! `mariadb_binlog_replay_runs_foreign_key_actions` needs `mariadb-binlog` and `mariadb`
 //! (mariadb-client, installed by scripts/test.sh).
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
 
 mod support;
 use support::sql::{conn, exec, first_row, gtid_executed, query};
-use support::{client, ok, start, Node};
+use support::{ok, start, Node};
 
 /// Parents, children with every action, a grandchild, a self-reference, and a
 /// `foreign_key_checks=0` section; every statement's cascades are the replica's to run.
@@ -194,20 +192,7 @@ fn mariadb_binlog_replay_runs_foreign_key_actions() {
     let expected = select(source.port);
     assert!(expected.contains("orphan"), "{expected}");
 
-    let out = Command::new("mariadb-binlog")
-        .arg(source_dir.join("binlog").join("binlog.000001"))
-        .output()
-        .expect("run mariadb-binlog (scripts/test.sh installs mariadb-client)");
-    assert!(out.status.success(), "mariadb-binlog: {}", String::from_utf8_lossy(&out.stderr));
     let target = start(&dir.path().join("target"), &["--initialize-insecure"]);
-    let mut child = client("mariadb", target.port, "root", "")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run mariadb");
-    child.stdin.take().expect("stdin").write_all(&out.stdout).expect("write the replay");
-    let replay = child.wait_with_output().expect("mariadb");
-    assert!(replay.status.success(), "replay: {}", String::from_utf8_lossy(&replay.stderr));
+    support::replay_binlog(&source_dir.join("binlog").join("binlog.000001"), target.port);
     assert_eq!(select(target.port), expected);
 }

@@ -230,3 +230,24 @@ pub fn fails(output: Output) -> String {
     assert!(!output.status.success(), "succeeded: {}", String::from_utf8_lossy(&output.stdout));
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// `mariadb-binlog FILE | mariadb` into the server on `port` as root, both of which must
+/// succeed; returns what mariadb-binlog printed (the replayed SQL).
+pub fn replay_binlog(file: &Path, port: u16) -> String {
+    use std::io::Write;
+    let out = Command::new("mariadb-binlog")
+        .arg(file)
+        .output()
+        .expect("run mariadb-binlog (scripts/test.sh installs mariadb-client)");
+    assert!(out.status.success(), "mariadb-binlog: {}", String::from_utf8_lossy(&out.stderr));
+    let mut child = client("mariadb", port, "root", "")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mariadb");
+    child.stdin.take().expect("stdin").write_all(&out.stdout).expect("write the replay");
+    let replay = child.wait_with_output().expect("mariadb");
+    assert!(replay.status.success(), "replay: {}", String::from_utf8_lossy(&replay.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
