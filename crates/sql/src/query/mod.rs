@@ -97,6 +97,35 @@ struct Prepared {
 }
 
 impl Session {
+    /// The joined rows of `plan` over `p`'s scope, read in the session's transaction: locking
+    /// reads set up as `prepare_select_reads(for_update)` asks (`shared`: S locks rather than
+    /// X) and ended before returning, whatever the outcome.
+    fn read_joined(
+        &mut self,
+        p: &Prepared,
+        plan: &plan::JoinPlan,
+        for_update: bool,
+        shared: bool,
+    ) -> Result<Vec<Row>> {
+        let engine = self.server.engine.clone();
+        let locking = self.prepare_select_reads(for_update, false)?;
+        let rows = match self.txn_mut() {
+            Ok(open) => {
+                let mut reader = exec::Reader {
+                    engine: &engine,
+                    txn: &mut open.txn,
+                    made_up: &p.made_up,
+                    locking,
+                    shared,
+                };
+                exec::run(&mut reader, &p.scope, plan)
+            }
+            Err(e) => Err(e),
+        };
+        self.finish_select_reads();
+        rows
+    }
+
     /// A derived table's result columns and (when executing) rows.
     fn derived_rows(
         &mut self,
@@ -231,24 +260,8 @@ impl Session {
             std::mem::take(&mut sel.join_on),
             sel.join_filter.take(),
         );
-        let engine = self.server.engine.clone();
-        let locking = self.prepare_select_reads(s.for_update, false)?;
-        let rows = match self.txn_mut() {
-            Ok(open) => {
-                let mut reader = exec::Reader {
-                    engine: &engine,
-                    txn: &mut open.txn,
-                    made_up: &p.made_up,
-                    locking,
-                    // FOR UPDATE takes X locks; FOR SHARE and SERIALIZABLE's plain reads S.
-                    shared: !s.for_update || s.for_share,
-                };
-                exec::run(&mut reader, &p.scope, &plan)
-            }
-            Err(e) => Err(e),
-        };
-        self.finish_select_reads();
-        let rows = rows?;
+        // FOR UPDATE takes X locks; FOR SHARE and SERIALIZABLE's plain reads S.
+        let rows = self.read_joined(&p, &plan, s.for_update, !s.for_update || s.for_share)?;
         let width = p.scope.schema.columns.len();
         self.finish_select(sel, rows, width, s.distinct, limit, offset)
     }

@@ -705,23 +705,7 @@ impl Session {
             std::mem::take(&mut sel.join_on),
             balanced(pre, BinOp::And),
         );
-        let engine = self.server.engine.clone();
-        let locking = self.prepare_select_reads(s.for_update, false)?;
-        let rows = match self.txn_mut() {
-            Ok(open) => {
-                let mut reader = super::exec::Reader {
-                    engine: &engine,
-                    txn: &mut open.txn,
-                    made_up: &p.made_up,
-                    locking,
-                    shared: !s.for_update || s.for_share,
-                };
-                super::exec::run(&mut reader, &p.scope, &plan)
-            }
-            Err(e) => Err(e),
-        };
-        self.finish_select_reads();
-        let mut rows = rows?;
+        let mut rows = self.read_joined(&p, &plan, s.for_update, !s.for_update || s.for_share)?;
         if rows.len() >= MEMO_MIN_OUTER {
             for d in &mut lifted.dependent {
                 d.memo = self.memo_for(&d.query, rows.len(), params)?;
@@ -876,23 +860,7 @@ impl Session {
             std::mem::take(&mut sel.join_on),
             sel.join_filter.take(),
         );
-        let engine = self.server.engine.clone();
-        let locking = self.prepare_select_reads(false, false)?;
-        let rows = match self.txn_mut() {
-            Ok(open) => {
-                let mut reader = super::exec::Reader {
-                    engine: &engine,
-                    txn: &mut open.txn,
-                    made_up: &p.made_up,
-                    locking,
-                    shared: true,
-                };
-                super::exec::run(&mut reader, &p.scope, &plan)
-            }
-            Err(e) => Err(e),
-        };
-        self.finish_select_reads();
-        let rows = rows?;
+        let rows = self.read_joined(&p, &plan, false, true)?;
         if rows.len() > MEMO_ROWS_FLOOR.max(outer_rows.saturating_mul(MEMO_ROWS_PER_OUTER)) {
             return Ok(None);
         }

@@ -21,7 +21,6 @@ use std::collections::HashMap;
 
 use engine::{encode_key, Key, Row, Value};
 
-use super::exec::{self as qexec, Reader};
 use super::plan;
 use crate::ast::{Expr, MultiDelete, MultiUpdate, Select};
 use crate::error::{Result, SqlError};
@@ -54,22 +53,7 @@ impl Session {
             std::mem::take(&mut sel.join_on),
             sel.join_filter.take(),
         );
-        let engine = self.server.engine.clone();
-        let locking = self.prepare_select_reads(true, false)?;
-        let rows = match self.txn_mut() {
-            Ok(open) => {
-                let mut reader = Reader {
-                    engine: &engine,
-                    txn: &mut open.txn,
-                    made_up: &p.made_up,
-                    locking,
-                    shared: true,
-                };
-                qexec::run(&mut reader, &p.scope, &plan)
-            }
-            Err(e) => Err(e),
-        };
-        self.finish_select_reads();
+        let rows = self.read_joined(&p, &plan, true, true);
         if let Some(open) = self.txn.as_mut() {
             open.txn.set_read_latest(true);
         }
