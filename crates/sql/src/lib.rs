@@ -52,6 +52,7 @@ mod rowimage_bytes;
 mod scope;
 pub mod server;
 pub mod session;
+mod session_vars;
 mod show;
 mod snapshot;
 mod statement_locks;

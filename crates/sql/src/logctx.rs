@@ -152,6 +152,20 @@ fn charset_id(charset_name: &str, collation: &str) -> u16 {
 impl Session {
     /// The values this session's next QUERY event carries (module doc).
     pub fn query_context(&self) -> Arc<QueryContext> {
+        let generation = self.vars_generation();
+        let mut cache = self.derived.query.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, autocommit, ctx)) = &*cache {
+            if *g == generation && *autocommit == self.autocommit {
+                return Arc::clone(ctx);
+            }
+        }
+        let ctx = self.build_query_context();
+        *cache = Some((generation, self.autocommit, Arc::clone(&ctx)));
+        ctx
+    }
+
+    /// [`Session::query_context`] computed from the variables.
+    fn build_query_context(&self) -> Arc<QueryContext> {
         let var = |v: Var| text(&self.variable(v));
         let pseudo = match self.variable(Var::PseudoThreadId) {
             Value::UInt(n) if n != 0 => u32::try_from(n).unwrap_or(u32::MAX),

@@ -107,7 +107,9 @@ pub struct Session {
     pub(crate) db: Option<String>,
     pub(crate) autocommit: bool,
     pub(crate) txn: Option<OpenTxn>,
-    pub(crate) vars: HashMap<Var, Value>,
+    pub(crate) vars: super::session_vars::SessionVars,
+    /// What statements and commits derive from `vars` (session_vars.rs).
+    pub(crate) derived: super::session_vars::DerivedVars,
     pub(crate) user_vars: HashMap<String, Value>,
     pub(crate) gtid_next: GtidNext,
     pub(crate) last_insert_id: u64,
@@ -196,7 +198,8 @@ impl Session {
             db: None,
             autocommit,
             txn: None,
-            vars,
+            vars: super::session_vars::SessionVars::new(vars),
+            derived: Default::default(),
             user_vars: HashMap::new(),
             gtid_next: GtidNext::Automatic,
             last_insert_id: 0,
@@ -325,7 +328,13 @@ impl Session {
 
     /// A deferred commit finished: its GTID is the session's (`session_track_gtids`).
     pub fn committed(&mut self, outcome: &super::commit::CommitOutcome) {
-        if let Some(g) = &outcome.gtid {
+        let tracking = match self.vars.get(&Var::SessionTrackGtids) {
+            Some(Value::Bytes(b)) => !b.eq_ignore_ascii_case(b"OFF"),
+            Some(Value::Int(n)) => *n != 0,
+            Some(Value::UInt(n)) => *n != 0,
+            _ => true,
+        };
+        if let Some(g) = outcome.gtid.as_ref().filter(|_| tracking) {
             self.track_gtid(&g.to_string());
         }
     }
@@ -546,25 +555,43 @@ impl Session {
         Some((id, mbmaxlen))
     }
 
+    /// The generations `derived` caches are keyed by (session_vars.rs); the globals' first.
+    pub(crate) fn vars_generation(&self) -> (u64, u64) {
+        let global = self.server.vars.generation();
+        (self.vars.generation(), global)
+    }
+
     fn begin_statement(&mut self) {
-        // SET timestamp = n fixes NOW() for the session, as mysqld's `thd->user_time`.
-        let fixed = match self.vars.get(&Var::Timestamp) {
-            Some(v) => super::eval::str_to_f64(v.to_string().as_bytes()),
-            None => 0.0,
+        let generation = self.vars_generation();
+        let derived = match &self.derived.statement {
+            Some((g, d)) if *g == generation => d.clone(),
+            _ => {
+                // SET timestamp = n fixes NOW() for the session, as mysqld's `thd->user_time`.
+                let fixed_timestamp = match self.vars.get(&Var::Timestamp) {
+                    Some(v) => super::eval::str_to_f64(v.to_string().as_bytes()),
+                    None => 0.0,
+                };
+                let d = super::session_vars::StatementVars {
+                    zone: super::temporal::parse_zone(&self.var_text(Var::TimeZone))
+                        .unwrap_or(super::temporal::Zone::System),
+                    mode: super::temporal::Mode::parse(&self.var_text(Var::SqlMode)),
+                    div_precision_increment: match self.variable(Var::DivPrecisionIncrement) {
+                        Value::UInt(n) => n.min(30) as u8,
+                        Value::Int(n) => n.clamp(0, 30) as u8,
+                        _ => 4,
+                    },
+                    fixed_timestamp,
+                };
+                self.derived.statement = Some((generation, d.clone()));
+                d
+            }
         };
+        let fixed = derived.fixed_timestamp;
         let now = if fixed > 0.0 { (fixed * 1e6) as i64 } else { super::temporal::now_micros() };
         self.now = datetime_of(now.div_euclid(1_000_000));
         // The statement's time context (temporal.rs): zone, sql_mode, start time.
-        let zone = super::temporal::parse_zone(&self.var_text(Var::TimeZone))
-            .unwrap_or(super::temporal::Zone::System);
-        let mode = super::temporal::Mode::parse(&self.var_text(Var::SqlMode));
-        super::temporal::begin(zone, mode, now);
-        let inc = match self.vars.get(&Var::DivPrecisionIncrement) {
-            Some(Value::UInt(n)) => (*n).min(30) as u8,
-            Some(Value::Int(n)) => (*n).clamp(0, 30) as u8,
-            _ => 4,
-        };
-        super::decimal::set_div_precision_increment(inc);
+        super::temporal::begin(derived.zone, derived.mode, now);
+        super::decimal::set_div_precision_increment(derived.div_precision_increment);
     }
 
     /// Moves the warnings the statement's conversions raised (temporal.rs) to the session's

@@ -100,10 +100,17 @@ impl Session {
     pub fn take_session_state(&mut self) -> Vec<u8> {
         let tracked = std::mem::take(&mut self.tracked);
         let mut out = Vec::new();
-        let list = self.variable(Var::SessionTrackSystemVariables);
-        let list = match &list {
-            Value::Bytes(b) => String::from_utf8_lossy(b).to_ascii_lowercase(),
-            _ => String::new(),
+        if tracked.vars.is_empty() && !tracked.schema && !tracked.state && tracked.gtids.is_none() {
+            // Most statements change nothing tracked: no variable is read.
+            return out;
+        }
+        let list = if tracked.vars.is_empty() {
+            String::new()
+        } else {
+            match &self.variable(Var::SessionTrackSystemVariables) {
+                Value::Bytes(b) => String::from_utf8_lossy(b).to_ascii_lowercase(),
+                _ => String::new(),
+            }
         };
         let all = list.split(',').any(|n| n.trim() == "*");
         for name in &tracked.vars {

@@ -612,6 +612,9 @@ pub fn show_text(def: &Variable, value: &Value) -> String {
 #[derive(Debug)]
 pub struct Variables {
     global: RwLock<Vec<Value>>,
+    /// Advanced by every [`Variables::set_global`]: caches derived from values read through
+    /// to the globals are valid for one generation (session_vars.rs).
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl Variables {
@@ -627,7 +630,10 @@ impl Variables {
             let d = lookup(&name).ok_or_else(|| SqlError::UnknownVariable(name.clone()))?;
             global[d.var as usize] = check(d, &Value::Bytes(value.as_bytes().to_vec()))?;
         }
-        Ok(Variables { global: RwLock::new(global) })
+        Ok(Variables {
+            global: RwLock::new(global),
+            generation: std::sync::atomic::AtomicU64::new(1),
+        })
     }
 
     /// The global value of `var`.
@@ -635,9 +641,15 @@ impl Variables {
         self.global.read()[var as usize].clone()
     }
 
+    /// Changes with every [`Variables::set_global`].
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// Stores a checked global value.
     pub fn set_global(&self, var: Var, value: Value) {
         self.global.write()[var as usize] = value;
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::Release);
     }
 
     /// The session copies of session-scoped variables for a new session.
