@@ -1805,7 +1805,7 @@ impl Inner {
             txn.gap_locks && txn.state == TxnState::Active,
             "gap lock outside an RR transaction"
         );
-        if t.gaps[g].add(&txn.shared, range) {
+        if t.gaps[g].add(txn.shared.id, &txn.shared, range) {
             let mut tables = txn.gap_tables.lock();
             if !tables.iter().any(|x| Arc::ptr_eq(x, t)) {
                 t.users.fetch_add(1, Ordering::SeqCst);
@@ -2079,7 +2079,7 @@ impl Inner {
                     if Arc::ptr_eq(other, cell) {
                         continue;
                     }
-                    let st = other.state.lock();
+                    let mut st = other.state.lock();
                     let conflict = match &st.owner {
                         Some(o) if o.id == me => has(&st.pending),
                         Some(o) => {
@@ -2092,6 +2092,14 @@ impl Inner {
                         None => has(&st.committed),
                     };
                     if conflict {
+                        // InnoDB's duplicate check S-locks the row it collided with
+                        // (`row_ins_scan_sec_index_for_duplicate`), so the duplicate stays
+                        // until this transaction ends.
+                        if st.owner.is_none() && !st.sharers.iter().any(|s| s.id == me) {
+                            st.sharers.push(txn.shared.clone());
+                            drop(st);
+                            txn.shared_locks.push((slot, other.clone()));
+                        }
                         let def = &t.schema.indexes[idx];
                         return Err(Error::DupEntry {
                             entry: t.schema.entry_text(&def.columns, row),

@@ -30,11 +30,8 @@
 
 use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use parking_lot::Mutex;
-
-use crate::table::TxnShared;
 
 /// Bounds on encoded keys of one index.
 pub(crate) type Interval = (Bound<Vec<u8>>, Bound<Vec<u8>>);
@@ -71,54 +68,62 @@ fn covers(outer: &Interval, inner: &Interval) -> bool {
     }
 }
 
-struct GapLock {
-    owner: Arc<TxnShared>,
+/// One interval and its owner: the transaction's id and what a waiter waits on (the
+/// engine's `TxnShared`; generic so this module needs nothing of the tables).
+struct GapLock<O> {
+    id: u64,
+    owner: O,
     range: Interval,
 }
 
 /// The intervals held on one index of one table object.
-#[derive(Default)]
-pub(crate) struct GapLocks {
+pub(crate) struct GapLocks<O> {
     /// How many intervals `locks` holds (read without the mutex by inserters).
     count: AtomicUsize,
-    locks: Mutex<Vec<GapLock>>,
+    locks: Mutex<Vec<GapLock<O>>>,
 }
 
-impl std::fmt::Debug for GapLocks {
+impl<O> Default for GapLocks<O> {
+    fn default() -> Self {
+        GapLocks { count: AtomicUsize::new(0), locks: Mutex::new(Vec::new()) }
+    }
+}
+
+impl<O> std::fmt::Debug for GapLocks<O> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GapLocks").field("count", &self.count.load(Ordering::Relaxed)).finish()
     }
 }
 
-impl GapLocks {
+impl<O: Clone> GapLocks<O> {
     /// Records `range` for `owner` (nothing if one of its intervals already covers it).
     /// Returns whether an interval was added.
-    pub(crate) fn add(&self, owner: &Arc<TxnShared>, range: Interval) -> bool {
+    pub(crate) fn add(&self, id: u64, owner: &O, range: Interval) -> bool {
         let mut locks = self.locks.lock();
-        if locks.iter().any(|l| l.owner.id == owner.id && covers(&l.range, &range)) {
+        if locks.iter().any(|l| l.id == id && covers(&l.range, &range)) {
             return false;
         }
         // Before the push and before the caller reads any shard (see the module invariant).
         self.count.fetch_add(1, Ordering::SeqCst);
-        locks.push(GapLock { owner: owner.clone(), range });
+        locks.push(GapLock { id, owner: owner.clone(), range });
         true
     }
 
     /// Another transaction than `me` holding an interval containing `key`, if any. The caller
     /// holds the write lock of the shard it is about to insert `key` into.
-    pub(crate) fn holder(&self, key: &[u8], me: u64) -> Option<Arc<TxnShared>> {
+    pub(crate) fn holder(&self, key: &[u8], me: u64) -> Option<O> {
         if self.count.load(Ordering::SeqCst) == 0 {
             return None;
         }
         let locks = self.locks.lock();
-        locks.iter().find(|l| l.owner.id != me && contains(&l.range, key)).map(|l| l.owner.clone())
+        locks.iter().find(|l| l.id != me && contains(&l.range, key)).map(|l| l.owner.clone())
     }
 
     /// Drops every interval of transaction `me`.
     pub(crate) fn release(&self, me: u64) {
         let mut locks = self.locks.lock();
         let before = locks.len();
-        locks.retain(|l| l.owner.id != me);
+        locks.retain(|l| l.id != me);
         let n = before - locks.len();
         let was = self.count.fetch_sub(n, Ordering::SeqCst);
         assert!(was >= n && was - n == locks.len(), "gap lock count out of step with the list");
@@ -129,7 +134,7 @@ impl GapLocks {
         if self.count.load(Ordering::SeqCst) == 0 {
             return 0;
         }
-        self.locks.lock().iter().filter(|l| l.owner.id == me).count()
+        self.locks.lock().iter().filter(|l| l.id == me).count()
     }
 
     /// How many intervals are held.
@@ -149,19 +154,17 @@ mod tests {
 
     #[test]
     fn intervals_conflict_only_with_inserts_of_other_transactions() {
-        let g = GapLocks::default();
-        let a = Arc::new(TxnShared::new(1));
-        let b = Arc::new(TxnShared::new(2));
+        let g: GapLocks<&str> = GapLocks::default();
         assert!(g.holder(b"m", 2).is_none(), "nothing locked");
-        assert!(g.add(&a, inc(b"k", b"p")));
+        assert!(g.add(1, &"a", inc(b"k", b"p")));
         // Gap locks are compatible: b takes an overlapping one at once.
-        assert!(g.add(&b, inc(b"n", b"z")));
-        assert_eq!(g.holder(b"m", 2).map(|h| h.id), Some(1), "b's insert of m waits for a");
+        assert!(g.add(2, &"b", inc(b"n", b"z")));
+        assert_eq!(g.holder(b"m", 2), Some("a"), "b's insert of m waits for a");
         assert!(g.holder(b"m", 1).is_none(), "a's own insert of m does not wait");
-        assert_eq!(g.holder(b"q", 1).map(|h| h.id), Some(2));
+        assert_eq!(g.holder(b"q", 1), Some("b"));
         assert!(g.holder(b"a", 1).is_none() && g.holder(b"a", 2).is_none(), "outside both");
         // A range inside one the owner holds adds nothing.
-        assert!(!g.add(&a, inc(b"l", b"m")));
+        assert!(!g.add(1, &"a", inc(b"l", b"m")));
         assert_eq!(g.len(), 2);
         g.release(1);
         assert!(g.holder(b"m", 2).is_none(), "released with the transaction");

@@ -277,7 +277,7 @@ pub(crate) struct Table {
     /// `row_search_mvcc` (`DB_MISSING_HISTORY` when the index is newer than the view).
     pub(crate) index_seq: Vec<AtomicU64>,
     /// Gap locks ([`crate::gaps`]): `[0]` on the clustered index, `[1 + i]` on secondary index i.
-    pub(crate) gaps: Vec<crate::gaps::GapLocks>,
+    pub(crate) gaps: Vec<crate::gaps::GapLocks<Arc<TxnShared>>>,
     pub(crate) mdl: Mutex<()>,
     pub(crate) mdl_cv: Condvar,
 }
@@ -303,7 +303,7 @@ impl Table {
     pub(crate) fn new(schema: TableSchema) -> Table {
         let indexes = schema.indexes.iter().map(|_| ShardedMap::new()).collect();
         let index_seq = schema.indexes.iter().map(|_| AtomicU64::new(0)).collect();
-        let gaps = (0..=schema.indexes.len()).map(|_| crate::gaps::GapLocks::default()).collect();
+        let gaps = (0..=schema.indexes.len()).map(|_| Default::default()).collect();
         Table {
             schema: Arc::new(schema),
             rows: ShardedMap::new(),

@@ -337,3 +337,23 @@ fn a_view_older_than_an_index_reads_through_the_others() {
     let err = e.scan_key_ranges(&view, t, None, &[all], 10, false).expect_err("truncated");
     assert_eq!(err.mysql_code(), 1412);
 }
+
+/// A duplicate on a unique secondary index S-locks the row it collided with (InnoDB's
+/// duplicate check), so another transaction cannot change or delete it until this one ends;
+/// other readers with S locks still can read it.
+#[test]
+fn a_unique_duplicate_s_locks_the_existing_row() {
+    let (_sim, e, t) = short_wait();
+    let mut a = e.begin();
+    let err = e.insert(&mut a, t, row(99, 0, "n20")).expect_err("duplicate name");
+    assert_eq!(err.mysql_code(), 1062);
+    let mut b = e.begin();
+    let err = e.update(&mut b, t, &pk(&e, 20), row(20, 20, "gone")).expect_err("S held");
+    assert_eq!(err.mysql_code(), 1205);
+    assert!(e.get_for_share(&mut b, t, &pk(&e, 20)).expect("S with S").is_some());
+    e.rollback(b).expect("rollback");
+    e.commit(a).expect("commit");
+    let mut c = e.begin();
+    assert!(e.delete(&mut c, t, &pk(&e, 20)).expect("released"));
+    e.commit(c).expect("commit");
+}
