@@ -1167,6 +1167,7 @@ impl Engine {
         }
         // A locking read of an absent row: lock the key against inserts, then look again
         // (the lock is in place before the second look, so no insert slips between).
+        check_active(txn)?;
         self.inner.lock_absent(txn, &t, key)
     }
 

@@ -155,6 +155,8 @@ impl Engine {
         if !txn.gap_locking() {
             return Ok(read_once(t, idx, ranges, limit, reverse, txn.id(), mode, false).rows);
         }
+        // A locking read belongs to an active transaction (not one prepared or ended).
+        super::check_active(txn)?;
         let g = idx.map_or(0, |i| i + 1);
         let mut deadline = None;
         loop {

@@ -320,7 +320,7 @@ fn a_view_older_than_an_index_reads_through_the_others() {
     let err = e.scan_index(&view, t, "newer", Unbounded, Unbounded, usize::MAX);
     assert_eq!(err.expect_err("newer index").mysql_code(), 1412);
     let all: ByteRange = (Bound::Unbounded, Bound::Unbounded);
-    let err = e.scan_key_ranges(&view, t, Some("newer"), &[all.clone()], 10, false);
+    let err = e.scan_key_ranges(&view, t, Some("newer"), std::slice::from_ref(&all), 10, false);
     assert_eq!(err.expect_err("newer index").mysql_code(), 1412);
     // A later view reads it.
     let mut fresh = e.begin();
