@@ -287,6 +287,12 @@ pub struct Txn {
     /// The session's `innodb_lock_wait_timeout` (None: the engine's configured one). mysqld
     /// reads it at each row lock wait (`thd_lock_wait_timeout`), so it is set per statement.
     lock_wait_timeout: Option<Duration>,
+    /// Locking reads take gap locks on the key ranges they scan (REPEATABLE READ and
+    /// SERIALIZABLE; see `gaps.rs`).
+    gap_locks: bool,
+    /// Tables it holds gap locks on (registered as a user of each, as of `tables`). Behind a
+    /// mutex because scans take the transaction by shared reference.
+    gap_tables: Mutex<Vec<Arc<Table>>>,
 }
 
 impl Txn {
@@ -334,6 +340,29 @@ impl Txn {
     /// None: the engine's configured timeout.
     pub fn set_lock_wait_timeout(&mut self, timeout: Option<Duration>) {
         self.lock_wait_timeout = timeout;
+    }
+
+    /// With `on`, its locking reads (reads while `set_read_latest(true)`, `get_for_update`,
+    /// `get_for_share`) lock the key ranges they scan against other transactions' inserts
+    /// (InnoDB's gap locks, taken under REPEATABLE READ and SERIALIZABLE); returns the
+    /// previous setting.
+    pub fn set_gap_locks(&mut self, on: bool) -> bool {
+        std::mem::replace(&mut self.gap_locks, on)
+    }
+
+    /// Whether its reads now lock the ranges they scan (a locking read with gap locks on).
+    pub(crate) fn gap_locking(&self) -> bool {
+        self.gap_locks && self.read_latest
+    }
+
+    /// How many gap locks (intervals) it holds.
+    pub fn gap_lock_count(&self) -> usize {
+        let me = self.shared.id;
+        self.gap_tables
+            .lock()
+            .iter()
+            .map(|t| t.gaps.iter().map(|g| g.count_of(me)).sum::<usize>())
+            .sum()
     }
 
     /// What its reads see now.
@@ -1130,19 +1159,36 @@ impl Engine {
         let t = self.inner.table(table)?;
         let cell = t.rows.shard(key).read().get(key).cloned();
         let mode = txn.read_mode();
-        t.check_definition(mode)?;
-        Ok(cell.and_then(|c| c.state.lock().visible(txn.id(), mode).map(|r| (**r).clone())))
+        t.check_definition(mode, None)?;
+        let found =
+            cell.and_then(|c| c.state.lock().visible(txn.id(), mode).map(|r| (**r).clone()));
+        if found.is_some() || !txn.gap_locking() {
+            return Ok(found);
+        }
+        // A locking read of an absent row: lock the key against inserts, then look again
+        // (the lock is in place before the second look, so no insert slips between).
+        check_active(txn)?;
+        self.inner.lock_absent(txn, &t, key)
     }
 
     /// Locks the row (SELECT ... FOR UPDATE) and returns the latest image; None if absent.
     pub fn get_for_update(&self, txn: &mut Txn, table: TableId, key: &[u8]) -> Result<Option<Row>> {
         check_active(txn)?;
-        let (slot, _) = self.inner.txn_table(txn, table)?;
+        let (slot, t) = self.inner.txn_table(txn, table)?;
         let mut deadline = None;
-        Ok(self
-            .inner
-            .claim(txn, slot, key, false, &mut deadline)?
-            .and_then(|(_, v)| v.map(|r| (*r).clone())))
+        let mut claimed = self.inner.claim(txn, slot, key, false, &mut deadline)?;
+        if claimed.is_none() && txn.gap_locks {
+            // Absent: lock the key against inserts, then claim again (an insert that got in
+            // before the lock is waited for there).
+            self.inner.add_gap(
+                txn,
+                &t,
+                0,
+                (Bound::Included(key.to_vec()), Bound::Included(key.to_vec())),
+            );
+            claimed = self.inner.claim(txn, slot, key, false, &mut deadline)?;
+        }
+        Ok(claimed.and_then(|(_, v)| v.map(|r| (*r).clone())))
     }
 
     /// Takes a shared lock on the row (SELECT ... FOR SHARE / LOCK IN SHARE MODE, SERIALIZABLE
@@ -1150,9 +1196,19 @@ impl Engine {
     /// shared locks do not block it; their X locks do, as theirs wait for it.
     pub fn get_for_share(&self, txn: &mut Txn, table: TableId, key: &[u8]) -> Result<Option<Row>> {
         check_active(txn)?;
-        let (slot, _) = self.inner.txn_table(txn, table)?;
+        let (slot, t) = self.inner.txn_table(txn, table)?;
         let mut deadline = None;
-        Ok(self.inner.claim_shared(txn, slot, key, &mut deadline)?.map(|r| (*r).clone()))
+        let mut got = self.inner.claim_shared(txn, slot, key, &mut deadline)?;
+        if got.is_none() && txn.gap_locks {
+            self.inner.add_gap(
+                txn,
+                &t,
+                0,
+                (Bound::Included(key.to_vec()), Bound::Included(key.to_vec())),
+            );
+            got = self.inner.claim_shared(txn, slot, key, &mut deadline)?;
+        }
+        Ok(got.map(|r| (*r).clone()))
     }
 
     /// Rows with primary key values between the bounds (each bound may name a prefix of the
@@ -1166,13 +1222,9 @@ impl Engine {
         limit: usize,
     ) -> Result<Vec<(Key, Row)>> {
         let t = self.inner.table(table)?;
-        let me = txn.id();
-        let mode = txn.read_mode();
-        t.check_definition(mode)?;
         let range = key_range(lower, upper, &t.schema.collations_of(&t.schema.primary_key));
-        let rows =
-            t.rows.scan(&range, limit, |_, cell| cell.state.lock().visible(me, mode).cloned());
-        Ok(rows.into_iter().map(|(k, r)| (k, (*r).clone())).collect())
+        let rows = self.read_ranges(txn, &t, None, &[range], limit, false)?;
+        Ok(rows.into_iter().map(|(_, k, r)| (k, r)).collect())
     }
 
     /// Rows whose index columns lie between the bounds (prefixes of the index columns), in
@@ -1189,17 +1241,10 @@ impl Engine {
         let t = self.inner.table(table)?;
         let idx =
             t.schema.index(index).ok_or_else(|| Error::NoSuchIndex { name: index.to_string() })?;
-        let me = txn.id();
-        let mode = txn.read_mode();
-        t.check_definition(mode)?;
         let range =
             key_range(lower, upper, &t.schema.collations_of(&t.schema.indexes[idx].columns));
-        let rows = t.indexes[idx].scan(&range, limit, |entry, cell| {
-            let r = cell.state.lock().visible(me, mode).cloned()?;
-            // The entry may describe an image that is gone; keep it only if it is this one's.
-            (*t.schema.index_entry(idx, &r, &cell.key).0 == *entry).then(|| (cell.key.clone(), r))
-        });
-        Ok(rows.into_iter().map(|(_, (k, r))| (k, (*r).clone())).collect())
+        let rows = self.read_ranges(txn, &t, Some(idx), &[range], limit, false)?;
+        Ok(rows.into_iter().map(|(_, k, r)| (k, r)).collect())
     }
 
     /// 2PC prepare: buffers the Prepare record (not durable until `flush_up_to` of the returned
@@ -1432,6 +1477,32 @@ fn copy_table(t: &Table, schema: TableSchema) -> Table {
     new
 }
 
+/// Sets the commit sequence numbers of a table object a DDL installs at `seq`: with `kept`
+/// (the old object, whose row cells it shares) the rows keep their age and so does each index
+/// taken over from the old object: the one with the same name, columns and uniqueness, or for a
+/// kept-rows ALTER (`by_columns`) the first with the same columns and uniqueness, as
+/// `alter::kept_rows` reuses it. Other indexes were built from the committed rows at `seq`.
+fn stamp_definition(t: &Table, kept: Option<(&Table, bool)>, seq: u64) {
+    let Some((old, by_columns)) = kept else {
+        t.def_seq.store(seq, Ordering::Release);
+        for s in &t.index_seq {
+            s.store(seq, Ordering::Release);
+        }
+        return;
+    };
+    t.def_seq.store(old.def_seq.load(Ordering::Acquire), Ordering::Release);
+    for (i, def) in t.schema.indexes.iter().enumerate() {
+        let same = |o: &IndexDef| o.columns == def.columns && o.unique == def.unique;
+        let reused = if by_columns {
+            old.schema.indexes.iter().position(same)
+        } else {
+            old.schema.indexes.iter().position(|o| o.name == def.name && same(o))
+        };
+        let at = reused.map_or(seq, |o| old.index_seq[o].load(Ordering::Acquire));
+        t.index_seq[i].store(at, Ordering::Release);
+    }
+}
+
 fn unlock_exclusive(t: &Table) {
     let _g = t.mdl.lock();
     t.ddl_pending.store(false, Ordering::SeqCst);
@@ -1461,6 +1532,13 @@ fn release(txn: &mut Txn) {
         if empty {
             txn.tables[slot].purge_if_empty(&cell);
         }
+    }
+    let gap_tables = std::mem::take(&mut *txn.gap_tables.lock());
+    for t in gap_tables {
+        for g in &t.gaps {
+            g.release(me);
+        }
+        txn.tables.push(t);
     }
     for t in std::mem::take(&mut txn.tables) {
         t.users.fetch_sub(1, Ordering::SeqCst);
@@ -1515,6 +1593,8 @@ impl Inner {
             read_latest: false,
             read_dirty: false,
             lock_wait_timeout: None,
+            gap_locks: false,
+            gap_tables: Mutex::new(Vec::new()),
         }
     }
 
@@ -1682,14 +1762,21 @@ impl Inner {
                 (Ddl::DropTable(id), _) => c.remove(id),
                 (Ddl::CreateTable(s), Some(t)) => {
                     c.reserved.remove(&s.name.to_ascii_lowercase());
-                    t.def_seq.store(seq, Ordering::Release);
+                    stamp_definition(&t, None, seq);
                     c.install(t);
                 }
                 (ddl, Some(t)) => {
                     if let Ddl::Replace(id, s, _) = &ddl {
                         alter::unreserve(&mut c, *id, &s.name);
                     }
-                    t.def_seq.store(seq, Ordering::Release);
+                    // Tables whose row cells are shared with the old object keep their rows'
+                    // and their reused indexes' age; new rows (TRUNCATE, a rebuild) are new.
+                    let kept = match &ddl {
+                        Ddl::Truncate(_) | Ddl::Replace(_, _, Some(_)) => None,
+                        Ddl::Replace(_, _, None) => step.locked.as_deref().map(|o| (o, true)),
+                        _ => step.locked.as_deref().map(|o| (o, false)),
+                    };
+                    stamp_definition(&t, kept, seq);
                     c.install(t)
                 }
                 (_, None) => unreachable!("every DDL but DROP TABLE builds its table"),
@@ -1712,6 +1799,40 @@ impl Inner {
         }
     }
 
+    /// Registers gap lock `range` of `txn` on slot `g` of `t` (0: the clustered index, 1 + i:
+    /// secondary index i); the transaction becomes a user of the table (a DDL waits for it).
+    fn add_gap(&self, txn: &Txn, t: &Arc<Table>, g: usize, range: crate::gaps::Interval) {
+        assert!(
+            txn.gap_locks && txn.state == TxnState::Active,
+            "gap lock outside an RR transaction"
+        );
+        if t.gaps[g].add(txn.shared.id, &txn.shared, range) {
+            let mut tables = txn.gap_tables.lock();
+            if !tables.iter().any(|x| Arc::ptr_eq(x, t)) {
+                t.users.fetch_add(1, Ordering::SeqCst);
+                tables.push(t.clone());
+            }
+        }
+    }
+
+    /// A locking read of absent row `key`: locks the key against inserts, then reads it again,
+    /// waiting for another transaction's uncommitted insert of it.
+    fn lock_absent(&self, txn: &Txn, t: &Arc<Table>, key: &[u8]) -> Result<Option<Row>> {
+        self.add_gap(txn, t, 0, (Bound::Included(key.to_vec()), Bound::Included(key.to_vec())));
+        let mut deadline = None;
+        loop {
+            let Some(cell) = t.rows.shard(key).read().get(key).cloned() else { return Ok(None) };
+            let holder = {
+                let st = cell.state.lock();
+                match &st.owner {
+                    Some(o) if o.id != txn.id() && st.committed.is_none() => o.clone(),
+                    _ => return Ok(st.visible(txn.id(), ReadMode::Latest).map(|r| (**r).clone())),
+                }
+            };
+            self.wait_for(txn, holder, &mut deadline)?;
+        }
+    }
+
     /// Takes the row lock on `key` and returns the cell and the image this transaction sees.
     /// With `create` a missing row gets a cell (for inserts); without, a row absent for
     /// everyone is None and nothing is locked.
@@ -1727,14 +1848,46 @@ impl Inner {
         loop {
             let cell = if create {
                 let mut m = t.rows.shard(key).write();
-                m.entry(key.into())
+                let cell = m
+                    .entry(key.into())
                     .or_insert_with(|| {
                         Arc::new(RowCell {
                             key: key.into(),
                             state: Mutex::new(RowState::default()),
                         })
                     })
-                    .clone()
+                    .clone();
+                let mut st = cell.state.lock();
+                if st.owner.is_none()
+                    && st.committed.is_none()
+                    && !st.sharers.iter().any(|s| s.id != txn.id())
+                {
+                    // An insert into a gap: decided under the shard's write lock, where it
+                    // either sees a gap lock registered before (and waits: InnoDB's insert
+                    // intention lock) or a scanner registering after sees the owned cell.
+                    match t.gaps[0].holder(key, txn.id()) {
+                        None => {
+                            st.owner = Some(txn.shared.clone());
+                            st.pending = None;
+                            drop(st);
+                            drop(m);
+                            txn.touched.push((slot, cell.clone()));
+                            return Ok(Some((cell, None)));
+                        }
+                        Some(h) => {
+                            drop(st);
+                            drop(m);
+                            if let Err(e) = self.wait_for(txn, h, deadline) {
+                                t.purge_if_empty(&cell);
+                                return Err(e);
+                            }
+                            continue;
+                        }
+                    }
+                }
+                drop(st);
+                drop(m);
+                cell
             } else {
                 match t.rows.shard(key).read().get(key) {
                     Some(c) => c.clone(),
@@ -1927,7 +2080,7 @@ impl Inner {
                     if Arc::ptr_eq(other, cell) {
                         continue;
                     }
-                    let st = other.state.lock();
+                    let mut st = other.state.lock();
                     let conflict = match &st.owner {
                         Some(o) if o.id == me => has(&st.pending),
                         Some(o) => {
@@ -1940,6 +2093,14 @@ impl Inner {
                         None => has(&st.committed),
                     };
                     if conflict {
+                        // InnoDB's duplicate check S-locks the row it collided with
+                        // (`row_ins_scan_sec_index_for_duplicate`), so the duplicate stays
+                        // until this transaction ends.
+                        if st.owner.is_none() && !st.sharers.iter().any(|s| s.id == me) {
+                            st.sharers.push(txn.shared.clone());
+                            drop(st);
+                            txn.shared_locks.push((slot, other.clone()));
+                        }
                         let def = &t.schema.indexes[idx];
                         return Err(Error::DupEntry {
                             entry: t.schema.entry_text(&def.columns, row),
@@ -1948,6 +2109,9 @@ impl Inner {
                     }
                 }
             }
+            // A new entry into a range another transaction gap-locked waits (insert
+            // intention), decided under the shard's write lock (see `gaps.rs`).
+            let holder = holder.or_else(|| t.gaps[idx + 1].holder(&entry, me));
             match holder {
                 Some(h) => {
                     drop(m);

@@ -24,6 +24,7 @@ mod engine;
 mod error;
 mod foreign_keys;
 pub mod fuzz;
+mod gaps;
 pub mod json;
 mod lsn;
 mod mvcc;

@@ -214,46 +214,6 @@ impl ShardedMap {
     pub(crate) fn clone_contents(&self) -> ShardedMap {
         ShardedMap { shards: self.shards.iter().map(|s| RwLock::new(s.read().clone())).collect() }
     }
-
-    /// Up to `limit` entries in `range` accepted by `keep` (called under the shard's read lock),
-    /// merged across shards in key order.
-    pub(crate) fn scan<T>(
-        &self,
-        range: &(Bound<Vec<u8>>, Bound<Vec<u8>>),
-        limit: usize,
-        mut keep: impl FnMut(&[u8], &Arc<RowCell>) -> Option<T>,
-    ) -> Vec<(Key, T)> {
-        let bounds = (as_slice(&range.0), as_slice(&range.1));
-        if matches!((&range.0, &range.1), (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) if a > b)
-        {
-            return Vec::new();
-        }
-        let mut all = Vec::new();
-        for shard in self.shards.iter() {
-            let m = shard.read();
-            let mut n = 0;
-            for (k, cell) in m.range::<[u8], _>(bounds) {
-                if n == limit {
-                    break;
-                }
-                if let Some(t) = keep(k, cell) {
-                    all.push((k.clone(), t));
-                    n += 1;
-                }
-            }
-        }
-        all.sort_by(|a, b| a.0.cmp(&b.0));
-        all.truncate(limit);
-        all
-    }
-}
-
-fn as_slice(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-    match b {
-        Bound::Included(v) => Bound::Included(v.as_slice()),
-        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
-        Bound::Unbounded => Bound::Unbounded,
-    }
 }
 
 /// Turns bounds on (a prefix of) key values into bounds on encoded keys (see `value.rs`: no
@@ -310,24 +270,40 @@ pub(crate) struct Table {
     /// start-up, older than any read view). A read view older than it cannot read the
     /// table: InnoDB's `DB_MISSING_HISTORY` for an index newer than the view, 1412.
     pub(crate) def_seq: AtomicU64,
+    /// Per secondary index (as `schema.indexes`): the commit sequence number of the DDL that
+    /// built it (0: loaded at start-up). A read view older than an index cannot read through it
+    /// (its entries were built from the committed rows only), though it reads the rows through
+    /// the clustered index or an older index: InnoDB's per-index `trx_id` check in
+    /// `row_search_mvcc` (`DB_MISSING_HISTORY` when the index is newer than the view).
+    pub(crate) index_seq: Vec<AtomicU64>,
+    /// Gap locks ([`crate::gaps`]): `[0]` on the clustered index, `[1 + i]` on secondary index i.
+    pub(crate) gaps: Vec<crate::gaps::GapLocks<Arc<TxnShared>>>,
     pub(crate) mdl: Mutex<()>,
     pub(crate) mdl_cv: Condvar,
 }
 
 impl Table {
-    /// 1412 when `mode` reads a view older than this definition (a table created, altered
-    /// or truncated after the view began): its rows at the view are not kept.
-    pub(crate) fn check_definition(&self, mode: ReadMode) -> crate::Result<()> {
-        match mode {
-            ReadMode::Snapshot(view) if self.def_seq.load(Ordering::Acquire) > view => {
-                Err(crate::Error::TableDefChanged)
-            }
-            _ => Ok(()),
+    /// 1412 when `mode` reads a view older than this table's rows (a table created,
+    /// truncated or rebuilt after the view began: its rows at the view are not kept), or
+    /// older than secondary index `index` it reads through (an index added after the view).
+    pub(crate) fn check_definition(
+        &self,
+        mode: ReadMode,
+        index: Option<usize>,
+    ) -> crate::Result<()> {
+        let ReadMode::Snapshot(view) = mode else { return Ok(()) };
+        if self.def_seq.load(Ordering::Acquire) > view
+            || index.is_some_and(|i| self.index_seq[i].load(Ordering::Acquire) > view)
+        {
+            return Err(crate::Error::TableDefChanged);
         }
+        Ok(())
     }
 
     pub(crate) fn new(schema: TableSchema) -> Table {
         let indexes = schema.indexes.iter().map(|_| ShardedMap::new()).collect();
+        let index_seq = schema.indexes.iter().map(|_| AtomicU64::new(0)).collect();
+        let gaps = (0..=schema.indexes.len()).map(|_| Default::default()).collect();
         Table {
             schema: Arc::new(schema),
             rows: ShardedMap::new(),
@@ -338,6 +314,8 @@ impl Table {
             ddl_pending: AtomicBool::new(false),
             retired: AtomicBool::new(false),
             def_seq: AtomicU64::new(0),
+            index_seq,
+            gaps,
             mdl: Mutex::new(()),
             mdl_cv: Condvar::new(),
         }

@@ -1339,9 +1339,16 @@ impl Session {
                 // FOR UPDATE takes X locks; FOR SHARE and SERIALIZABLE's plain reads S locks.
                 let shared = !s.for_update || s.for_share;
                 let open = self.txn_mut()?;
+                // A locking read without a WHERE filter whose ranges give the order reads (and
+                // so gap-locks) only the rows its LIMIT needs, as InnoDB's scan stops there
+                // (`SELECT ... ORDER BY id LIMIT 1 FOR UPDATE` locks the first row only).
+                let lock_limit = match ranged_limit {
+                    Some(need) if plan.filter.is_none() => need,
+                    _ => scan_limit,
+                };
                 let read = if locking {
                     // A locking read: the newest committed rows, each locked.
-                    fetch(&engine, &open.txn, *id, &access, scan_limit).and_then(|cands| {
+                    fetch(&engine, &open.txn, *id, &access, lock_limit).and_then(|cands| {
                         let mut locked = Vec::with_capacity(cands.len());
                         for (k, _) in cands {
                             let r = if shared {

@@ -935,8 +935,17 @@ impl Session {
     }
 
     pub(crate) fn new_txn(&self) -> OpenTxn {
+        let isolation = self.isolation_for_new_txn();
+        let mut txn = self.server.engine.begin();
+        // InnoDB takes gap (next-key) locks under REPEATABLE READ and SERIALIZABLE only; READ
+        // COMMITTED and READ UNCOMMITTED lock records alone, UPDATE/DELETE included
+        // (`docs/engine.md`, "Gap locks").
+        txn.set_gap_locks(matches!(
+            isolation,
+            super::isolation::Isolation::RepeatableRead | super::isolation::Isolation::Serializable
+        ));
         OpenTxn {
-            txn: self.server.engine.begin(),
+            txn,
             changes: TxnChanges {
                 session: u64::from(self.connection_id),
                 // mysqld's BEGIN event takes the session's values when the transaction's
@@ -946,7 +955,7 @@ impl Session {
             },
             undo: Vec::new(),
             savepoints: Vec::new(),
-            isolation: self.isolation_for_new_txn(),
+            isolation,
             single: false,
             binlog_snapshot: None,
         }

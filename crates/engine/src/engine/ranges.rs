@@ -12,11 +12,12 @@
 //! estimates (mysqld's `records_in_range`): entries, not visible rows, stopped at `cap`.
 
 use std::ops::Bound;
+use std::sync::Arc;
 
 use super::Engine;
 use crate::error::{Error, Result};
 use crate::schema::TableSchema;
-use crate::table::{RowCell, ShardedMap};
+use crate::table::{ReadMode, RowCell, ShardedMap, Table, TxnShared};
 use crate::value::{Key, Row};
 use crate::TableId;
 
@@ -123,9 +124,6 @@ impl Engine {
             assert!(before(&w[0], &w[1]), "scan_key_ranges: ranges must be sorted and disjoint");
         }
         let t = self.inner.table(table)?;
-        let me = txn.id();
-        let mode = txn.read_mode();
-        t.check_definition(mode)?;
         let idx = match index {
             None => None,
             Some(name) => Some(
@@ -134,34 +132,60 @@ impl Engine {
                     .ok_or_else(|| Error::NoSuchIndex { name: name.to_string() })?,
             ),
         };
-        let schema: &TableSchema = &t.schema;
-        let mut out: Vec<RangeRow> = Vec::new();
-        let order: Box<dyn Iterator<Item = &ByteRange>> =
-            if reverse { Box::new(ranges.iter().rev()) } else { Box::new(ranges.iter()) };
-        for range in order {
-            let left = limit - out.len();
-            if left == 0 {
-                break;
+        self.read_ranges(txn, &t, idx, ranges, limit, reverse)
+    }
+
+    /// [`Engine::scan_key_ranges`] on a table object and index position. A locking read with
+    /// gap locks (`Txn::gap_locking`) also locks what it scanned against inserts (`gaps.rs`):
+    /// the whole ranges when nothing limits the scan (locked before the read), else the part
+    /// read up to the last row (read, locked, then read again until both reads agree); an
+    /// entry another transaction wrote and has not committed inside them is waited for
+    /// (InnoDB's locking read waiting on an implicit lock), then the read is made again.
+    pub(crate) fn read_ranges(
+        &self,
+        txn: &crate::Txn,
+        t: &Arc<Table>,
+        idx: Option<usize>,
+        ranges: &[ByteRange],
+        limit: usize,
+        reverse: bool,
+    ) -> Result<Vec<RangeRow>> {
+        let mode = txn.read_mode();
+        t.check_definition(mode, idx)?;
+        if !txn.gap_locking() {
+            return Ok(read_once(t, idx, ranges, limit, reverse, txn.id(), mode, false).rows);
+        }
+        // A locking read belongs to an active transaction (not one prepared or ended).
+        super::check_active(txn)?;
+        let g = idx.map_or(0, |i| i + 1);
+        let mut deadline = None;
+        loop {
+            if limit == usize::MAX {
+                for r in ranges {
+                    self.inner.add_gap(txn, t, g, r.clone());
+                }
             }
-            match idx {
-                None => {
-                    let found = scan_one(&t.rows, range, left, reverse, &mut |_, cell| {
-                        cell.state.lock().visible(me, mode).cloned()
-                    });
-                    out.extend(found.into_iter().map(|(k, r)| (k.clone(), k, (*r).clone())));
-                }
-                Some(i) => {
-                    let found =
-                        scan_one(&t.indexes[i], range, left, reverse, &mut |entry, cell| {
-                            let r = cell.state.lock().visible(me, mode).cloned()?;
-                            (*schema.index_entry(i, &r, &cell.key).0 == *entry)
-                                .then(|| (cell.key.clone(), r))
-                        });
-                    out.extend(found.into_iter().map(|(e, (k, r))| (e, k, (*r).clone())));
-                }
+            let first = read_once(t, idx, ranges, limit, reverse, txn.id(), mode, true);
+            if let Some(h) = first.blocker {
+                self.inner.wait_for(txn, h, &mut deadline)?;
+                continue;
+            }
+            if limit == usize::MAX {
+                return Ok(first.rows);
+            }
+            for c in &first.covered {
+                self.inner.add_gap(txn, t, g, c.clone());
+            }
+            let again = read_once(t, idx, ranges, limit, reverse, txn.id(), mode, true);
+            if let Some(h) = again.blocker {
+                self.inner.wait_for(txn, h, &mut deadline)?;
+                continue;
+            }
+            let keys = |rows: &[RangeRow]| rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>();
+            if keys(&again.rows) == keys(&first.rows) {
+                return Ok(again.rows);
             }
         }
-        Ok(out)
     }
 
     /// The number of entries in `ranges` of the primary index (`index` None) or a secondary
@@ -201,4 +225,89 @@ impl Engine {
         }
         Ok(n)
     }
+}
+
+/// What one read of some ranges found.
+struct ReadOnce {
+    rows: Vec<RangeRow>,
+    /// The parts of the ranges the read covered (a range cut by the limit: up to its last
+    /// entry read).
+    covered: Vec<ByteRange>,
+    /// A transaction owning an entry in what was read that it wrote and has not committed
+    /// (only looked for when `locking`).
+    blocker: Option<Arc<TxnShared>>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_once(
+    t: &Table,
+    idx: Option<usize>,
+    ranges: &[ByteRange],
+    limit: usize,
+    reverse: bool,
+    me: u64,
+    mode: ReadMode,
+    locking: bool,
+) -> ReadOnce {
+    let schema: &TableSchema = &t.schema;
+    let mut out = ReadOnce { rows: Vec::new(), covered: Vec::new(), blocker: None };
+    let order: Box<dyn Iterator<Item = &ByteRange>> =
+        if reverse { Box::new(ranges.iter().rev()) } else { Box::new(ranges.iter()) };
+    for range in order {
+        let left = limit - out.rows.len();
+        if left == 0 {
+            break;
+        }
+        let mut blocker = None;
+        let found: Vec<RangeRow> = match idx {
+            None => {
+                let found = scan_one(&t.rows, range, left, reverse, &mut |_, cell| {
+                    let st = cell.state.lock();
+                    if locking && blocker.is_none() {
+                        if let Some(o) = &st.owner {
+                            if o.id != me && st.committed.is_none() {
+                                blocker = Some(o.clone());
+                            }
+                        }
+                    }
+                    st.visible(me, mode).cloned()
+                });
+                found.into_iter().map(|(k, r)| (k.clone(), k, (*r).clone())).collect()
+            }
+            Some(i) => {
+                let found = scan_one(&t.indexes[i], range, left, reverse, &mut |entry, cell| {
+                    let st = cell.state.lock();
+                    let has = |r: &Arc<Row>| *schema.index_entry(i, r, &cell.key).0 == *entry;
+                    if locking && blocker.is_none() {
+                        if let Some(o) = &st.owner {
+                            if o.id != me && !st.committed.as_ref().is_some_and(has) {
+                                blocker = Some(o.clone());
+                            }
+                        }
+                    }
+                    let r = st.visible(me, mode).cloned()?;
+                    has(&r).then(|| (cell.key.clone(), r))
+                });
+                found.into_iter().map(|(e, (k, r))| (e, k, (*r).clone())).collect()
+            }
+        };
+        if out.blocker.is_none() {
+            out.blocker = blocker;
+        }
+        if locking {
+            let covered = match found.last() {
+                Some(last) if found.len() == left => {
+                    if reverse {
+                        (Bound::Included(last.0.to_vec()), range.1.clone())
+                    } else {
+                        (range.0.clone(), Bound::Included(last.0.to_vec()))
+                    }
+                }
+                _ => range.clone(),
+            };
+            out.covered.push(covered);
+        }
+        out.rows.extend(found);
+    }
+    out
 }

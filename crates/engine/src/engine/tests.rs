@@ -1170,3 +1170,4 @@ fn a_stored_key_that_is_not_the_rows_encoding_is_refused_at_start() {
 }
 
 mod alter_tests;
+mod gap_tests;
