@@ -265,6 +265,20 @@ fn window_metadata_and_errors() {
         ),
         3581
     );
+    // Prepared: `?` as NTILE's buckets and as a frame offset, checked at EXECUTE.
+    let st = s
+        .prepare(
+            "SELECT id, NTILE(?) OVER (ORDER BY id), \
+             SUM(h) OVER (ORDER BY id ROWS BETWEEN ? PRECEDING AND CURRENT ROW) FROM t",
+        )
+        .expect("prepare");
+    let out = s.execute(&st, &[engine::Value::Int(2), engine::Value::Int(1)]).expect("execute");
+    let got: Vec<String> = out.text_rows().into_iter().map(|r| r.join(",")).collect();
+    assert_eq!(got, ["1,1,1", "2,1,2", "3,1,3", "4,2,3", "5,2,3", "6,2,3"]);
+    assert_eq!(
+        s.execute(&st, &[engine::Value::Int(0), engine::Value::Int(1)]).map_err(|e| e.code()).err(),
+        Some(1210)
+    );
     // EXPLAIN does not fail.
     q(&mut s, "EXPLAIN SELECT id, ROW_NUMBER() OVER (ORDER BY v) FROM t");
     q(&mut s, "EXPLAIN SELECT g, COUNT(*) FROM t GROUP BY g WITH ROLLUP");

@@ -134,12 +134,15 @@ impl Binder<'_> {
         // The constant argument of NTILE, LAG/LEAD's offset, NTH_VALUE's N (1210 otherwise,
         // as mysqld's `Item_ntile::fix_fields` and friends).
         let wrong = || err(1210, format!("Incorrect arguments to {name}"));
+        // PREPARE binds `?` to NULL: the value is checked when the statement executes.
+        let preparing = self.params.is_none();
         let count_arg = |e: Option<&Expr>, min: i64| -> Result<u64> {
             let Some(e) = e else { return Ok(1) };
             if !constant(e) {
                 return Err(wrong());
             }
             match eval(e, &[], &[])? {
+                Value::Null if preparing => Ok(1),
                 Value::Int(i) if i >= min => Ok(i as u64),
                 Value::UInt(u) if u >= min as u64 => Ok(u),
                 _ => Err(wrong()),
@@ -172,7 +175,10 @@ impl Binder<'_> {
                             format!("Window '{wname}': frame bound must be a constant expression"),
                         ));
                     }
-                    let v = eval(&b, &[], &[])?;
+                    let v = match eval(&b, &[], &[])? {
+                        Value::Null if this.params.is_none() => Value::Int(1),
+                        v => v,
+                    };
                     let negative = compare(&v, &Value::Int(0)) == Some(Ordering::Less);
                     let integral = matches!(v, Value::Int(_) | Value::UInt(_));
                     if v == Value::Null || negative || (f.rows && !integral) {

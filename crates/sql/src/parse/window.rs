@@ -62,13 +62,6 @@ impl Front<'_> {
         let mut hops = 0usize;
         let mut own_name = own.map(str::to_string);
         while let Some(base_name) = spec.window_name.take() {
-            hops += 1;
-            if hops > self.windows.len() {
-                return Err(window_error(
-                    3580,
-                    "There is a circularity in the window dependency graph.".into(),
-                ));
-            }
             let Some((bname, base)) =
                 self.windows.iter().find(|(n, _)| n.eq_ignore_ascii_case(&base_name.value))
             else {
@@ -77,6 +70,13 @@ impl Front<'_> {
                     format!("Window name '{}' is not defined.", base_name.value),
                 ));
             };
+            hops += 1;
+            if hops > self.windows.len() {
+                return Err(window_error(
+                    3580,
+                    "There is a circularity in the window dependency graph.".into(),
+                ));
+            }
             if !spec.partition_by.is_empty() {
                 return Err(window_error(
                     3581,
