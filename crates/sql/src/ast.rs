@@ -240,6 +240,95 @@ pub enum Expr {
     /// A query expression (set operations, WITH, parenthesised blocks) standing as the only
     /// item of a wrapper SELECT ([`Select::wrap`], `query/union.rs`); never bound.
     Query(Box<QueryExpr>),
+    /// A window function call as written (`func(...) OVER (...)`, named windows resolved by
+    /// the parser); bound to a late slot of the row's results (`query/window.rs`).
+    Window(Box<WindowCall>),
+    /// `GROUPING(expr, ...)` as written (GROUP BY ... WITH ROLLUP, `query/rollup.rs`).
+    Grouping(Vec<Expr>),
+}
+
+/// A window function (mysqld's `Item_sum` window kinds, sql/item_sum.h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WinFunc {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    Ntile,
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    NthValue,
+    /// An aggregate used as a window function (COUNT, SUM, AVG, MIN, MAX).
+    Agg(AggKind),
+}
+
+impl WinFunc {
+    /// The lower-case name mysqld's messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            WinFunc::RowNumber => "row_number",
+            WinFunc::Rank => "rank",
+            WinFunc::DenseRank => "dense_rank",
+            WinFunc::PercentRank => "percent_rank",
+            WinFunc::CumeDist => "cume_dist",
+            WinFunc::Ntile => "ntile",
+            WinFunc::Lag => "lag",
+            WinFunc::Lead => "lead",
+            WinFunc::FirstValue => "first_value",
+            WinFunc::LastValue => "last_value",
+            WinFunc::NthValue => "nth_value",
+            WinFunc::Agg(AggKind::Count) => "count",
+            WinFunc::Agg(AggKind::Sum) => "sum",
+            WinFunc::Agg(AggKind::Avg) => "avg",
+            WinFunc::Agg(AggKind::Min) => "min",
+            WinFunc::Agg(AggKind::Max) => "max",
+            WinFunc::Agg(AggKind::GroupConcat) => "group_concat",
+        }
+    }
+
+    /// Whether the function reads a frame (the rank functions, NTILE, LAG and LEAD work on
+    /// the whole partition: mysqld's "non-framing" window functions).
+    pub fn framed(self) -> bool {
+        matches!(
+            self,
+            WinFunc::FirstValue | WinFunc::LastValue | WinFunc::NthValue | WinFunc::Agg(_)
+        )
+    }
+}
+
+/// One bound of a window frame; offsets are constant expressions (`?` allowed).
+#[derive(Debug, Clone, PartialEq)]
+pub enum WinBound {
+    UnboundedPreceding,
+    Preceding(Box<Expr>),
+    CurrentRow,
+    Following(Box<Expr>),
+    UnboundedFollowing,
+}
+
+/// `ROWS|RANGE BETWEEN start AND end`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WinFrame {
+    /// ROWS (true) or RANGE.
+    pub rows: bool,
+    pub start: WinBound,
+    pub end: WinBound,
+}
+
+/// A window function call: the function, its arguments and its window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowCall {
+    pub func: WinFunc,
+    /// `COUNT(*)` has none; `COUNT(DISTINCT ...)` OVER is refused by the parser (1235 as mysqld).
+    pub args: Vec<Expr>,
+    pub partition: Vec<Expr>,
+    pub order: Vec<OrderItem>,
+    /// None: the default frame (RANGE UNBOUNDED PRECEDING .. CURRENT ROW with ORDER BY, the
+    /// whole partition without).
+    pub frame: Option<WinFrame>,
 }
 
 /// How a subquery's result is used (`Item_subselect`'s kinds).
@@ -286,6 +375,13 @@ impl Expr {
         found
     }
 
+    /// Whether the tree contains a window function call.
+    pub fn has_window(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| found |= matches!(e, Expr::Window(_)));
+        found
+    }
+
     /// Visits every node, parents first.
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
@@ -326,8 +422,13 @@ impl Expr {
                     o.walk(f);
                 }
             }
-            Expr::Func(_, args) => args.iter().for_each(|e| e.walk(f)),
+            Expr::Func(_, args) | Expr::Grouping(args) => args.iter().for_each(|e| e.walk(f)),
             Expr::AggCall { arg: Some(a), .. } => a.walk(f),
+            Expr::Window(w) => {
+                w.args.iter().for_each(|e| e.walk(f));
+                w.partition.iter().for_each(|e| e.walk(f));
+                w.order.iter().for_each(|o| o.expr.walk(f));
+            }
             // The subquery's own clauses are its own scope (an aggregate there is its own).
             Expr::Subquery(q) => q.left.iter().for_each(|e| e.walk(f)),
             _ => {}
@@ -360,6 +461,8 @@ pub struct Select {
     pub items: Vec<SelectItem>,
     pub filter: Option<Expr>,
     pub group_by: Vec<Expr>,
+    /// `GROUP BY ... WITH ROLLUP` (`query/rollup.rs`).
+    pub rollup: bool,
     pub having: Option<Expr>,
     pub order_by: Vec<OrderItem>,
     pub limit: Option<Expr>,
@@ -1132,6 +1235,7 @@ impl Select {
             items: Vec::new(),
             filter: None,
             group_by: Vec::new(),
+            rollup: false,
             having: None,
             order_by: Vec::new(),
             limit: None,

@@ -540,6 +540,8 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
         | Expr::Subquery(_)
         | Expr::Query(_)
         | Expr::OuterRef(_)
+        | Expr::Window(_)
+        | Expr::Grouping(_)
         | Expr::Default => return Err(internal("unbound expression")),
     })
 }

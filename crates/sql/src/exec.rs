@@ -31,6 +31,9 @@ use super::vars::VERSION;
 use crate::eval::collate::{keyed, Dt};
 use crate::eval::strfunc::StrFn as StrFunc;
 
+mod rollup;
+mod window;
+
 /// A bound aggregate call.
 #[derive(Debug, Clone)]
 pub(crate) struct AggSpec {
@@ -69,6 +72,10 @@ pub(crate) struct Binder<'a> {
     conn_cell: std::cell::Cell<Option<u16>>,
     /// A multi-table FROM: names resolve through it (`table` is then its joined row).
     pub(crate) scope: Option<&'a Scope>,
+    /// Collects window calls and GROUPING() (late slots, `exec/window.rs`) where allowed.
+    late: Option<Vec<window::Late>>,
+    /// Window calls are allowed (the select list and ORDER BY, not HAVING).
+    windows_ok: bool,
 }
 
 impl Session {
@@ -96,6 +103,8 @@ impl Session {
             aliases: Vec::new(),
             conn_cell: std::cell::Cell::new(None),
             scope: None,
+            late: None,
+            windows_ok: false,
         }
     }
 
@@ -210,6 +219,7 @@ impl Binder<'_> {
                 Dt::new(*id, EXPLICIT, inner.ascii)
             }
             Expr::InsertValue(x) => self.dt(x)?,
+            Expr::Agg(i) if *i >= window::LATE_BASE => self.late_dt(*i)?,
             Expr::Agg(i) => match self.aggs.as_ref().and_then(|a| a.get(*i)) {
                 Some(AggSpec { kind: AggKind::Min | AggKind::Max, arg: Some(a), .. }) => {
                     self.dt(a)?
@@ -472,6 +482,8 @@ impl Binder<'_> {
             }
             Expr::InsertValue(x) => Expr::InsertValue(b(self, x)?),
             Expr::Default => Expr::Default,
+            Expr::Window(w) => self.bind_window(w)?,
+            Expr::Grouping(args) => self.bind_grouping(args)?,
         })
     }
 }
@@ -1069,6 +1081,13 @@ pub(crate) struct SelectPlan {
     /// first table) the query layer runs; `filter` is then None.
     pub(crate) join_filter: Option<Expr>,
     pub(crate) join_on: Vec<Option<Expr>>,
+    /// GROUP BY ... WITH ROLLUP (`exec/rollup.rs`).
+    rollup: Option<rollup::Rollup>,
+    /// The window functions (`exec/window.rs`), in the order they are computed.
+    windows: Vec<window::Window>,
+    /// With ROLLUP, GROUPING() or windows: the width of a row's results (aggregates, group
+    /// slots, late slots); 0 otherwise.
+    late_len: usize,
 }
 
 impl Session {
@@ -1107,6 +1126,8 @@ impl Session {
         b.params = params;
         b.scope = scope;
         b.aggs = Some(Vec::new());
+        b.late = Some(Vec::new());
+        b.windows_ok = true;
         let mut items = Vec::new();
         let mut columns = Vec::new();
         let mut aliases = Vec::new();
@@ -1184,6 +1205,9 @@ impl Session {
                         }
                     };
                     col.name = label.clone();
+                    if let Some(c) = window::item_column(&b, &bound, schema, label) {
+                        col = c;
+                    }
                     if *aliased {
                         aliases.push((label.clone(), bound.clone()));
                     }
@@ -1224,7 +1248,9 @@ impl Session {
         let item_colls = items.iter().map(|e| coll_of(&b, e)).collect::<Result<Vec<_>>>()?;
         let order_colls = order.iter().map(|(e, _)| coll_of(&b, e)).collect::<Result<Vec<_>>>()?;
         b.context = "having clause";
-        let having = s.having.as_ref().map(|h| b.bind(h)).transpose()?;
+        b.windows_ok = false;
+        let mut having = s.having.as_ref().map(|h| b.bind(h)).transpose()?;
+        let late = b.late.take().unwrap_or_default();
         let aggs = b.aggs.take().unwrap_or_default();
         if !aggs.is_empty() && s.group_by.is_empty() {
             // Implicit grouping: with no rows, the non-aggregated items are NULL (mysqld
@@ -1239,6 +1265,23 @@ impl Session {
         b.context = "group statement";
         let group_by = s.group_by.iter().map(|g| b.bind(g)).collect::<Result<Vec<_>>>()?;
         let group_colls = group_by.iter().map(|e| coll_of(&b, e)).collect::<Result<Vec<_>>>()?;
+        let finished = if late.is_empty() && !s.rollup {
+            None
+        } else {
+            let mut exprs: Vec<&mut Expr> = items.iter_mut().collect();
+            exprs.extend(order.iter_mut().map(|(e, _)| e));
+            exprs.extend(having.iter_mut());
+            let f = rollup::finish(&mut exprs, late, &group_by, aggs.len(), s.rollup)?;
+            if let Some(r) = &f.rollup {
+                // Rolled-up values are NULL in the super-aggregate rows.
+                for (item, col) in items.iter().zip(columns.iter_mut()) {
+                    if rollup::reads_group_slot(item, r, group_by.len()) {
+                        col.flags &= !flags::NOT_NULL;
+                    }
+                }
+            }
+            Some(f)
+        };
         b.context = "where clause";
         let mut filter = s.filter.as_ref().map(|f| b.bind(f)).transpose()?;
         let mut join_filter = None;
@@ -1251,7 +1294,14 @@ impl Session {
             }
         }
         let grouped = !aggs.is_empty() || !group_by.is_empty();
+        let (rollup, windows, late_len) = match finished {
+            None => (None, Vec::new(), 0),
+            Some(f) => (f.rollup, f.windows, f.late_len),
+        };
         Ok(SelectPlan {
+            rollup,
+            windows,
+            late_len,
             table: table.map(|(id, s, _)| (id, s)),
             made_up,
             items,
@@ -1306,7 +1356,7 @@ impl Session {
             }
             Some((id, schema)) => {
                 let engine = self.server.engine.clone();
-                let unsorted = !plan.grouped && !s.distinct;
+                let unsorted = !plan.grouped && !s.distinct && plan.windows.is_empty();
                 let order: &[(Expr, bool)] = if unsorted { &plan.order } else { &[] };
                 let access = select_access(
                     &engine,
@@ -1317,8 +1367,11 @@ impl Session {
                     limit.is_some(),
                 );
                 // Without ordering, grouping or DISTINCT the scan can stop early.
-                let simple =
-                    plan.order.is_empty() && !plan.grouped && !s.distinct && plan.filter.is_none();
+                let simple = plan.order.is_empty()
+                    && !plan.grouped
+                    && !s.distinct
+                    && plan.filter.is_none()
+                    && plan.windows.is_empty();
                 // A range read in the ORDER BY's order (or with none) stops after LIMIT rows.
                 let ranged_limit = match (&access, limit) {
                     (Access::Ranges(r), Some(l))
@@ -1403,8 +1456,14 @@ impl Session {
     ) -> Result<Output> {
         // (output row, sort keys)
         let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+        // With window functions the rows (after HAVING) wait for them before the select list.
+        let windowed = !plan.windows.is_empty();
+        let mut staged: Vec<(Row, Vec<Value>)> = Vec::new();
         if plan.grouped {
-            let (groups, cut) = group(&plan, std::mem::take(&mut source), width)?;
+            let (groups, cut) = match &plan.rollup {
+                None => group(&plan, std::mem::take(&mut source), width)?,
+                Some(r) => rollup::groups(&plan, r, std::mem::take(&mut source), width)?,
+            };
             for row in cut {
                 self.warnings.push(super::session::Warning {
                     level: "Warning",
@@ -1418,6 +1477,10 @@ impl Session {
                         continue;
                     }
                 }
+                if windowed {
+                    staged.push((first, results));
+                    continue;
+                }
                 rows.push(project(&plan, &first, &results)?);
             }
         } else {
@@ -1429,7 +1492,17 @@ impl Session {
                         continue;
                     }
                 }
+                if windowed {
+                    staged.push((r.clone(), Vec::new()));
+                    continue;
+                }
                 rows.push(project(&plan, r, &[])?);
+            }
+        }
+        if windowed {
+            window::compute(&plan, &mut staged)?;
+            for (r, results) in &staged {
+                rows.push(project(&plan, r, results)?);
             }
         }
         if distinct {
@@ -2163,6 +2236,8 @@ pub(crate) struct SelectShape {
     pub(crate) order: Vec<(Expr, bool)>,
     /// GROUP BY or DISTINCT: rows go through a temporary table (mysqld's "Using temporary").
     pub(crate) temporary: bool,
+    /// A window sorts its rows (PARTITION BY or ORDER BY): mysqld's "Using filesort".
+    pub(crate) window_sort: bool,
 }
 
 impl Session {
@@ -2175,7 +2250,12 @@ impl Session {
             made_up: plan.made_up.is_some(),
             filter: plan.filter,
             order: plan.order,
-            temporary: !plan.group_by.is_empty() || s.distinct,
+            // Windowing buffers its rows in a temporary table (mysqld 8.0's EXPLAIN).
+            temporary: !plan.group_by.is_empty() || s.distinct || !plan.windows.is_empty(),
+            window_sort: plan
+                .windows
+                .iter()
+                .any(|w| !w.partition.is_empty() || !w.order.is_empty()),
         })
     }
 }

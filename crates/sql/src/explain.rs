@@ -455,6 +455,7 @@ impl Session {
                                 }
                                 _ => {}
                             }
+                            filesort |= shape.window_sort;
                             vec![self.explain_access(
                                 "SIMPLE",
                                 &label,

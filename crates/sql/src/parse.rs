@@ -29,11 +29,13 @@ use super::timefn::{CastTo, TimeFn, Unit};
 use accounts::Privileges;
 
 mod alter;
+mod dialect;
 mod query_expr;
 mod views;
+mod window;
 mod writes;
 
-static DIALECT: MySqlDialect = MySqlDialect {};
+static DIALECT: dialect::MySql = dialect::MySql::new();
 
 /// A parsed statement and its number of `?` placeholders.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,6 +76,7 @@ pub fn parse(sql: &str) -> Result<Parsed> {
         params: 0,
         nesting: 0,
         with: query_expr::WithScope::default(),
+        windows: Vec::new(),
     };
     let stmt = p.statement()?;
     let _ = p.parser.consume_token(&Token::SemiColon);
@@ -275,6 +278,8 @@ struct Front<'a> {
     nesting: usize,
     /// The common table expressions in scope (`parse/query_expr.rs`).
     with: query_expr::WithScope,
+    /// The named windows (WINDOW clause) of the query block being converted (`parse/window.rs`).
+    windows: window::NamedWindows,
 }
 
 impl Front<'_> {
@@ -1668,6 +1673,27 @@ impl Front<'_> {
         if sel.into.is_some() {
             return Err(unsupported("SELECT ... INTO"));
         }
+        let outer_windows = if sel.named_window.is_empty() && self.windows.is_empty() {
+            None
+        } else {
+            // A block sees its own WINDOW clause only (not an enclosing block's).
+            let defs = self.named_windows(&sel.named_window)?;
+            Some(std::mem::replace(&mut self.windows, defs))
+        };
+        let block = self.query_block_in(q, sel, distinct);
+        if let Some(w) = outer_windows {
+            self.windows = w;
+        }
+        block
+    }
+
+    /// [`Self::query_block`] past the WINDOW clause.
+    fn query_block_in(
+        &mut self,
+        q: &sp::Query,
+        sel: &sp::Select,
+        distinct: bool,
+    ) -> Result<Select> {
         let mut items = Vec::with_capacity(sel.projection.len());
         let texts = projection_texts(self.sql, sel.select_token.0.span.start);
         for (n, item) in sel.projection.iter().enumerate() {
@@ -1717,9 +1743,20 @@ impl Front<'_> {
             }
         };
         let filter = sel.selection.as_ref().map(|e| self.expr(e)).transpose()?;
-        let group_by = match &sel.group_by {
+        let (group_by, rollup) = match &sel.group_by {
             sp::GroupByExpr::Expressions(v, m) if m.is_empty() => {
-                v.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>>>()?
+                (v.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>>>()?, false)
+            }
+            // MySQL's `olap_opt`: WITH ROLLUP only (CUBE and TOTALS are not MySQL).
+            sp::GroupByExpr::Expressions(v, m)
+                if !v.is_empty() && matches!(m.as_slice(), [sp::GroupByWithModifier::Rollup]) =>
+            {
+                (v.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>>>()?, true)
+            }
+            sp::GroupByExpr::Expressions(_, m) => {
+                return Err(SqlError::near(
+                    &m.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "),
+                ))
             }
             _ => return Err(unsupported("GROUP BY modifiers")),
         };
@@ -1760,6 +1797,7 @@ impl Front<'_> {
             items,
             filter,
             group_by,
+            rollup,
             having,
             order_by,
             limit,
@@ -2406,8 +2444,26 @@ impl Front<'_> {
             }
             sp::FunctionArguments::Subquery(_) => return Err(unsupported("subqueries")),
         };
+        if f.over.is_some() && f.filter.is_none() {
+            return self.window_call(&name, f, &args, distinct);
+        }
         if f.filter.is_some() || f.over.is_some() {
             return Err(unsupported("window functions"));
+        }
+        if name == "grouping" {
+            let mut xs = Vec::with_capacity(args.len());
+            for a in &args {
+                match a {
+                    sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => {
+                        xs.push(self.expr(e)?)
+                    }
+                    _ => return Err(SqlError::FunctionArgs(name)),
+                }
+            }
+            if xs.is_empty() || distinct {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Grouping(xs));
         }
         let agg = match name.as_str() {
             "count" => Some(AggKind::Count),
@@ -3361,6 +3417,7 @@ mod tests {
                 params: 0,
                 nesting: 0,
                 with: query_expr::WithScope::default(),
+                windows: Vec::new(),
             };
             assert_eq!(p.statement().expect("parses"), want, "{sql:?}");
         }

@@ -739,7 +739,7 @@ fn not_writable(name: &str, verb: &str) -> SqlError {
 pub(crate) fn is_updatable(s: &Select) -> bool {
     let agg = s.items.iter().any(|i| match i {
         SelectItem::Expr { expr, .. } => {
-            expr.has_aggregate() || crate::ast::expr_has_subquery(expr)
+            expr.has_aggregate() || expr.has_window() || crate::ast::expr_has_subquery(expr)
         }
         _ => false,
     });

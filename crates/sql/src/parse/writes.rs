@@ -86,6 +86,7 @@ impl Front<'_> {
             items: vec![SelectItem::Wildcard],
             filter,
             group_by: Vec::new(),
+            rollup: false,
             having: None,
             order_by: Vec::new(),
             limit: None,

@@ -57,6 +57,16 @@ pub(crate) fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
             otherwise: otherwise.as_ref().map(|o| m(o)),
         },
         Expr::Func(func, args) => Expr::Func(*func, v(args)),
+        Expr::Grouping(args) => Expr::Grouping(v(args)),
+        Expr::Window(w) => {
+            let mut w = w.clone();
+            w.args = v(&w.args);
+            w.partition = v(&w.partition);
+            for o in &mut w.order {
+                o.expr = map_cols(&o.expr, f);
+            }
+            Expr::Window(w)
+        }
         Expr::AggCall { kind, distinct, arg } => {
             Expr::AggCall { kind: *kind, distinct: *distinct, arg: arg.as_ref().map(|a| m(a)) }
         }

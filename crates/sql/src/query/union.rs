@@ -486,6 +486,7 @@ impl Session {
             items: vec![SelectItem::Wildcard],
             filter: None,
             group_by: Vec::new(),
+            rollup: false,
             having: None,
             order_by: q.order_by.clone(),
             limit: q.limit.clone(),

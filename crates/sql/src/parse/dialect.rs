@@ -1,0 +1,110 @@
+//! The parser's dialect: sqlparser's `MySqlDialect` with `GROUP BY ... WITH ROLLUP` enabled.
+//!
+//! sqlparser 0.59 parses the `WITH ROLLUP | CUBE | TOTALS` modifiers only when the dialect
+//! answers `supports_group_by_with_modifier` (its `parse_optional_group_by`), and its MySQL
+//! dialect does not. MySQL's grammar (sql_yacc.yy `olap_opt`) has `WITH ROLLUP` after GROUP BY,
+//! so this wrapper delegates every method `MySqlDialect` overrides and enables the modifiers;
+//! CUBE and TOTALS, which MySQL lacks, are refused by the conversion (`parse.rs`) with 1064.
+//!
+//! Invariant: `dialect()` answers `MySqlDialect`'s type id, so sqlparser's `dialect_of!(.. is
+//! MySqlDialect)` checks take the MySQL branches exactly as before.
+
+use std::any::TypeId;
+
+use sqlparser::ast::Statement;
+use sqlparser::dialect::{Dialect, MySqlDialect};
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+
+/// MySQL with `GROUP BY ... WITH ROLLUP`.
+#[derive(Debug)]
+pub(crate) struct MySql(MySqlDialect);
+
+impl MySql {
+    pub(crate) const fn new() -> Self {
+        MySql(MySqlDialect {})
+    }
+}
+
+impl Dialect for MySql {
+    fn dialect(&self) -> TypeId {
+        TypeId::of::<MySqlDialect>()
+    }
+    fn supports_group_by_with_modifier(&self) -> bool {
+        true
+    }
+    fn is_identifier_start(&self, ch: char) -> bool {
+        self.0.is_identifier_start(ch)
+    }
+    fn is_identifier_part(&self, ch: char) -> bool {
+        self.0.is_identifier_part(ch)
+    }
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        self.0.is_delimited_identifier_start(ch)
+    }
+    fn identifier_quote_style(&self, identifier: &str) -> Option<char> {
+        self.0.identifier_quote_style(identifier)
+    }
+    fn supports_string_literal_backslash_escape(&self) -> bool {
+        self.0.supports_string_literal_backslash_escape()
+    }
+    fn supports_string_literal_concatenation(&self) -> bool {
+        self.0.supports_string_literal_concatenation()
+    }
+    fn ignores_wildcard_escapes(&self) -> bool {
+        self.0.ignores_wildcard_escapes()
+    }
+    fn supports_numeric_prefix(&self) -> bool {
+        self.0.supports_numeric_prefix()
+    }
+    fn parse_infix(
+        &self,
+        parser: &mut Parser,
+        expr: &sqlparser::ast::Expr,
+        precedence: u8,
+    ) -> Option<Result<sqlparser::ast::Expr, ParserError>> {
+        self.0.parse_infix(parser, expr, precedence)
+    }
+    fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+        self.0.parse_statement(parser)
+    }
+    fn require_interval_qualifier(&self) -> bool {
+        self.0.require_interval_qualifier()
+    }
+    fn supports_limit_comma(&self) -> bool {
+        self.0.supports_limit_comma()
+    }
+    fn supports_create_table_select(&self) -> bool {
+        self.0.supports_create_table_select()
+    }
+    fn supports_insert_set(&self) -> bool {
+        self.0.supports_insert_set()
+    }
+    fn supports_user_host_grantee(&self) -> bool {
+        self.0.supports_user_host_grantee()
+    }
+    fn is_table_factor_alias(&self, explicit: bool, kw: &Keyword, parser: &mut Parser) -> bool {
+        self.0.is_table_factor_alias(explicit, kw, parser)
+    }
+    fn supports_table_hints(&self) -> bool {
+        self.0.supports_table_hints()
+    }
+    fn requires_single_line_comment_whitespace(&self) -> bool {
+        self.0.requires_single_line_comment_whitespace()
+    }
+    fn supports_match_against(&self) -> bool {
+        self.0.supports_match_against()
+    }
+    fn supports_set_names(&self) -> bool {
+        self.0.supports_set_names()
+    }
+    fn supports_comma_separated_set_assignments(&self) -> bool {
+        self.0.supports_comma_separated_set_assignments()
+    }
+    fn supports_data_type_signed_suffix(&self) -> bool {
+        self.0.supports_data_type_signed_suffix()
+    }
+    fn supports_cross_join_constraint(&self) -> bool {
+        self.0.supports_cross_join_constraint()
+    }
+}
