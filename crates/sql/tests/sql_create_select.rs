@@ -186,3 +186,24 @@ fn the_committer_gets_the_generated_definition_and_the_rows_in_one_transaction()
     let _ = err(&mut s, "CREATE TABLE f SELECT nope FROM src");
     assert_eq!(rec.ddl.lock().unwrap().len(), 1);
 }
+
+#[test]
+fn privileges_are_create_and_insert_on_the_table_and_select_on_the_sources() {
+    let srv = server();
+    let _accounts = common::attach_accounts(&srv);
+    let mut root = srv.session("root", "localhost");
+    setup(&mut root);
+    q(&mut root, "CREATE USER 'app'@'%' IDENTIFIED BY 'pw'");
+    q(&mut root, "GRANT CREATE ON d.* TO 'app'@'%'");
+    let mut app = srv.session("app", "10.0.0.1");
+    // CREATE alone: INSERT on the new table is missing (1142).
+    assert_eq!(err(&mut app, "CREATE TABLE d.n SELECT id FROM d.src").code(), 1142);
+    q(&mut root, "GRANT INSERT ON d.* TO 'app'@'%'");
+    let mut app = srv.session("app", "10.0.0.1");
+    // SELECT on the source is missing.
+    assert_eq!(err(&mut app, "CREATE TABLE d.n SELECT id FROM d.src").code(), 1142);
+    q(&mut root, "GRANT SELECT ON d.src TO 'app'@'%'");
+    let mut app = srv.session("app", "10.0.0.1");
+    q(&mut app, "CREATE TABLE d.n SELECT id FROM d.src");
+    assert_eq!(rows(&mut root, "SELECT COUNT(*) FROM d.n"), vec![vec!["3"]]);
+}
