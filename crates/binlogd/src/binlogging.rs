@@ -268,6 +268,18 @@ impl TxnCommitter for Binlogging {
         info.map(|i| sql::CommitOutcome { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
     }
 
+    fn commit_ddl_rows(
+        &self,
+        txn: Txn,
+        db: Option<&str>,
+        query: &str,
+        changes: TxnChanges,
+        gtid_next: GtidNext,
+        context: Option<Arc<commit::QueryContext>>,
+    ) -> SqlResult<sql::CommitOutcome> {
+        self.commit_ddl_rows_with(txn, db, query, changes, gtid_next, context)
+    }
+
     fn commit_ddl(
         &self,
         txn: Txn,
@@ -281,6 +293,33 @@ impl TxnCommitter for Binlogging {
         let info = match gtid_next {
             // An assigned GTID is logged with the DDL (the replica applier preserves the
             // source's GTIDs for DDL too); one already executed skips the statement.
+            GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
+                commit::GtidNext::Owned(owned) => self.coordinator.commit(request.with_gtid(owned)),
+                commit::GtidNext::AlreadyExecuted => {
+                    self.coordinator.rollback(request.txn).map_err(|e| to_sql_error(&e))?;
+                    return Ok(sql::CommitOutcome { gtid: None });
+                }
+            },
+            _ => self.coordinator.commit(request),
+        };
+        info.map(|i| sql::CommitOutcome { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
+    }
+}
+
+impl Binlogging {
+    fn commit_ddl_rows_with(
+        &self,
+        txn: Txn,
+        db: Option<&str>,
+        query: &str,
+        changes: TxnChanges,
+        gtid_next: GtidNext,
+        context: Option<Arc<commit::QueryContext>>,
+    ) -> SqlResult<sql::CommitOutcome> {
+        let db = db.unwrap_or("");
+        let (txn, cache) = self.build_cache(txn, &changes)?;
+        let request = with_context(commit::CommitRequest::ddl_rows(txn, db, query, cache), context);
+        let info = match gtid_next {
             GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
                 commit::GtidNext::Owned(owned) => self.coordinator.commit(request.with_gtid(owned)),
                 commit::GtidNext::AlreadyExecuted => {

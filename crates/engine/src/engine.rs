@@ -424,6 +424,11 @@ enum Ddl {
     /// The table's foreign keys become the list given (ALTER TABLE ADD/DROP FOREIGN KEY), after
     /// adding the supporting indexes given: metadata only, rows unchanged.
     SetForeignKeys(TableId, Vec<ForeignKeyDef>, Vec<IndexDef>),
+    /// CREATE TABLE ... SELECT: a new table holding exactly these rows (normalized to the
+    /// schema, checked for duplicate keys when staged), created by one DDL step so that the
+    /// table and its rows are both there or both gone after a crash (MySQL 8.0.21's atomic
+    /// CREATE TABLE ... SELECT, WL#13355).
+    CreateTableRows(TableSchema, Vec<Row>),
 }
 
 // Format (ddl): u8 op | 1: schema; 2 drop, 3 truncate: u32 table; 4: u32 table, index;
@@ -464,6 +469,15 @@ fn encode_ddl(d: &Ddl) -> Vec<u8> {
                 encode_index(&mut b, i);
             }
             crate::foreign_keys::encode(&mut b, fks);
+        }
+        // 24: schema, u32 row count, rows (code clear of other lanes' new DDL kinds).
+        Ddl::CreateTableRows(s, rows) => {
+            b.put_u8(24);
+            encode_schema(&mut b, s);
+            b.put_u32(rows.len() as u32);
+            for r in rows {
+                crate::value::encode_row(&mut b, r);
+            }
         }
     }
     b
@@ -620,6 +634,16 @@ fn decode_ddl_from(r: &mut Reader<'_>) -> Result<Ddl> {
             let n = r.u16()?;
             let indexes = (0..n).map(|_| decode_index(r)).collect::<Result<Vec<_>>>()?;
             Ddl::SetForeignKeys(t, crate::foreign_keys::decode(r)?, indexes)
+        }
+        24 => {
+            let s = decode_schema(r)?;
+            let n = r.u32()?;
+            // No allocation on the count: each row is read from the bytes present.
+            let mut rows = Vec::new();
+            for _ in 0..n {
+                rows.push(crate::value::decode_row(r)?);
+            }
+            Ddl::CreateTableRows(s, rows)
         }
         _ => return Err(r.corrupt()),
     };
@@ -894,6 +918,28 @@ impl Engine {
         let step = inner.stage(txn, Ddl::CreateTable(schema), true)?;
         let id = match &step.ddl {
             Ddl::CreateTable(s) => s.id,
+            _ => unreachable!("staged what was given"),
+        };
+        txn.ddl.push(step);
+        Ok(id)
+    }
+
+    /// Stages CREATE TABLE ... SELECT in DDL transaction `txn`: a new table holding exactly
+    /// `rows` (normalized to `schema`; 1062 on a duplicate primary or unique key, nothing
+    /// staged). The DdlPrepare record logs the rows with the schema, so recovery installs the
+    /// table with its rows or not at all. Returns the id the table will have.
+    pub fn create_table_with_rows_in(
+        &self,
+        txn: &mut Txn,
+        mut schema: TableSchema,
+        rows: Vec<Row>,
+    ) -> Result<TableId> {
+        let inner = &self.inner;
+        inner.enter_ddl(txn)?;
+        schema.validate()?;
+        let step = inner.stage(txn, Ddl::CreateTableRows(schema, rows), true)?;
+        let id = match &step.ddl {
+            Ddl::CreateTableRows(s, _) => s.id,
             _ => unreachable!("staged what was given"),
         };
         txn.ddl.push(step);
@@ -1715,6 +1761,27 @@ impl Inner {
                 let built = Some(Arc::new(Table::new(schema.clone())));
                 return Ok(DdlStep { ddl: Ddl::CreateTable(schema), locked: None, built });
             }
+            Ddl::CreateTableRows(mut schema, mut rows) => {
+                let mut c = self.catalog.write();
+                let lname = schema.name.to_ascii_lowercase();
+                if c.names.contains_key(&lname) || c.reserved.contains_key(&lname) {
+                    return Err(Error::TableExists { name: schema.name });
+                }
+                if live {
+                    schema.id = c.next_id.max(1);
+                }
+                for r in &mut rows {
+                    if r.len() != schema.columns.len() {
+                        return Err(Error::InvalidSchema { reason: "a row has the column count" });
+                    }
+                    schema.normalize_row(r)?;
+                }
+                let built = alter::filled(schema.clone(), &rows)?;
+                c.next_id = c.next_id.max(schema.id + 1);
+                c.reserved.insert(lname, schema.id);
+                let ddl = Ddl::CreateTableRows(schema, rows);
+                return Ok(DdlStep { ddl, locked: None, built: Some(Arc::new(built)) });
+            }
             other => other,
         };
         let id = ddl_table(&other).expect("every DDL but CREATE TABLE names its table");
@@ -1740,7 +1807,7 @@ impl Inner {
                 .and_then(|()| alter::replaced(&t, schema.clone(), rows.as_deref()))
                 .map(Some),
             Ddl::SetForeignKeys(_, fks, indexes) => with_foreign_keys(&t, fks, indexes).map(Some),
-            Ddl::CreateTable(_) => unreachable!("handled above"),
+            Ddl::CreateTable(_) | Ddl::CreateTableRows(..) => unreachable!("handled above"),
         };
         match built {
             Ok(b) => Ok(DdlStep { ddl: other, locked: Some(t), built: b.map(Arc::new) }),
@@ -1760,7 +1827,7 @@ impl Inner {
         for step in steps {
             match (step.ddl, step.built) {
                 (Ddl::DropTable(id), _) => c.remove(id),
-                (Ddl::CreateTable(s), Some(t)) => {
+                (Ddl::CreateTable(s) | Ddl::CreateTableRows(s, _), Some(t)) => {
                     c.reserved.remove(&s.name.to_ascii_lowercase());
                     stamp_definition(&t, None, seq);
                     c.install(t);
@@ -1787,7 +1854,7 @@ impl Inner {
     /// Undoes the staging of a DDL transaction that rolls back.
     fn unstage_ddl(&self, steps: Vec<DdlStep>) {
         for step in steps {
-            if let Ddl::CreateTable(s) = &step.ddl {
+            if let Ddl::CreateTable(s) | Ddl::CreateTableRows(s, _) = &step.ddl {
                 self.catalog.write().reserved.remove(&s.name.to_ascii_lowercase());
             }
             if let Ddl::Replace(id, s, _) = &step.ddl {
@@ -2490,6 +2557,9 @@ impl Inner {
         let mut c = self.catalog.write();
         match ddl {
             Ddl::CreateTable(s) => c.install(Arc::new(Table::new(s))),
+            Ddl::CreateTableRows(s, rows) => {
+                c.install(Arc::new(alter::filled(s, &rows).map_err(|_| corrupt())?))
+            }
             Ddl::DropTable(id) => c.remove(id),
             Ddl::Truncate(id) => {
                 let t = c.tables.get(&id).cloned().ok_or_else(corrupt)?;
@@ -2580,7 +2650,7 @@ impl Inner {
 
 fn ddl_table(d: &Ddl) -> Option<TableId> {
     match d {
-        Ddl::CreateTable(_) => None,
+        Ddl::CreateTable(_) | Ddl::CreateTableRows(..) => None,
         Ddl::DropTable(t)
         | Ddl::Truncate(t)
         | Ddl::CreateIndex(t, _)

@@ -504,7 +504,16 @@ impl Session {
             Stmt::DropDatabase { name, .. } => self.need_database(Privileges::DROP, name),
             Stmt::CreateTable(ct) => {
                 self.need_table(Privileges::CREATE, "CREATE", &ct.table)?;
-                self.need_references(&ct.table, &ct.foreign_keys)
+                self.need_references(&ct.table, &ct.foreign_keys)?;
+                // CREATE TABLE ... SELECT: also INSERT on the new table and SELECT on what
+                // the SELECT reads (mysqld's `create_table_precheck`).
+                let Some(cs) = &ct.select else { return Ok(()) };
+                self.need_table(Privileges::INSERT, "INSERT", &ct.table)?;
+                if cs.select.is_multi() {
+                    self.check_multi_select(&cs.select)
+                } else {
+                    self.check_privileges(&Stmt::Select((*cs.select).clone()))
+                }
             }
             Stmt::CreateIndex { table, .. } | Stmt::DropIndex { table, .. } => {
                 self.need_table(Privileges::INDEX, "INDEX", table)

@@ -643,6 +643,22 @@ pub struct CreateTable {
     pub collate: Option<String>,
     /// `[CONSTRAINT [sym]] FOREIGN KEY ...` clauses, in order.
     pub foreign_keys: Vec<FkSpec>,
+    /// `CREATE TABLE ... [IGNORE | REPLACE] [AS] SELECT ...` (`ddl/create_select.rs`).
+    pub select: Option<CreateSelect>,
+    /// `CREATE TABLE ... START TRANSACTION` (MySQL 8.0.21+, what mysqld logs for CREATE TABLE
+    /// ... SELECT in row format): the table is created and a transaction begins, which the
+    /// statement's row events join.
+    pub start_transaction: bool,
+}
+
+/// The SELECT part of `CREATE TABLE ... SELECT`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateSelect {
+    pub select: Box<Select>,
+    /// `IGNORE` (duplicates skipped with warning 1062) or `REPLACE` (a later row replaces
+    /// the earlier); neither: a duplicate is error 1062.
+    pub ignore: bool,
+    pub replace: bool,
 }
 
 /// `[CONSTRAINT [symbol]] FOREIGN KEY [index_name] (cols) REFERENCES parent (cols)

@@ -194,6 +194,21 @@ pub trait TxnCommitter: Send + Sync {
         context: Option<Arc<commit::QueryContext>>,
     ) -> Result<CommitOutcome>;
 
+    /// Commits `CREATE TABLE ... SELECT`: DDL transaction `txn` stages the new table with
+    /// its rows, `changes` are those rows (inserts), `query` the CREATE TABLE text to log.
+    /// With a binlog it is one transaction, one two-phase commit: GTID, the QUERY, the rows'
+    /// events, XID (MySQL 8.0.21+ in row format), so after a crash the table and its rows
+    /// are both there or both gone. Otherwise as [`TxnCommitter::commit_ddl`].
+    fn commit_ddl_rows(
+        &self,
+        txn: Txn,
+        db: Option<&str>,
+        query: &str,
+        changes: TxnChanges,
+        gtid_next: GtidNext,
+        context: Option<Arc<commit::QueryContext>>,
+    ) -> Result<CommitOutcome>;
+
     /// True when [`TxnCommitter::commit_deferred`] hands the commit over without blocking
     /// (the caller may then run statements on threads that must not block).
     fn defers(&self) -> bool {
@@ -280,5 +295,18 @@ impl TxnCommitter for EngineCommitter {
         let lsn = self.engine.commit(txn)?;
         self.engine.flush_up_to(lsn)?;
         Ok(CommitOutcome::default())
+    }
+
+    fn commit_ddl_rows(
+        &self,
+        txn: Txn,
+        db: Option<&str>,
+        query: &str,
+        _changes: TxnChanges,
+        gtid: GtidNext,
+        context: Option<Arc<commit::QueryContext>>,
+    ) -> Result<CommitOutcome> {
+        // The rows are in the DDL transaction itself: the same one-phase commit.
+        self.commit_ddl(txn, db, query, gtid, context)
     }
 }

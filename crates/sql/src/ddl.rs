@@ -18,6 +18,7 @@ use super::session::{Session, Warning};
 use super::vars::Var;
 
 mod alter;
+mod create_select;
 
 fn note(code: u16, message: String) -> Warning {
     Warning { level: "Note", code, message }
@@ -75,6 +76,10 @@ impl Session {
                         tables
                     }
                 }
+            }
+            Stmt::CreateTable(ct) if ct.select.is_some() => {
+                drop(_guard);
+                return self.create_table_select(ct, txn, sql);
             }
             Stmt::CreateTable(ct) => {
                 server.count("Com_create_table");
@@ -216,6 +221,23 @@ impl Session {
     }
 
     fn create_table(&mut self, txn: &mut Txn, ct: &CreateTable) -> Result<()> {
+        let Some(schema) = self.table_schema_of(ct, &ct.columns)? else { return Ok(()) };
+        let name = &ct.table.name;
+        self.server.engine.create_table_in(txn, schema).map_err(|e| match e {
+            engine::Error::TableExists { .. } => SqlError::TableExists(name.clone()),
+            e => SqlError::Engine(e),
+        })?;
+        Ok(())
+    }
+
+    /// The definition CREATE TABLE `ct` gives a new table with columns `column_specs` (its
+    /// own, or with CREATE TABLE ... SELECT's added); None when the table exists and IF NOT
+    /// EXISTS was given (note 1050 added).
+    pub(super) fn table_schema_of(
+        &mut self,
+        ct: &CreateTable,
+        column_specs: &[crate::ast::ColumnSpec],
+    ) -> Result<Option<TableSchema>> {
         let TableRef { db, name } = &ct.table;
         let db = match db {
             Some(d) => d.clone(),
@@ -229,7 +251,7 @@ impl Session {
         if self.server.engine.table_id(&full).is_some() {
             if ct.if_not_exists {
                 self.warnings.push(note(1050, SqlError::TableExists(name.clone()).to_string()));
-                return Ok(());
+                return Ok(None);
             }
             return Err(SqlError::TableExists(name.clone()));
         }
@@ -241,9 +263,10 @@ impl Session {
             ct.collate.as_deref(),
             self.server.database_collation(&db),
         )?;
-        let mut columns = Vec::with_capacity(ct.columns.len());
-        for (i, c) in ct.columns.iter().enumerate() {
-            if ct.columns[..i].iter().any(|o| o.column.name.eq_ignore_ascii_case(&c.column.name)) {
+        let mut columns = Vec::with_capacity(column_specs.len());
+        for (i, c) in column_specs.iter().enumerate() {
+            if column_specs[..i].iter().any(|o| o.column.name.eq_ignore_ascii_case(&c.column.name))
+            {
                 return Err(SqlError::DuplicateColumn(c.column.name.clone()));
             }
             let mut col = c.column.clone();
@@ -269,7 +292,7 @@ impl Session {
                 .ok_or_else(|| SqlError::KeyColumnMissing(n.to_string()))
         };
         let inline_pk: Vec<usize> =
-            ct.columns.iter().enumerate().filter(|(_, c)| c.primary).map(|(i, _)| i).collect();
+            column_specs.iter().enumerate().filter(|(_, c)| c.primary).map(|(i, _)| i).collect();
         let primary_key = match (&ct.primary_key, inline_pk.len()) {
             (Some(_), 1..) => return Err(SqlError::MultiplePrimaryKey),
             (Some(cols), 0) => cols.iter().map(|c| position(c)).collect::<Result<Vec<_>>>()?,
@@ -302,11 +325,7 @@ impl Session {
             _ => return Err(SqlError::WrongAutoKey),
         }
         self.fk_define(&db, &mut schema, &ct.foreign_keys)?;
-        self.server.engine.create_table_in(txn, schema).map_err(|e| match e {
-            engine::Error::TableExists { .. } => SqlError::TableExists(name.clone()),
-            e => SqlError::Engine(e),
-        })?;
-        Ok(())
+        Ok(Some(schema))
     }
 }
 

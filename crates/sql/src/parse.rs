@@ -30,6 +30,7 @@ use accounts::Privileges;
 
 mod alter;
 mod dialect;
+mod create_select;
 mod query_expr;
 mod views;
 mod window;
@@ -607,6 +608,9 @@ impl Front<'_> {
         }
         if self.create_like_ahead() {
             return self.create_like();
+        }
+        if let Some(s) = self.create_table_extras()? {
+            return Ok(s);
         }
         if self.rename_tables_ahead() {
             return self.rename_tables();
@@ -1932,9 +1936,14 @@ impl Front<'_> {
         if ct.temporary {
             return Err(unsupported("TEMPORARY tables"));
         }
-        if ct.query.is_some() {
-            return Err(unsupported("CREATE TABLE ... SELECT"));
-        }
+        let select = match &ct.query {
+            Some(q) => Some(CreateSelect {
+                select: Box::new(self.query(q)?),
+                ignore: false,
+                replace: false,
+            }),
+            None => None,
+        };
         if ct.like.is_some() || ct.clone.is_some() {
             return Err(unsupported("CREATE TABLE ... LIKE"));
         }
@@ -2011,6 +2020,8 @@ impl Front<'_> {
             charset,
             collate,
             foreign_keys,
+            select,
+            start_transaction: false,
         }))
     }
 

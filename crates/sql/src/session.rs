@@ -905,7 +905,16 @@ impl Session {
             ddl => {
                 self.commit_open()?;
                 self.ddl_allowed()?;
-                self.writing(|s| s.ddl(ddl, sql))
+                let out = self.writing(|s| s.ddl(ddl, sql))?;
+                if matches!(ddl, Stmt::CreateTable(ct) if ct.start_transaction) {
+                    // `CREATE TABLE ... START TRANSACTION` (what mysqld logs for CREATE
+                    // TABLE ... SELECT): the rows that follow run in one transaction. The
+                    // table is committed first here, not with the rows (see
+                    // ddl/create_select.rs).
+                    self.txn = Some(self.new_txn());
+                    self.start_access(false);
+                }
+                Ok(out)
             }
         }
     }

@@ -251,7 +251,27 @@ impl<E: Engine> Inner<E> {
                 Event::new(header, EventBody::Xid(XidEvent { xid: *xid }))
                     .encode(&self.ctx, 0, &mut rest)?;
             }
-            PreparedWork::Ddl { xid, db, query, context, .. } => {
+            PreparedWork::Ddl { xid, db, query, context, rows: Some(rows), .. } => {
+                // CREATE TABLE ... SELECT (mysqld 8.0.21+ `select_create::binlog_show_create_table`
+                // then the rows in the same transaction cache): QUERY `CREATE TABLE ... START
+                // TRANSACTION` with the session's values, the rows, XID. Recovery finds the XID
+                // event like a row transaction's.
+                let mut status = StatusVars::mysql80_ddl(db, None);
+                let mut thread_id = 0;
+                if let Some(c) = context {
+                    let dbs = status.updated_db_names.take();
+                    status = c.status.clone();
+                    status.updated_db_names = dbs;
+                    status.ddl_xid = None;
+                    thread_id = c.thread_id;
+                }
+                let q = QueryEvent::new(thread_id, 0, db, query, &status)?;
+                Event::new(header, EventBody::Query(q)).encode(&self.ctx, 0, &mut rest)?;
+                rest.extend_from_slice(rows);
+                Event::new(header, EventBody::Xid(XidEvent { xid: *xid }))
+                    .encode(&self.ctx, 0, &mut rest)?;
+            }
+            PreparedWork::Ddl { xid, db, query, context, rows: None, .. } => {
                 // MySQL 8.0's atomic DDL: the QUERY event names the DDL's XID
                 // (Q_DDL_LOGGED_WITH_XID), which binlog recovery collects with the XID events'
                 // (`Binlog_recovery::process_atomic_ddl`, sql/binlog/recovery.cc).

@@ -41,6 +41,9 @@ pub(super) enum PreparedWork {
         db: String,
         query: String,
         context: Option<Arc<QueryContext>>,
+        /// CREATE TABLE ... SELECT: the rows' events, logged after the QUERY and ended by an
+        /// XID event (the QUERY then carries no `ddl_xid`: the XID event names the xid).
+        rows: Option<Vec<u8>>,
     },
 }
 

@@ -54,6 +54,10 @@ pub enum Work {
     /// A DDL statement `query` run in database `db`, logged as GTID + QUERY naming the DDL's
     /// XID (MySQL 8.0's atomic DDL).
     Ddl { db: String, query: String },
+    /// `CREATE TABLE ... SELECT` in row format (MySQL 8.0.21+, WL#13355): the table created
+    /// by the DDL transaction and its rows, logged as one transaction: GTID + QUERY
+    /// `CREATE TABLE ... START TRANSACTION` + the rows' TABLE_MAP/WRITE_ROWS + XID.
+    DdlRows { db: String, query: String, cache: BinlogCache },
 }
 
 /// Which GTID the transaction gets (`gtid_next`).
@@ -76,6 +80,18 @@ impl<T> CommitRequest<T> {
     /// A DDL transaction (schema changes staged in `txn`) with an automatic GTID.
     pub fn ddl(txn: T, db: impl Into<String>, query: impl Into<String>) -> Self {
         let work = Work::Ddl { db: db.into(), query: query.into() };
+        CommitRequest { txn, work, gtid: GtidChoice::Automatic, context: None }
+    }
+
+    /// A CREATE TABLE ... SELECT: `txn` stages the table with its rows, `query` is the
+    /// CREATE TABLE text to log before the rows in `cache` ([`Work::DdlRows`]).
+    pub fn ddl_rows(
+        txn: T,
+        db: impl Into<String>,
+        query: impl Into<String>,
+        cache: BinlogCache,
+    ) -> Self {
+        let work = Work::DdlRows { db: db.into(), query: query.into(), cache };
         CommitRequest { txn, work, gtid: GtidChoice::Automatic, context: None }
     }
 

@@ -168,7 +168,26 @@ impl<E: Engine> Inner<E> {
                         return Err(engine_error::<E>(e));
                     }
                 };
-                (Some(t), PreparedWork::Ddl { xid, prepare_lsn, db, query, context })
+                (Some(t), PreparedWork::Ddl { xid, prepare_lsn, db, query, context, rows: None })
+            }
+            (mut t, Work::DdlRows { db, query, cache }) => {
+                let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
+                let rows = match cache.finish() {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = self.engine.rollback(t);
+                        return Err(e);
+                    }
+                };
+                let prepare_lsn = match self.engine.prepare(&mut t, xid) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = self.engine.rollback(t);
+                        return Err(engine_error::<E>(e));
+                    }
+                };
+                let rows = Some(rows);
+                (Some(t), PreparedWork::Ddl { xid, prepare_lsn, db, query, context, rows })
             }
         };
         Ok(Prepared::Member(Arc::new(Member {

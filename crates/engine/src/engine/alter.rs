@@ -172,6 +172,13 @@ pub(super) fn build_index(new: &Table, idx: usize, from: &Table) -> Result<Shard
     Ok(map)
 }
 
+/// A new table (CREATE TABLE ... SELECT) holding exactly `rows`, normalized to `schema`
+/// (1062 on a duplicate key); AUTO_INCREMENT continues after the largest value given.
+pub(super) fn filled(schema: TableSchema, rows: &[Row]) -> Result<Table> {
+    let empty = Table::new(schema.clone());
+    rebuilt(&empty, schema, rows)
+}
+
 /// A new table object holding exactly `rows` (each normalized to `schema` here).
 fn rebuilt(t: &Table, schema: TableSchema, rows: &[Row]) -> Result<Table> {
     let new = Table::new(schema);

@@ -57,4 +57,19 @@ impl TxnCommitter for Recording {
         self.ddl_contexts.lock().expect("lock").push(context.clone());
         self.engine.commit_ddl(txn, db, query, gtid, context)
     }
+
+    fn commit_ddl_rows(
+        &self,
+        txn: Txn,
+        db: Option<&str>,
+        query: &str,
+        changes: TxnChanges,
+        gtid: GtidNext,
+        context: Option<std::sync::Arc<commit::QueryContext>>,
+    ) -> Result<CommitOutcome, SqlError> {
+        self.ddl.lock().expect("lock").push((db.map(str::to_string), query.to_string()));
+        self.ddl_contexts.lock().expect("lock").push(context.clone());
+        self.commits.lock().expect("lock").push((changes.clone(), gtid));
+        self.engine.commit_ddl_rows(txn, db, query, changes, gtid, context)
+    }
 }
