@@ -113,6 +113,10 @@ pub enum Func {
     WaitForExecutedGtidSet,
     /// A date or time function (issue 19; `temporal.rs` evaluates it).
     Time(super::timefn::TimeFn),
+    /// A numeric function or bit operator (`eval/mathfn.rs`).
+    Math(crate::eval::mathfn::MathFn),
+    /// NULLIF, base64, SOUNDEX, INET*, COLLATION()... (`eval/morefn.rs`).
+    More(crate::eval::morefn::MoreFn),
 }
 
 /// HEX/UNHEX, JSON, hash, UUID functions and CASTs to JSON/BINARY/CHAR (`json_funcs.rs`).

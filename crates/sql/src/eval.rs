@@ -13,6 +13,8 @@
 
 pub(crate) mod collate;
 pub(crate) mod json_funcs;
+pub mod mathfn;
+pub mod morefn;
 pub mod strfunc;
 
 use std::cmp::Ordering;
@@ -638,6 +640,15 @@ fn eval_collated(coll: u16, e: &Expr, row: &[Value], aggs: &[Value]) -> Result<V
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
             crate::eval::strfunc::call(*f, vals, coll)?
         }
+        // GREATEST/LEAST and NULLIF over strings compare under the aggregated collation.
+        Expr::Func(Func::Math(m), args) => {
+            let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
+            mathfn::call(*m, &vals, coll)?
+        }
+        Expr::Func(Func::More(m), args) => {
+            let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
+            morefn::call(*m, &vals, coll)?
+        }
         other => eval(other, row, aggs)?,
     })
 }
@@ -748,26 +759,10 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
             }
         },
         Func::Bytes(bf) => return crate::eval::json_funcs::eval(bf, a),
-        Func::Round => {
-            let places = match arg(&a, 1) {
-                Value::Null if a.len() > 1 => return Ok(Value::Null),
-                Value::Null => 0,
-                v => num_f64(num(&v).unwrap_or(Num::Dbl(0.0))) as i64,
-            };
-            match arg(&a, 0) {
-                Value::Null => Value::Null,
-                v @ (Value::Int(_) | Value::UInt(_)) if places >= 0 => v,
-                Value::Decimal(d) => {
-                    let s = u8::try_from(places.clamp(0, 30)).unwrap_or(0);
-                    Value::Decimal(d.rescale(s).unwrap_or(d))
-                }
-                v => {
-                    let d = num_f64(num(&v).unwrap_or(Num::Dbl(0.0)));
-                    let m = 10f64.powi(places.clamp(-30, 30) as i32);
-                    Value::Double((d * m).round() / m)
-                }
-            }
-        }
+        // Negative places keep an integer or DECIMAL exact (`mathfn::round`).
+        Func::Round => mathfn::round(&a, false)?,
+        Func::Math(m) => mathfn::call(m, &a, collation::BINARY)?,
+        Func::More(m) => morefn::call(m, &a, collation::BINARY)?,
         Func::UnixTimestamp => match a.pop() {
             None => Value::Int(unix_now().0),
             Some(Value::Null) => Value::Null,

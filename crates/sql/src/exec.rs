@@ -198,7 +198,9 @@ impl Binder<'_> {
 
     /// The collation and derivation of a bound expression (`Item::collation`).
     pub(crate) fn dt(&self, e: &Expr) -> Result<Dt> {
-        use crate::eval::collate::{aggregate, COERCIBLE, EXPLICIT, IGNORABLE, IMPLICIT, NUMERIC};
+        use crate::eval::collate::{
+            aggregate, COERCIBLE, EXPLICIT, IGNORABLE, IMPLICIT, NUMERIC, SYSCONST,
+        };
         let numeric = Dt::new(collation::BINARY, NUMERIC, true);
         let strings = |args: &[&Expr], op: &str| -> Result<Dt> {
             let dts = args.iter().map(|a| self.dt(a)).collect::<Result<Vec<_>>>()?;
@@ -249,6 +251,40 @@ impl Binder<'_> {
                     let rest: Vec<&Expr> = args.iter().skip(1).collect();
                     let dts = rest.iter().map(|a| self.dt(a)).collect::<Result<Vec<_>>>()?;
                     aggregate(&dts, "if", false)?.unwrap_or(numeric)
+                }
+                Func::Math(m) => {
+                    use crate::eval::mathfn::MathFn as M;
+                    match m {
+                        M::Greatest | M::Least => {
+                            let dts =
+                                args.iter().map(|a| self.dt(a)).collect::<Result<Vec<_>>>()?;
+                            if dts.iter().any(|d| d.is_string()) {
+                                strings(&args.iter().collect::<Vec<_>>(), m.name())?
+                            } else {
+                                numeric
+                            }
+                        }
+                        m if m.is_string() => Dt::new(self.conn(), COERCIBLE, true),
+                        _ => numeric,
+                    }
+                }
+                Func::More(m) => {
+                    use crate::eval::morefn::MoreFn as M;
+                    match m {
+                        M::NullIf => match args.first() {
+                            Some(a) => self.dt(a)?,
+                            None => numeric,
+                        },
+                        m if m.is_integer() => numeric,
+                        m if m.is_binary() => Dt::new(collation::BINARY, COERCIBLE, false),
+                        // COLLATION()/CHARSET() answer in the system character set.
+                        M::Collation | M::Charset => Dt::new(33, SYSCONST, true),
+                        _ => Dt::new(self.conn(), COERCIBLE, true),
+                    }
+                }
+                // The session's names are SYSCONST utf8mb3 strings (`Item_func_user`).
+                Func::User | Func::CurrentUser | Func::Database | Func::Version => {
+                    Dt::new(33, SYSCONST, false)
                 }
                 _ => numeric,
             },
@@ -454,6 +490,39 @@ impl Binder<'_> {
                             .collect::<Result<Vec<_>>>()?;
                         Expr::Lit(s.wait_for_executed_gtid_set(&vals)?)
                     }
+                    Func::More(
+                        m @ (crate::eval::morefn::MoreFn::Collation
+                        | crate::eval::morefn::MoreFn::Charset
+                        | crate::eval::morefn::MoreFn::Coercibility),
+                    ) => self.collation_info(*m, args)?,
+                    Func::Math(
+                        m @ (crate::eval::mathfn::MathFn::Greatest
+                        | crate::eval::mathfn::MathFn::Least),
+                    ) => {
+                        let args: Vec<Expr> =
+                            args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
+                        let node = Expr::Func(*f, args);
+                        // Strings (a mix with numbers too, MySQL 8.0) compare under the
+                        // aggregated collation, numbers being strings of the connection's.
+                        let any_string = match &node {
+                            Expr::Func(_, a) => {
+                                a.iter().map(|x| self.dt(x)).collect::<Result<Vec<_>>>()?
+                            }
+                            _ => Vec::new(),
+                        }
+                        .iter()
+                        .any(|d| d.is_string());
+                        if any_string {
+                            self.collated(node, m.name(), true)?
+                        } else {
+                            node
+                        }
+                    }
+                    Func::More(crate::eval::morefn::MoreFn::NullIf) => {
+                        let args: Vec<Expr> =
+                            args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
+                        self.collated(Expr::Func(*f, args), "nullif", false)?
+                    }
                     _ => Expr::Func(*f, args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?),
                 }
             }
@@ -489,6 +558,34 @@ impl Binder<'_> {
 }
 
 impl Binder<'_> {
+    /// `COLLATION(x)`, `CHARSET(x)`, `COERCIBILITY(x)` (`Item_func_collation`,
+    /// `Item_func_charset`, `Item_func_coercibility`): answers of the argument's type, so a
+    /// literal at binding (the argument is bound for its errors, never evaluated).
+    fn collation_info(&mut self, f: crate::eval::morefn::MoreFn, args: &[Expr]) -> Result<Expr> {
+        use crate::eval::morefn::MoreFn as M;
+        let x = match args.first() {
+            Some(x) => self.bind(x)?,
+            None => return Err(SqlError::FunctionArgs("collation".into())),
+        };
+        // The session's names bind to literals; they are SYSCONST utf8mb3 (`Item_func_user`).
+        let d = match args.first() {
+            Some(Expr::Func(
+                Func::User | Func::CurrentUser | Func::Database | Func::Version,
+                _,
+            )) => Dt::new(33, crate::eval::collate::SYSCONST, false),
+            _ => self.dt(&x)?,
+        };
+        let info = collation::by_id(d.id);
+        Ok(Expr::Lit(match f {
+            M::Coercibility => Value::Int(i64::from(d.derivation)),
+            M::Charset => {
+                let name = info.map_or("binary", |c| c.charset.name());
+                Value::Bytes(name.as_bytes().to_vec())
+            }
+            _ => Value::Bytes(info.map_or("binary", |c| c.name).as_bytes().to_vec()),
+        }))
+    }
+
     /// LIKE [ESCAPE c]: always collated (LIKE compares characters of strings).
     #[inline(never)]
     fn bind_like(&mut self, like: &Expr, escape: Option<char>) -> Result<Expr> {
@@ -567,6 +664,7 @@ fn operands(node: &Expr) -> Vec<&Expr> {
             std::iter::once(&**o).chain(whens.iter().map(|(w, _)| w)).collect()
         }
         Expr::Str(StrFunc::Locate, args) => args.iter().take(2).collect(),
+        Expr::Func(Func::Math(_) | Func::More(_), args) => args.iter().collect(),
         Expr::Str(_, args) => args.iter().collect(),
         _ => Vec::new(),
     }
@@ -1986,21 +2084,52 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             Func::Concat | Func::Upper | Func::Lower => MysqlType::VarString,
             Func::Power => MysqlType::Double,
             Func::Abs | Func::Round => args.first().map_or(MysqlType::Double, t),
+            // Item_func::aggregate_type over the arguments that can be the result.
             Func::Coalesce | Func::IfNull => {
-                args.iter().map(t).find(|x| *x != MysqlType::Null).unwrap_or(MysqlType::Null)
+                super::typeagg::aggregate(&args.iter().map(t).collect::<Vec<_>>())
             }
-            Func::If => args.get(1).map_or(MysqlType::Null, t),
+            Func::If => super::typeagg::aggregate(&args.iter().skip(1).map(t).collect::<Vec<_>>()),
+            Func::Math(m) => {
+                use crate::eval::mathfn::MathFn as M;
+                match m {
+                    M::Greatest | M::Least => {
+                        super::typeagg::aggregate(&args.iter().map(t).collect::<Vec<_>>())
+                    }
+                    M::Mod => match args.as_slice() {
+                        [a, b] => expr_type(
+                            &Expr::Binary(BinOp::Mod, Box::new(a.clone()), Box::new(b.clone())),
+                            schema,
+                            aggs,
+                        ),
+                        _ => MysqlType::LongLong,
+                    },
+                    M::Truncate => args.first().map_or(MysqlType::Double, t),
+                    m if m.is_integer() => MysqlType::LongLong,
+                    m if m.is_string() => MysqlType::VarString,
+                    _ => MysqlType::Double,
+                }
+            }
+            Func::More(m) => {
+                use crate::eval::morefn::MoreFn as M;
+                match m {
+                    M::NullIf => args.first().map_or(MysqlType::Null, t),
+                    m if m.is_integer() => MysqlType::LongLong,
+                    _ => MysqlType::VarString,
+                }
+            }
             Func::Bytes(bf) => crate::eval::json_funcs::result_type(*bf),
             Func::Time(f) => temporal::shape(*f, args, &|x| (t(x), 0)).0,
             _ => MysqlType::VarString,
         },
-        Expr::Case { whens, otherwise, .. } => whens
-            .iter()
-            .map(|(_, x)| t(x))
-            .chain(otherwise.iter().map(|x| t(x)))
-            .find(|x| *x != MysqlType::Null)
-            .unwrap_or(MysqlType::Null),
+        Expr::Case { whens, otherwise, .. } => super::typeagg::aggregate(
+            &whens
+                .iter()
+                .map(|(_, x)| t(x))
+                .chain(otherwise.iter().map(|x| t(x)))
+                .collect::<Vec<_>>(),
+        ),
         Expr::Collate(x, _) => t(x),
+        Expr::Collated(_, x) => t(x),
         Expr::Str(f, _) if f.is_integer() => MysqlType::LongLong,
         Expr::Str(..) => MysqlType::VarString,
         _ => MysqlType::LongLong,

@@ -60,6 +60,7 @@ pub mod temporal;
 pub mod timefn;
 mod tracked;
 mod tracker;
+mod typeagg;
 mod typelen;
 pub mod vars;
 mod views;

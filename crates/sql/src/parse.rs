@@ -260,7 +260,9 @@ fn multi_update_list(
     let list = p.parse_comma_separated(Parser::parse_table_and_joins)?;
     let one_table = matches!(list.as_slice(), [t] if t.joins.is_empty()
         && !matches!(t.relation, sp::TableFactor::NestedJoin { .. }));
-    if one_table {
+    // `UPDATE IGNORE t SET ...` runs as a one-table multi-table UPDATE, which honours IGNORE
+    // (sqlparser would read IGNORE as the table's name).
+    if one_table && !ignore {
         return Err(sqlparser::parser::ParserError::ParserError("one table".into()));
     }
     p.expect_keyword(Keyword::SET)?;
@@ -2063,6 +2065,28 @@ impl Front<'_> {
             {
                 self.row_compare(left, op, right)?
             }
+            E::BinaryOp {
+                left,
+                op:
+                    op @ (sp::BinaryOperator::BitwiseAnd
+                    | sp::BinaryOperator::BitwiseOr
+                    | sp::BinaryOperator::BitwiseXor
+                    | sp::BinaryOperator::PGBitwiseShiftLeft
+                    | sp::BinaryOperator::PGBitwiseShiftRight),
+                right,
+            } => {
+                use crate::eval::mathfn::MathFn as M;
+                let f = match op {
+                    sp::BinaryOperator::BitwiseAnd => M::BitAnd,
+                    sp::BinaryOperator::BitwiseOr => M::BitOr,
+                    sp::BinaryOperator::BitwiseXor => M::BitXor,
+                    sp::BinaryOperator::PGBitwiseShiftLeft => M::ShiftLeft,
+                    _ => M::ShiftRight,
+                };
+                let l = self.expr(left)?;
+                let r = self.expr(right)?;
+                Expr::Func(Func::Math(f), vec![l, r])
+            }
             E::BinaryOp { left, op, right } => {
                 let op = binary_op(op)?;
                 let l = self.expr(left)?;
@@ -2521,6 +2545,18 @@ impl Front<'_> {
             }
             return Ok(Expr::Func(Func::Bytes(bf), xs));
         }
+        if let Some((mf, min, max)) = crate::eval::mathfn::MathFn::by_name(&name) {
+            if xs.len() < min || xs.len() > max {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Func(Func::Math(mf), xs));
+        }
+        if let Some((mf, min, max)) = crate::eval::morefn::MoreFn::by_name(&name) {
+            if xs.len() < min || xs.len() > max {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Func(Func::More(mf), xs));
+        }
         if let Some((tf, min, max)) = time_function(&name) {
             if xs.len() < min || xs.len() > max {
                 return Err(SqlError::FunctionArgs(name));
@@ -2847,6 +2883,9 @@ fn unary(op: &sp::UnaryOperator, x: Expr) -> Result<Expr> {
             x => Expr::Unary(UnOp::Neg, Box::new(x)),
         },
         sp::UnaryOperator::Not | sp::UnaryOperator::BangNot => Expr::Unary(UnOp::Not, Box::new(x)),
+        sp::UnaryOperator::PGBitwiseNot => {
+            Expr::Func(Func::Math(crate::eval::mathfn::MathFn::BitNot), vec![x])
+        }
         other => return Err(unsupported(format!("operator {other}"))),
     })
 }

@@ -281,18 +281,32 @@ pub fn set_abort_on_warning(on: bool) -> bool {
 }
 
 /// Holds [`set_abort_on_warning`] for a write statement's run and restores it when dropped.
-pub struct AbortOnWarning(bool);
+/// `on` false is an INSERT/UPDATE IGNORE: a value the column refuses is then stored as the
+/// type's zero with its warning even under a strict sql_mode (mysqld's IGNORE clears
+/// `abort_on_warning`), where other writes (ALTER, CREATE ... SELECT) keep the strict error.
+pub struct AbortOnWarning(bool, bool);
+
+thread_local! {
+    static IGNORING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 impl AbortOnWarning {
     pub fn new(on: bool) -> AbortOnWarning {
-        AbortOnWarning(set_abort_on_warning(on))
+        let ignoring = IGNORING.with(|c| c.replace(!on));
+        AbortOnWarning(set_abort_on_warning(on), ignoring)
     }
 }
 
 impl Drop for AbortOnWarning {
     fn drop(&mut self) {
         set_abort_on_warning(self.0);
+        IGNORING.with(|c| c.set(self.1));
     }
+}
+
+/// Whether the running write is an INSERT/UPDATE IGNORE (see [`AbortOnWarning`]).
+fn ignoring() -> bool {
+    IGNORING.with(std::cell::Cell::get)
 }
 
 /// A division (or DIV, MOD) by zero: mysqld's `Item_func::signal_divide_by_null`. Without
@@ -977,7 +991,7 @@ fn incorrect(kind: &'static str, v: &Value, col: &Column, row: u64) -> SqlError 
 /// (mysqld's `Field::set_datetime_warning`, then the zero value).
 fn refuse(kind: &'static str, v: &Value, col: &Column, row: u64, zero: Value) -> Result<Value> {
     let e = incorrect(kind, v, col, row);
-    if mode().strict {
+    if mode().strict && !ignoring() {
         return Err(e);
     }
     warn(e.code(), e.to_string());
@@ -1033,7 +1047,7 @@ pub fn store(v: Value, col: &Column, row: u64) -> Result<Value> {
             };
             let (c, clamped) = clamp_time(round_us(us, fsp, m.truncate_fractional));
             if clamped {
-                if m.strict {
+                if m.strict && !ignoring() {
                     return Err(incorrect("time", &v, col, row));
                 }
                 warn(1264, format!("Out of range value for column '{}' at row {row}", col.name));
