@@ -126,7 +126,10 @@ pub(crate) fn row_value(c: &Column, v: &Value) -> BinValue {
             let doc = Json::parse(b).map(|d| d.to_text()).unwrap_or_else(|_| b"null".to_vec());
             json_row_value(&doc)
         }
-        (_, Value::Bytes(b)) => BinValue::Bytes(b.clone()),
+        // TINY/MEDIUM/LONGTEXT: the column's character set's bytes (see `to_bin_row`).
+        (_, Value::Bytes(b)) => {
+            BinValue::Bytes(collation::encode_lossy(c.charset(), b).into_owned())
+        }
         (_, other) => BinValue::Bytes(other.to_string().into_bytes()),
     }
 }
