@@ -279,6 +279,26 @@ pub struct Grant {
 }
 
 impl Grant {
+    /// [`Grant::is_on`] with names compared exactly when `case_sensitive`
+    /// (`lower_case_table_names = 0`: `mysql.db` and `mysql.tables_priv` keys are binary).
+    pub fn is_on_names(&self, db: &str, table: Option<&str>, case_sensitive: bool) -> bool {
+        if !case_sensitive {
+            return self.is_on(db, table);
+        }
+        self.db == db && self.table.as_deref() == table
+    }
+
+    /// [`Grant::db_matches`] with names compared exactly when `case_sensitive`.
+    pub fn db_matches_names(&self, db: &str, case_sensitive: bool) -> bool {
+        if !case_sensitive {
+            return self.db_matches(db);
+        }
+        if self.table.is_some() {
+            return self.db == db;
+        }
+        crate::wild_compare(db.as_bytes(), self.db.as_bytes())
+    }
+
     /// True if this grant is the one on `db` (and `table`).
     pub fn is_on(&self, db: &str, table: Option<&str>) -> bool {
         self.db.eq_ignore_ascii_case(db)
@@ -317,14 +337,26 @@ impl Account {
     /// (`sql/auth/sql_auth_cache.cc`, `acl_get`): an exact name first, then patterns with the
     /// longer literal prefix.
     pub fn granted_on(&self, db: &str, table: Option<&str>) -> Privileges {
+        self.granted_on_names(db, table, false)
+    }
+
+    /// [`Account::granted_on`], names compared exactly when `case_sensitive`
+    /// (`lower_case_table_names = 0`).
+    pub fn granted_on_names(
+        &self,
+        db: &str,
+        table: Option<&str>,
+        case_sensitive: bool,
+    ) -> Privileges {
         let mut have = self
             .grants
             .iter()
-            .filter(|g| g.table.is_none() && g.db_matches(db))
+            .filter(|g| g.table.is_none() && g.db_matches_names(db, case_sensitive))
             .min_by_key(|g| db_pattern_rank(&g.db))
             .map_or(Privileges::NONE, |g| g.privileges);
         if let Some(t) = table {
-            if let Some(g) = self.grants.iter().find(|g| g.is_on(db, Some(t))) {
+            if let Some(g) = self.grants.iter().find(|g| g.is_on_names(db, Some(t), case_sensitive))
+            {
                 have = have.union(g.privileges);
             }
         }
@@ -334,10 +366,15 @@ impl Account {
     /// True if the account holds any privilege on `db` or a table in it (what `USE db` asks,
     /// as mysqld's `check_db_access` / `acl_get` with table grants counted).
     pub fn any_privilege_in(&self, db: &str) -> bool {
+        self.any_privilege_in_names(db, false)
+    }
+
+    /// [`Account::any_privilege_in`], names compared exactly when `case_sensitive`.
+    pub fn any_privilege_in_names(&self, db: &str, case_sensitive: bool) -> bool {
         // Global privileges count only where they apply to databases (mysqld's DB_ACLS): a
         // global PROCESS or REPLICATION SLAVE opens no database.
         !self.privileges.intersection(Privileges::DB_LEVEL).is_empty()
-            || self.grants.iter().any(|g| g.db_matches(db))
+            || self.grants.iter().any(|g| g.db_matches_names(db, case_sensitive))
     }
 
     /// Adds `privileges` to the account's grant on `db` (`table`), made if missing.
@@ -1100,6 +1137,16 @@ fn load(path: &Path, stored_accounts: Vec<StoredAccount>) -> Result<Vec<Account>
 /// case-insensitive: the grant tables' database patterns (mysqld's `wild_case_compare`,
 /// mysys/mf_wcomp.cc), also the SQL layer's LIKE.
 pub fn wild_case_compare(text: &[u8], pattern: &[u8]) -> bool {
+    wild_match(text, pattern, true)
+}
+
+/// [`wild_case_compare`] with exact characters (mysqld's `wild_compare`, which `acl_get`
+/// uses for database names under `lower_case_table_names = 0`).
+pub fn wild_compare(text: &[u8], pattern: &[u8]) -> bool {
+    wild_match(text, pattern, false)
+}
+
+fn wild_match(text: &[u8], pattern: &[u8], fold: bool) -> bool {
     // Iterative matcher with one backtrack point for the last `%` (linear for typical input).
     let (mut t, mut p) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
@@ -1122,7 +1169,7 @@ pub fn wild_case_compare(text: &[u8], pattern: &[u8]) -> bool {
                     } else {
                         (c, 1)
                     };
-                    if c.eq_ignore_ascii_case(&text[t]) {
+                    if c == text[t] || (fold && c.eq_ignore_ascii_case(&text[t])) {
                         t += 1;
                         p += step;
                         continue;

@@ -511,13 +511,28 @@ impl SqlConnection {
             Output::Ok { affected_rows, last_insert_id, info, warnings } => {
                 out.ok(OkResult { affected_rows, last_insert_id, warnings, info, session_state })
             }
-            Output::Rows { columns, rows } => {
+            Output::Rows { columns: columns_in, rows } => {
                 let results = self.session.results_charset();
                 let columns: Vec<Column> =
-                    columns.iter().map(|c| to_column(&c.for_results(results))).collect();
+                    columns_in.iter().map(|c| to_column(&c.for_results(results))).collect();
+                // Text values in character_set_results (or a latin1 column's own set when it
+                // is NULL); empty when every column goes as computed (the common case).
+                let convert = self.session.result_charsets(&columns_in);
                 out.start_result_set(&columns).await?;
                 for row in rows {
-                    let values: Vec<Value> = row.into_iter().map(to_protocol_value).collect();
+                    let values: Vec<Value> = if convert.is_empty() {
+                        row.into_iter().map(to_protocol_value).collect()
+                    } else {
+                        row.into_iter()
+                            .zip(&convert)
+                            .map(|(v, cs)| match (v, cs) {
+                                (engine::Value::Bytes(b), Some(cs)) => {
+                                    Value::Bytes(collation::encode_lossy(*cs, &b).into_owned())
+                                }
+                                (v, _) => to_protocol_value(v),
+                            })
+                            .collect()
+                    };
                     out.row(&values).await?;
                 }
                 out.end_result_set(self.session.warning_count())
@@ -640,6 +655,10 @@ async fn await_lock(lock: engine::LockWait) -> bool {
 }
 
 impl BackendSession for SqlConnection {
+    fn client_statement(&self, body: &[u8]) -> Option<String> {
+        self.session.client_text(body)
+    }
+
     async fn query(&mut self, sql: &str, out: &mut ResultWriter<'_>) -> protocol::Result<()> {
         if out.multi_statements() && sql::parse::split_statements(sql).len() > 1 {
             let interrupt = self.interrupt();
@@ -682,7 +701,17 @@ impl BackendSession for SqlConnection {
         let prepared = self.statements.get(&stmt_id).cloned().ok_or_else(|| {
             protocol::ErrPacket::unknown_statement(stmt_id, "mysqld_stmt_execute")
         })?;
-        let params: Vec<engine::Value> = params.iter().map(to_engine_value).collect();
+        // String parameters are in character_set_client, as statement text.
+        let params: Vec<engine::Value> = params
+            .iter()
+            .map(|p| match p {
+                Value::Bytes(b) => match self.session.client_text(b) {
+                    Some(text) => engine::Value::Bytes(text.into_bytes()),
+                    None => to_engine_value(p),
+                },
+                p => to_engine_value(p),
+            })
+            .collect();
         let output =
             self.run_prepared(&prepared, &params).await.map_err(|e| to_protocol_error(&e))?;
         self.write(output, out).await

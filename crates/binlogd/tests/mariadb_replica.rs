@@ -8,7 +8,8 @@
 //! The source sessions use utf8mb4_general_ci (45), which both servers know, and one DDL runs
 //! in a latin1 session. Column types: the integers, DECIMAL, DOUBLE, FLOAT, CHAR, VARCHAR,
 //! TEXT, MEDIUMTEXT, BINARY, VARBINARY, BLOB, DATE, TIME(3), YEAR, DATETIME(0/3/6),
-//! TIMESTAMP(6), ENUM, SET and BIT, each logged with its declared type and metadata (MariaDB
+//! TIMESTAMP(6), ENUM, SET and BIT, and latin1/ascii text (latin1 bytes in the row images),
+//! each logged with its declared type and metadata (MariaDB
 //! refuses a mismatch with 1677). Not JSON: MariaDB's applier has no MySQL JSON type (245) and
 //! stops with "Slave received unknown field type field 245"; JSON row images are checked by
 //! python-mysql-replication (binlog_bytes.rs) and by replay into binlogd (binlog_replay.rs).
@@ -119,6 +120,9 @@ CREATE TABLE rd.t19 (
   id INT PRIMARY KEY, f FLOAT, d DATE, tm TIME(3), y YEAR, dt0 DATETIME, dt3 DATETIME(3),
   ts TIMESTAMP(6) NULL, bn BINARY(4), vb VARBINARY(10), bl BLOB, mt MEDIUMTEXT,
   e ENUM('a','b','c'), st SET('x','y','z'), bt BIT(10));
+CREATE TABLE rd.lat (
+  id INT PRIMARY KEY, l VARCHAR(10) CHARACTER SET latin1, c CHAR(3) CHARACTER SET latin1
+  COLLATE latin1_bin, a VARCHAR(5) CHARACTER SET ascii, t TEXT CHARACTER SET latin1);
 ";
 
 const ROWS: &str = "
@@ -164,10 +168,18 @@ INSERT INTO rd.log VALUES ('after', 10);
 ALTER TABLE rd.seq ADD COLUMN extra INT DEFAULT 7 AFTER k, MODIFY v VARCHAR(10) NOT NULL,
   RENAME INDEX v TO v2;
 INSERT INTO rd.seq (v) VALUES ('post');
+INSERT INTO rd.lat VALUES (1, 'café', 'éà', 'ab', 'Ça € ÿ'), (2, NULL, NULL, NULL, NULL);
+UPDATE rd.lat SET l = 'naïve', t = 'Ü' WHERE id = 2;
 ";
 
-const TABLES: [(&str, &str); 5] =
-    [("rd.types", "id"), ("rd.log", "msg, n"), ("rd.seq", "k"), ("rd.l1", "id"), ("rd.t19", "id")];
+const TABLES: [(&str, &str); 6] = [
+    ("rd.types", "id"),
+    ("rd.log", "msg, n"),
+    ("rd.seq", "k"),
+    ("rd.l1", "id"),
+    ("rd.t19", "id"),
+    ("rd.lat", "id"),
+];
 
 fn table_rows(port: u16, table: &str, order: &str) -> String {
     sql(port, "root", "", &format!("{NAMES} SELECT * FROM {table} ORDER BY {order}"))
@@ -220,19 +232,31 @@ fn mariadb_replica_follows_ddl_and_transactions() {
     assert_eq!(field(&st, "Slave_IO_Running"), "Yes", "{st:?}");
     assert_eq!(field(&st, "Master_Server_Id"), "1");
     let tables = sql(maria.port, "root", "", "SHOW TABLES FROM rd");
-    assert_eq!(tables.split_whitespace().collect::<Vec<_>>(), ["l1", "log", "seq", "t19", "types"]);
+    assert_eq!(
+        tables.split_whitespace().collect::<Vec<_>>(),
+        ["l1", "lat", "log", "seq", "t19", "types"]
+    );
     for (table, order) in TABLES {
         let source_rows = table_rows(source.port, table, order);
         assert!(!source_rows.is_empty(), "{table} has rows on the source");
         assert_eq!(table_rows(maria.port, table, order), source_rows, "{table}");
     }
+    // latin1 rows (issue 19): the row images carry latin1 bytes, which MariaDB stores as
+    // they are; both servers hold the same bytes (é is E9, € is 80).
+    let hex = "SELECT id, HEX(l), HEX(c), HEX(a), HEX(t) FROM rd.lat ORDER BY id";
+    let source_hex = sql(source.port, "root", "", hex);
+    assert!(source_hex.contains("636166E9\tE9E0\t6162\tC761208020FF"), "{source_hex}");
+    assert_eq!(sql(maria.port, "root", "", hex), source_hex);
     // DDL after the rows and a DROP DATABASE reach the replica too.
     sql(source.port, "root", "", &format!("{NAMES} DROP TABLE rd.l1; CREATE DATABASE rd2"));
     caught_up(&maria, source.port);
     let dbs = sql(maria.port, "root", "", "SHOW DATABASES LIKE 'rd%'");
     assert_eq!(dbs.split_whitespace().collect::<Vec<_>>(), ["rd", "rd2"]);
     let tables = sql(maria.port, "root", "", "SHOW TABLES FROM rd");
-    assert_eq!(tables.split_whitespace().collect::<Vec<_>>(), ["log", "seq", "t19", "types"]);
+    assert_eq!(
+        tables.split_whitespace().collect::<Vec<_>>(),
+        ["lat", "log", "seq", "t19", "types"]
+    );
     // View DDL (issue 20): CREATE, ALTER and DROP VIEW as binlogd logs them (with the
     // definer spelled out, as mysqld) are applied by the replica.
     sql(

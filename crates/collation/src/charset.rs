@@ -219,3 +219,31 @@ pub fn convert_to_utf8(cs: Charset, s: &[u8]) -> Vec<u8> {
         _ => s.to_vec(),
     }
 }
+
+/// UTF-8 text in `cs`'s bytes, each character `cs` cannot hold (and each invalid UTF-8
+/// sequence) becoming `?`, as mysqld's `copy_and_convert` sends a value to a client whose
+/// `character_set_results` lacks the character. Unicode sets and binary are the bytes as given
+/// (borrowed); so is ASCII text in any set (the common case costs one scan).
+pub fn encode_lossy(cs: Charset, s: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !matches!(cs, Charset::Latin1 | Charset::Ascii) || s.is_ascii() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let text = String::from_utf8_lossy(s);
+    let mut out = Vec::with_capacity(s.len());
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        match convert_from_utf8(cs, c.encode_utf8(&mut buf).as_bytes()) {
+            Ok(b) if c != char::REPLACEMENT_CHARACTER => out.extend_from_slice(&b),
+            _ => out.push(b'?'),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `cs`'s bytes as UTF-8 text (see [`convert_to_utf8`]), borrowed when nothing changes.
+pub fn decode(cs: Charset, s: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !matches!(cs, Charset::Latin1 | Charset::Ascii) || s.is_ascii() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(convert_to_utf8(cs, s))
+}

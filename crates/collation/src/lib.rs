@@ -52,7 +52,10 @@ mod unicode400;
 
 use std::cmp::Ordering;
 
-pub use charset::{convert_from_utf8, convert_to_utf8, is_valid, Charset, ConvertError, CHARSETS};
+pub use charset::{
+    convert_from_utf8, convert_to_utf8, decode, encode_lossy, is_valid, Charset, ConvertError,
+    CHARSETS,
+};
 pub use like::like;
 
 /// How a collation compares (the implementation behind an id).

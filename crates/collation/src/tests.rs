@@ -192,3 +192,13 @@ fn unicode_ci_is_uca_4_0_0() {
     assert_eq!(u("a\t", "a"), Less);
     assert_eq!(u("日", "本"), Less);
 }
+
+#[test]
+fn lossy_encoding_for_results_and_row_images() {
+    assert_eq!(&*encode_lossy(Charset::Latin1, "aé€日".as_bytes()), &[b'a', 0xE9, 0x80, b'?']);
+    assert_eq!(&*encode_lossy(Charset::Ascii, "aé".as_bytes()), b"a?");
+    assert_eq!(&*encode_lossy(Charset::Latin1, &[b'a', 0xFF]), b"a?");
+    assert_eq!(&*encode_lossy(Charset::Utf8mb4, "日".as_bytes()), "日".as_bytes());
+    assert_eq!(&*decode(Charset::Latin1, &[0xE9, 0x80]), "é€".as_bytes());
+    assert!(matches!(decode(Charset::Latin1, b"abc"), std::borrow::Cow::Borrowed(_)));
+}

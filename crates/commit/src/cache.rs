@@ -438,7 +438,12 @@ fn to_bin_row(schema: &TableSchema, row: &Row) -> Vec<BinValue> {
                 };
                 BinValue::Decimal(d.rescale(scale).unwrap_or(*d).to_string())
             }
-            Value::Bytes(b) => BinValue::Bytes(b.clone()),
+            // The engine holds text as UTF-8; a latin1/ascii column's row image carries its
+            // own character set's bytes, as mysqld stores them (every stored value is
+            // representable: the SQL layer refused the others with 1366).
+            Value::Bytes(b) => {
+                BinValue::Bytes(collation::encode_lossy(c.charset(), b).into_owned())
+            }
             Value::DateTime(t) => match c.ty {
                 ColumnType::Timestamp { .. } => BinValue::Timestamp {
                     seconds: u32::try_from(engine::temporal::epoch_seconds(t)).unwrap_or(0),
@@ -583,6 +588,72 @@ mod tests {
             at += size as usize;
         }
         assert_eq!(flags, [(false, 1), (true, 2), (false, 1)]);
+    }
+
+    /// A latin1 / ascii column's row image carries its own character set's bytes (the engine
+    /// holds UTF-8): 'é' is 0xE9, one byte, as mysqld logs it; utf8mb4 columns are unchanged.
+    /// Decoded back by the binlog crate against the TABLE_MAP (FULL metadata: its charset).
+    #[test]
+    fn latin1_columns_are_logged_in_latin1() {
+        let mut latin1 = Column::new("l", ColumnType::VarChar(10));
+        latin1.collation = 8;
+        let mut ascii = Column::new("a", ColumnType::Char(4));
+        ascii.collation = 11;
+        let mut text = Column::new("t", ColumnType::SizedText { len_bytes: 1 });
+        text.collation = 8;
+        let mut t = TableSchema::new(
+            "t",
+            vec![
+                Column::new("id", ColumnType::Integer { bytes: 4, unsigned: false }),
+                latin1,
+                ascii,
+                Column::new("u", ColumnType::VarChar(10)),
+                text,
+            ],
+            vec![0],
+        );
+        t.id = 5;
+        let ctx = FormatContext::mysql80();
+        let mut cache = BinlogCache::new("db1", 3, ctx.clone()).with_full_metadata();
+        let row = vec![
+            Value::Int(1),
+            Value::Bytes("café€".into()),
+            Value::Bytes("ab".into()),
+            Value::Bytes("café".into()),
+            Value::Bytes("Ç".into()),
+        ];
+        cache.insert(&t, &row).expect("insert");
+        let bytes = cache.finish().expect("finish");
+        let (mut map, mut values) = (None, Vec::new());
+        let mut at = 0;
+        while at < bytes.len() {
+            let size = u32::from_le_bytes(bytes[at + 9..at + 13].try_into().expect("4 bytes"));
+            let event = binlog::event::decode_event(&bytes[at..at + size as usize], &ctx, 0)
+                .expect("decode");
+            match event.body {
+                EventBody::TableMap(m) => map = Some(m),
+                EventBody::Rows(r) => {
+                    let m = map.as_ref().expect("map first");
+                    for change in r.rows(m, 0).expect("rows") {
+                        values.extend(change.after.expect("after"));
+                    }
+                }
+                _ => {}
+            }
+            at += size as usize;
+        }
+        let m = map.expect("a table map");
+        assert_eq!(m.character_collations(), Some(vec![8, 11, 255, 8]));
+        assert_eq!(
+            values,
+            vec![
+                BinValue::Int(1),
+                BinValue::Bytes(b"caf\xe9\x80".to_vec()),
+                BinValue::Bytes(b"ab".to_vec()),
+                BinValue::Bytes("café".into()),
+                BinValue::Bytes(vec![0xC7]),
+            ]
+        );
     }
 
     /// A shared TABLE_MAP ([`BinlogCache::map_table`]) gives the same bytes as building it in

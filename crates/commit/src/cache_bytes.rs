@@ -71,7 +71,8 @@ pub(crate) fn column_type(c: &Column) -> Option<(BinType, u16, Option<u16>)> {
             (BinType::BLOB, u16::from(len_bytes), Some(COLLATION_BINARY))
         }
         ColumnType::SizedText { len_bytes } => {
-            (BinType::BLOB, u16::from(len_bytes), Some(COLLATION_UTF8MB4))
+            // The column's own collation (latin1 TEXT is 8), as its row image's bytes are.
+            (BinType::BLOB, u16::from(len_bytes), Some(own_collation(c)))
         }
         ColumnType::Enum => (
             BinType::STRING,
@@ -87,6 +88,16 @@ pub(crate) fn column_type(c: &Column) -> Option<(BinType, u16, Option<u16>)> {
     })
 }
 
+/// A character column's collation for the TABLE_MAP (utf8mb4's default where the column
+/// records none: `binary`, which a text column never has).
+fn own_collation(c: &Column) -> u16 {
+    if c.collation == COLLATION_BINARY {
+        COLLATION_UTF8MB4
+    } else {
+        c.collation
+    }
+}
+
 /// The ENUM and SET columns of a table for the TABLE_MAP's optional metadata:
 /// (is SET, collation, members).
 pub(crate) fn enum_and_set(schema: &engine::TableSchema) -> Vec<(bool, u16, Vec<Vec<u8>>)> {
@@ -95,8 +106,13 @@ pub(crate) fn enum_and_set(schema: &engine::TableSchema) -> Vec<(bool, u16, Vec<
         .iter()
         .filter(|c| matches!(c.ty, ColumnType::Enum | ColumnType::Set))
         .map(|c| {
-            let names = c.elements.iter().map(|e| e.as_bytes().to_vec()).collect();
-            (c.ty == ColumnType::Set, COLLATION_UTF8MB4, names)
+            // Member names in the column's character set, as mysqld logs them.
+            let names = c
+                .elements
+                .iter()
+                .map(|e| collation::encode_lossy(c.charset(), e.as_bytes()).into_owned())
+                .collect();
+            (c.ty == ColumnType::Set, own_collation(c), names)
         })
         .collect()
 }
@@ -126,7 +142,10 @@ pub(crate) fn row_value(c: &Column, v: &Value) -> BinValue {
             let doc = Json::parse(b).map(|d| d.to_text()).unwrap_or_else(|_| b"null".to_vec());
             json_row_value(&doc)
         }
-        (_, Value::Bytes(b)) => BinValue::Bytes(b.clone()),
+        // TINY/MEDIUM/LONGTEXT: the column's character set's bytes (see `to_bin_row`).
+        (_, Value::Bytes(b)) => {
+            BinValue::Bytes(collation::encode_lossy(c.charset(), b).into_owned())
+        }
         (_, other) => BinValue::Bytes(other.to_string().into_bytes()),
     }
 }

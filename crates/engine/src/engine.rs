@@ -686,13 +686,26 @@ struct Catalog {
     with_fks: usize,
     /// How many installed entries are views (0: no statement needs a view lookup).
     views: usize,
+    /// Table names compare case-insensitively (`lower_case_table_names` 1 or 2); false:
+    /// as mysqld on Linux with 0, `t` and `T` are two tables.
+    fold: bool,
 }
 
 impl Catalog {
+    /// The key of a table name in `names` and `reserved`: the name itself, or folded to
+    /// lower case when names are case-insensitive.
+    pub(super) fn key(&self, name: &str) -> String {
+        if self.fold {
+            name.to_ascii_lowercase()
+        } else {
+            name.to_string()
+        }
+    }
+
     fn install(&mut self, t: Arc<Table>) {
         self.next_id = self.next_id.max(t.schema.id + 1);
         let id = t.schema.id;
-        let lname = t.schema.name.to_ascii_lowercase();
+        let lname = self.key(&t.schema.name);
         self.with_fks += usize::from(!t.schema.foreign_keys.is_empty());
         self.views += usize::from(t.schema.view.is_some());
         if let Some(old) = self.tables.insert(id, t) {
@@ -700,7 +713,7 @@ impl Catalog {
             self.views -= usize::from(old.schema.view.is_some());
             // A renamed table gives up its old name, unless a table renamed in the same
             // transaction (a swap) took it already.
-            let old_name = old.schema.name.to_ascii_lowercase();
+            let old_name = self.key(&old.schema.name);
             if old_name != lname && self.names.get(&old_name) == Some(&id) {
                 self.names.remove(&old_name);
             }
@@ -711,7 +724,8 @@ impl Catalog {
 
     fn remove(&mut self, id: TableId) {
         if let Some(old) = self.tables.remove(&id) {
-            self.names.remove(&old.schema.name.to_ascii_lowercase());
+            let key = self.key(&old.schema.name);
+            self.names.remove(&key);
             self.with_fks -= usize::from(!old.schema.foreign_keys.is_empty());
             self.views -= usize::from(old.schema.view.is_some());
             retire(&old);
@@ -1006,7 +1020,7 @@ impl Engine {
         let mut v: Vec<_> = c
             .tables
             .values()
-            .filter(|t| t.schema.foreign_keys.iter().any(|f| f.parent.eq_ignore_ascii_case(parent)))
+            .filter(|t| t.schema.foreign_keys.iter().any(|f| c.key(&f.parent) == c.key(parent)))
             .map(|t| (t.schema.id, t.schema.clone()))
             .collect();
         v.sort_by_key(|(id, _)| *id);
@@ -1019,16 +1033,53 @@ impl Engine {
         self.inner.catalog.read().views > 0
     }
 
-    /// The id of the table named `name` (case-insensitive).
+    /// The id of the table named `name` (case-insensitive unless names are case-sensitive,
+    /// [`Engine::set_name_folding`]).
     pub fn table_id(&self, name: &str) -> Option<TableId> {
-        self.inner.catalog.read().names.get(&name.to_ascii_lowercase()).copied()
+        let c = self.inner.catalog.read();
+        c.names.get(&c.key(name)).copied()
     }
 
-    /// The id and definition of the table named `name` (case-insensitive), read together
-    /// (one catalog lock; no copy of a name already in lower case).
+    /// Whether `a` and `b` name the same table (see [`Engine::table_id`]).
+    pub fn same_table_name(&self, a: &str, b: &str) -> bool {
+        if self.folds_names() {
+            a.eq_ignore_ascii_case(b)
+        } else {
+            a == b
+        }
+    }
+
+    /// Whether table names compare case-insensitively (`lower_case_table_names` 1 or 2).
+    pub fn folds_names(&self) -> bool {
+        self.inner.catalog.read().fold
+    }
+
+    /// `lower_case_table_names`: `fold` makes table names case-insensitive (1, 2), else they
+    /// compare exactly (0, mysqld's default on Linux). Set once at start-up, before any
+    /// session; the name index is rebuilt (no two tables of an old data directory can
+    /// differ only in case, since they were created with folding, so none is lost).
+    pub fn set_name_folding(&self, fold: bool) {
+        let mut c = self.inner.catalog.write();
+        c.fold = fold;
+        let names: Vec<(String, TableId)> =
+            c.tables.values().map(|t| (t.schema.name.clone(), t.schema.id)).collect();
+        let mut rebuilt = HashMap::with_capacity(names.len());
+        for (name, id) in names {
+            rebuilt.insert(c.key(&name), id);
+        }
+        c.names = rebuilt;
+        let reserved: Vec<(String, TableId)> = c.reserved.drain().collect();
+        for (name, id) in reserved {
+            let k = c.key(&name);
+            c.reserved.insert(k, id);
+        }
+    }
+
+    /// The id and definition of the table named `name` (see [`Engine::table_id`]), read
+    /// together (one catalog lock; no copy of a name already in lower case).
     pub fn table_named(&self, name: &str) -> Option<(TableId, Arc<TableSchema>)> {
         let catalog = self.inner.catalog.read();
-        let id = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        let id = if catalog.fold && name.bytes().any(|b| b.is_ascii_uppercase()) {
             catalog.names.get(&name.to_ascii_lowercase())
         } else {
             catalog.names.get(name)
@@ -1749,7 +1800,7 @@ impl Inner {
         let other = match ddl {
             Ddl::CreateTable(mut schema) => {
                 let mut c = self.catalog.write();
-                let lname = schema.name.to_ascii_lowercase();
+                let lname = c.key(&schema.name);
                 if c.names.contains_key(&lname) || c.reserved.contains_key(&lname) {
                     return Err(Error::TableExists { name: schema.name });
                 }
@@ -1828,7 +1879,8 @@ impl Inner {
             match (step.ddl, step.built) {
                 (Ddl::DropTable(id), _) => c.remove(id),
                 (Ddl::CreateTable(s) | Ddl::CreateTableRows(s, _), Some(t)) => {
-                    c.reserved.remove(&s.name.to_ascii_lowercase());
+                    let key = c.key(&s.name);
+                    c.reserved.remove(&key);
                     stamp_definition(&t, None, seq);
                     c.install(t);
                 }
@@ -1855,7 +1907,9 @@ impl Inner {
     fn unstage_ddl(&self, steps: Vec<DdlStep>) {
         for step in steps {
             if let Ddl::CreateTable(s) | Ddl::CreateTableRows(s, _) = &step.ddl {
-                self.catalog.write().reserved.remove(&s.name.to_ascii_lowercase());
+                let mut c = self.catalog.write();
+                let key = c.key(&s.name);
+                c.reserved.remove(&key);
             }
             if let Ddl::Replace(id, s, _) = &step.ddl {
                 alter::unreserve(&mut self.catalog.write(), *id, &s.name);

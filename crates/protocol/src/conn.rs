@@ -744,7 +744,11 @@ impl<B: Backend> Connection<B> {
             }
             command::QUERY => {
                 stats.command(cmd);
-                let sql = statement_text(body)?;
+                let converted = self.session.client_statement(body);
+                let sql = match &converted {
+                    Some(text) => std::borrow::Cow::Borrowed(text.as_str()),
+                    None => statement_text(body)?,
+                };
                 let sql = sql.as_ref();
                 let mut out = ResultWriter::new(
                     &mut self.io,
@@ -801,7 +805,11 @@ impl<B: Backend> Connection<B> {
             }
             command::STMT_PREPARE => {
                 stats.command(cmd);
-                let sql = statement_text(body)?;
+                let converted = self.session.client_statement(body);
+                let sql = match &converted {
+                    Some(text) => std::borrow::Cow::Borrowed(text.as_str()),
+                    None => statement_text(body)?,
+                };
                 let sql = sql.as_ref();
                 self.prepare(sql).await?;
             }

@@ -100,6 +100,14 @@ pub trait BackendSession: Send + 'static {
         out: &mut ResultWriter<'_>,
     ) -> impl Future<Output = Result<()>> + Send;
 
+    /// A COM_QUERY / COM_STMT_PREPARE body in UTF-8 when the session's `character_set_client`
+    /// is not a UTF-8 set (mysqld converts statement text from it, `THD::convert_string`);
+    /// None: the body is read as UTF-8 (the default).
+    fn client_statement(&self, body: &[u8]) -> Option<String> {
+        let _ = body;
+        None
+    }
+
     /// COM_STMT_PREPARE: prepares `sql` under the id the protocol chose (ids are unique per
     /// connection and never reused by it while the statement lives).
     fn prepare(

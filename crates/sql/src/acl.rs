@@ -191,7 +191,9 @@ impl Session {
         let have = self.privileges();
         match self.stored_account() {
             // Database grants match by pattern (`db%`, `db\_1`), see `Account::granted_on`.
-            Some(account) => have.union(account.granted_on(db, table)),
+            Some(account) => {
+                have.union(account.granted_on_names(db, table, self.server.names_case_sensitive()))
+            }
             None => have,
         }
     }
@@ -336,7 +338,9 @@ impl Session {
             // Only global privileges that apply to databases count (mysqld's DB_ACLS): a
             // global PROCESS or REPLICATION CLIENT opens no database.
             !self.privileges().intersection(Privileges::DB_LEVEL).is_empty()
-                || self.stored_account().is_some_and(|a| a.any_privilege_in(db))
+                || self.stored_account().is_some_and(|a| {
+                    a.any_privilege_in_names(db, self.server.names_case_sensitive())
+                })
         } else {
             self.privileges().contains(wanted) || self.privileges_on(db, None).contains(wanted)
         };

@@ -155,6 +155,10 @@ pub enum BytesFunc {
     CastBinary(Option<u32>),
     /// `CAST(x AS CHAR[(n)])`.
     CastChar(Option<u32>),
+    /// `CONVERT(x USING cs)` / `CONVERT(x, CHAR CHARACTER SET cs)` (to = cs), and the bytes a
+    /// latin1/ascii argument has in its character set for byte-level functions (to = binary).
+    /// `from` is the argument's character set, set at binding (`charset_exprs.rs`).
+    Convert(Option<collation::Charset>, collation::Charset),
 }
 
 /// `@@[global.|session.]name` scope.

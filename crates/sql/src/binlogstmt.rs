@@ -204,13 +204,13 @@ impl Session {
     }
 
     fn binlog_target(&self, db: &str, table: &str) -> Result<Target> {
-        let full = format!("{db}.{table}").to_ascii_lowercase();
+        let full = self.server.name_key(&format!("{db}.{table}"));
         let schema = self
             .server
             .engine
             .tables()
             .into_iter()
-            .find(|s| s.name.to_ascii_lowercase() == full)
+            .find(|s| self.server.name_key(&s.name) == full)
             .ok_or_else(|| SqlError::NoSuchTable { db: db.into(), table: table.into() })?;
         Ok(Target { id: schema.id, schema })
     }

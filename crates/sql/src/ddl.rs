@@ -211,12 +211,12 @@ impl Session {
 
     /// Engine schemas of the tables of database `db`.
     pub(crate) fn tables_of(&self, db: &str) -> Vec<std::sync::Arc<TableSchema>> {
-        let prefix = format!("{}.", db.to_ascii_lowercase());
+        let prefix = self.server.name_key(&format!("{db}."));
         self.server
             .engine
             .tables()
             .into_iter()
-            .filter(|t| t.name.to_ascii_lowercase().starts_with(&prefix))
+            .filter(|t| self.server.name_key(&t.name).starts_with(&prefix))
             .collect()
     }
 
@@ -247,7 +247,7 @@ impl Session {
         if name.is_empty() || name.chars().count() > 64 {
             return Err(SqlError::WrongTableName(name.clone()));
         }
-        let full = format!("{db}.{name}");
+        let full = format!("{db}.{}", self.server.stored_name(name));
         if self.server.engine.table_id(&full).is_some() {
             if ct.if_not_exists {
                 self.warnings.push(note(1050, SqlError::TableExists(name.clone()).to_string()));

@@ -247,6 +247,9 @@ impl Binder<'_> {
                         numeric
                     }
                 }
+                Func::Bytes(crate::ast::BytesFunc::Convert(_, to)) => {
+                    crate::charset_exprs::convert_dt(*to)
+                }
                 Func::If => {
                     let rest: Vec<&Expr> = args.iter().skip(1).collect();
                     let dts = rest.iter().map(|a| self.dt(a)).collect::<Result<Vec<_>>>()?;
@@ -523,7 +526,10 @@ impl Binder<'_> {
                             args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
                         self.collated(Expr::Func(*f, args), "nullif", false)?
                     }
-                    _ => Expr::Func(*f, args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?),
+                    _ => {
+                        let args = args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
+                        self.charset_args(*f, args)?
+                    }
                 }
             }
             Expr::AggCall { kind, distinct, arg } => {

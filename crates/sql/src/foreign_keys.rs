@@ -529,7 +529,7 @@ impl Session {
             }
             let pdb = spec.parent.db.clone().unwrap_or_else(|| db.to_string());
             let pfull = format!("{pdb}.{}", spec.parent.name);
-            let self_ref = pfull.eq_ignore_ascii_case(&schema.name);
+            let self_ref = self.server.name_key(&pfull) == self.server.name_key(&schema.name);
             let parent: Option<Arc<TableSchema>> = if self_ref {
                 Some(Arc::new(schema.clone()))
             } else {
@@ -715,7 +715,7 @@ impl Session {
                 let fk = child
                     .foreign_keys
                     .iter()
-                    .find(|f| f.parent.eq_ignore_ascii_case(&t.name))
+                    .find(|f| self.server.name_key(&f.parent) == self.server.name_key(&t.name))
                     .expect("referencing lists tables with such a constraint");
                 return Err(other(
                     3730,
@@ -744,7 +744,7 @@ impl Session {
             let fk = child
                 .foreign_keys
                 .iter()
-                .find(|f| f.parent.eq_ignore_ascii_case(&t.name))
+                .find(|f| self.server.name_key(&f.parent) == self.server.name_key(&t.name))
                 .expect("referencing lists tables with such a constraint");
             let (db, name) = split_engine_name(&child.name);
             return Err(other(
@@ -776,7 +776,9 @@ pub(crate) fn check_drop_index(
         |cols: &[usize]| lookup(schema, cols).is_some() && lookup(&without, cols).is_none();
     let mut used = schema.foreign_keys.iter().any(|f| needed(&f.columns));
     for (_, child) in engine.referencing(&schema.name) {
-        for f in child.foreign_keys.iter().filter(|f| f.parent.eq_ignore_ascii_case(&schema.name)) {
+        for f in
+            child.foreign_keys.iter().filter(|f| engine.same_table_name(&f.parent, &schema.name))
+        {
             let pcols: Option<Vec<usize>> =
                 f.parent_columns.iter().map(|c| schema.column_position(c)).collect();
             used |= pcols.is_some_and(|p| needed(&p));

@@ -134,16 +134,19 @@ impl ResultColumn {
     /// The column as it goes to a client whose `character_set_results` is `results`
     /// (collation id, mbmaxlen; `None` for NULL): mysqld's `Protocol_classic::
     /// send_field_metadata` reports text columns in the results' collation, `column_length`
-    /// = characters × mbmaxlen (TEXT/BLOB: bytes × mbmaxlen). Stored lengths are for
-    /// utf8mb4 (4 bytes a character), the only character set data is stored in.
+    /// = characters × mbmaxlen (TEXT/BLOB: bytes × mbmaxlen). A column's length is in its own
+    /// collation's character set (utf8mb4 for expressions).
     pub fn for_results(&self, results: Option<(u16, u32)>) -> ResultColumn {
         let mut c = self.clone();
+        // `length / item_charset->mbmaxlen * thd_charset->mbmaxlen`: the column's own
+        // character set's mbmaxlen (4 for expressions, 1 for a latin1 column).
+        let own = collation::by_id(self.charset).map_or(4, |c| c.charset.mbmaxlen()).max(1);
         if let (true, Some((collation, mbmaxlen))) = (self.is_text(), results) {
             c.charset = collation;
-            c.length = (self.length / 4).saturating_mul(mbmaxlen);
+            c.length = (self.length / own).saturating_mul(mbmaxlen);
         } else if self.is_text() && self.mysql_type == MysqlType::Blob {
             // No conversion: TEXT's column_length is its byte limit.
-            c.length = self.length / 4;
+            c.length = self.length / own;
         }
         c
     }

@@ -2311,6 +2311,24 @@ impl Front<'_> {
                 let to = temporal_cast_target(data_type)?.unwrap_or(CastTo::Date);
                 Expr::Func(Func::Time(TimeFn::Cast(to)), vec![self.expr(expr)?])
             }
+            // CONVERT(x USING cs), CONVERT(x, CHAR[(n)] CHARACTER SET cs) (charset_exprs.rs).
+            E::Convert { expr, data_type, charset: Some(cs), .. } => {
+                let to = crate::eval::collate::charset_by_name(&cs.to_string())?;
+                let mut x = self.expr(expr)?;
+                if let Some(bf) = data_type.as_ref().and_then(cast_target) {
+                    x = Expr::Func(Func::Bytes(bf), vec![x]);
+                }
+                Expr::Func(Func::Bytes(BytesFunc::Convert(None, to)), vec![x])
+            }
+            E::Convert { expr, data_type: Some(data_type), charset: None, .. }
+                if cast_target(data_type).is_some() =>
+            {
+                let x = self.expr(expr)?;
+                match cast_target(data_type) {
+                    Some(bf) => Expr::Func(Func::Bytes(bf), vec![x]),
+                    None => return Err(unsupported(format!("CONVERT to {data_type}"))),
+                }
+            }
             E::Cast { expr, data_type, format: None, .. } => {
                 let x = self.expr(expr)?;
                 match cast_target(data_type) {

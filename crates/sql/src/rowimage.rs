@@ -36,12 +36,12 @@ pub fn to_engine_row(schema: &TableSchema, values: &[BinValue]) -> Result<Row, (
             if crate::rowimage_bytes::handles(c.ty) {
                 return crate::rowimage_bytes::to_engine_value(v, c).map_err(|why| (i, why));
             }
-            to_engine_value(v, c.ty).map_err(|why| (i, why))
+            to_engine_value(v, c.ty, c.charset()).map_err(|why| (i, why))
         })
         .collect()
 }
 
-fn to_engine_value(v: &BinValue, ty: ColumnType) -> Result<Value, String> {
+fn to_engine_value(v: &BinValue, ty: ColumnType, cs: collation::Charset) -> Result<Value, String> {
     let mismatch = || format!("{v:?} does not fit {ty:?}");
     Ok(match (v, ty) {
         (BinValue::Null, _) => Value::Null,
@@ -62,8 +62,10 @@ fn to_engine_value(v: &BinValue, ty: ColumnType) -> Result<Value, String> {
         (BinValue::Decimal(text), ColumnType::Decimal { .. }) => {
             Value::Decimal(engine::Decimal::parse(text).ok_or_else(mismatch)?)
         }
+        // The row image holds the column's character set's bytes (latin1 from mysqld); the
+        // engine holds text as UTF-8.
         (BinValue::Bytes(b), ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text) => {
-            Value::Bytes(b.clone())
+            Value::Bytes(collation::decode(cs, b).into_owned())
         }
         (BinValue::DateTime(t), ColumnType::DateTime { .. }) => {
             Value::DateTime(commit::datetime_from_binlog(t))

@@ -39,10 +39,13 @@ pub(crate) fn to_engine_value(v: &BinValue, c: &Column) -> Result<Value, String>
             b.resize(n as usize, 0);
             Value::Bytes(b)
         }
-        (
-            BinValue::Bytes(b),
-            ColumnType::VarBinary(_) | ColumnType::Blob { .. } | ColumnType::SizedText { .. },
-        ) => Value::Bytes(b.clone()),
+        (BinValue::Bytes(b), ColumnType::VarBinary(_) | ColumnType::Blob { .. }) => {
+            Value::Bytes(b.clone())
+        }
+        // TEXT in the column's character set's bytes; the engine holds UTF-8.
+        (BinValue::Bytes(b), ColumnType::SizedText { .. }) => {
+            Value::Bytes(collation::decode(c.charset(), b).into_owned())
+        }
         (BinValue::Raw(b), ColumnType::Enum) => {
             let i = le(b).ok_or_else(mismatch)?;
             match usize::try_from(i).ok().and_then(|i| c.elements.get(i.checked_sub(1)?)) {

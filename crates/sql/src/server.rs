@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use engine::{Column, ColumnType, Engine, TableSchema, Txn};
+use engine::{Column, ColumnType, Engine, TableSchema, Txn, Value};
 use parking_lot::{Mutex, RwLock};
 
 use super::admin::{BinlogAdmin, NoBinlog, NoStatus, StatusProvider};
@@ -132,6 +132,8 @@ pub struct Server {
     pub(crate) vars: Variables,
     /// Lower-cased name → name as created.
     databases: RwLock<BTreeMap<String, String>>,
+    /// `lower_case_table_names` (0, 1 or 2), fixed at start-up.
+    lower_case_table_names: u8,
     /// Serializes database-level DDL with table creation (a table is never created in a
     /// database being dropped).
     pub(crate) ddl: Mutex<()>,
@@ -165,6 +167,16 @@ impl Server {
         overrides: &[(String, String)],
     ) -> Result<Arc<Server>> {
         let vars = Variables::new(overrides)?;
+        // lower_case_table_names (start-up only): 0 compares table and database names
+        // exactly, 1 and 2 fold them (1 also stores them in lower case, `names.rs`).
+        let lctn = match vars.global(super::vars::Var::LowerCaseTableNames) {
+            Value::UInt(n) => n.min(2) as u8,
+            Value::Int(n) => n.clamp(0, 2) as u8,
+            _ => 0,
+        };
+        engine.set_name_folding(lctn != 0);
+        let fold = engine.folds_names();
+        let key = |s: &str| if fold { s.to_ascii_lowercase() } else { s.to_string() };
         let lock_wait_at_start = vars.global(super::vars::Var::InnodbLockWaitTimeout);
         let mut databases = BTreeMap::new();
         for t in engine.tables() {
@@ -175,7 +187,7 @@ impl Server {
                 Some((db, _)) => db,
                 None => t.name.as_str(),
             };
-            databases.entry(db.to_ascii_lowercase()).or_insert_with(|| db.to_string());
+            databases.entry(key(db)).or_insert_with(|| db.to_string());
         }
         Ok(Arc::new(Server {
             engine,
@@ -183,6 +195,7 @@ impl Server {
             hooks,
             vars,
             databases: RwLock::new(databases),
+            lower_case_table_names: lctn,
             ddl: Mutex::new(()),
             next_connection_id: AtomicU32::new(1),
             counters: COUNTERS.iter().map(|_| AtomicU64::new(0)).collect(),
@@ -288,13 +301,39 @@ impl Server {
 
     /// The database's name as created, if it exists.
     pub fn database(&self, name: &str) -> Option<String> {
-        self.databases.read().get(&name.to_ascii_lowercase()).cloned()
+        self.databases.read().get(&self.name_key(name)).cloned()
     }
 
     /// The default collation of database `name` (`CREATE DATABASE ... COLLATE`): its marker
     /// table's collation (utf8mb4_0900_ai_ci for databases created before it was kept).
     pub fn database_collation(&self, name: &str) -> u16 {
         self.engine.table_named(name).map_or(collation::DEFAULT, |(_, schema)| schema.collation)
+    }
+
+    /// A database or table name as the catalog compares it: itself under
+    /// `lower_case_table_names = 0`, else in lower case (mysqld's `lower_case_table_names`
+    /// test in `check_db_name` / `tablename_to_filename`).
+    pub fn name_key(&self, name: &str) -> String {
+        if self.engine.folds_names() {
+            name.to_ascii_lowercase()
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// A new database or table name as it is stored: in lower case under
+    /// `lower_case_table_names = 1` (mysqld's `my_casedn_str` on the name), else as given.
+    pub fn stored_name(&self, name: &str) -> String {
+        if self.lower_case_table_names == 1 {
+            name.to_ascii_lowercase()
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// Whether table and database names compare exactly (`lower_case_table_names = 0`).
+    pub fn names_case_sensitive(&self) -> bool {
+        !self.engine.folds_names()
     }
 
     pub fn databases(&self) -> Vec<String> {
@@ -306,6 +345,7 @@ impl Server {
     /// The marker's table collation is the database's default collation.
     pub(crate) fn create_database(&self, txn: &mut Txn, name: &str, collation: u16) -> Result<()> {
         check_db_name(name)?;
+        let name = &self.stored_name(name);
         let marker = TableSchema::new(
             name,
             vec![Column::new("database", ColumnType::Integer { bytes: 1, unsigned: false })],
@@ -318,9 +358,9 @@ impl Server {
 
     /// Stages DROP DATABASE (its tables and its marker) in DDL transaction `txn`.
     pub(crate) fn drop_database(&self, txn: &mut Txn, name: &str) -> Result<()> {
-        let prefix = format!("{}.", name.to_ascii_lowercase());
+        let prefix = self.name_key(&format!("{name}."));
         for t in self.engine.tables() {
-            if t.name.to_ascii_lowercase().starts_with(&prefix) {
+            if self.name_key(&t.name).starts_with(&prefix) {
                 self.engine.drop_table_in(txn, t.id)?;
             }
         }
@@ -333,9 +373,10 @@ impl Server {
     /// Brings the database list in line with the engine's catalog for database `name` (its
     /// marker table), after a DDL transaction on it ended (committed, rolled back, skipped).
     pub(crate) fn refresh_database(&self, name: &str) {
-        let key = name.to_ascii_lowercase();
+        let key = self.name_key(name);
         if self.engine.table_id(name).is_some() {
-            self.databases.write().entry(key).or_insert_with(|| name.to_string());
+            let shown = self.stored_name(name);
+            self.databases.write().entry(key).or_insert(shown);
         } else {
             self.databases.write().remove(&key);
         }

@@ -274,6 +274,19 @@ fn matches_like(pattern: &Option<String>, s: &str) -> bool {
     pattern.as_ref().is_none_or(|p| like(s.as_bytes(), p.as_bytes()))
 }
 
+/// LIKE over database and table names: case-sensitive under `lower_case_table_names = 0`
+/// (mysqld's data dictionary keeps names in utf8mb3_bin then, `dd::Object_table_definition`),
+/// else as [`matches_like`].
+fn matches_name_like(server: &crate::server::Server, pattern: &Option<String>, s: &str) -> bool {
+    if !server.names_case_sensitive() {
+        return matches_like(pattern, s);
+    }
+    let bin = collation::by_name("utf8mb4_bin").map_or(46, |c| c.id);
+    pattern
+        .as_ref()
+        .is_none_or(|p| collation::like(bin, s.as_bytes(), p.as_bytes(), Some(u32::from(b'\\'))))
+}
+
 /// The type text SHOW CREATE TABLE and SHOW COLUMNS print.
 pub(crate) fn type_text(ty: ColumnType) -> String {
     match ty {
@@ -538,7 +551,7 @@ impl Session {
                 all.sort();
                 let r = all
                     .into_iter()
-                    .filter(|d| matches_like(pat, d))
+                    .filter(|d| matches_name_like(&server, pat, d))
                     // mysqld lists only the databases the account holds a privilege in,
                     // unless it has SHOW DATABASES (`sql_show.cc`, `find_files`).
                     .filter(|d| d == "information_schema" || self.may_see_database(d))
@@ -557,7 +570,7 @@ impl Session {
                     .tables_of(&db)
                     .iter()
                     .map(|t| split_engine_name(&t.name).1.to_string())
-                    .filter(|t| matches_like(pat, t))
+                    .filter(|t| matches_name_like(&server, pat, t))
                     // mysqld lists a table only to an account with some privilege on it.
                     .filter(|t| self.may_see_table(&db, t))
                     .collect();
@@ -748,7 +761,7 @@ impl Session {
                 server.count("Com_show_table_status");
                 let db = self.current_db(db)?;
                 let mut tables = self.tables_of(&db);
-                tables.retain(|t| matches_like(pat, split_engine_name(&t.name).1));
+                tables.retain(|t| matches_name_like(&server, pat, split_engine_name(&t.name).1));
                 tables.sort_by(|a, b| a.name.cmp(&b.name));
                 let columns = TABLE_STATUS
                     .iter()

@@ -95,7 +95,7 @@ impl Session {
                 })
             }
         };
-        Ok(format!("{}.{}", db.to_ascii_lowercase(), t.name.to_ascii_lowercase()))
+        Ok(self.server.name_key(&format!("{db}.{}", t.name)))
     }
 
     /// Checks a statement's access to `tables` against the table locks: in LOCK TABLES mode

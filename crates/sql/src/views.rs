@@ -393,7 +393,7 @@ impl Session {
         check: bool,
         chain: &mut Vec<String>,
     ) -> Result<Select> {
-        let key = format!("{}.{}", db.to_ascii_lowercase(), name.to_ascii_lowercase());
+        let key = self.server.name_key(&format!("{db}.{name}"));
         if chain.contains(&key) || chain.len() >= MAX_NESTING {
             return Err(SqlError::Other {
                 code: 1462,

@@ -226,7 +226,7 @@ fn rebuilt(t: &Table, schema: TableSchema, rows: &[Row]) -> Result<Table> {
 
 /// Drops the reservation of `name` by table `id` (end of its DDL transaction).
 pub(super) fn unreserve(c: &mut Catalog, id: TableId, name: &str) {
-    let lname = name.to_ascii_lowercase();
+    let lname = c.key(name);
     if c.reserved.get(&lname) == Some(&id) {
         c.reserved.remove(&lname);
     }
@@ -392,14 +392,14 @@ impl Engine {
         let moving: Vec<TableId> = renames
             .iter()
             .filter(|(id, name)| {
-                c.tables.get(id).is_some_and(|t| !t.schema.name.eq_ignore_ascii_case(name))
+                c.tables.get(id).is_some_and(|t| c.key(&t.schema.name) != c.key(name))
             })
             .map(|(id, _)| *id)
             .collect();
         let staged_renamed = |id: TableId| {
             txn.ddl.iter().any(|s| {
                 matches!(&s.ddl, Ddl::Replace(i, sc, _) if *i == id
-                && c.tables.get(&id).is_some_and(|t| !t.schema.name.eq_ignore_ascii_case(&sc.name)))
+                && c.tables.get(&id).is_some_and(|t| c.key(&t.schema.name) != c.key(&sc.name)))
             })
         };
         let mut taken = Vec::new();
@@ -407,7 +407,7 @@ impl Engine {
             if !moving.contains(id) {
                 continue;
             }
-            let lname = name.to_ascii_lowercase();
+            let lname = c.key(name);
             let holder = c.names.get(&lname).copied();
             let held =
                 holder.is_some_and(|h| h != *id && !moving.contains(&h) && !staged_renamed(h));
@@ -418,7 +418,8 @@ impl Engine {
         }
         for (id, name) in renames {
             if moving.contains(id) {
-                c.reserved.insert(name.to_ascii_lowercase(), *id);
+                let key = c.key(name);
+                c.reserved.insert(key, *id);
             }
         }
         Ok(())

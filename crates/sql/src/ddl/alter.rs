@@ -85,7 +85,7 @@ impl Session {
         if t.name.is_empty() || t.name.chars().count() > 64 || t.name.ends_with(' ') {
             return Err(SqlError::WrongTableName(t.name.clone()));
         }
-        Ok((format!("{db}.{}", t.name), db))
+        Ok((format!("{db}.{}", self.server.stored_name(&t.name)), db))
     }
 
     /// `CREATE TABLE t LIKE src`: the same columns, keys and options, no rows.

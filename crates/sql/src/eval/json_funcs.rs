@@ -113,6 +113,7 @@ fn fname(f: BytesFunc) -> &'static str {
         F::CastJson => "cast_as_json",
         F::CastBinary(_) => "cast_as_binary",
         F::CastChar(_) => "cast_as_char",
+        F::Convert(..) => "convert",
     }
 }
 
@@ -150,6 +151,7 @@ pub(crate) fn refine_column(c: &mut ResultColumn, f: BytesFunc) {
         F::Unhex => binary(c, 1024),
         F::UuidToBin => binary(c, 16),
         F::CastBinary(n) => binary(c, n.unwrap_or(1024)),
+        F::Convert(_, collation::Charset::Binary) => binary(c, 1024),
         F::CastChar(Some(n)) => c.length = n.saturating_mul(4),
         F::Md5 => c.length = 32 * 4,
         F::Sha1 => c.length = 40 * 4,
@@ -801,6 +803,7 @@ pub(crate) fn eval(f: BytesFunc, args: Vec<Value>) -> Result<Value> {
                 Value::Bytes(b)
             }
         },
+        F::Convert(from, to) => crate::charset_exprs::convert(arg(0), from, to),
         F::JsonType => match json_arg(&args, 0, f)? {
             None => Value::Null,
             Some(doc) => Value::Bytes(doc.type_name().as_bytes().to_vec()),

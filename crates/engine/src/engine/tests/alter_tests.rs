@@ -70,7 +70,14 @@ fn alter_rebuilds_rows_and_keeps_them_for_metadata_changes() {
     );
     assert!(same_cell, "a metadata change keeps the rows");
     assert_eq!(e.table_id("t"), None);
+    assert_eq!(e.table_id("t2"), Some(t));
+    // Names compare exactly unless folding is on (lower_case_table_names 0 vs 1/2).
+    assert_eq!(e.table_id("T2"), None);
+    e.set_name_folding(true);
     assert_eq!(e.table_id("T2"), Some(t));
+    assert!(e.same_table_name("t2", "T2"));
+    e.set_name_folding(false);
+    assert!(!e.same_table_name("t2", "T2"));
     // A changed row format without rows is refused; so is a duplicate key in the rows.
     let mut bad = (*e.schema(t).expect("t")).clone();
     bad.columns[2] = Column::new("k", INT);
