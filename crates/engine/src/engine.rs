@@ -1814,7 +1814,7 @@ impl Inner {
             }
             Ddl::CreateTableRows(mut schema, mut rows) => {
                 let mut c = self.catalog.write();
-                let lname = schema.name.to_ascii_lowercase();
+                let lname = c.key(&schema.name);
                 if c.names.contains_key(&lname) || c.reserved.contains_key(&lname) {
                     return Err(Error::TableExists { name: schema.name });
                 }

@@ -29,8 +29,8 @@ use super::timefn::{CastTo, TimeFn, Unit};
 use accounts::Privileges;
 
 mod alter;
-mod dialect;
 mod create_select;
+mod dialect;
 mod query_expr;
 mod views;
 mod window;
