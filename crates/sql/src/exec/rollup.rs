@@ -152,8 +152,8 @@ pub(super) fn groups(
         for (first, mut results) in groups {
             let mut sort = Vec::with_capacity(level);
             results.truncate(r.base);
-            for k in 0..n {
-                let v = if k < level { eval(&plan.group_by[k], &first, &[])? } else { Value::Null };
+            for (k, g) in plan.group_by.iter().enumerate() {
+                let v = if k < level { eval(g, &first, &[])? } else { Value::Null };
                 if k < level {
                     sort.push(keyed(v.clone(), plan.group_colls.get(k).copied().flatten()));
                 }
@@ -172,21 +172,16 @@ pub(super) fn groups(
             all.push((level, sort, (first, results)));
         }
     }
+    // By the group values of the common prefix; then the row with more of them (the less
+    // rolled-up one) first.
     all.sort_by(|(la, a, _), (lb, b, _)| {
-        for k in 0..n {
-            match (k < *la, k < *lb) {
-                (true, true) => {
-                    let o = order_cmp(&a[k], &b[k]);
-                    if o != Ordering::Equal {
-                        return o;
-                    }
-                }
-                (false, true) => return Ordering::Greater,
-                (true, false) => return Ordering::Less,
-                (false, false) => return Ordering::Equal,
+        for (x, y) in a.iter().zip(b) {
+            let o = order_cmp(x, y);
+            if o != Ordering::Equal {
+                return o;
             }
         }
-        Ordering::Equal
+        lb.cmp(la)
     });
     Ok((all.into_iter().map(|(_, _, g)| g).collect(), cut))
 }

@@ -576,7 +576,7 @@ fn partition(w: &Window, keys: &[Keys], rows: &mut [(Row, Vec<Value>)], desc: bo
     };
     let mut dense = 0i64;
     let mut agg = Running::default();
-    for i in 0..n {
+    for (i, (row, res)) in rows.iter_mut().enumerate() {
         let v = match w.func {
             WinFunc::RowNumber => Value::Int(i as i64 + 1),
             WinFunc::Rank => Value::Int(fr.peer_start[i] as i64 + 1),
@@ -605,7 +605,7 @@ fn partition(w: &Window, keys: &[Keys], rows: &mut [(Row, Vec<Value>)], desc: bo
                 match j.filter(|j| *j < n) {
                     Some(j) => vals[j].clone(),
                     None => match w.args.get(2) {
-                        Some(d) => eval(d, &rows[i].0, &rows[i].1)?,
+                        Some(d) => eval(d, row, res)?,
                         None => Value::Null,
                     },
                 }
@@ -617,7 +617,7 @@ fn partition(w: &Window, keys: &[Keys], rows: &mut [(Row, Vec<Value>)], desc: bo
                     WinFunc::LastValue => hi.checked_sub(1),
                     _ => lo.checked_add(usize::try_from(w.n).unwrap_or(usize::MAX) - 1),
                 };
-                match pos.filter(|p| *p >= lo && *p < hi) {
+                match pos.filter(|p| (lo..hi).contains(p)) {
                     Some(p) => vals[p].clone(),
                     None => Value::Null,
                 }
@@ -627,9 +627,7 @@ fn partition(w: &Window, keys: &[Keys], rows: &mut [(Row, Vec<Value>)], desc: bo
                 agg.frame(kind, w, &vals, lo, hi)?
             }
         };
-        let slot = w.slot;
-        let res = &mut rows[i].1;
-        if let Some(x) = res.get_mut(slot) {
+        if let Some(x) = res.get_mut(w.slot) {
             *x = v;
         }
     }

@@ -206,8 +206,10 @@ impl Front<'_> {
             sp::WindowFrameUnits::Range => false,
             sp::WindowFrameUnits::Groups => return Err(SqlError::near("GROUPS")),
         };
-        let wname =
-            spec.window_name.as_ref().map_or("<unnamed window>".to_string(), |n| n.value.clone());
+        let wname = spec
+            .window_name
+            .as_ref()
+            .map_or_else(|| "<unnamed window>".to_string(), |n| n.value.clone());
         let start = self.bound(&fr.start_bound, rows)?;
         let end = match &fr.end_bound {
             None => WinBound::CurrentRow,
