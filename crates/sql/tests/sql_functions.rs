@@ -265,3 +265,14 @@ fn insert_and_update_ignore_store_the_zero_date_with_a_warning() {
     assert_eq!(one(&mut s, "SELECT d FROM t"), "0000-00-00");
     assert_eq!(err(&mut s, "UPDATE t SET d = '2023-02-29'").code(), 1292);
 }
+
+#[test]
+fn ceil_and_floor_of_literals() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    // Was 1235: sqlparser's own CEIL/FLOOR nodes were not converted.
+    assert_eq!(
+        row(&mut s, "SELECT CEIL(1.5), FLOOR(1.5), CEILING(-1.5), FLOOR(-1.5)"),
+        ["2", "1", "-1", "-2"]
+    );
+}
