@@ -114,9 +114,73 @@ pub enum Func {
     /// A date or time function (issue 19; `temporal.rs` evaluates it).
     Time(super::timefn::TimeFn),
     /// A numeric function or bit operator (`eval/mathfn.rs`).
-    Math(crate::eval::mathfn::MathFn),
+    Math(MathFn),
     /// NULLIF, base64, SOUNDEX, INET*, COLLATION()... (`eval/morefn.rs`).
-    More(crate::eval::morefn::MoreFn),
+    More(MoreFn),
+}
+
+/// A numeric function or bit operator (`Func::Math`, `eval/mathfn.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MathFn {
+    Greatest,
+    Least,
+    Truncate,
+    Sign,
+    Mod,
+    Sqrt,
+    Ln,
+    Log,
+    Log2,
+    Log10,
+    Exp,
+    Pi,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Cot,
+    Degrees,
+    Radians,
+    Crc32,
+    Conv,
+    Bin,
+    Oct,
+    BitCount,
+    BitAnd,
+    BitOr,
+    BitXor,
+    ShiftLeft,
+    ShiftRight,
+    BitNot,
+    Rand,
+}
+
+/// NULLIF, base64, SOUNDEX, INET*, COLLATION()... (`Func::More`, `eval/morefn.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoreFn {
+    NullIf,
+    IsNull,
+    BitLength,
+    ToBase64,
+    FromBase64,
+    Soundex,
+    MakeSet,
+    ExportSet,
+    InetAton,
+    InetNtoa,
+    Inet6Aton,
+    Inet6Ntoa,
+    IsIpv4,
+    IsIpv6,
+    IsIpv4Compat,
+    IsIpv4Mapped,
+    /// Bound to a literal (`exec.rs`); never evaluated.
+    Collation,
+    Charset,
+    Coercibility,
 }
 
 /// HEX/UNHEX, JSON, hash, UUID functions and CASTs to JSON/BINARY/CHAR (`json_funcs.rs`).

@@ -2193,6 +2193,15 @@ impl Front<'_> {
     fn expr_other(&mut self, e: &sp::Expr) -> Result<Expr> {
         use sp::Expr as E;
         Ok(match e {
+            // sqlparser reads CEIL(x)/FLOOR(x) as their own nodes (mysqld: plain functions).
+            E::Ceil {
+                expr,
+                field: sp::CeilFloorKind::DateTimeField(sp::DateTimeField::NoDateTime),
+            } => Expr::Func(Func::Ceil, vec![self.expr(expr)?]),
+            E::Floor {
+                expr,
+                field: sp::CeilFloorKind::DateTimeField(sp::DateTimeField::NoDateTime),
+            } => Expr::Func(Func::Floor, vec![self.expr(expr)?]),
             E::Identifier(id) => ident_expr(id, None),
             E::CompoundIdentifier(parts) => match parts.as_slice() {
                 [a, b] if a.quote_style.is_none() && a.value.starts_with("@@") => {

@@ -24,6 +24,11 @@ fn greatest_least_follow_mysql8_types() {
     assert_eq!(row(&mut s, "SELECT GREATEST(1, 2, 3), LEAST(1, 2, 3)"), ["3", "1"]);
     assert_eq!(one(&mut s, "SELECT GREATEST(1, NULL, 3)"), "NULL");
     assert_eq!(one(&mut s, "SELECT GREATEST(1, 2.5)"), "2.5");
+    // A DECIMAL result has the arguments' largest scale (MariaDB and MySQL: 1.0, 1.1000).
+    assert_eq!(
+        row(&mut s, "SELECT LEAST(1, 2.5), GREATEST(1.10, 1.1000, 1.05)"),
+        ["1.0", "1.1000"]
+    );
     // MySQL 8.0: a mix of strings and numbers compares as strings (MariaDB: as numbers).
     assert_eq!(one(&mut s, "SELECT GREATEST(10, '9')"), "9");
     // Strings compare under the default collation (case-insensitive).
@@ -87,6 +92,7 @@ fn string_and_network_functions() {
         row(&mut s, "SELECT INET_ATON('127.1'), INET_NTOA(167773449), IS_IPV6('::1')"),
         ["2130706433", "10.0.5.9", "1"]
     );
+    assert_eq!(row(&mut s, "SELECT IS_IPV4(NULL), CONV('', 10, 2)"), ["0", "NULL"]);
     assert_eq!(one(&mut s, "SELECT INET6_NTOA(INET6_ATON('::ffff:1.2.3.4'))"), "::ffff:1.2.3.4");
     assert_eq!(one(&mut s, "SELECT MAKE_SET(1 | 4, 'hello', 'nice', 'world')"), "hello,world");
     assert_eq!(
@@ -264,4 +270,15 @@ fn insert_and_update_ignore_store_the_zero_date_with_a_warning() {
     q(&mut s, "UPDATE IGNORE t SET d = '2023-02-29'");
     assert_eq!(one(&mut s, "SELECT d FROM t"), "0000-00-00");
     assert_eq!(err(&mut s, "UPDATE t SET d = '2023-02-29'").code(), 1292);
+}
+
+#[test]
+fn ceil_and_floor_of_literals() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    // Was 1235: sqlparser's own CEIL/FLOOR nodes were not converted.
+    assert_eq!(
+        row(&mut s, "SELECT CEIL(1.5), FLOOR(1.5), CEILING(-1.5), FLOOR(-1.5)"),
+        ["2", "1", "-1", "-2"]
+    );
 }

@@ -29,44 +29,7 @@ use engine::{Decimal, Mantissa, Value};
 use super::{int_value, num, num_f64, str_to_f64, to_text, Num};
 use crate::error::{Result, SqlError};
 
-/// A numeric function or bit operator (`Func::Math`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MathFn {
-    Greatest,
-    Least,
-    Truncate,
-    Sign,
-    Mod,
-    Sqrt,
-    Ln,
-    Log,
-    Log2,
-    Log10,
-    Exp,
-    Pi,
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Atan2,
-    Cot,
-    Degrees,
-    Radians,
-    Crc32,
-    Conv,
-    Bin,
-    Oct,
-    BitCount,
-    BitAnd,
-    BitOr,
-    BitXor,
-    ShiftLeft,
-    ShiftRight,
-    BitNot,
-    Rand,
-}
+pub use crate::ast::MathFn;
 
 impl MathFn {
     /// The function named `name` with its (min, max) argument counts.
@@ -373,6 +336,10 @@ fn conv(v: &Value, from: i64, to: i64) -> Value {
     let n: u64 = match v {
         Value::Bytes(_) | Value::Json(_) => {
             let text = to_text(v);
+            if text.is_empty() {
+                // mysqld: an empty string converts to NULL.
+                return Value::Null;
+            }
             let s = String::from_utf8_lossy(&text);
             let t = s.trim_start();
             let (neg, digits) = match t.as_bytes().first() {
@@ -456,12 +423,12 @@ fn min_max(greatest: bool, a: &[Value], coll: u16) -> Result<Value> {
     let all_string = a.iter().all(|v| matches!(v, Value::Bytes(_)));
     let temporal = a.iter().all(|v| matches!(v, Value::DateTime(_) | Value::Date(_)));
     let json = a.iter().any(|v| matches!(v, Value::Json(_)));
-    if any_string || json || !all_string && a.iter().any(|v| matches!(v, Value::Time(_))) {
+    if any_string || json || (!all_string && a.iter().any(|v| matches!(v, Value::Time(_)))) {
         // Strings (a mix with numbers too: MySQL 8.0) compare as strings of the collation.
         let texts: Vec<Vec<u8>> = a.iter().map(to_text).collect();
         let mut best = 0;
-        for i in 1..texts.len() {
-            let o = super::collate::cmp_text(coll, &texts[i], &texts[best]);
+        for (i, t) in texts.iter().enumerate().skip(1) {
+            let o = super::collate::cmp_text(coll, t, &texts[best]);
             if (greatest && o == Ordering::Greater) || (!greatest && o == Ordering::Less) {
                 best = i;
             }
@@ -470,8 +437,8 @@ fn min_max(greatest: bool, a: &[Value], coll: u16) -> Result<Value> {
     }
     if temporal {
         let mut best = 0;
-        for i in 1..a.len() {
-            let o = super::compare(&a[i], &a[best]).unwrap_or(Ordering::Equal);
+        for (i, v) in a.iter().enumerate().skip(1) {
+            let o = super::compare(v, &a[best]).unwrap_or(Ordering::Equal);
             if (greatest && o == Ordering::Greater) || (!greatest && o == Ordering::Less) {
                 best = i;
             }
@@ -482,8 +449,8 @@ fn min_max(greatest: bool, a: &[Value], coll: u16) -> Result<Value> {
     let dbl = nums.iter().any(|n| matches!(n, Num::Dbl(_)));
     let dec = nums.iter().any(|n| matches!(n, Num::Dec(_)));
     let mut best = 0;
-    for i in 1..nums.len() {
-        let o = match (nums[i], nums[best]) {
+    for (i, n) in nums.iter().enumerate().skip(1) {
+        let o = match (*n, nums[best]) {
             (Num::Int(p), Num::Int(q)) => p.cmp(&q),
             (p, q) if dbl => num_f64(p).partial_cmp(&num_f64(q)).unwrap_or(Ordering::Equal),
             (p, q) => match (super::num_dec(p), super::num_dec(q)) {
@@ -498,7 +465,18 @@ fn min_max(greatest: bool, a: &[Value], coll: u16) -> Result<Value> {
     Ok(if dbl {
         Value::Double(num_f64(nums[best]))
     } else if dec {
-        super::num_dec(nums[best]).map_or(Value::Null, Value::Decimal)
+        // The result has the arguments' largest scale (`decimals` of the item).
+        let scale = nums
+            .iter()
+            .map(|n| match n {
+                Num::Dec(d) => d.scale,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0);
+        super::num_dec(nums[best])
+            .and_then(|d| d.rescale(scale.max(d.scale)))
+            .map_or(Value::Null, Value::Decimal)
     } else {
         // All integers: BIGINT UNSIGNED only if every argument is unsigned.
         match &a[best] {

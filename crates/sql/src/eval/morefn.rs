@@ -24,30 +24,7 @@ use engine::Value;
 use super::to_text;
 use crate::error::Result;
 
-/// A function of this module (`Func::More`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MoreFn {
-    NullIf,
-    IsNull,
-    BitLength,
-    ToBase64,
-    FromBase64,
-    Soundex,
-    MakeSet,
-    ExportSet,
-    InetAton,
-    InetNtoa,
-    Inet6Aton,
-    Inet6Ntoa,
-    IsIpv4,
-    IsIpv6,
-    IsIpv4Compat,
-    IsIpv4Mapped,
-    /// Bound to a literal (`exec.rs`); never evaluated.
-    Collation,
-    Charset,
-    Coercibility,
-}
+pub use crate::ast::MoreFn;
 
 impl MoreFn {
     /// The function named `name` with its (min, max) argument counts.
@@ -120,6 +97,10 @@ pub(crate) fn call(f: MoreFn, a: &[Value], coll: u16) -> Result<Value> {
                 sqlstate: "HY000",
                 message: "internal: COLLATION() not bound".into(),
             })
+        }
+        // Predicates: NULL is not an address (0, not NULL).
+        IsIpv4 | IsIpv6 | IsIpv4Compat | IsIpv4Mapped if first == Value::Null => {
+            return Ok(Value::Int(0))
         }
         _ => {}
     }
@@ -261,7 +242,7 @@ fn export_set(a: &[Value]) -> Value {
     let on = to_text(&a[1]);
     let off = to_text(&a[2]);
     let sep = a.get(3).map_or(b",".to_vec(), to_text);
-    let n = match a.get(4).and_then(|v| super::num(v)) {
+    let n = match a.get(4).and_then(super::num) {
         Some(super::Num::Int(i)) if (0..=64).contains(&i) => i as u32,
         Some(_) => 64,
         None => 64,
