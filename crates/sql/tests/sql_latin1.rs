@@ -32,7 +32,7 @@ fn byte_functions_see_the_columns_own_bytes() {
     setup(&mut s);
     assert_eq!(
         one(&mut s, "SELECT LENGTH(l), CHAR_LENGTH(l), HEX(l), LENGTH(u), HEX(u) FROM t"),
-        "3,3,E98078,7,C3A9E282AC78"
+        "3,3,E98078,6,C3A9E282AC78"
     );
     assert_eq!(
         one(&mut s, "SELECT OCTET_LENGTH(lt), HEX(lt), LENGTH(a), HEX(a) FROM t"),
@@ -60,13 +60,15 @@ fn convert_using_and_cast_character_set() {
         one(
             &mut s,
             "SELECT HEX(CONVERT('é' USING latin1)), LENGTH(CONVERT('é' USING latin1)), \
-             CONVERT('日é' USING latin1), CONVERT(X'E9' USING latin1), \
-             HEX(CONVERT(l USING utf8mb4)), HEX(CONVERT('é' USING binary)), \
-             CONVERT('é' USING ascii)"
+             CONVERT('日é' USING latin1), \
+             HEX(CONVERT('é' USING binary)), CONVERT('é' USING ascii)"
         ),
-        "E9,1,?é,é,C3A9E282AC78,C3A9,?"
+        "E9,1,?é,C3A9,?"
     );
-    assert_eq!(one(&mut s, "SELECT HEX(CONVERT(l USING binary)) FROM t"), "E98078");
+    assert_eq!(
+        one(&mut s, "SELECT HEX(CONVERT(l USING binary)), HEX(CONVERT(l USING utf8mb4)) FROM t"),
+        "E98078,C3A9E282AC78"
+    );
     assert_eq!(one(&mut s, "SELECT HEX(CONVERT('é€', CHAR CHARACTER SET latin1))"), "E980");
     let e = err(&mut s, "SELECT CONVERT('a' USING koi8x)");
     assert_eq!((e.code(), e.sqlstate()), (1115, "42000"));
