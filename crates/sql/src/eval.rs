@@ -12,6 +12,7 @@
 //! - LIKE is ASCII case-insensitive, as under MySQL's default collation.
 
 pub(crate) mod collate;
+pub(crate) mod convert;
 pub(crate) mod json_funcs;
 pub mod mathfn;
 pub mod morefn;

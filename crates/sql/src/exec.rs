@@ -31,6 +31,7 @@ use super::vars::VERSION;
 use crate::eval::collate::{keyed, Dt};
 use crate::eval::strfunc::StrFn as StrFunc;
 
+mod charset_exprs;
 mod rollup;
 mod window;
 
@@ -248,7 +249,7 @@ impl Binder<'_> {
                     }
                 }
                 Func::Bytes(crate::ast::BytesFunc::Convert(_, to)) => {
-                    crate::charset_exprs::convert_dt(*to)
+                    charset_exprs::convert_dt(*to)
                 }
                 Func::If => {
                     let rest: Vec<&Expr> = args.iter().skip(1).collect();

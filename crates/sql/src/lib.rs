@@ -24,7 +24,6 @@ pub mod admin;
 pub mod ast;
 mod binlogstmt;
 pub mod charset;
-mod charset_exprs;
 mod checksum;
 pub mod client_charset;
 pub mod comments;

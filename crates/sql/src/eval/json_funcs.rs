@@ -803,7 +803,7 @@ pub(crate) fn eval(f: BytesFunc, args: Vec<Value>) -> Result<Value> {
                 Value::Bytes(b)
             }
         },
-        F::Convert(from, to) => crate::charset_exprs::convert(arg(0), from, to),
+        F::Convert(from, to) => crate::eval::convert::convert(arg(0), from, to),
         F::JsonType => match json_arg(&args, 0, f)? {
             None => Value::Null,
             Some(doc) => Value::Bytes(doc.type_name().as_bytes().to_vec()),

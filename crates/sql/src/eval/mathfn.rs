@@ -416,7 +416,7 @@ fn conv(v: &Value, from: i64, to: i64) -> Value {
 /// `GREATEST`/`LEAST` (`Item_func_min_max::val_*`): NULL if any argument is; otherwise the
 /// extreme argument by the aggregated comparison type, converted to the result type.
 fn min_max(greatest: bool, a: &[Value], coll: u16) -> Result<Value> {
-    if a.iter().any(|v| *v == Value::Null) {
+    if a.contains(&Value::Null) {
         return Ok(Value::Null);
     }
     let any_string = a.iter().any(|v| matches!(v, Value::Bytes(_)));

@@ -235,7 +235,7 @@ fn make_set(a: &[Value]) -> Value {
 /// `EXPORT_SET(bits, on, off[, separator[, number_of_bits]])`: for each of the low bits (64
 /// by default, at most 64), `on` or `off`, joined by the separator (',').
 fn export_set(a: &[Value]) -> Value {
-    if a.iter().any(|v| *v == Value::Null) {
+    if a.contains(&Value::Null) {
         return Value::Null;
     }
     let Some(bits) = a.first().and_then(bits_of) else { return Value::Null };
