@@ -74,7 +74,10 @@ pub use header::{
     SERVER_ID_OFFSET, TYPE_OFFSET,
 };
 pub use misc::{HeartbeatEvent, HeartbeatV2Event, RotateEvent, XidEvent};
-pub use query::{QueryEvent, StatusVars, UpdatedDbs, MYSQL80_DEFAULT_SQL_MODE, UTF8MB4_0900_AI_CI};
+pub use query::{
+    ddl_opens_transaction, QueryEvent, StatusVars, UpdatedDbs, MYSQL80_DEFAULT_SQL_MODE,
+    UTF8MB4_0900_AI_CI,
+};
 pub use rows::{rows_flags, RowChange, RowsEvent, RowsKind};
 pub use table_map::{
     optional, Bitmap, ColumnDef, OptionalField, RowMetadata, TableMap, TM_BIT_LEN_EXACT_F,

@@ -401,3 +401,14 @@ impl QueryEvent {
         Ok(())
     }
 }
+
+/// Whether a QUERY event's text is a DDL that opens a transaction, as BEGIN does: mysqld
+/// 8.0.21+ logs CREATE TABLE ... SELECT in row format as the generated `CREATE TABLE ...`
+/// followed by ` START TRANSACTION`, then the rows and an XID in the same GTID transaction
+/// (`select_create::binlog_show_create_table`).
+pub fn ddl_opens_transaction(q: &[u8]) -> bool {
+    const TAIL: &[u8] = b" START TRANSACTION";
+    q.len() > TAIL.len() + 6
+        && q[..6].eq_ignore_ascii_case(b"CREATE")
+        && q[q.len() - TAIL.len()..].eq_ignore_ascii_case(TAIL)
+}

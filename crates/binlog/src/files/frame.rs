@@ -197,6 +197,11 @@ pub fn classify(ev: &[u8], pos: u64, checksum: bool) -> Result<Class, Damage> {
                 b"COMMIT" => Class::Commit,
                 b"ROLLBACK" => Class::Rollback,
                 q if q.starts_with(b"XA START") => Class::Begin,
+                // mysqld 8.0.21+ logs CREATE TABLE ... SELECT in row format as one
+                // transaction whose QUERY is the generated CREATE TABLE followed by
+                // `START TRANSACTION`, then the rows and an XID (`select_create::
+                // binlog_show_create_table`): that QUERY opens the transaction as BEGIN does.
+                q if crate::event::ddl_opens_transaction(q) => Class::Begin,
                 // Status variables this crate cannot parse cannot name an XID either.
                 _ => match q.status(pos).ok().and_then(|v| v.ddl_xid) {
                     Some(xid) => Class::AtomicDdl(xid),
@@ -285,6 +290,24 @@ mod tests {
             at += size;
         }
         out
+    }
+
+    #[test]
+    fn create_select_query_opens_a_transaction() {
+        use crate::event::ddl_opens_transaction as opens;
+        assert!(opens(b"CREATE TABLE `c` (\n  `id` int\n) START TRANSACTION"));
+        assert!(opens(b"create table c (a int) start transaction"));
+        assert!(!opens(b"CREATE TABLE c (a INT)"));
+        assert!(!opens(b"INSERT INTO t VALUES (' START TRANSACTION')x"));
+        assert!(!opens(b"START TRANSACTION"));
+        let ctx = ctx(true);
+        let header = EventHeader::new(1_700_000_000, 1, 0);
+        let status = crate::event::StatusVars::mysql80_default();
+        let text = "CREATE TABLE `c` (`id` int NOT NULL) START TRANSACTION";
+        let q = crate::event::QueryEvent::new(1, 0, "app", text, &status).expect("query");
+        let mut ev = Vec::new();
+        Event::new(header, EventBody::Query(q)).encode(&ctx, 4, &mut ev).expect("encode");
+        assert_eq!(classify(&ev, 4, true), Ok(Class::Begin));
     }
 
     #[test]

@@ -339,9 +339,11 @@ impl Receiver {
                 EventBody::Query(q) if pending.gtid.is_some() => {
                     pending.events.push(relay_event(&bytes, ctx.checksum));
                     let query = q.query.as_slice();
-                    // BEGIN opens a row transaction; anything else after a GTID is DDL (or
+                    // BEGIN (or CREATE ... START TRANSACTION) opens a row transaction; anything else after a GTID is DDL (or
                     // a COMMIT ending a transaction logged as statements): complete.
-                    if !query.eq_ignore_ascii_case(b"BEGIN") {
+                    let opens = query.eq_ignore_ascii_case(b"BEGIN")
+                        || binlog::event::ddl_opens_transaction(query);
+                    if !opens {
                         if let Err(end) = self.finish(&mut pending, &decoded.header) {
                             return end;
                         }

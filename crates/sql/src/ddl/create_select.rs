@@ -143,6 +143,10 @@ impl Session {
         let staged = self.rows_for(&schema, &targets, rows, cs.ignore, cs.replace)?;
         let count = staged.len() as u64;
         let name = ct.table.name.clone();
+        let schema_db = match schema.name.split_once('.') {
+            Some((db, _)) => db.to_string(),
+            None => self.db.clone().ok_or(SqlError::NoDatabaseSelected)?,
+        };
         let id = server
             .engine
             .create_table_with_rows_in(&mut txn, schema.clone(), staged.clone())
@@ -171,9 +175,12 @@ impl Session {
         }
         changes.end_statement();
         let gtid = self.gtid_next;
+        // The event's database is the new table's, so that the unqualified name of the
+        // generated text names it wherever the statement was issued from.
+        let event_db = schema_db.clone();
         server.hooks.committer.commit_ddl_rows(
             txn,
-            self.db.as_deref(),
+            Some(event_db.as_str()),
             &text,
             changes,
             gtid,
