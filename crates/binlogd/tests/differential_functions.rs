@@ -11,5 +11,5 @@ use support::differential as mariadb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn functions_answer_as_mysql8() {
-    mariadb::compare_case_file("functions.cases", "fn", 100).await;
+    mariadb::compare_case_file("functions.cases", "fn", 90).await;
 }
