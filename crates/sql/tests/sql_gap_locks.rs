@@ -7,44 +7,14 @@
 
 mod common;
 
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
-use common::q;
-use sql::{Output, Server, Session};
-
-fn server() -> Arc<Server> {
-    common::server_with_lock_wait(Duration::from_millis(300))
-}
-
-fn col(s: &mut Session, sql: &str) -> Vec<String> {
-    q(s, sql).text_rows().into_iter().map(|r| r[0].clone()).collect()
-}
-
-fn code(s: &mut Session, sql: &str) -> u16 {
-    common::err(s, sql).code()
-}
+use common::{code, col, q, spawn_query};
+use sql::{Server, Session};
 
 /// Two sessions on database `d` with t(id PK, v, k indexed) holding ids 10, 20, 30 (k = id).
-fn setup() -> (Arc<Server>, Session, Session) {
-    let srv = server();
-    let mut a = srv.session("root", "localhost");
-    q(&mut a, "CREATE DATABASE d");
-    q(&mut a, "USE d");
-    q(&mut a, "CREATE TABLE t (id INT PRIMARY KEY, v INT, k INT, KEY kk (k))");
-    q(&mut a, "INSERT INTO t VALUES (10, 1, 10), (20, 2, 20), (30, 3, 30)");
-    let mut b = srv.session("root", "localhost");
-    q(&mut b, "USE d");
-    (srv, a, b)
-}
-
-/// Runs `sql` on `s` in a thread; the handle yields the session back with the outcome.
-fn spawn_query(mut s: Session, sql: &'static str) -> JoinHandle<(Session, Result<Output, u16>)> {
-    std::thread::spawn(move || {
-        let r = s.query(sql).map_err(|e| e.code());
-        (s, r)
-    })
+fn setup() -> (std::sync::Arc<Server>, Session, Session) {
+    common::two_sessions("INSERT INTO t VALUES (10, 1, 10), (20, 2, 20), (30, 3, 30)")
 }
 
 #[test]

@@ -6,18 +6,10 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use sql::{Output, Server, Session};
-
-fn server() -> Arc<Server> {
-    common::server_with_lock_wait(Duration::from_millis(300))
-}
-
-fn q(s: &mut Session, sql: &str) -> Output {
-    s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
+use common::{code, col, q, spawn_query};
+use sql::{Server, Session};
 
 fn one(s: &mut Session, sql: &str) -> String {
     let r = q(s, sql).text_rows();
@@ -25,28 +17,9 @@ fn one(s: &mut Session, sql: &str) -> String {
     r[0][0].clone()
 }
 
-fn col(s: &mut Session, sql: &str) -> Vec<String> {
-    q(s, sql).text_rows().into_iter().map(|r| r[0].clone()).collect()
-}
-
-fn code(s: &mut Session, sql: &str) -> u16 {
-    match s.query(sql) {
-        Ok(o) => panic!("{sql}: expected an error, got {o:?}"),
-        Err(e) => e.code(),
-    }
-}
-
 /// Two sessions on database `d` with t(id PK, v, k indexed) holding (1,10,1), (2,20,2), (3,30,3).
-fn setup() -> (Arc<Server>, Session, Session) {
-    let srv = server();
-    let mut a = srv.session("root", "localhost");
-    q(&mut a, "CREATE DATABASE d");
-    q(&mut a, "USE d");
-    q(&mut a, "CREATE TABLE t (id INT PRIMARY KEY, v INT, k INT, KEY kk (k))");
-    q(&mut a, "INSERT INTO t VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3)");
-    let mut b = srv.session("root", "localhost");
-    q(&mut b, "USE d");
-    (srv, a, b)
+fn setup() -> (std::sync::Arc<Server>, Session, Session) {
+    common::two_sessions("INSERT INTO t VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3)")
 }
 
 fn concurrent_changes(b: &mut Session) {
@@ -189,17 +162,6 @@ fn the_history_list_grows_under_an_open_view_and_is_purged_after_it() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(status(&mut b, "Innodb_read_views_open"), 0);
-}
-
-/// Runs `sql` on `s` in a thread; the handle yields the session back with the outcome.
-fn spawn_query(
-    mut s: Session,
-    sql: &'static str,
-) -> std::thread::JoinHandle<(Session, Result<Output, u16>)> {
-    std::thread::spawn(move || {
-        let r = s.query(sql).map_err(|e| e.code());
-        (s, r)
-    })
 }
 
 #[test]

@@ -66,3 +66,39 @@ pub fn attach_accounts(srv: &Server) -> tempfile::TempDir {
     srv.attach_accounts(Arc::new(users));
     dir
 }
+
+/// The first column of `sql`'s rows.
+pub fn col(s: &mut sql::Session, sql: &str) -> Vec<String> {
+    q(s, sql).text_rows().into_iter().map(|r| r[0].clone()).collect()
+}
+
+/// The MySQL error number `sql` must end in.
+pub fn code(s: &mut sql::Session, sql: &str) -> u16 {
+    err(s, sql).code()
+}
+
+/// Two root sessions on database `d` of a server whose lock waits end after 300 ms, with
+/// t(id PK, v, k indexed) holding `rows` (an `INSERT INTO t VALUES ...`): the set-up of the
+/// two-session isolation and lock tests.
+pub fn two_sessions(rows: &str) -> (Arc<Server>, sql::Session, sql::Session) {
+    let srv = server_with_lock_wait(Duration::from_millis(300));
+    let mut a = srv.session("root", "localhost");
+    q(&mut a, "CREATE DATABASE d");
+    q(&mut a, "USE d");
+    q(&mut a, "CREATE TABLE t (id INT PRIMARY KEY, v INT, k INT, KEY kk (k))");
+    q(&mut a, rows);
+    let mut b = srv.session("root", "localhost");
+    q(&mut b, "USE d");
+    (srv, a, b)
+}
+
+/// Runs `sql` on `s` in a thread; the handle yields the session back with the outcome.
+pub fn spawn_query(
+    mut s: sql::Session,
+    sql: &'static str,
+) -> std::thread::JoinHandle<(sql::Session, Result<sql::Output, u16>)> {
+    std::thread::spawn(move || {
+        let r = s.query(sql).map_err(|e| e.code());
+        (s, r)
+    })
+}
