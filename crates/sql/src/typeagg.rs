@@ -7,7 +7,7 @@
 //! taking the first argument's type made them the integers 0 and 1.
 //!
 //! The merge kept (the cells of the table an expression can reach here): NULL is ignored;
-//! equal types stay; integers merge to BIGINT; a DOUBLE/FLOAT among numbers makes DOUBLE,
+//! equal types stay; integers merge to the widest of them; a DOUBLE/FLOAT among numbers makes DOUBLE,
 //! else a DECIMAL makes DECIMAL; DATE with DATETIME/TIMESTAMP is DATETIME; any string, or a
 //! temporal value with a number or another temporal kind, is VARCHAR (a BLOB among strings
 //! makes BLOB); JSON with JSON stays JSON, JSON with anything else is VARCHAR (LONGTEXT).
@@ -47,7 +47,25 @@ pub(crate) fn aggregate(types: &[MysqlType]) -> MysqlType {
         };
     }
     if ts.iter().all(|t| is_int(*t)) {
-        return MysqlType::LongLong;
+        // field_types_merge_rules: integers merge to the widest (TINY < SHORT < INT24 <
+        // LONG < LONGLONG; YEAR counts as TINY, BIT as LONGLONG).
+        let rank = |t: &MysqlType| match t {
+            MysqlType::Tiny | MysqlType::Year => 1,
+            MysqlType::Short => 2,
+            MysqlType::Int24 => 3,
+            MysqlType::Long => 4,
+            _ => 5,
+        };
+        let widest = ts.iter().max_by_key(|t| rank(t)).copied().unwrap_or(MysqlType::LongLong);
+        return if widest == MysqlType::Year || widest == MysqlType::Bit {
+            if widest == MysqlType::Year {
+                MysqlType::Tiny
+            } else {
+                MysqlType::LongLong
+            }
+        } else {
+            widest
+        };
     }
     if ts.iter().all(|t| is_number(*t)) {
         return if ts.iter().any(|t| matches!(t, MysqlType::Double | MysqlType::Float)) {
@@ -79,6 +97,10 @@ mod tests {
         assert_eq!(aggregate(&[LongLong, NewDecimal]), NewDecimal);
         assert_eq!(aggregate(&[NewDecimal, Double]), Double);
         assert_eq!(aggregate(&[Long, LongLong]), LongLong);
+        assert_eq!(aggregate(&[Long, Tiny]), Long);
+        assert_eq!(aggregate(&[Short, Tiny, Int24]), Int24);
+        assert_eq!(aggregate(&[Year, Tiny]), Tiny);
+        assert_eq!(aggregate(&[Bit, Tiny]), LongLong);
         assert_eq!(aggregate(&[Date, DateTime]), DateTime);
         assert_eq!(aggregate(&[Date, LongLong]), VarString);
         assert_eq!(aggregate(&[Null, Null]), Null);
