@@ -65,7 +65,7 @@ fn create_table_constraints_survive_redo_and_checkpoint() {
     let sim = sim.crash(CrashMode::DropUnsynced);
     let (e, _) = open(&sim);
     assert_eq!(fks(&e), vec![fk("c_ibfk_1", FkAction::Cascade)], "from the redo log");
-    assert_eq!(e.referencing("D.P").len(), 1);
+    assert_eq!(e.referencing("d.p").len(), 1);
     e.checkpoint().expect("checkpoint");
     drop(e);
     let (e, _) = open(&sim.crash(CrashMode::DropUnsynced));

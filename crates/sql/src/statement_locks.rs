@@ -106,7 +106,10 @@ impl Session {
             for t in tables {
                 let key = self.table_key(t)?;
                 // mysqld: information_schema (and performance_schema) need no table lock.
-                if key.starts_with("information_schema.") || key.starts_with("performance_schema.")
+                // Their names are case-insensitive whatever lower_case_table_names says.
+                let db = key.split('.').next().unwrap_or("");
+                if db.eq_ignore_ascii_case("information_schema")
+                    || db.eq_ignore_ascii_case("performance_schema")
                 {
                     continue;
                 }

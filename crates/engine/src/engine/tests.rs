@@ -498,7 +498,7 @@ fn values_are_checked_and_normalized() {
 fn ddl_is_durable_and_waits_for_users() {
     let (sim, e, t) = fixture(&[]);
     assert_eq!(
-        e.create_table(TableSchema::new("T", vec![Column::new("x", INT)], vec![]))
+        e.create_table(TableSchema::new("t", vec![Column::new("x", INT)], vec![]))
             .expect_err("exists")
             .mysql_code(),
         1050
@@ -604,7 +604,7 @@ fn a_ddl_transaction_changes_nothing_visible_until_it_commits() {
         assert_eq!(e.table_id("n"), None);
         assert!(e.schema(old).is_some());
         assert_eq!(e.row_count(t).expect("count"), 1);
-        let taken = TableSchema::new("N", vec![Column::new("x", INT)], vec![]);
+        let taken = TableSchema::new("n", vec![Column::new("x", INT)], vec![]);
         assert_eq!(e.create_table_in(&mut d, taken).expect_err("reserved").mysql_code(), 1050);
         // One DDL transaction at a time: a second one would wait for the gate.
         assert!(*e.inner.ddl_gate.lock());

@@ -112,7 +112,7 @@ fn rename_tables_swaps_names_atomically() {
     assert_eq!(e.table_id("u"), Some(t));
     assert_eq!(e.table_id("t"), Some(u));
     let mut d = e.begin();
-    let taken = e.rename_tables_in(&mut d, &[(t, "T".into())]).expect_err("taken");
+    let taken = e.rename_tables_in(&mut d, &[(t, "t".into())]).expect_err("taken");
     assert_eq!(taken.mysql_code(), 1050);
     drop(d);
     // A name reserved by a staged rename is taken for CREATE TABLE too.
