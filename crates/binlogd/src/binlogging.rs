@@ -277,7 +277,9 @@ impl TxnCommitter for Binlogging {
         gtid_next: GtidNext,
         context: Option<Arc<commit::QueryContext>>,
     ) -> SqlResult<sql::CommitOutcome> {
-        self.commit_ddl_rows_with(txn, db, query, changes, gtid_next, context)
+        let (txn, cache) = self.build_cache(txn, &changes)?;
+        let request = commit::CommitRequest::ddl_rows(txn, db.unwrap_or(""), query, cache);
+        self.commit_ddl_request(with_context(request, context), gtid_next)
     }
 
     fn commit_ddl(
@@ -288,37 +290,20 @@ impl TxnCommitter for Binlogging {
         gtid_next: GtidNext,
         context: Option<Arc<commit::QueryContext>>,
     ) -> SqlResult<sql::CommitOutcome> {
-        let db = db.unwrap_or("");
-        let request = with_context(commit::CommitRequest::ddl(txn, db, query), context);
-        let info = match gtid_next {
-            // An assigned GTID is logged with the DDL (the replica applier preserves the
-            // source's GTIDs for DDL too); one already executed skips the statement.
-            GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
-                commit::GtidNext::Owned(owned) => self.coordinator.commit(request.with_gtid(owned)),
-                commit::GtidNext::AlreadyExecuted => {
-                    self.coordinator.rollback(request.txn).map_err(|e| to_sql_error(&e))?;
-                    return Ok(sql::CommitOutcome { gtid: None });
-                }
-            },
-            _ => self.coordinator.commit(request),
-        };
-        info.map(|i| sql::CommitOutcome { gtid: i.gtid }).map_err(|e| to_sql_error(&e))
+        let request = commit::CommitRequest::ddl(txn, db.unwrap_or(""), query);
+        self.commit_ddl_request(with_context(request, context), gtid_next)
     }
 }
 
 impl Binlogging {
-    fn commit_ddl_rows_with(
+    /// Commits a DDL request (with or without rows): an assigned GTID is logged with it (the
+    /// replica applier preserves the source's GTIDs for DDL too); one already executed skips
+    /// the statement.
+    fn commit_ddl_request(
         &self,
-        txn: Txn,
-        db: Option<&str>,
-        query: &str,
-        changes: TxnChanges,
+        request: commit::CommitRequest<Txn>,
         gtid_next: GtidNext,
-        context: Option<Arc<commit::QueryContext>>,
     ) -> SqlResult<sql::CommitOutcome> {
-        let db = db.unwrap_or("");
-        let (txn, cache) = self.build_cache(txn, &changes)?;
-        let request = with_context(commit::CommitRequest::ddl_rows(txn, db, query, cache), context);
         let info = match gtid_next {
             GtidNext::Assigned(gtid) => match self.coordinator.acquire_gtid(gtid) {
                 commit::GtidNext::Owned(owned) => self.coordinator.commit(request.with_gtid(owned)),
