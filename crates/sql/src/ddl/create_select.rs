@@ -55,19 +55,7 @@ impl Session {
         let _ = sql;
         let cs = ct.select.as_ref().expect("a CREATE TABLE ... SELECT");
         // The SELECT, read with shared locks in a transaction of its own, kept until the end.
-        let mut select = (*cs.select).clone();
-        if !select.for_update && select.from.is_some() {
-            select.for_update = true;
-            select.for_share = true;
-        }
-        if let Some(q) = select.query_expr_mut() {
-            for b in q.blocks_mut() {
-                if !b.for_update && b.from.is_some() {
-                    b.for_update = true;
-                    b.for_share = true;
-                }
-            }
-        }
+        let select = crate::query::insert_select::read_with_shared_locks(&cs.select);
         // The table may exist already: IF NOT EXISTS is then a no-op (nothing read).
         let exists = self.table_schema_exists(ct)?;
         if exists {

@@ -16,7 +16,7 @@
 
 use engine::{TableSchema, Value};
 
-use crate::ast::InsertSelect;
+use crate::ast::{InsertSelect, Select};
 use crate::error::{Result, SqlError};
 use crate::output::Output;
 use crate::session::Session;
@@ -60,20 +60,7 @@ impl Session {
         let positions = insert_positions(&t.schema, &ins.columns)?;
         self.ambiguous_on_duplicate(is, &t.schema)?;
         let on_dup = self.bind_on_duplicate(&t.schema, ins, &positions, params)?;
-        let mut select = (*is.select).clone();
-        if !select.for_update && select.from.is_some() {
-            select.for_update = true;
-            select.for_share = true;
-        }
-        // A query expression: each block reads as the single SELECT above would.
-        if let Some(q) = select.query_expr_mut() {
-            for b in q.blocks_mut() {
-                if !b.for_update && b.from.is_some() {
-                    b.for_update = true;
-                    b.for_share = true;
-                }
-            }
-        }
+        let select = read_with_shared_locks(&is.select);
         // Query expressions and subqueries (correlated ones too) go through run_select.
         let out = self.run_select(&select, params);
         // The SELECT's read set-up ended its locking reads; the inserts' duplicate checks
@@ -101,4 +88,24 @@ impl Session {
         let info = st.info(st.records as usize, self);
         Ok(st.output(self, info))
     }
+}
+
+/// `select` made a locking read with shared locks (FOR SHARE) unless it locks already, as
+/// InnoDB reads the source of INSERT ... SELECT and CREATE TABLE ... SELECT; in a query
+/// expression each block reads as a single SELECT would.
+pub(crate) fn read_with_shared_locks(select: &Select) -> Select {
+    let mut select = select.clone();
+    if !select.for_update && select.from.is_some() {
+        select.for_update = true;
+        select.for_share = true;
+    }
+    if let Some(q) = select.query_expr_mut() {
+        for b in q.blocks_mut() {
+            if !b.for_update && b.from.is_some() {
+                b.for_update = true;
+                b.for_share = true;
+            }
+        }
+    }
+    select
 }
