@@ -115,6 +115,17 @@ impl<E: Engine> Inner<E> {
         }
     }
 
+    /// The engine's prepare of `t` under `xid`, or `t` rolled back and the engine's error.
+    fn prepare_or_roll_back(&self, mut t: E::Txn, xid: u64) -> Result<(E::Txn, u64)> {
+        match self.engine.prepare(&mut t, xid) {
+            Ok(lsn) => Ok((t, lsn)),
+            Err(e) => {
+                let _ = self.engine.rollback(t);
+                Err(engine_error::<E>(e))
+            }
+        }
+    }
+
     /// 2PC prepare (the session's thread, before any queue): the XID, the commit parent
     /// (`last_committed`, read before the prepare, as `binlog_prepare` does), the engine's
     /// buffered prepare record and the session's events.
@@ -136,7 +147,7 @@ impl<E: Engine> Inner<E> {
                     sequence_number: 0,
                 }));
             }
-            (mut t, Work::Rows(mut cache)) => {
+            (t, Work::Rows(mut cache)) => {
                 let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
                 let db = cache.db().to_string();
                 let (writeset, session) = cache.take_writes();
@@ -147,30 +158,18 @@ impl<E: Engine> Inner<E> {
                         return Err(e);
                     }
                 };
-                let prepare_lsn = match self.engine.prepare(&mut t, xid) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        let _ = self.engine.rollback(t);
-                        return Err(engine_error::<E>(e));
-                    }
-                };
+                let (t, prepare_lsn) = self.prepare_or_roll_back(t, xid)?;
                 (
                     Some(t),
                     PreparedWork::Dml { xid, prepare_lsn, rows, db, writeset, session, context },
                 )
             }
-            (mut t, Work::Ddl { db, query }) => {
+            (t, Work::Ddl { db, query }) => {
                 let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
-                let prepare_lsn = match self.engine.prepare(&mut t, xid) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        let _ = self.engine.rollback(t);
-                        return Err(engine_error::<E>(e));
-                    }
-                };
+                let (t, prepare_lsn) = self.prepare_or_roll_back(t, xid)?;
                 (Some(t), PreparedWork::Ddl { xid, prepare_lsn, db, query, context, rows: None })
             }
-            (mut t, Work::DdlRows { db, query, cache }) => {
+            (t, Work::DdlRows { db, query, cache }) => {
                 let xid = self.next_xid.fetch_add(1, Ordering::Relaxed);
                 let rows = match cache.finish() {
                     Ok(r) => r,
@@ -179,13 +178,7 @@ impl<E: Engine> Inner<E> {
                         return Err(e);
                     }
                 };
-                let prepare_lsn = match self.engine.prepare(&mut t, xid) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        let _ = self.engine.rollback(t);
-                        return Err(engine_error::<E>(e));
-                    }
-                };
+                let (t, prepare_lsn) = self.prepare_or_roll_back(t, xid)?;
                 let rows = Some(rows);
                 (Some(t), PreparedWork::Ddl { xid, prepare_lsn, db, query, context, rows })
             }
