@@ -248,8 +248,9 @@ pub fn waits_refused() -> bool {
 
 /// A locked row and the image its owner sees.
 type Claimed = (Arc<RowCell>, Option<Arc<Row>>);
-/// A row whose committed image a commit replaced: (table slot, cell, previous image).
-type Replaced = (usize, Arc<RowCell>, Option<Arc<Row>>);
+/// A row whose committed image a commit replaced: (table slot, cell, previous image, the image
+/// committed now).
+type Replaced = (usize, Arc<RowCell>, Option<Arc<Row>>, Option<Arc<Row>>);
 
 struct IndexAdded {
     slot: usize,
@@ -2158,6 +2159,9 @@ impl Inner {
         let Some(row) = new else { return Ok(()) };
         let t = txn.tables[slot].clone();
         for i in 0..t.indexes.len() {
+            if prev.as_ref().is_some_and(|p| t.schema.same_index_values(i, p, &row)) {
+                continue;
+            }
             let (entry, plen) = t.schema.index_entry(i, &row, &cell.key);
             if prev.as_ref().is_some_and(|p| t.schema.index_entry(i, p, &cell.key).0 == entry) {
                 continue;
@@ -2739,12 +2743,13 @@ fn publish(txn: &Txn, p: Publish) -> (Vec<Replaced>, Cells) {
                 kept.push((txn.tables[*slot].clone(), cell.clone()));
             }
         } else {
+            let now = st.committed.clone();
             for v in std::mem::take(&mut st.history) {
                 if v.row.is_some() {
-                    olds.push((*slot, cell.clone(), v.row));
+                    olds.push((*slot, cell.clone(), v.row, now.clone()));
                 }
             }
-            olds.push((*slot, cell.clone(), old));
+            olds.push((*slot, cell.clone(), old, now));
         }
     }
     (olds, kept)
@@ -2758,10 +2763,14 @@ fn cleanup_indexes(txn: &Txn, olds: &[Replaced]) {
         let t = &txn.tables[a.slot];
         t.remove_index_entry_unless_kept(a.idx, &a.entry, a.plen, &a.cell);
     }
-    for (slot, cell, old) in olds {
+    for (slot, cell, old, now) in olds {
         let Some(old) = old else { continue };
         let t = &txn.tables[*slot];
         for idx in 0..t.indexes.len() {
+            // The image committed now has the same entry: it stays (no encoding, no lookup).
+            if now.as_ref().is_some_and(|n| t.schema.same_index_values(idx, old, n)) {
+                continue;
+            }
             let (entry, plen) = t.schema.index_entry(idx, old, &cell.key);
             t.remove_index_entry_unless_kept(idx, &entry, plen, cell);
         }

@@ -183,16 +183,23 @@ impl Mvcc {
             let Some(undo) = undo else { break };
             self.history_len.fetch_sub(1, Ordering::Relaxed);
             for (t, cell) in undo.cells {
-                let (dropped, empty) = {
+                let (dropped, empty, now) = {
                     let mut st = cell.state.lock();
                     let dropped = st.trim(oldest);
                     let empty =
                         st.committed.is_none() && st.owner.is_none() && st.history.is_empty();
-                    (dropped, empty)
+                    let now = if dropped.is_empty() { None } else { st.committed.clone() };
+                    (dropped, empty, now)
                 };
                 self.purged_versions.fetch_add(dropped.len() as u64, Ordering::Relaxed);
                 for row in &dropped {
                     for idx in 0..t.indexes.len() {
+                        // The committed image has the same entry, so it stays. Safe without
+                        // the lock: whoever later replaces that image checks the entry again
+                        // when the image it replaced is dropped.
+                        if now.as_ref().is_some_and(|n| t.schema.same_index_values(idx, row, n)) {
+                            continue;
+                        }
                         let (entry, plen) = t.schema.index_entry(idx, row, &cell.key);
                         t.remove_index_entry_unless_kept(idx, &entry, plen, &cell);
                     }

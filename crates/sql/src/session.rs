@@ -581,6 +581,7 @@ impl Session {
                         _ => 4,
                     },
                     fixed_timestamp,
+                    isolation: self.parse_isolation(),
                 };
                 self.derived.statement = Some((generation, d.clone()));
                 d

@@ -75,6 +75,8 @@ pub struct StatementVars {
     pub div_precision_increment: u8,
     /// `timestamp` as set by `SET timestamp = n` (0: the clock).
     pub fixed_timestamp: f64,
+    /// `transaction_isolation` (a new transaction's level unless `SET TRANSACTION` chose one).
+    pub isolation: super::isolation::Isolation,
 }
 
 /// Session and global generations ([`SessionVars::generation`], `Variables::generation`).

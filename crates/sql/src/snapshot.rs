@@ -25,6 +25,14 @@ impl Session {
         if let Some(i) = self.next_isolation {
             return i;
         }
+        match &self.derived.statement {
+            Some((g, d)) if *g == self.vars_generation() => d.isolation,
+            _ => self.parse_isolation(),
+        }
+    }
+
+    /// `transaction_isolation` read and parsed (session_vars.rs caches it per change).
+    pub(crate) fn parse_isolation(&self) -> Isolation {
         let v = self.variable(Var::TransactionIsolation);
         let text = match &v {
             Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),

@@ -19,7 +19,12 @@
 //! then the COMMIT stage and the wake-ups) and takes the next job at once, with the queue that
 //! filled meanwhile, so under load no thread is woken between two groups and the next
 //! group's redo flush overlaps this group's binlog fdatasync and engine commits, as in
-//! mysqld's pipeline. A lane thread spins for [`SPIN`] before it sleeps.
+//! mysqld's pipeline. A lane thread spins for up to [`SPIN`] before it sleeps, adaptively:
+//! the spin halves each time it ends without a job and grows back (doubling, from
+//! [`SPIN_MIN`]) each time a job arrives while the thread sleeps within [`SPIN`] of its
+//! going idle, so a lane whose jobs come every few hundred microseconds stops burning a core
+//! that the sessions need (on 2 cores a failed 30 µs spin per group cost ~7 µs of CPU per
+//! transaction at 16 sysbench threads: bench/RESULTS.md, "Issue 21's A/B … paid back").
 //!
 //! The threads start with the first job and hold only a weak reference to the pipeline; they
 //! end once it is dropped or [`stop`] is called (which lets them finish the jobs already
@@ -37,8 +42,10 @@ use crate::engine_api::Engine;
 
 /// How often an idle lane thread checks whether the pipeline is gone.
 const IDLE_POLL: Duration = Duration::from_millis(200);
-/// How long a lane thread spins for the next job before it sleeps.
+/// The longest a lane thread spins for the next job before it sleeps.
 const SPIN: Duration = Duration::from_micros(30);
+/// The spin an idle lane grows back from after its spins stopped paying.
+const SPIN_MIN: Duration = Duration::from_micros(2);
 
 /// The two lanes.
 pub(super) struct Leaders {
@@ -119,8 +126,11 @@ impl Lane {
     }
 
     fn run<E: Engine>(self: Arc<Self>, weak: Weak<Inner<E>>) {
+        let mut spin = SPIN;
         loop {
-            self.spin_for_job();
+            let idle_since = Instant::now();
+            let found = self.spin_for_job(spin);
+            let mut slept = false;
             let job = {
                 let mut st = self.state.lock();
                 loop {
@@ -132,10 +142,12 @@ impl Lane {
                         break None;
                     }
                     st.idle = true;
+                    slept = true;
                     self.ready.wait_for(&mut st, IDLE_POLL);
                     st.idle = false;
                 }
             };
+            spin = next_spin(spin, found, slept, idle_since.elapsed());
             let Some(enrolled) = job else { return };
             let Some(inner) = weak.upgrade() else { return };
             // The stages catch their own panics (failing the members they hold); anything
@@ -157,19 +169,26 @@ impl Lane {
         }
     }
 
-    /// Waits up to [`SPIN`] for the next job without sleeping: under load the next group's
-    /// leader arrives within microseconds of the last group's end, and a thread that went to
-    /// sleep would have to be woken (and scheduled) first.
-    fn spin_for_job(&self) {
-        let deadline = Instant::now() + SPIN;
+    /// Waits up to `spin` for the next job without sleeping (true if one came): under load
+    /// the next group's leader arrives within microseconds of the last group's end, and a
+    /// thread that went to sleep would have to be woken (and scheduled) first.
+    fn spin_for_job(&self, spin: Duration) -> bool {
+        if self.queued.load(std::sync::atomic::Ordering::Acquire) != 0 {
+            return true;
+        }
+        if spin.is_zero() {
+            return false;
+        }
+        let deadline = Instant::now() + spin;
         while self.queued.load(std::sync::atomic::Ordering::Acquire) == 0 {
             if Instant::now() >= deadline {
-                return;
+                return false;
             }
             for _ in 0..64 {
                 std::hint::spin_loop();
             }
         }
+        true
     }
 
     fn stop(&self) {
@@ -186,6 +205,21 @@ impl Lane {
     }
 }
 
+/// The next spin budget of a lane: after a spin that found its job, the same; after one that
+/// ended without, half (down to nothing); after a sleep that a job ended within [`SPIN`] of
+/// going idle (a longer spin would have caught it), double, from at least [`SPIN_MIN`].
+fn next_spin(spin: Duration, found: bool, slept: bool, idle_for: Duration) -> Duration {
+    if found {
+        spin
+    } else if slept && idle_for < SPIN {
+        (spin * 2).clamp(SPIN_MIN, SPIN)
+    } else if spin < SPIN_MIN {
+        Duration::ZERO
+    } else {
+        spin / 2
+    }
+}
+
 /// Leaves a FLUSH leader's job for the FLUSH thread (started on first use); false if the
 /// lanes are stopped, and then the caller must lead on a thread of its own.
 pub(super) fn hand_off<E: Engine>(inner: &Arc<Inner<E>>, enrolled: Instant) -> bool {
@@ -197,4 +231,27 @@ pub(super) fn hand_off<E: Engine>(inner: &Arc<Inner<E>>, enrolled: Instant) -> b
 pub(super) fn stop<E: Engine>(inner: &Inner<E>) {
     inner.leaders.flush.stop();
     inner.leaders.sync.stop();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spin_shrinks_when_it_misses_and_grows_when_a_job_came_soon_after() {
+        let us = Duration::from_micros;
+        // A spin that caught its job keeps its budget.
+        assert_eq!(next_spin(SPIN, true, false, us(5)), SPIN);
+        // Missed, and the job came late: halve, down to nothing.
+        let mut s = SPIN;
+        for _ in 0..5 {
+            s = next_spin(s, false, true, us(500));
+        }
+        assert!(s < SPIN_MIN, "{s:?}");
+        assert_eq!(next_spin(s, false, true, us(500)), Duration::ZERO);
+        // Nothing left to spin, but the job came 10 µs after going idle: grow back.
+        assert_eq!(next_spin(Duration::ZERO, false, true, us(10)), SPIN_MIN);
+        assert_eq!(next_spin(SPIN_MIN, false, true, us(10)), SPIN_MIN * 2);
+        assert_eq!(next_spin(SPIN, false, true, us(10)), SPIN);
+    }
 }
