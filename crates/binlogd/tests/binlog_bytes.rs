@@ -8,9 +8,6 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Command;
-
 use mysql_async::prelude::Queryable;
 use support::start;
 
@@ -38,21 +35,11 @@ async fn python_mysql_replication_decodes_every_byte_type() {
         "z".repeat(300)
     );
     c.query_drop(&row4).await.unwrap_or_else(|e| panic!("{row4}: {e}"));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/stream_typed_rows.py");
-    let port = server.port.to_string();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .arg(&script)
-            .arg(&port)
-            .arg("binlog.000001")
-            .output()
-            .expect("run python3 (scripts/test.sh installs mysql-replication)")
-    })
-    .await
-    .expect("join");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let rows: Vec<String> =
-        String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect();
+    let rows = support::drivers::python_lines(
+        "stream_typed_rows.py",
+        &[&server.port.to_string(), "binlog.000001"],
+    )
+    .await;
     let z300 = "z".repeat(300);
     // python-mysql-replication decodes a zero-length string or binary value as `''` (a str),
     // so the empty BINARY (its 0x00 padding is not logged, as mysqld's `Field_string::pack`),

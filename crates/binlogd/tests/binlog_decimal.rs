@@ -5,7 +5,6 @@
 
 mod support;
 
-use std::path::Path;
 use std::process::Command;
 
 use mysql_async::prelude::Queryable;
@@ -37,20 +36,9 @@ async fn wide_decimal_rows_decode_with_real_tools() {
     }
     let x1 = "-123456789012345678901234567890.5000000000";
     let tiny = "0.000000000000000000000000000001";
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/stream_rows.py");
     let port = server.port.to_string();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .arg(&script)
-            .args([&port, "file", "binlog.000001"])
-            .output()
-            .expect("run python3 (scripts/test.sh installs mysql-replication)")
-    })
-    .await
-    .expect("join");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let rows: Vec<String> =
-        String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect();
+    let rows =
+        support::drivers::python_lines("stream_rows.py", &[&port, "file", "binlog.000001"]).await;
     // Python's Decimal prints 1E-30 for the smallest value, and keeps the scale's zeros.
     assert_eq!(
         rows,

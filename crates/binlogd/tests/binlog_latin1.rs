@@ -9,9 +9,6 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Command;
-
 use mysql_async::prelude::Queryable;
 use support::start;
 
@@ -52,21 +49,11 @@ async fn python_mysql_replication_decodes_latin1_columns() {
     // Results come back in latin1.
     let back: Vec<Vec<u8>> = raw.query("SELECT l FROM d.l WHERE id = 3").await.expect("select");
     assert_eq!(back, vec![b"d\xe9j\xe0".to_vec()]);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/stream_typed_rows.py");
-    let port = server.port.to_string();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .arg(&script)
-            .arg(&port)
-            .arg("binlog.000001")
-            .output()
-            .expect("run python3 (scripts/test.sh installs mysql-replication)")
-    })
-    .await
-    .expect("join");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let rows: Vec<String> =
-        String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect();
+    let rows = support::drivers::python_lines(
+        "stream_typed_rows.py",
+        &[&server.port.to_string(), "binlog.000001"],
+    )
+    .await;
     assert_eq!(
         rows,
         vec![

@@ -5,9 +5,6 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Command;
-
 use mysql_async::prelude::Queryable;
 use support::start;
 
@@ -65,21 +62,9 @@ async fn python_mysql_replication_decodes_temporal_rows() {
             ],
         ],
     );
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/stream_rows.py");
     let port = server.port.to_string();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .arg(&script)
-            .args([&port, "file", "binlog.000001"])
-            .env("TZ", "UTC")
-            .output()
-            .expect("run python3 (scripts/test.sh installs mysql-replication)")
-    })
-    .await
-    .expect("join");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let rows: Vec<String> =
-        String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect();
+    let rows =
+        support::drivers::python_lines("stream_rows.py", &[&port, "file", "binlog.000001"]).await;
     // Python's forms: TIME2 is a timedelta (-01:02:03 prints "-1 day, 22:57:57", 838 hours
     // "34 days, 22:59:59"), TIMESTAMP2 a UTC datetime, YEAR an int, FLOAT a float.
     let second = "2,{d},34 days, 22:59:59,0:00:01.500000,{y},9999-12-31 23:59:59,\

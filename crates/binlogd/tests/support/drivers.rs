@@ -35,3 +35,23 @@ pub fn install(part: &str) -> PathBuf {
     eprintln!("install {part}: {:?}", started.elapsed());
     target_dir().join("drivers")
 }
+
+/// The lines a python-mysql-replication script of `tests/python/` (e.g. `stream_rows.py`,
+/// `stream_typed_rows.py`: python-mysql-replication unmodified, which scripts/test.sh installs)
+/// prints for `args`, run with `TZ=UTC`; the script must succeed.
+pub async fn python_lines(script: &str, args: &[&str]) -> Vec<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python").join(script);
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new("python3")
+            .arg(&script)
+            .args(&args)
+            .env("TZ", "UTC")
+            .output()
+            .expect("run python3 (scripts/test.sh installs mysql-replication)")
+    })
+    .await
+    .expect("join");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect()
+}
