@@ -143,3 +143,40 @@ fn a_prepared_alter_of_the_options_commits_or_rolls_back_whole() {
         assert_eq!(e.auto_increment(id), Some(next));
     }
 }
+
+/// An ALTER that rebuilds the rows (`alter_table_in`) applies its start as one that keeps them,
+/// live and on replay.
+#[test]
+fn a_rebuilding_alter_applies_its_start_too() {
+    let sim = SimVfs::new();
+    let (e, _) = open(&sim).expect("open");
+    let id = e.create_table(schema("d.t")).expect("create");
+    insert(&e, id, 1);
+    insert(&e, id, 2);
+    let mut a = (*e.table_named("d.t").expect("t").1).clone();
+    a.columns.push(Column::new("w", ColumnType::Integer { bytes: 4, unsigned: false }));
+    a.auto_increment_start = Some(300);
+    let mut d = e.begin();
+    e.alter_table_in(&mut d, id, a, |rows: Vec<engine::Row>| -> Result<_, engine::Error> {
+        Ok(rows
+            .into_iter()
+            .map(|mut r| {
+                r.push(Value::Null);
+                r
+            })
+            .collect())
+    })
+    .expect("alter");
+    e.commit(d).expect("commit");
+    assert_eq!(e.auto_increment(id), Some(300));
+    let (e, _) = reopen(e, &sim, false);
+    assert_eq!(e.auto_increment(id), Some(300));
+    assert_eq!(insert3(&e, id), 300);
+}
+
+fn insert3(e: &Engine, id: u32) -> u64 {
+    let mut t = e.begin();
+    let got = e.insert(&mut t, id, vec![Value::Null, Value::Int(0), Value::Null]).expect("insert");
+    e.commit(t).expect("commit");
+    got.auto_inc.expect("generated")
+}

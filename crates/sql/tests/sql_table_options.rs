@@ -128,7 +128,7 @@ fn options_survive_a_crash_and_a_checkpoint() {
                 "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY COMMENT 'k') \
                  AUTO_INCREMENT=7 COMMENT='c'",
             );
-            q(&mut s, "INSERT INTO t VALUES (), ()");
+            q(&mut s, "INSERT INTO t (id) VALUES (NULL), (NULL)");
             q(&mut s, "DELETE FROM t");
             q(&mut s, "ALTER TABLE t AUTO_INCREMENT=40, COMMENT='c2'");
             srv.engine().flush_all().expect("flush");
@@ -142,7 +142,7 @@ fn options_survive_a_crash_and_a_checkpoint() {
         assert!(ddl.contains("`id` bigint NOT NULL AUTO_INCREMENT COMMENT 'k'"), "{ddl}");
         assert!(ddl.contains("AUTO_INCREMENT=40 "), "{checkpoint}: {ddl}");
         assert!(ddl.ends_with("COMMENT='c2'"), "{ddl}");
-        q(&mut s, "INSERT INTO d.t VALUES ()");
+        q(&mut s, "INSERT INTO d.t (id) VALUES (NULL)");
         assert_eq!(one(&mut s, "SELECT id FROM d.t"), "40");
     }
 }

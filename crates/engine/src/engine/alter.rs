@@ -328,7 +328,7 @@ impl Engine {
             let rows: Vec<Row> =
                 t.committed_rows(None).into_iter().map(|(_, r)| (*r).clone()).collect();
             let rows = convert(rows)?;
-            let built = rebuilt(&t, schema.clone(), &rows)?;
+            let built = replaced(&t, schema.clone(), Some(&rows))?;
             Ok((rows, built))
         })();
         match result {
