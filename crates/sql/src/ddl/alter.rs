@@ -12,6 +12,13 @@
 //!   of range, 1366 wrong value, 1138 NULL into NOT NULL) and a duplicate in a new unique or
 //!   primary key answers 1062; nothing changes then.
 //!
+//! Foreign key clauses beside other operations (`ADD ... FOREIGN KEY`, `DROP FOREIGN KEY`)
+//! are part of the same definition: drops apply to the old constraints, adds are defined
+//! against the new columns by `fk_define` (as ADD FOREIGN KEY alone), and with
+//! `foreign_key_checks=1` the rows the new definition gets are checked (1452); an index the
+//! ALTER drops that a kept constraint needs answers 1553. Table options (`AUTO_INCREMENT = n`,
+//! COMMENT) ride on the definition (`table_options.rs`).
+//!
 //! Either way it is one DDL transaction of the engine (`Engine::alter_table_in`,
 //! `replace_table_in`, `rename_tables_in`), committed with its QUERY event by the
 //! committer's two-phase commit, like every DDL (see ddl.rs).
