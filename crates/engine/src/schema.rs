@@ -108,6 +108,8 @@ pub struct Column {
     pub default_now: bool,
     /// `ON UPDATE CURRENT_TIMESTAMP[(fsp)]` (TIMESTAMP and DATETIME only).
     pub on_update_now: bool,
+    /// `COMMENT '...'` as given (mysqld keeps up to 1024 characters: the SQL layer checks).
+    pub comment: String,
 }
 
 impl ColumnType {
@@ -139,6 +141,7 @@ impl Column {
             zerofill: false,
             default_now: false,
             on_update_now: false,
+            comment: String::new(),
         }
     }
     /// ENUM/SET members.
@@ -199,6 +202,15 @@ pub struct TableSchema {
     /// `mysql.tables` with type VIEW), so it shares the table namespace and is created,
     /// replaced and dropped by the same two-phase DDL transactions; it never holds rows.
     pub view: Option<Vec<u8>>,
+    /// The table's `COMMENT='...'` (empty: none).
+    pub comment: String,
+    /// `AUTO_INCREMENT = n` of the CREATE or ALTER that carries this definition: when the
+    /// definition is installed (live or by replay) the counter becomes n, or the largest value
+    /// in the column plus one if that is more (InnoDB's rule for `ALTER TABLE ... AUTO_INCREMENT`,
+    /// ha_innobase::commit_inplace_alter_table / innobase_set_max_autoinc). A one-shot request
+    /// carried by the DDL record: an installed table's definition never holds it, so later
+    /// DDL of the table does not repeat it.
+    pub auto_increment_start: Option<u64>,
 }
 
 const MAX_TEXT_BYTES: usize = 65_535;
@@ -225,6 +237,8 @@ impl TableSchema {
             collation: collation::DEFAULT,
             foreign_keys: Vec::new(),
             view: None,
+            comment: String::new(),
+            auto_increment_start: None,
         }
     }
 
@@ -659,6 +673,16 @@ const HAS_COLLATION: u8 = 0x80;
 const HAS_TABLE_COLLATION: u8 = 0x40;
 /// Bit of the index count: a view definition follows (at most 64 indexes exist).
 const VIEW_FLAG: u16 = 0x2000;
+/// Bit of the index count: the table options of issue 20 follow, last: u64 AUTO_INCREMENT
+/// start plus one (0: none) | table comment | u16 column count | per column its comment.
+/// Written only when one of them is set, so other definitions stay byte-identical.
+const OPTIONS_FLAG: u16 = 0x1000;
+
+fn has_options(s: &TableSchema) -> bool {
+    s.auto_increment_start.is_some()
+        || !s.comment.is_empty()
+        || s.columns.iter().any(|c| !c.comment.is_empty())
+}
 pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     out.put_u32(s.id);
     out.put_bytes(s.name.as_bytes());
@@ -712,7 +736,8 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     // keys, and schemas without any, stay byte-identical.
     let fk_flag = if s.foreign_keys.is_empty() { 0 } else { crate::foreign_keys::FLAG };
     let view_flag = if s.view.is_some() { VIEW_FLAG } else { 0 };
-    out.put_u16(s.indexes.len() as u16 | fk_flag | view_flag);
+    let options_flag = if has_options(s) { OPTIONS_FLAG } else { 0 };
+    out.put_u16(s.indexes.len() as u16 | fk_flag | view_flag | options_flag);
     for i in &s.indexes {
         encode_index(out, i);
     }
@@ -721,6 +746,14 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     }
     if let Some(v) = &s.view {
         out.put_bytes(v);
+    }
+    if options_flag != 0 {
+        out.put_u64(s.auto_increment_start.map_or(0, |n| n.saturating_add(1)));
+        out.put_bytes(s.comment.as_bytes());
+        out.put_u16(s.columns.len() as u16);
+        for c in &s.columns {
+            out.put_bytes(c.comment.as_bytes());
+        }
     }
 }
 
@@ -840,11 +873,12 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
             zerofill,
             default_now,
             on_update_now,
+            comment: String::new(),
         });
     }
     let primary_key = positions(r)?;
     let nidx = r.u16()?;
-    let indexes = (0..nidx & !(crate::foreign_keys::FLAG | VIEW_FLAG))
+    let indexes = (0..nidx & !(crate::foreign_keys::FLAG | VIEW_FLAG | OPTIONS_FLAG))
         .map(|_| decode_index(r))
         .collect::<Result<Vec<_>>>()?;
     let foreign_keys = if nidx & crate::foreign_keys::FLAG != 0 {
@@ -853,6 +887,17 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
         Vec::new()
     };
     let view = if nidx & VIEW_FLAG != 0 { Some(r.bytes()?.to_vec()) } else { None };
+    let (mut comment, mut auto_increment_start) = (String::new(), None);
+    if nidx & OPTIONS_FLAG != 0 {
+        auto_increment_start = r.u64()?.checked_sub(1);
+        comment = r.string()?;
+        if usize::from(r.u16()?) != columns.len() {
+            return Err(r.corrupt());
+        }
+        for c in &mut columns {
+            c.comment = r.string()?;
+        }
+    }
     let mut s = TableSchema {
         id,
         name,
@@ -862,6 +907,8 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
         collation: table_collation,
         foreign_keys,
         view,
+        comment,
+        auto_increment_start,
     };
     // A definition from disk passed validation when it was created; re-checking it guards the
     // position indexing done everywhere else against corrupt input.

@@ -300,7 +300,10 @@ impl Table {
         Ok(())
     }
 
-    pub(crate) fn new(schema: TableSchema) -> Table {
+    /// A new table object; an `AUTO_INCREMENT = n` the definition carries starts the counter
+    /// (and is taken out of the definition the table keeps).
+    pub(crate) fn new(mut schema: TableSchema) -> Table {
+        let start = schema.auto_increment_start.take().unwrap_or(1).max(1);
         let indexes = schema.indexes.iter().map(|_| ShardedMap::new()).collect();
         let index_seq = schema.indexes.iter().map(|_| AtomicU64::new(0)).collect();
         let gaps = (0..=schema.indexes.len()).map(|_| Default::default()).collect();
@@ -308,7 +311,7 @@ impl Table {
             schema: Arc::new(schema),
             rows: ShardedMap::new(),
             indexes,
-            auto_inc: AtomicU64::new(1),
+            auto_inc: AtomicU64::new(start),
             next_row_id: AtomicU64::new(1),
             users: AtomicU32::new(0),
             ddl_pending: AtomicBool::new(false),

@@ -533,6 +533,16 @@ impl Session {
             // name, CREATE and INSERT on the new).
             Stmt::AlterTable { table, ops } => {
                 self.need_table(Privileges::ALTER, "ALTER", table)?;
+                let fks: Vec<crate::ast::FkSpec> = ops
+                    .iter()
+                    .filter_map(|op| match op {
+                        crate::ast::AlterOp::AddForeignKey(f) => Some(f.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                if !fks.is_empty() {
+                    self.need_references(table, &fks)?;
+                }
                 for op in ops {
                     if let crate::ast::AlterOp::RenameTable(to) = op {
                         self.need_table(Privileges::DROP, "DROP", table)?;

@@ -721,6 +721,10 @@ pub struct CreateTable {
     /// ... SELECT in row format): the table is created and a transaction begins, which the
     /// statement's row events join.
     pub start_transaction: bool,
+    /// `COMMENT [=] 'text'` table option (`ddl/table_options.rs`).
+    pub comment: Option<String>,
+    /// `AUTO_INCREMENT [=] n` table option: the counter's first value.
+    pub auto_increment: Option<u64>,
 }
 
 /// The SELECT part of `CREATE TABLE ... SELECT`.
@@ -1010,6 +1014,8 @@ pub struct MultiUpdate {
 pub struct MultiDelete {
     pub targets: Vec<TableRef>,
     pub from: Select,
+    /// `DELETE IGNORE`: rows a foreign key keeps (1451) are skipped with a warning.
+    pub ignore: bool,
 }
 
 /// Where ADD/CHANGE/MODIFY puts a column.
@@ -1065,7 +1071,14 @@ pub enum AlterOp {
         convert: bool,
     },
     AutoIncrement(u64),
-    /// ENGINE=InnoDB, COMMENT, ALGORITHM, LOCK, ROW_FORMAT, FORCE, DISABLE/ENABLE KEYS:
+    /// `COMMENT [=] 'text'`: the table's comment.
+    Comment(String),
+    /// `ADD [CONSTRAINT [sym]] FOREIGN KEY ...` beside other operations (an ALTER made only
+    /// of foreign key clauses is [`Stmt::AlterForeignKeys`]).
+    AddForeignKey(FkSpec),
+    /// `DROP FOREIGN KEY sym` / `DROP CONSTRAINT sym` beside other operations.
+    DropForeignKey(String),
+    /// ENGINE=InnoDB, ALGORITHM, LOCK, ROW_FORMAT, FORCE, DISABLE/ENABLE KEYS:
     /// accepted, nothing to change.
     Accepted,
 }

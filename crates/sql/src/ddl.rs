@@ -19,6 +19,7 @@ use super::vars::Var;
 
 mod alter;
 mod create_select;
+pub(crate) mod table_options;
 
 fn note(code: u16, message: String) -> Warning {
     Warning { level: "Note", code, message }
@@ -325,6 +326,9 @@ impl Session {
             _ => return Err(SqlError::WrongAutoKey),
         }
         self.fk_define(&db, &mut schema, &ct.foreign_keys)?;
+        schema.comment = ct.comment.clone().unwrap_or_default();
+        schema.auto_increment_start = ct.auto_increment;
+        table_options::check_comments(&schema, name)?;
         Ok(Some(schema))
     }
 }

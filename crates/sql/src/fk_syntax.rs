@@ -1,8 +1,7 @@
-//! The syntax of foreign keys (issue 20): sqlparser's FOREIGN KEY constraint → [`FkSpec`], and
-//! `ALTER TABLE` statements made only of `ADD [CONSTRAINT [sym]] FOREIGN KEY ...`, `DROP
-//! FOREIGN KEY sym` and `DROP CONSTRAINT sym` clauses → [`Stmt::AlterForeignKeys`]. Those are
-//! recognised here, before the general ALTER TABLE conversion, so the foreign key DDL (a
-//! metadata-only change, `crate::foreign_keys`) stays apart from the table-rebuilding ALTER.
+//! The syntax of foreign keys (issue 20): sqlparser's FOREIGN KEY constraint → [`FkSpec`], for
+//! CREATE TABLE and for ALTER TABLE's `ADD [CONSTRAINT [sym]] FOREIGN KEY ...` (read by
+//! `parse/alter.rs`, which makes an ALTER of foreign key clauses only a
+//! [`crate::ast::Stmt::AlterForeignKeys`], the metadata-only foreign key DDL).
 //! mysqld's grammar: `sql_yacc.yy` `key_def` (`opt_constraint FOREIGN KEY opt_ident (key_list)
 //! references`) and `alter_list_item` (`DROP FOREIGN KEY ident`).
 //!
@@ -13,7 +12,7 @@ use sqlparser::ast as sp;
 
 use engine::FkAction;
 
-use super::ast::{FkSpec, Stmt, TableRef};
+use super::ast::{FkSpec, TableRef};
 use super::error::{Result, SqlError};
 
 fn action(a: &Option<sp::ReferentialAction>) -> FkAction {
@@ -66,55 +65,4 @@ pub(crate) fn fk_spec(con: &sp::TableConstraint) -> Result<FkSpec> {
         on_delete: action(on_delete),
         on_update: action(on_update),
     })
-}
-
-/// `ALTER TABLE t` whose clauses are all foreign key ADD/DROP clauses, converted; None for any
-/// other statement (left to the general conversion).
-pub(crate) fn alter_statement(st: &sp::Statement) -> Result<Option<Stmt>> {
-    let sp::Statement::AlterTable { name, operations, if_exists: false, only: false, .. } = st
-    else {
-        return Ok(None);
-    };
-    let fk_only = !operations.is_empty()
-        && operations.iter().all(|op| {
-            matches!(
-                op,
-                sp::AlterTableOperation::AddConstraint {
-                    constraint: sp::TableConstraint::ForeignKey { .. },
-                    ..
-                } | sp::AlterTableOperation::DropForeignKey { .. }
-                    | sp::AlterTableOperation::DropConstraint { if_exists: false, .. }
-            )
-        });
-    if !fk_only {
-        // A foreign key clause beside other operations (the general ALTER grammar sends
-        // every ALTER naming FOREIGN here): not yet, and said so.
-        let names_fk = operations.iter().any(|op| {
-            matches!(
-                op,
-                sp::AlterTableOperation::AddConstraint {
-                    constraint: sp::TableConstraint::ForeignKey { .. },
-                    ..
-                } | sp::AlterTableOperation::DropForeignKey { .. }
-            )
-        });
-        if names_fk {
-            return Err(SqlError::NotSupported(
-                "FOREIGN KEY clauses beside other ALTER TABLE operations".into(),
-            ));
-        }
-        return Ok(None);
-    }
-    let (mut add, mut drop) = (Vec::new(), Vec::new());
-    for op in operations {
-        match op {
-            sp::AlterTableOperation::AddConstraint { constraint, .. } => {
-                add.push(fk_spec(constraint)?)
-            }
-            sp::AlterTableOperation::DropForeignKey { name, .. }
-            | sp::AlterTableOperation::DropConstraint { name, .. } => drop.push(name.value.clone()),
-            _ => unreachable!("checked above: foreign key clauses only"),
-        }
-    }
-    Ok(Some(Stmt::AlterForeignKeys { table: TableRef::from_sql(name)?, add, drop }))
 }

@@ -655,47 +655,12 @@ impl Session {
         let indexes = self.fk_define(&db, &mut schema, add)?;
         if self.fk_checks() {
             let engine = self.server.engine.clone();
-            let rows = engine.scan(txn, id, Bound::Unbounded, Bound::Unbounded, usize::MAX)?;
-            for fk in &schema.foreign_keys[before..] {
-                let Some((pid, parent)) = engine.table_named(&fk.parent) else { continue };
-                let parent = if pid == id { Arc::new(schema.clone()) } else { parent };
-                let pcols: Vec<usize> =
-                    fk.parent_columns.iter().filter_map(|c| parent.column_position(c)).collect();
-                for (_, row) in &rows {
-                    let values = values_at(row, &fk.columns);
-                    if values.contains(&Value::Null) {
-                        continue;
-                    }
-                    let found = if pid == id {
-                        let want = parent.key_of_values(&pcols, &values);
-                        rows.iter().any(|(_, r)| {
-                            parent.key_of_values(&pcols, &values_at(r, &pcols)) == want
-                        })
-                    } else {
-                        let found = match lookup(&parent, &pcols) {
-                            Some(Lookup::Index(n)) => engine.scan_index(
-                                txn,
-                                pid,
-                                &n,
-                                Bound::Included(&values),
-                                Bound::Included(&values),
-                                1,
-                            )?,
-                            _ => engine.scan(
-                                txn,
-                                pid,
-                                Bound::Included(&values),
-                                Bound::Included(&values),
-                                1,
-                            )?,
-                        };
-                        !found.is_empty()
-                    };
-                    if !found {
-                        return Err(violation(&schema, fk, false));
-                    }
-                }
-            }
+            let rows: Vec<Row> = engine
+                .scan(txn, id, Bound::Unbounded, Bound::Unbounded, usize::MAX)?
+                .into_iter()
+                .map(|(_, r)| r)
+                .collect();
+            check_rows(&engine, txn, id, &schema, &schema.foreign_keys[before..], &rows)?;
         }
         self.server.engine.set_foreign_keys_in(txn, id, schema.foreign_keys, indexes)?;
         Ok(())
@@ -793,6 +758,59 @@ pub(crate) fn check_drop_index(
                 schema.indexes[pos].name
             ),
         ));
+    }
+    Ok(())
+}
+
+/// The rows of table `id` (definition `schema`) checked against its new constraints `fks`
+/// (ALTER TABLE ... ADD FOREIGN KEY with `foreign_key_checks=1`, as mysqld's copy of the rows
+/// checks each): a row without a parent answers 1452; parents are read in `txn`'s view, the
+/// table's own rows are `rows` (a self-reference).
+pub(crate) fn check_rows(
+    engine: &engine::Engine,
+    txn: &engine::Txn,
+    id: TableId,
+    schema: &TableSchema,
+    fks: &[ForeignKeyDef],
+    rows: &[Row],
+) -> Result<()> {
+    for fk in fks {
+        let Some((pid, parent)) = engine.table_named(&fk.parent) else { continue };
+        let parent = if pid == id { Arc::new(schema.clone()) } else { parent };
+        let pcols: Vec<usize> =
+            fk.parent_columns.iter().filter_map(|c| parent.column_position(c)).collect();
+        for row in rows {
+            let values = values_at(row, &fk.columns);
+            if values.contains(&Value::Null) {
+                continue;
+            }
+            let found = if pid == id {
+                let want = parent.key_of_values(&pcols, &values);
+                rows.iter().any(|r| parent.key_of_values(&pcols, &values_at(r, &pcols)) == want)
+            } else {
+                let found = match lookup(&parent, &pcols) {
+                    Some(Lookup::Index(n)) => engine.scan_index(
+                        txn,
+                        pid,
+                        &n,
+                        Bound::Included(&values),
+                        Bound::Included(&values),
+                        1,
+                    )?,
+                    _ => engine.scan(
+                        txn,
+                        pid,
+                        Bound::Included(&values),
+                        Bound::Included(&values),
+                        1,
+                    )?,
+                };
+                !found.is_empty()
+            };
+            if !found {
+                return Err(violation(schema, fk, false));
+            }
+        }
     }
     Ok(())
 }

@@ -625,6 +625,9 @@ impl Front<'_> {
                 return Ok(s);
             }
         }
+        if self.delete_ignore_ahead() {
+            return self.delete_ignore();
+        }
         if self.peek_word("UPDATE") {
             // `UPDATE t1, t2 SET ...` (mysqld's `update_table_list`): sqlparser reads one
             // table reference only, so the comma form is read here (`multi_update_list`).
@@ -1401,10 +1404,6 @@ impl Front<'_> {
     // ---- conversion of sqlparser's AST ---------------------------------------------------
 
     fn convert(&mut self, st: sp::Statement) -> Result<Stmt> {
-        // ALTER TABLE made only of foreign key clauses, before the general ALTER TABLE.
-        if let Some(stmt) = super::fk_syntax::alter_statement(&st)? {
-            return Ok(stmt);
-        }
         match st {
             sp::Statement::Query(q) => Ok(Stmt::Select(self.query(&q)?)),
             sp::Statement::Insert(i) => self.insert(i),
@@ -1992,8 +1991,19 @@ impl Front<'_> {
             | sp::CreateTableOptions::Plain(o)
             | sp::CreateTableOptions::TableProperties(o) => o,
         };
+        let (mut comment, mut auto_increment) = (None, None);
         for o in options {
+            if let sp::SqlOption::Comment(
+                sp::CommentDef::WithEq(c) | sp::CommentDef::WithoutEq(c),
+            ) = o
+            {
+                comment = Some(c.clone());
+            }
             if let sp::SqlOption::KeyValue { key, value } = o {
+                if key.value.eq_ignore_ascii_case("AUTO_INCREMENT") {
+                    auto_increment = Some(crate::ddl::table_options::auto_increment_value(value)?);
+                    continue;
+                }
                 let text = match value {
                     sp::Expr::Identifier(i) => i.value.clone(),
                     sp::Expr::Value(v) => match &v.value {
@@ -2024,6 +2034,8 @@ impl Front<'_> {
             foreign_keys,
             select,
             start_transaction: false,
+            comment,
+            auto_increment,
         }))
     }
 
@@ -3228,7 +3240,7 @@ fn column_options(c: &sp::ColumnDef, mut column: Column, serial: bool) -> Result
             }
             sp::ColumnOption::CharacterSet(n) => charset = Some(last_part(n)?),
             sp::ColumnOption::Collation(n) => collate = Some(last_part(n)?),
-            sp::ColumnOption::Comment(_) => {}
+            sp::ColumnOption::Comment(text) => column.comment = text.clone(),
             // A column-level `REFERENCES p (c)`: MySQL 8.0 parses and ignores it ("MySQL parses
             // but ignores inline REFERENCES specifications", CREATE TABLE ... FOREIGN KEY
             // constraints, Foreign key restrictions).

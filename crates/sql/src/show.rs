@@ -474,6 +474,10 @@ pub(crate) fn create_table_text(
             let on_update = e.rsplit_once("on update ").map_or("", |(_, x)| x);
             l.push_str(&format!(" ON UPDATE {on_update}"));
         }
+        if !c.comment.is_empty() {
+            l.push_str(" COMMENT ");
+            l.push_str(&crate::ddl::table_options::quoted(&c.comment));
+        }
         lines.push(l);
     }
     let cols = |ps: &[usize]| {
@@ -495,8 +499,13 @@ pub(crate) fn create_table_text(
         Some(n) if n > 1 && s.auto_increment_column().is_some() => format!(" AUTO_INCREMENT={n}"),
         _ => String::new(),
     };
+    let comment = if s.comment.is_empty() {
+        String::new()
+    } else {
+        format!(" COMMENT={}", crate::ddl::table_options::quoted(&s.comment))
+    };
     format!(
-        "CREATE TABLE `{table}` (\n{}\n) ENGINE=InnoDB{auto} {}",
+        "CREATE TABLE `{table}` (\n{}\n) ENGINE=InnoDB{auto} {}{comment}",
         lines.join(",\n"),
         charset_clause(s.collation, "CHARSET", "=")
     )
@@ -661,7 +670,7 @@ impl Session {
                             default,
                             text(extra.clone()),
                             text("select,insert,update,references"),
-                            text(""),
+                            text(c.comment.as_str()),
                         ]);
                     } else {
                         out.push(vec![
@@ -1222,7 +1231,7 @@ impl Session {
                         text(key),
                         text(extra_text(c)),
                         text("select,insert,update,references"),
-                        text(""),
+                        text(c.comment.as_str()),
                         text(""),
                         Value::Null,
                     ]);
@@ -1266,7 +1275,7 @@ impl Session {
             text(collation::by_id(t.collation).map_or("utf8mb4_0900_ai_ci", |c| c.name)),
             Value::Null,
             text(""),
-            text(""),
+            text(t.comment.as_str()),
         ]
     }
 

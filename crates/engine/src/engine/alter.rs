@@ -34,7 +34,7 @@ use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
 use crate::schema::{decode_schema, encode_schema, hidden_key, TableId, TableSchema};
 use crate::table::{ShardedMap, Table};
-use crate::value::{decode_row, encode_row, Row};
+use crate::value::{decode_row, encode_row, Row, Value};
 
 // Format (replace): u8 6 (written by the caller) | u32 table | schema | u8 rows present |
 // u32 count | rows.
@@ -112,18 +112,43 @@ pub(super) fn check_replace(
 
 /// The table object `schema` describes: `t`'s rows kept (rows None; the format must be
 /// kept) or exactly `rows` (checked for duplicate keys: 1062).
-pub(super) fn replaced(t: &Table, schema: TableSchema, rows: Option<&[Row]>) -> Result<Table> {
-    match rows {
+pub(super) fn replaced(t: &Table, mut schema: TableSchema, rows: Option<&[Row]>) -> Result<Table> {
+    let start = schema.auto_increment_start.take();
+    let new = match rows {
         None => {
             if !keeps_row_format(&t.schema, &schema) {
                 return Err(Error::InvalidSchema {
                     reason: "a change of the row format must give the rebuilt rows",
                 });
             }
-            kept_rows(t, schema)
+            kept_rows(t, schema)?
         }
-        Some(rows) => rebuilt(t, schema, rows),
+        Some(rows) => rebuilt(t, schema, rows)?,
+    };
+    if let Some(n) = start {
+        set_auto_increment(&new, n);
     }
+    Ok(new)
+}
+
+/// `ALTER TABLE ... AUTO_INCREMENT = n` on table object `t` (held for DDL, or being
+/// replayed): the counter becomes n, or the largest committed value of the column plus one
+/// if that is more: InnoDB lowers the counter only down to that (`innobase_set_max_autoinc`,
+/// "you cannot reset the counter to a value less than or equal to the value currently in
+/// use"). A table without an AUTO_INCREMENT column keeps n, unused.
+fn set_auto_increment(t: &Table, n: u64) {
+    let mut next = n.max(1);
+    if let Some(a) = t.schema.auto_increment_column() {
+        for (_, row) in t.committed_rows(None) {
+            let used = match row.get(a) {
+                Some(Value::Int(i)) if *i > 0 => *i as u64,
+                Some(Value::UInt(u)) => *u,
+                _ => continue,
+            };
+            next = next.max(used.saturating_add(1));
+        }
+    }
+    t.auto_inc.store(next, Ordering::Release);
 }
 
 /// The same row cells under the new definition; each secondary index reused when an old
@@ -303,7 +328,7 @@ impl Engine {
             let rows: Vec<Row> =
                 t.committed_rows(None).into_iter().map(|(_, r)| (*r).clone()).collect();
             let rows = convert(rows)?;
-            let built = rebuilt(&t, schema.clone(), &rows)?;
+            let built = replaced(&t, schema.clone(), Some(&rows))?;
             Ok((rows, built))
         })();
         match result {

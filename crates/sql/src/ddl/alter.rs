@@ -12,6 +12,13 @@
 //!   of range, 1366 wrong value, 1138 NULL into NOT NULL) and a duplicate in a new unique or
 //!   primary key answers 1062; nothing changes then.
 //!
+//! Foreign key clauses beside other operations (`ADD ... FOREIGN KEY`, `DROP FOREIGN KEY`)
+//! are part of the same definition: drops apply to the old constraints, adds are defined
+//! against the new columns by `fk_define` (as ADD FOREIGN KEY alone), and with
+//! `foreign_key_checks=1` the rows the new definition gets are checked (1452); an index the
+//! ALTER drops that a kept constraint needs answers 1553. Table options (`AUTO_INCREMENT = n`,
+//! COMMENT) ride on the definition (`table_options.rs`).
+//!
 //! Either way it is one DDL transaction of the engine (`Engine::alter_table_in`,
 //! `replace_table_in`, `rename_tables_in`), committed with its QUERY event by the
 //! committer's two-phase commit, like every DDL (see ddl.rs).
@@ -178,6 +185,13 @@ impl Session {
         let tname = table.name.clone();
         let mut name = old.name.clone();
         let mut collation = old.collation;
+        let mut comment = old.comment.clone();
+        let mut auto_increment_start = None;
+        // Foreign keys: mysqld applies the drops to the old list, then adds the new ones
+        // against the new definition (`mysql_prepare_alter_table`).
+        let mut fk_drops: Vec<String> = Vec::new();
+        let mut fk_adds: Vec<crate::ast::FkSpec> = Vec::new();
+        let mut dropped_indexes: Vec<String> = Vec::new();
         let mut cols: Vec<WorkColumn> = old
             .columns
             .iter()
@@ -327,7 +341,7 @@ impl Session {
                     }
                     match indexes.iter().position(|i| eq(&i.name, n)) {
                         Some(i) => {
-                            indexes.remove(i);
+                            dropped_indexes.push(indexes.remove(i).name);
                         }
                         None if *if_exists => {
                             self.warnings.push(note(1091, cant_drop(n).to_string()))
@@ -383,7 +397,17 @@ impl Session {
                         }
                     }
                 }
-                AlterOp::AutoIncrement(_) | AlterOp::Accepted => {}
+                AlterOp::AutoIncrement(n) => auto_increment_start = Some(*n),
+                AlterOp::Comment(text) => comment = text.clone(),
+                AlterOp::AddForeignKey(spec) => fk_adds.push(spec.clone()),
+                AlterOp::DropForeignKey(n) => {
+                    let known = old.foreign_keys.iter().any(|f| eq(&f.name, n));
+                    if !known || fk_drops.iter().any(|d| eq(d, n)) {
+                        return Err(cant_drop(n));
+                    }
+                    fk_drops.push(n.clone());
+                }
+                AlterOp::Accepted => {}
             }
         }
         // The new definition, keys resolved by name (1072 for a key column gone).
@@ -398,6 +422,9 @@ impl Session {
         let mut schema =
             TableSchema::new(&name, columns.clone(), primary_key).with_collation(collation);
         schema.id = id;
+        schema.comment = comment;
+        schema.auto_increment_start = auto_increment_start;
+        super::table_options::check_comments(&schema, &tname)?;
         for &p in &schema.primary_key.clone() {
             schema.columns[p].nullable = false;
         }
@@ -413,7 +440,7 @@ impl Session {
         let srcs: Vec<Option<usize>> = cols.iter().map(|w| w.src).collect();
         // The table's foreign keys stay, their columns followed to where they now are; one
         // whose column is dropped stops the ALTER (mysqld's 1828, ER_FK_COLUMN_CANNOT_DROP).
-        for fk in &old.foreign_keys {
+        for fk in old.foreign_keys.iter().filter(|f| !fk_drops.iter().any(|d| eq(d, &f.name))) {
             let mut columns = Vec::with_capacity(fk.columns.len());
             for &c in &fk.columns {
                 match srcs.iter().position(|s| *s == Some(c)) {
@@ -433,6 +460,37 @@ impl Session {
             }
             schema.foreign_keys.push(engine::ForeignKeyDef { columns, ..fk.clone() });
         }
+        // An index dropped that a constraint kept still needs (as child, or as parent of
+        // another table's): 1553, as DROP INDEX.
+        if !dropped_indexes.is_empty() {
+            let mut kept = (*old).clone();
+            kept.foreign_keys.retain(|f| !fk_drops.iter().any(|d| eq(d, &f.name)));
+            for n in &dropped_indexes {
+                let still_there = schema.indexes.iter().any(|i| {
+                    old.index(n).is_some_and(|o| {
+                        let cols: Vec<&str> = old.indexes[o]
+                            .columns
+                            .iter()
+                            .map(|&c| old.columns[c].name.as_str())
+                            .collect();
+                        let now: Vec<&str> =
+                            i.columns.iter().map(|&c| schema.columns[c].name.as_str()).collect();
+                        now.starts_with(&cols)
+                    })
+                });
+                if !still_there {
+                    crate::foreign_keys::check_drop_index(&self.server.engine, &kept, n)?;
+                }
+            }
+        }
+        // The constraints added, against the new definition (their supporting indexes added
+        // to it: 1822, 1826, 3780, ... as ALTER TABLE ... ADD FOREIGN KEY alone).
+        let fks_before = schema.foreign_keys.len();
+        if !fk_adds.is_empty() {
+            self.fk_define(&db, &mut schema, &fk_adds)?;
+        }
+        let new_fks: Vec<engine::ForeignKeyDef> =
+            if self.fk_checks() { schema.foreign_keys[fks_before..].to_vec() } else { Vec::new() };
         // A new name: the table's self-references and its children's constraints follow it
         // (InnoDB's `row_rename_table_for_mysql`).
         let renamed = schema.name != old.name;
@@ -452,11 +510,34 @@ impl Session {
             e => SqlError::Engine(e),
         };
         if identity && !convert_all && engine::keeps_row_format(&old, &schema) {
+            if !new_fks.is_empty() {
+                let rows: Vec<Row> = engine
+                    .scan(
+                        txn,
+                        id,
+                        std::ops::Bound::Unbounded,
+                        std::ops::Bound::Unbounded,
+                        usize::MAX,
+                    )?
+                    .into_iter()
+                    .map(|(_, r)| r)
+                    .collect();
+                crate::foreign_keys::check_rows(engine, txn, id, &schema, &new_fks, &rows)?;
+            }
             return engine.replace_table_in(txn, id, schema, None).map_err(mapped);
         }
         let target = schema.clone();
         engine.alter_table_in(txn, id, schema, |rows: Vec<Row>| -> Result<Vec<Row>> {
-            convert_rows(&old, &target, &srcs, rows)
+            let rows = convert_rows(&old, &target, &srcs, rows)?;
+            if !new_fks.is_empty() {
+                // The converted rows, as the copy mysqld checks; parents read committed.
+                let reader = engine.begin();
+                let checked =
+                    crate::foreign_keys::check_rows(engine, &reader, id, &target, &new_fks, &rows);
+                let _ = engine.rollback(reader);
+                checked?;
+            }
+            Ok(rows)
         })
     }
 

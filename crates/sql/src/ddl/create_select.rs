@@ -144,9 +144,11 @@ impl Session {
             })?;
         schema.id = id;
         // The QUERY event's text: the generated definition, as mysqld logs it
-        // (`select_create::binlog_show_create_table`: store_create_info + START TRANSACTION).
+        // (`select_create::binlog_show_create_table`: store_create_info + START TRANSACTION),
+        // with the statement's `AUTO_INCREMENT = n`, so a replica's counter starts there too.
+        let start = schema.auto_increment_start;
         let text =
-            format!("{} START TRANSACTION", crate::show::create_table_text(&schema, &name, None));
+            format!("{} START TRANSACTION", crate::show::create_table_text(&schema, &name, start));
         let table = Arc::new(schema);
         let mut changes = TxnChanges {
             session: u64::from(self.connection_id),

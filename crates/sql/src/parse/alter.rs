@@ -5,8 +5,11 @@
 //! forms. Column definitions are sqlparser's (`parse_column_def`) converted by
 //! `column_spec`, as CREATE TABLE's are, so a column means the same in both statements.
 //!
-//! Foreign-key clauses are the fk lane's: an ALTER made only of them never reaches this
-//! grammar; in a mixed ALTER they answer 1235 naming FOREIGN KEY.
+//! Foreign-key clauses (`ADD [CONSTRAINT [sym]] FOREIGN KEY ...` read by sqlparser's
+//! `parse_optional_table_constraint`, `DROP FOREIGN KEY sym`, `DROP CONSTRAINT sym`) are read
+//! here too: an ALTER made only of them becomes [`Stmt::AlterForeignKeys`] (the metadata-only
+//! foreign key DDL of `foreign_keys.rs`), a mixed one keeps them as operations of the one
+//! ALTER (`ddl/alter.rs`).
 
 use sqlparser::tokenizer::Token;
 
@@ -17,29 +20,7 @@ use crate::error::{Result, SqlError};
 impl Front<'_> {
     /// True if the statement starts with `ALTER TABLE` (without consuming).
     pub(super) fn alter_table_ahead(&self) -> bool {
-        self.nth_word(0, "ALTER") && self.nth_word(1, "TABLE") && !self.names_a_foreign_key()
-    }
-
-    /// True if the ALTER holds `FOREIGN` or `DROP CONSTRAINT`: it goes to the foreign key
-    /// grammar (`fk_syntax.rs`, through sqlparser), which takes an ALTER made only of foreign
-    /// key clauses and refuses a mixed one (1235). One pass over the tokens, bounded by them.
-    fn names_a_foreign_key(&self) -> bool {
-        let mut n = 2;
-        loop {
-            match &self.parser.peek_nth_token(n).token {
-                Token::EOF => return false,
-                Token::Word(x)
-                    if x.quote_style.is_none()
-                        && (x.value.eq_ignore_ascii_case("FOREIGN")
-                            || (x.value.eq_ignore_ascii_case("DROP")
-                                && self.nth_word(n + 1, "CONSTRAINT"))) =>
-                {
-                    return true;
-                }
-                _ => {}
-            }
-            n += 1;
-        }
+        self.nth_word(0, "ALTER") && self.nth_word(1, "TABLE")
     }
 
     fn nth_word(&self, n: usize, w: &str) -> bool {
@@ -65,7 +46,28 @@ impl Front<'_> {
         if !self.at_end() {
             return Err(self.error_here());
         }
+        let fk_only = ops
+            .iter()
+            .all(|op| matches!(op, AlterOp::AddForeignKey(_) | AlterOp::DropForeignKey(_)));
+        if fk_only {
+            let (mut add, mut drop) = (Vec::new(), Vec::new());
+            for op in ops {
+                match op {
+                    AlterOp::AddForeignKey(f) => add.push(f),
+                    AlterOp::DropForeignKey(n) => drop.push(n),
+                    _ => unreachable!("checked above: foreign key clauses only"),
+                }
+            }
+            return Ok(Stmt::AlterForeignKeys { table, add, drop });
+        }
         Ok(Stmt::AlterTable { table, ops })
+    }
+
+    /// True if `ADD` is followed by `[CONSTRAINT [sym]] FOREIGN` (without consuming).
+    fn foreign_key_ahead(&self) -> bool {
+        self.nth_word(0, "FOREIGN")
+            || (self.nth_word(0, "CONSTRAINT")
+                && (self.nth_word(1, "FOREIGN") || self.nth_word(2, "FOREIGN")))
     }
 
     fn opt_eq(&mut self) {
@@ -156,11 +158,15 @@ impl Front<'_> {
             let op = if self.words(&["PRIMARY", "KEY"]) {
                 AlterOp::DropPrimaryKey
             } else if self.words(&["FOREIGN", "KEY"]) {
-                return Err(unsupported("FOREIGN KEY"));
+                AlterOp::DropForeignKey(self.ident()?)
             } else if self.word("INDEX") || self.word("KEY") {
                 let if_exists = self.if_exists();
                 AlterOp::DropIndex { name: self.ident()?, if_exists }
-            } else if self.word("CHECK") || self.word("CONSTRAINT") {
+            } else if self.word("CONSTRAINT") {
+                // mysqld 8.0.19+: drops the constraint of that name; the foreign keys are the
+                // constraints kept here besides keys (CHECK is refused at creation).
+                AlterOp::DropForeignKey(self.ident()?)
+            } else if self.word("CHECK") {
                 return Err(unsupported("CHECK constraints"));
             } else {
                 self.word("COLUMN");
@@ -289,7 +295,12 @@ impl Front<'_> {
             ops.push(AlterOp::Accepted);
             return Ok(());
         }
-        for opt in ["COMMENT", "ROW_FORMAT", "ALGORITHM", "LOCK", "STATS_PERSISTENT", "CHECKSUM"] {
+        if self.word("COMMENT") {
+            self.opt_eq();
+            ops.push(AlterOp::Comment(self.string()?));
+            return Ok(());
+        }
+        for opt in ["ROW_FORMAT", "ALGORITHM", "LOCK", "STATS_PERSISTENT", "CHECKSUM"] {
             if self.word(opt) {
                 self.opt_eq();
                 match self.parser.next_token().token {
@@ -307,6 +318,15 @@ impl Front<'_> {
     }
 
     fn alter_add(&mut self, ops: &mut Vec<AlterOp>) -> Result<()> {
+        if self.foreign_key_ahead() {
+            let con = self
+                .parser
+                .parse_optional_table_constraint()
+                .map_err(|e| parse_error(self.sql, &e))?
+                .ok_or_else(|| self.error_here())?;
+            ops.push(AlterOp::AddForeignKey(crate::fk_syntax::fk_spec(&con)?));
+            return Ok(());
+        }
         let mut constraint = false;
         if self.word("CONSTRAINT") {
             constraint = true;
@@ -329,9 +349,6 @@ impl Front<'_> {
             let columns = self.key_parts()?;
             ops.push(AlterOp::AddIndex(IndexSpec { name, columns, unique: true }));
             return Ok(());
-        }
-        if self.words(&["FOREIGN", "KEY"]) {
-            return Err(unsupported("FOREIGN KEY"));
         }
         if self.word("CHECK") {
             return Err(unsupported("CHECK constraints"));

@@ -161,6 +161,55 @@ impl Front<'_> {
             targets.push(TableRef::from_sql(&n)?);
         }
         let from = self.write_source(source, d.selection.as_ref())?;
-        Ok(Stmt::MultiDelete(MultiDelete { targets, from }))
+        Ok(Stmt::MultiDelete(MultiDelete { targets, from, ignore: false }))
+    }
+
+    /// True if the statement is `DELETE [LOW_PRIORITY] [QUICK] IGNORE ...` (without
+    /// consuming).
+    pub(super) fn delete_ignore_ahead(&self) -> bool {
+        let w = |n: usize, x: &str| {
+            matches!(&self.parser.peek_nth_token(n).token,
+                sqlparser::tokenizer::Token::Word(t)
+                    if t.quote_style.is_none() && t.value.eq_ignore_ascii_case(x))
+        };
+        w(0, "DELETE") && (1..=3).any(|n| w(n, "IGNORE"))
+    }
+
+    /// `DELETE [LOW_PRIORITY] [QUICK] IGNORE ...` (mysqld's `delete_stmt` with
+    /// `opt_delete_options`): run as a multi-table DELETE, which skips the rows a foreign key
+    /// keeps (1451 made a warning). A one-table form names its table (or alias) as target;
+    /// its ORDER BY / LIMIT are not supported with IGNORE here (1235).
+    pub(super) fn delete_ignore(&mut self) -> Result<Stmt> {
+        self.expect_word("DELETE")?;
+        while self.word("LOW_PRIORITY") || self.word("QUICK") || self.word("IGNORE") {}
+        let st = self.parser.parse_delete().map_err(|e| parse_error(self.sql, &e))?;
+        let sp::Statement::Delete(d) = st else { return Err(self.error_here()) };
+        if !self.at_end() {
+            return Err(self.error_here());
+        }
+        let stmt = if !d.tables.is_empty() || d.using.is_some() {
+            self.multi_delete(&d)?
+        } else {
+            if !d.order_by.is_empty() || d.limit.is_some() {
+                return Err(SqlError::NotSupported("DELETE IGNORE with ORDER BY or LIMIT".into()));
+            }
+            let from = match &d.from {
+                sp::FromTable::WithFromKeyword(t) | sp::FromTable::WithoutKeyword(t) => t,
+            };
+            let [twj] = from.as_slice() else { return Err(self.error_here()) };
+            let target = match &twj.relation {
+                sp::TableFactor::Table { name, alias, .. } if twj.joins.is_empty() => match alias {
+                    Some(a) => TableRef { db: None, name: a.name.value.clone() },
+                    None => TableRef::from_sql(name)?,
+                },
+                _ => return Err(self.error_here()),
+            };
+            let from = self.write_source(from, d.selection.as_ref())?;
+            Stmt::MultiDelete(MultiDelete { targets: vec![target], from, ignore: true })
+        };
+        match stmt {
+            Stmt::MultiDelete(m) => Ok(Stmt::MultiDelete(MultiDelete { ignore: true, ..m })),
+            other => Ok(other),
+        }
     }
 }

@@ -167,12 +167,25 @@ impl Session {
                 }
                 let assigned = |c: usize| sets.iter().any(|s| s.0 == k && s.1 == c);
                 crate::temporal::touch_on_update(&t.schema.columns, &mut new, &assigned, row_no)?;
+                let mark = self.txn.as_ref().map_or(0, |o| o.changes.changes.len());
                 match self.write_update(t, &key, old, new, row_no) {
                     Ok(()) => changed += 1,
                     Err(SqlError::Engine(e @ engine::Error::DupEntry { .. })) if u.ignore => {
                         self.warnings.push(crate::session::Warning {
                             level: "Warning",
                             code: 1062,
+                            message: e.to_string(),
+                        });
+                    }
+                    // IGNORE: a row a foreign key refuses (1452 for a child's new values,
+                    // 1451 for a parent's referenced ones) is skipped with a warning, what it
+                    // changed (cascades included) undone: mysqld 8.0's `ignore_error_handler`
+                    // downgrades ER_NO_REFERENCED_ROW_2 and ER_ROW_IS_REFERENCED_2.
+                    Err(e) if u.ignore && matches!(e.code(), 1451 | 1452) => {
+                        self.undo_statement(mark)?;
+                        self.warnings.push(crate::session::Warning {
+                            level: "Warning",
+                            code: e.code(),
                             message: e.to_string(),
                         });
                     }
@@ -209,8 +222,21 @@ impl Session {
                 let Some(old) = engine.get_for_update(&mut open.txn, t.id, &key)? else {
                     continue;
                 };
-                if self.write_delete(t, &key, old)? {
-                    deleted += 1;
+                let mark = self.txn.as_ref().map_or(0, |o| o.changes.changes.len());
+                match self.write_delete(t, &key, old) {
+                    Ok(true) => deleted += 1,
+                    Ok(false) => {}
+                    // DELETE IGNORE: a parent row still referenced (1451) stays, with a
+                    // warning, as in UPDATE IGNORE above.
+                    Err(e) if d.ignore && matches!(e.code(), 1451 | 1452) => {
+                        self.undo_statement(mark)?;
+                        self.warnings.push(crate::session::Warning {
+                            level: "Warning",
+                            code: e.code(),
+                            message: e.to_string(),
+                        });
+                    }
+                    Err(e) => return Err(e),
                 }
             }
         }
