@@ -529,6 +529,12 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
             crate::eval::strfunc::call(*f, vals, collation::BINARY)?
         }
+        Expr::Func(Func::Math(mathfn::MathFn::Rand), args)
+            if args.len() == 1 && is_constant(&args[0]) =>
+        {
+            let seed = eval(&args[0], row, aggs)?;
+            mathfn::rand_constant_seed(args.as_ptr() as usize, &seed)
+        }
         Expr::Func(f, args) => {
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
             call(*f, vals)?
@@ -547,6 +553,20 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
         | Expr::Grouping(_)
         | Expr::Default => return Err(internal("unbound expression")),
     })
+}
+
+/// Whether an expression has the same value on every row (mysqld's `const_for_execution`
+/// as RAND(seed) asks it): literals and operators or functions over them. Bounded by the
+/// expression's depth, which binding limited.
+fn is_constant(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Unary(_, x) | Expr::Collate(x, _) | Expr::Collated(_, x) => is_constant(x),
+        Expr::Binary(_, a, b) => is_constant(a) && is_constant(b),
+        Expr::Func(Func::Math(mathfn::MathFn::Rand), _) => false,
+        Expr::Func(_, args) => args.iter().all(is_constant),
+        _ => false,
+    }
 }
 
 /// A node that compares strings, its string comparisons under collation `coll` (the binder's

@@ -31,6 +31,7 @@ use accounts::Privileges;
 mod alter;
 mod create_select;
 mod dialect;
+mod hex_numbers;
 mod query_expr;
 mod views;
 mod window;
@@ -2035,7 +2036,12 @@ impl Front<'_> {
         Ok(match e {
             E::Nested(x) => self.expr(x)?,
             E::UnaryOp { op, expr } => {
-                let x = self.expr(expr)?;
+                let x = match op {
+                    sp::UnaryOperator::Minus | sp::UnaryOperator::PGBitwiseNot => {
+                        self.numeric_operand(expr)?
+                    }
+                    _ => self.expr(expr)?,
+                };
                 unary(op, x)?
             }
             E::BinaryOp {
@@ -2083,20 +2089,42 @@ impl Front<'_> {
                     sp::BinaryOperator::PGBitwiseShiftLeft => M::ShiftLeft,
                     _ => M::ShiftRight,
                 };
-                let l = self.expr(left)?;
-                let r = self.expr(right)?;
+                let l = self.numeric_operand(left)?;
+                let r = self.numeric_operand(right)?;
                 Expr::Func(Func::Math(f), vec![l, r])
             }
             E::BinaryOp { left, op, right } => {
                 let op = binary_op(op)?;
-                let l = self.expr(left)?;
-                let r = self.expr(right)?;
+                let numeric = match op {
+                    BinOp::Add
+                    | BinOp::Sub
+                    | BinOp::Mul
+                    | BinOp::Div
+                    | BinOp::IntDiv
+                    | BinOp::Mod => true,
+                    BinOp::And | BinOp::Or | BinOp::Xor => false,
+                    _ => hex_numbers::is_number(left) || hex_numbers::is_number(right),
+                };
+                let (l, r) = if numeric {
+                    (self.numeric_operand(left)?, self.numeric_operand(right)?)
+                } else {
+                    (self.expr(left)?, self.expr(right)?)
+                };
                 Expr::Binary(op, Box::new(l), Box::new(r))
             }
             E::IsNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: false },
             E::IsNotNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: true },
             other => self.expr_other(other)?,
         })
+    }
+
+    /// An operand in numeric context: a hex or bit literal is its integer
+    /// (`hex_numbers.rs`), anything else as [`Self::expr`] converts it.
+    fn numeric_operand(&mut self, e: &sp::Expr) -> Result<Expr> {
+        match hex_numbers::numeric(e) {
+            Some(v) => Ok(Expr::Lit(v)),
+            None => self.expr(e),
+        }
     }
 
     /// The items of a row constructor `(a, b, ...)` (a non-row is a row of one), checked to
