@@ -553,7 +553,7 @@ impl Binder<'_> {
                             .collect::<Result<_>>()?;
                         self.charset_args(*f, args)?
                     }
-                    Func::Concat | Func::Upper | Func::Lower => {
+                    Func::Concat | Func::Upper | Func::Lower | Func::Length | Func::CharLength => {
                         // A quotient reads as text at its item's scale (`CONCAT(1/3)`).
                         let args = args
                             .iter()
@@ -2313,9 +2313,17 @@ fn decimal_scale(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> u8
     match e {
         Expr::Col(i) => match schema.and_then(|sc| sc.columns.get(*i)).map(|c| c.ty) {
             Some(ColumnType::Decimal { scale, .. }) => scale,
+            // A temporal value in numeric context has its fsp as fraction digits
+            // (`DATETIME(3) + 0` is 20240102030405.123).
+            Some(
+                ColumnType::DateTime { fsp }
+                | ColumnType::Timestamp { fsp }
+                | ColumnType::Time { fsp },
+            ) => fsp,
             _ => 0,
         },
         Expr::Lit(Value::Decimal(d)) => d.scale,
+        Expr::Func(Func::Time(_), _) => temporal_shape(e, schema, aggs).1,
         Expr::Binary(BinOp::Div, a, _) => {
             s(a).saturating_add(crate::decimal::div_precision_increment()).min(30)
         }
@@ -2332,6 +2340,23 @@ fn decimal_scale(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> u8
             args,
         ) => args.iter().map(s).max().unwrap_or(0),
         Expr::Func(Func::If, args) => args.iter().skip(1).map(s).max().unwrap_or(0),
+        // ROUND/TRUNCATE(x, n) of a DECIMAL: n fraction digits (0..30) for a constant n.
+        Expr::Func(Func::Round | Func::Math(crate::eval::mathfn::MathFn::Truncate), args) => {
+            match args.as_slice() {
+                [x, Expr::Lit(Value::Int(n))]
+                    if expr_type(x, schema, aggs) == MysqlType::NewDecimal =>
+                {
+                    (*n).clamp(0, 30) as u8
+                }
+                [_, Expr::Lit(Value::UInt(n))] => (*n).min(30) as u8,
+                [_] | [] => 0,
+                [x, ..] => s(x),
+            }
+        }
+        Expr::Func(Func::Abs, args) => args.first().map_or(0, s),
+        Expr::Func(Func::Math(crate::eval::mathfn::MathFn::Mod), args) => {
+            args.iter().map(s).max().unwrap_or(0)
+        }
         Expr::Case { whens, otherwise, .. } => {
             whens.iter().map(|(_, x)| s(x)).chain(otherwise.iter().map(|x| s(x))).max().unwrap_or(0)
         }

@@ -2338,6 +2338,27 @@ impl Front<'_> {
                 let unit = date_time_unit(field)?;
                 Expr::Func(Func::Time(TimeFn::Extract(unit)), vec![self.expr(expr)?])
             }
+            // `DATE 'x'`, `TIME 'x'`, `TIMESTAMP 'x'` (mysqld's temporal literals: a DATETIME for
+            // TIMESTAMP, the fraction's digits as fsp) read as the CAST of the text.
+            E::TypedString(ts) => {
+                let text = match &ts.value.value {
+                    sp::Value::SingleQuotedString(t) | sp::Value::DoubleQuotedString(t) => t,
+                    _ => return Err(unsupported(e.to_string())),
+                };
+                let fsp = text.trim().rsplit_once('.').map_or(0, |(_, f)| {
+                    f.bytes().take_while(u8::is_ascii_digit).count().min(6) as u8
+                });
+                let to = match ts.data_type {
+                    sp::DataType::Date => CastTo::Date,
+                    sp::DataType::Time(..) => CastTo::Time(fsp),
+                    sp::DataType::Timestamp(..) | sp::DataType::Datetime(_) => {
+                        CastTo::DateTime(fsp)
+                    }
+                    _ => return Err(unsupported(e.to_string())),
+                };
+                let text = Expr::Lit(Value::Bytes(text.clone().into_bytes()));
+                Expr::Func(Func::Time(TimeFn::Cast(to)), vec![text])
+            }
             E::Cast { expr, data_type, .. } if temporal_cast_target(data_type)?.is_some() => {
                 let to = temporal_cast_target(data_type)?.unwrap_or(CastTo::Date);
                 Expr::Func(Func::Time(TimeFn::Cast(to)), vec![self.expr(expr)?])
@@ -2581,8 +2602,16 @@ impl Front<'_> {
             return Ok(e);
         }
         let mut xs = Vec::with_capacity(args.len());
+        // A numeric function reads a hex or bit literal as its integer (`BIT_COUNT(0x41)`).
+        let numeric = crate::eval::mathfn::MathFn::by_name(&name).is_some_and(|(m, ..)| {
+            use crate::eval::mathfn::MathFn as M;
+            !m.is_string() && !matches!(m, M::Greatest | M::Least)
+        });
         for a in &args {
             match a {
+                sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) if numeric => {
+                    xs.push(self.numeric_operand(e)?)
+                }
                 sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => xs.push(self.expr(e)?),
                 _ => return Err(SqlError::FunctionArgs(name)),
             }

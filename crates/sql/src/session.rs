@@ -297,7 +297,7 @@ impl Session {
         self.count("Questions");
         self.begin_statement();
         self.attempt(|sess| {
-            let r = sess.run(&parsed.stmt, &[], sql);
+            let r = sess.run(&parsed.stmt, &[], sql).map(decimal_scales);
             sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r
@@ -313,7 +313,7 @@ impl Session {
         self.count("Questions");
         self.begin_statement();
         self.attempt(|sess| {
-            let r = sess.run(&stmt.parsed.stmt, params, &stmt.sql);
+            let r = sess.run(&stmt.parsed.stmt, params, &stmt.sql).map(decimal_scales);
             sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r

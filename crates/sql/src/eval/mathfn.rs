@@ -285,6 +285,14 @@ pub(crate) fn call(f: MathFn, a: &[Value], coll: u16) -> Result<Value> {
 /// error value), the bitmask of the listed members (bit i for the i-th declared member), the
 /// bytes as a big-endian integer. `a` is the value then the column's members.
 fn member_number(f: MathFn, a: &[Value]) -> Value {
+    // Signed where it fits, so `-e` is -2 (an unsigned operand would make it 1690).
+    match member_bits(f, a) {
+        Value::UInt(u) => i64::try_from(u).map_or(Value::UInt(u), Value::Int),
+        v => v,
+    }
+}
+
+fn member_bits(f: MathFn, a: &[Value]) -> Value {
     let Some((v, members)) = a.split_first() else { return Value::Null };
     let text = match v {
         Value::Null => return Value::Null,
@@ -726,8 +734,8 @@ mod tests {
             args.extend(members.iter().cloned());
             call(f, &args, 63).unwrap()
         };
-        assert_eq!(call_with(MathFn::EnumIndex, b("b")), Value::UInt(2));
-        assert_eq!(call_with(MathFn::EnumIndex, b("")), Value::UInt(0));
+        assert_eq!(call_with(MathFn::EnumIndex, b("b")), Value::Int(2));
+        assert_eq!(call_with(MathFn::EnumIndex, b("")), Value::Int(0));
         assert_eq!(call_with(MathFn::EnumIndex, Value::Null), Value::Null);
         assert_eq!(call_with(MathFn::SetBits, b("a,c")), Value::UInt(5));
         assert_eq!(call_with(MathFn::SetBits, b("")), Value::UInt(0));

@@ -118,6 +118,10 @@ impl Dialect for MySql {
         match &parser.peek_token().token {
             Token::Caret => Some(Ok(CARET)),
             Token::ShiftLeft | Token::ShiftRight => Some(Ok(SHIFT)),
+            // `col->'$.p'` and `->>` are simple expressions in MySQL's grammar (sql_yacc.yy
+            // `simple_ident JSON_SEPARATOR_SYM`): `d->'$.n' = 1` compares the extracted value
+            // (sqlparser ranks them below `=`, reading `d -> ('$.n' = 1)`).
+            Token::Arrow | Token::LongArrow => Some(Ok(UNARY)),
             _ => None,
         }
     }
