@@ -737,12 +737,14 @@ mod tests {
         assert_eq!(call_with(MathFn::EnumIndex, b("b")), Value::Int(2));
         assert_eq!(call_with(MathFn::EnumIndex, b("")), Value::Int(0));
         assert_eq!(call_with(MathFn::EnumIndex, Value::Null), Value::Null);
-        assert_eq!(call_with(MathFn::SetBits, b("a,c")), Value::UInt(5));
-        assert_eq!(call_with(MathFn::SetBits, b("")), Value::UInt(0));
+        assert_eq!(call_with(MathFn::SetBits, b("a,c")), Value::Int(5));
+        assert_eq!(call_with(MathFn::SetBits, b("")), Value::Int(0));
         assert_eq!(
             call(MathFn::BitValue, &[Value::Bytes(vec![0, 10])], 63).unwrap(),
-            Value::UInt(10)
+            Value::Int(10)
         );
+        let top = Value::Bytes(vec![0xFF; 8]);
+        assert_eq!(call(MathFn::BitValue, &[top], 63).unwrap(), Value::UInt(u64::MAX));
     }
 
     #[test]
