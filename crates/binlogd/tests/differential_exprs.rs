@@ -11,5 +11,5 @@ use support::differential as mariadb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expressions_answer_as_mysql8() {
-    mariadb::compare_case_file("exprs.cases", "ex", 150).await;
+    mariadb::compare_case_file("exprs.cases", "ex", 135).await;
 }
