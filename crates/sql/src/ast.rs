@@ -156,6 +156,13 @@ pub enum MathFn {
     ShiftRight,
     BitNot,
     Rand,
+    /// An ENUM column in numeric context: its member's index (`exec/numeric_context.rs`;
+    /// arguments: the column, then its members).
+    EnumIndex,
+    /// A SET column in numeric context: its members' bitmask (arguments as `EnumIndex`).
+    SetBits,
+    /// A BIT column in numeric context: its bytes as a big-endian unsigned integer.
+    BitValue,
 }
 
 /// NULLIF, base64, SOUNDEX, INET*, COLLATION()... (`Func::More`, `eval/morefn.rs`).

@@ -529,6 +529,12 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
             crate::eval::strfunc::call(*f, vals, collation::BINARY)?
         }
+        Expr::Func(Func::Math(mathfn::MathFn::Rand), args)
+            if args.len() == 1 && is_constant(&args[0]) =>
+        {
+            let seed = eval(&args[0], row, aggs)?;
+            mathfn::rand_constant_seed(args.as_ptr() as usize, &seed)
+        }
         Expr::Func(f, args) => {
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
             call(*f, vals)?
@@ -547,6 +553,20 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
         | Expr::Grouping(_)
         | Expr::Default => return Err(internal("unbound expression")),
     })
+}
+
+/// Whether an expression has the same value on every row (mysqld's `const_for_execution`
+/// as RAND(seed) asks it): literals and operators or functions over them. Bounded by the
+/// expression's depth, which binding limited.
+fn is_constant(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Unary(_, x) | Expr::Collate(x, _) | Expr::Collated(_, x) => is_constant(x),
+        Expr::Binary(_, a, b) => is_constant(a) && is_constant(b),
+        Expr::Func(Func::Math(mathfn::MathFn::Rand), _) => false,
+        Expr::Func(_, args) => args.iter().all(is_constant),
+        _ => false,
+    }
 }
 
 /// A node that compares strings, its string comparisons under collation `coll` (the binder's
@@ -1118,8 +1138,10 @@ mod tests {
     #[test]
     fn arithmetic_follows_mysql_types() {
         assert_eq!(arith(BinOp::Add, &Value::Int(1), &Value::Int(2)).unwrap(), Value::Int(3));
+        // The quotient keeps decimal_div's 9-digit word; sending rounds it to 0.3333.
         let third = arith(BinOp::Div, &Value::Int(1), &Value::Int(3)).unwrap();
-        assert_eq!(third.to_string(), "0.3333");
+        assert_eq!(third.to_string(), "0.333333333");
+        assert_eq!(crate::decimal::conform(&third, 4).unwrap().to_string(), "0.3333");
         assert_eq!(arith(BinOp::Div, &Value::Int(1), &Value::Int(0)).unwrap(), Value::Null);
         assert_eq!(
             arith(BinOp::Add, &Value::Bytes(b"1.5".to_vec()), &Value::Int(1)).unwrap(),

@@ -32,6 +32,7 @@ use crate::eval::collate::{keyed, Dt};
 use crate::eval::strfunc::StrFn as StrFunc;
 
 mod charset_exprs;
+mod numeric_context;
 mod rollup;
 mod window;
 
@@ -149,6 +150,10 @@ impl Binder<'_> {
     pub(crate) fn bind(&mut self, e: &Expr) -> Result<Expr> {
         Ok(match e {
             Expr::Col(p) => Expr::Col(*p),
+            Expr::Unary(UnOp::Neg, x) => {
+                let x = self.bind(x)?;
+                Expr::Unary(UnOp::Neg, Box::new(self.numeric_context(x)))
+            }
             Expr::Unary(op, x) => Expr::Unary(*op, Box::new(self.bind(x)?)),
             Expr::Binary(op, l, r) => {
                 let l = self.bind(l)?;
@@ -160,8 +165,18 @@ impl Binder<'_> {
                     | BinOp::Lt
                     | BinOp::Le
                     | BinOp::Gt
-                    | BinOp::Ge => self.comparison(*op, l, r)?,
-                    _ => Expr::Binary(*op, Box::new(l), Box::new(r)),
+                    | BinOp::Ge => {
+                        let (l, r) = self.numeric_comparison(l, r);
+                        self.comparison(*op, l, r)?
+                    }
+                    BinOp::And | BinOp::Or | BinOp::Xor => {
+                        Expr::Binary(*op, Box::new(l), Box::new(r))
+                    }
+                    _ => Expr::Binary(
+                        *op,
+                        Box::new(self.numeric_context(l)),
+                        Box::new(self.numeric_context(r)),
+                    ),
                 }
             }
             Expr::IsNull { expr, negated } => {
@@ -450,7 +465,10 @@ impl Binder<'_> {
             }
             Expr::Collated(id, x) => Expr::Collated(*id, b(self, x)?),
             Expr::Str(f, args) => {
-                let args: Vec<Expr> = args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
+                let args: Vec<Expr> = args
+                    .iter()
+                    .map(|x| self.bind(x).map(|x| self.quotient_as_text(x)))
+                    .collect::<Result<_>>()?;
                 if f.compares() {
                     self.collated(Expr::Str(*f, args), f.name(), true)?
                 } else {
@@ -527,6 +545,22 @@ impl Binder<'_> {
                             args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
                         self.collated(Expr::Func(*f, args), "nullif", false)?
                     }
+                    Func::Math(m) if !matches!(m, crate::eval::mathfn::MathFn::Conv) => {
+                        // Numeric functions read ENUM/SET/BIT columns as numbers.
+                        let args = args
+                            .iter()
+                            .map(|x| self.bind(x).map(|x| self.numeric_context(x)))
+                            .collect::<Result<_>>()?;
+                        self.charset_args(*f, args)?
+                    }
+                    Func::Concat | Func::Upper | Func::Lower | Func::Length | Func::CharLength => {
+                        // A quotient reads as text at its item's scale (`CONCAT(1/3)`).
+                        let args = args
+                            .iter()
+                            .map(|x| self.bind(x).map(|x| self.quotient_as_text(x)))
+                            .collect::<Result<_>>()?;
+                        self.charset_args(*f, args)?
+                    }
                     _ => {
                         let args = args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
                         self.charset_args(*f, args)?
@@ -539,7 +573,13 @@ impl Binder<'_> {
                         if a.has_aggregate() {
                             return Err(SqlError::InvalidGroupFunction);
                         }
-                        Some(self.bind(a)?)
+                        let a = self.bind(a)?;
+                        // SUM/AVG read ENUM/SET/BIT columns as numbers (`Item_sum_sum`).
+                        Some(if matches!(kind, AggKind::Sum | AggKind::Avg) {
+                            self.numeric_context(a)
+                        } else {
+                            a
+                        })
                     }
                     None => None,
                 };
@@ -2273,14 +2313,53 @@ fn decimal_scale(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> u8
     match e {
         Expr::Col(i) => match schema.and_then(|sc| sc.columns.get(*i)).map(|c| c.ty) {
             Some(ColumnType::Decimal { scale, .. }) => scale,
+            // A temporal value in numeric context has its fsp as fraction digits
+            // (`DATETIME(3) + 0` is 20240102030405.123).
+            Some(
+                ColumnType::DateTime { fsp }
+                | ColumnType::Timestamp { fsp }
+                | ColumnType::Time { fsp },
+            ) => fsp,
             _ => 0,
         },
         Expr::Lit(Value::Decimal(d)) => d.scale,
+        Expr::Func(Func::Time(_), _) => temporal_shape(e, schema, aggs).1,
         Expr::Binary(BinOp::Div, a, _) => {
             s(a).saturating_add(crate::decimal::div_precision_increment()).min(30)
         }
         Expr::Binary(BinOp::Mul, a, b) => s(a).saturating_add(s(b)).min(30),
         Expr::Binary(_, a, b) => s(a).max(s(b)),
+        Expr::Unary(UnOp::Neg, x) | Expr::Collated(_, x) => s(x),
+        // The functions that return one of their arguments keep the largest scale among
+        // them (`Item::aggregate_decimal_properties`): GREATEST(1, 2.5) sends 2.5 and 1.0.
+        Expr::Func(
+            Func::IfNull
+            | Func::Coalesce
+            | Func::Math(crate::eval::mathfn::MathFn::Greatest)
+            | Func::Math(crate::eval::mathfn::MathFn::Least),
+            args,
+        ) => args.iter().map(s).max().unwrap_or(0),
+        Expr::Func(Func::If, args) => args.iter().skip(1).map(s).max().unwrap_or(0),
+        // ROUND/TRUNCATE(x, n) of a DECIMAL: n fraction digits (0..30) for a constant n.
+        Expr::Func(Func::Round | Func::Math(crate::eval::mathfn::MathFn::Truncate), args) => {
+            match args.as_slice() {
+                [x, Expr::Lit(Value::Int(n))]
+                    if expr_type(x, schema, aggs) == MysqlType::NewDecimal =>
+                {
+                    (*n).clamp(0, 30) as u8
+                }
+                [_, Expr::Lit(Value::UInt(n))] => (*n).min(30) as u8,
+                [_] | [] => 0,
+                [x, ..] => s(x),
+            }
+        }
+        Expr::Func(Func::Abs, args) => args.first().map_or(0, s),
+        Expr::Func(Func::Math(crate::eval::mathfn::MathFn::Mod), args) => {
+            args.iter().map(s).max().unwrap_or(0)
+        }
+        Expr::Case { whens, otherwise, .. } => {
+            whens.iter().map(|(_, x)| s(x)).chain(otherwise.iter().map(|x| s(x))).max().unwrap_or(0)
+        }
         Expr::Agg(i) => match aggs.get(*i) {
             Some(AggSpec { kind: AggKind::Avg, arg: Some(a), .. }) => {
                 s(a).saturating_add(crate::decimal::div_precision_increment()).min(30)

@@ -31,6 +31,7 @@ use accounts::Privileges;
 mod alter;
 mod create_select;
 mod dialect;
+mod hex_numbers;
 mod query_expr;
 mod views;
 mod window;
@@ -2047,7 +2048,12 @@ impl Front<'_> {
         Ok(match e {
             E::Nested(x) => self.expr(x)?,
             E::UnaryOp { op, expr } => {
-                let x = self.expr(expr)?;
+                let x = match op {
+                    sp::UnaryOperator::Minus | sp::UnaryOperator::PGBitwiseNot => {
+                        self.numeric_operand(expr)?
+                    }
+                    _ => self.expr(expr)?,
+                };
                 unary(op, x)?
             }
             E::BinaryOp {
@@ -2095,20 +2101,42 @@ impl Front<'_> {
                     sp::BinaryOperator::PGBitwiseShiftLeft => M::ShiftLeft,
                     _ => M::ShiftRight,
                 };
-                let l = self.expr(left)?;
-                let r = self.expr(right)?;
+                let l = self.numeric_operand(left)?;
+                let r = self.numeric_operand(right)?;
                 Expr::Func(Func::Math(f), vec![l, r])
             }
             E::BinaryOp { left, op, right } => {
                 let op = binary_op(op)?;
-                let l = self.expr(left)?;
-                let r = self.expr(right)?;
+                let numeric = match op {
+                    BinOp::Add
+                    | BinOp::Sub
+                    | BinOp::Mul
+                    | BinOp::Div
+                    | BinOp::IntDiv
+                    | BinOp::Mod => true,
+                    BinOp::And | BinOp::Or | BinOp::Xor => false,
+                    _ => hex_numbers::is_number(left) || hex_numbers::is_number(right),
+                };
+                let (l, r) = if numeric {
+                    (self.numeric_operand(left)?, self.numeric_operand(right)?)
+                } else {
+                    (self.expr(left)?, self.expr(right)?)
+                };
                 Expr::Binary(op, Box::new(l), Box::new(r))
             }
             E::IsNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: false },
             E::IsNotNull(x) => Expr::IsNull { expr: Box::new(self.expr(x)?), negated: true },
             other => self.expr_other(other)?,
         })
+    }
+
+    /// An operand in numeric context: a hex or bit literal is its integer
+    /// (`hex_numbers.rs`), anything else as [`Self::expr`] converts it.
+    fn numeric_operand(&mut self, e: &sp::Expr) -> Result<Expr> {
+        match hex_numbers::numeric(e) {
+            Some(v) => Ok(Expr::Lit(v)),
+            None => self.expr(e),
+        }
     }
 
     /// The items of a row constructor `(a, b, ...)` (a non-row is a row of one), checked to
@@ -2321,6 +2349,27 @@ impl Front<'_> {
             E::Extract { field, expr, .. } => {
                 let unit = date_time_unit(field)?;
                 Expr::Func(Func::Time(TimeFn::Extract(unit)), vec![self.expr(expr)?])
+            }
+            // `DATE 'x'`, `TIME 'x'`, `TIMESTAMP 'x'` (mysqld's temporal literals: a DATETIME for
+            // TIMESTAMP, the fraction's digits as fsp) read as the CAST of the text.
+            E::TypedString(ts) => {
+                let text = match &ts.value.value {
+                    sp::Value::SingleQuotedString(t) | sp::Value::DoubleQuotedString(t) => t,
+                    _ => return Err(unsupported(e.to_string())),
+                };
+                let fsp = text.trim().rsplit_once('.').map_or(0, |(_, f)| {
+                    f.bytes().take_while(u8::is_ascii_digit).count().min(6) as u8
+                });
+                let to = match ts.data_type {
+                    sp::DataType::Date => CastTo::Date,
+                    sp::DataType::Time(..) => CastTo::Time(fsp),
+                    sp::DataType::Timestamp(..) | sp::DataType::Datetime(_) => {
+                        CastTo::DateTime(fsp)
+                    }
+                    _ => return Err(unsupported(e.to_string())),
+                };
+                let text = Expr::Lit(Value::Bytes(text.clone().into_bytes()));
+                Expr::Func(Func::Time(TimeFn::Cast(to)), vec![text])
             }
             E::Cast { expr, data_type, .. } if temporal_cast_target(data_type)?.is_some() => {
                 let to = temporal_cast_target(data_type)?.unwrap_or(CastTo::Date);
@@ -2565,8 +2614,16 @@ impl Front<'_> {
             return Ok(e);
         }
         let mut xs = Vec::with_capacity(args.len());
+        // A numeric function reads a hex or bit literal as its integer (`BIT_COUNT(0x41)`).
+        let numeric = crate::eval::mathfn::MathFn::by_name(&name).is_some_and(|(m, ..)| {
+            use crate::eval::mathfn::MathFn as M;
+            !m.is_string() && !matches!(m, M::Greatest | M::Least)
+        });
         for a in &args {
             match a {
+                sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) if numeric => {
+                    xs.push(self.numeric_operand(e)?)
+                }
                 sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => xs.push(self.expr(e)?),
                 _ => return Err(SqlError::FunctionArgs(name)),
             }

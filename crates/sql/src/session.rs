@@ -297,7 +297,7 @@ impl Session {
         self.count("Questions");
         self.begin_statement();
         self.attempt(|sess| {
-            let r = sess.run(&parsed.stmt, &[], sql);
+            let r = sess.run(&parsed.stmt, &[], sql).map(decimal_scales);
             sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r
@@ -313,7 +313,7 @@ impl Session {
         self.count("Questions");
         self.begin_statement();
         self.attempt(|sess| {
-            let r = sess.run(&stmt.parsed.stmt, params, &stmt.sql);
+            let r = sess.run(&stmt.parsed.stmt, params, &stmt.sql).map(decimal_scales);
             sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r
@@ -416,7 +416,7 @@ impl Session {
         if parsed.params > 0 {
             return Err(self.fail(SqlError::near("?")));
         }
-        let r = self.run(&parsed.stmt, &[], sql);
+        let r = self.run(&parsed.stmt, &[], sql).map(decimal_scales);
         self.end_table_use(&r);
         self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
@@ -465,7 +465,7 @@ impl Session {
             return Err(SqlError::WrongArguments("mysqld_stmt_execute"));
         }
         self.begin_statement();
-        let r = self.run(&stmt.parsed.stmt, params, &stmt.sql);
+        let r = self.run(&stmt.parsed.stmt, params, &stmt.sql).map(decimal_scales);
         self.end_table_use(&r);
         self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
@@ -593,6 +593,7 @@ impl Session {
         // The statement's time context (temporal.rs): zone, sql_mode, start time.
         super::temporal::begin(derived.zone, derived.mode, now);
         super::decimal::set_div_precision_increment(derived.div_precision_increment);
+        crate::eval::mathfn::reset_seeded_rand();
     }
 
     /// Moves the warnings the statement's conversions raised (temporal.rs) to the session's
@@ -1587,4 +1588,14 @@ fn collation_by_id(id: u32) -> Option<(&'static str, &'static str)> {
         255 => ("utf8mb4", "utf8mb4_0900_ai_ci"),
         _ => return None,
     })
+}
+
+/// A result set's DECIMAL values at their column's scale, as mysqld sends an item of type
+/// DECIMAL (`Protocol_text::store_decimal` with the item's `decimals`): a quotient rounded
+/// (`1/7*7` is 1.0000), an integer or shorter DECIMAL branch padded (`IFNULL(1, 2.5)` is 1.0).
+fn decimal_scales(mut out: Output) -> Output {
+    if let Output::Rows { columns, rows } = &mut out {
+        crate::decimal::conform_rows(columns, rows);
+    }
+    out
 }

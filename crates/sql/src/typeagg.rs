@@ -7,10 +7,11 @@
 //! taking the first argument's type made them the integers 0 and 1.
 //!
 //! The merge kept (the cells of the table an expression can reach here): NULL is ignored;
-//! equal types stay; integers merge to the widest of them; a DOUBLE/FLOAT among numbers makes DOUBLE,
-//! else a DECIMAL makes DECIMAL; DATE with DATETIME/TIMESTAMP is DATETIME; any string, or a
-//! temporal value with a number or another temporal kind, is VARCHAR (a BLOB among strings
-//! makes BLOB); JSON with JSON stays JSON, JSON with anything else is VARCHAR (LONGTEXT).
+//! equal types stay; integers merge to the widest of them; a DOUBLE/FLOAT among numbers makes
+//! DOUBLE, else a DECIMAL makes DECIMAL; two different temporal kinds (DATE, TIME, DATETIME,
+//! TIMESTAMP) make DATETIME; any string, or a temporal value with a number, is VARCHAR (a
+//! BLOB among strings makes BLOB); JSON with JSON stays JSON, JSON with anything else is
+//! VARCHAR (LONGTEXT).
 
 use crate::output::MysqlType;
 
@@ -74,9 +75,12 @@ pub(crate) fn aggregate(types: &[MysqlType]) -> MysqlType {
             MysqlType::NewDecimal
         };
     }
-    let datetimes =
-        |t: &MysqlType| matches!(t, MysqlType::Date | MysqlType::DateTime | MysqlType::Timestamp);
-    if ts.iter().all(datetimes) {
+    // Temporal kinds that differ merge to DATETIME (field_types_merge_rules: DATE with TIME,
+    // DATETIME or TIMESTAMP, and TIME with DATETIME or TIMESTAMP, are DATETIME).
+    let temporal = |t: &MysqlType| {
+        matches!(t, MysqlType::Date | MysqlType::DateTime | MysqlType::Timestamp | MysqlType::Time)
+    };
+    if ts.iter().all(temporal) {
         return MysqlType::DateTime;
     }
     if ts.contains(&MysqlType::Blob) || ts.contains(&MysqlType::Json) {
@@ -102,6 +106,12 @@ mod tests {
         assert_eq!(aggregate(&[Year, Tiny]), Tiny);
         assert_eq!(aggregate(&[Bit, Tiny]), LongLong);
         assert_eq!(aggregate(&[Date, DateTime]), DateTime);
+        assert_eq!(aggregate(&[Date, Time]), DateTime);
+        assert_eq!(aggregate(&[Time, Timestamp]), DateTime);
+        assert_eq!(aggregate(&[Time, Null, Time]), Time);
+        assert_eq!(aggregate(&[Date, Date]), Date);
+        assert_eq!(aggregate(&[Timestamp, Timestamp]), Timestamp);
+        assert_eq!(aggregate(&[Time, LongLong]), VarString);
         assert_eq!(aggregate(&[Date, LongLong]), VarString);
         assert_eq!(aggregate(&[Null, Null]), Null);
         assert_eq!(aggregate(&[Json, Json]), Json);

@@ -105,6 +105,7 @@ impl MathFn {
             ShiftRight => ">>",
             BitNot => "~",
             Rand => "rand",
+            EnumIndex | SetBits | BitValue => "+",
         }
     }
 
@@ -113,7 +114,17 @@ impl MathFn {
         use MathFn::*;
         matches!(
             self,
-            Sign | Crc32 | BitCount | BitAnd | BitOr | BitXor | ShiftLeft | ShiftRight | BitNot
+            Sign | Crc32
+                | BitCount
+                | BitAnd
+                | BitOr
+                | BitXor
+                | ShiftLeft
+                | ShiftRight
+                | BitNot
+                | EnumIndex
+                | SetBits
+                | BitValue
         )
     }
 
@@ -265,7 +276,50 @@ pub(crate) fn call(f: MathFn, a: &[Value], coll: u16) -> Result<Value> {
         }
         BitNot => Value::UInt(!bits(&arg(0))),
         Rand => Value::Double(rand(a.first())),
+        EnumIndex | SetBits | BitValue => member_number(f, a),
     })
+}
+
+/// An ENUM, SET or BIT value in numeric context (mysqld's `Field_enum::val_int`,
+/// `Field_set::val_int`, `Field_bit::val_int`): the 1-based member index (0 for the empty
+/// error value), the bitmask of the listed members (bit i for the i-th declared member), the
+/// bytes as a big-endian integer. `a` is the value then the column's members.
+fn member_number(f: MathFn, a: &[Value]) -> Value {
+    // Signed where it fits, so `-e` is -2 (an unsigned operand would make it 1690).
+    match member_bits(f, a) {
+        Value::UInt(u) => i64::try_from(u).map_or(Value::UInt(u), Value::Int),
+        v => v,
+    }
+}
+
+fn member_bits(f: MathFn, a: &[Value]) -> Value {
+    let Some((v, members)) = a.split_first() else { return Value::Null };
+    let text = match v {
+        Value::Null => return Value::Null,
+        Value::Bytes(b) => b.as_slice(),
+        other => return other.clone(),
+    };
+    let is = |m: &Value, t: &[u8]| matches!(m, Value::Bytes(b) if b.eq_ignore_ascii_case(t));
+    match f {
+        MathFn::EnumIndex => {
+            let at = members.iter().position(|m| is(m, text));
+            Value::UInt(at.map_or(0, |i| i as u64 + 1))
+        }
+        MathFn::SetBits => {
+            let mut mask = 0u64;
+            for part in text.split(|c| *c == b',').filter(|p| !p.is_empty()) {
+                if let Some(i) = members.iter().position(|m| is(m, part)) {
+                    // A SET has at most 64 members (1097 beyond).
+                    mask |= 1u64.checked_shl(i as u32).unwrap_or(0);
+                }
+            }
+            Value::UInt(mask)
+        }
+        _ => {
+            let tail = &text[text.len().saturating_sub(8)..];
+            Value::UInt(tail.iter().fold(0u64, |n, b| (n << 8) | u64::from(*b)))
+        }
+    }
 }
 
 fn int_arg(v: &Value) -> Option<i64> {
@@ -603,18 +657,22 @@ fn my_rnd(state: &mut (u64, u64)) -> f64 {
     state.0 as f64 / RAND_MAX as f64
 }
 
-/// `RAND()` (the thread's generator) or `RAND(seed)`: the first value of a generator seeded
-/// as `Item_func_rand::seed_random` does (`seed * 0x10001 + 55555555`, `seed * 0x10000001`).
-/// mysqld keeps one seeded generator for a constant seed across the statement's rows; here
-/// each evaluation starts it anew, so a constant seed gives its first value on every row.
+/// The generator `Item_func_rand::seed_random` starts for `seed`: `randominit(seed *
+/// 0x10001 + 55555555, seed * 0x10000001)`, each product taken as mysqld's `uint32` (the
+/// seed is `(uint32) val_int()`), then reduced modulo `max_value` (0x3FFFFFFF).
+fn seeded(seed: &Value) -> (u64, u64) {
+    let s = u64::from(int_arg(seed).unwrap_or(0) as u32);
+    let seed1 = u64::from(s.wrapping_mul(0x10001).wrapping_add(55_555_555) as u32);
+    let seed2 = u64::from(s.wrapping_mul(0x1000_0001) as u32);
+    (seed1 % RAND_MAX, seed2 % RAND_MAX)
+}
+
+/// `RAND()` (the thread's generator) or `RAND(seed)` with a seed that changes per row: the
+/// first value of a generator seeded as [`seeded`] (mysqld re-seeds per row when the
+/// argument is not constant).
 fn rand(seed: Option<&Value>) -> f64 {
     if let Some(s) = seed {
-        let s = int_arg(s).unwrap_or(0) as u32 as u64;
-        let mut st = (
-            (s.wrapping_mul(0x10001) + 55_555_555) % RAND_MAX,
-            (s.wrapping_mul(0x1000_0001)) % RAND_MAX,
-        );
-        return my_rnd(&mut st);
+        return my_rnd(&mut seeded(s));
     }
     RAND.with(|c| {
         let mut st = c.get().unwrap_or_else(|| {
@@ -628,9 +686,91 @@ fn rand(seed: Option<&Value>) -> f64 {
     })
 }
 
+thread_local! {
+    /// The generators of the running statement's `RAND(constant)` items, by item: mysqld
+    /// seeds such an item once (`Item_func_rand::val_real` with `args[0]->const_for_execution()`)
+    /// and takes the next value of its own generator on every row. Emptied at each statement
+    /// start ([`reset_seeded_rand`]); a statement has few RAND items, so a list is enough.
+    static SEEDED: std::cell::RefCell<Vec<(usize, (u64, u64))>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Forgets the previous statement's `RAND(constant)` generators.
+pub fn reset_seeded_rand() {
+    SEEDED.with(|s| s.borrow_mut().clear());
+}
+
+/// `RAND(seed)` for a constant seed: the next value of item `item`'s generator (seeded on
+/// its first row of the statement). `item` identifies the bound expression node (its
+/// address, stable while the statement runs).
+pub fn rand_constant_seed(item: usize, seed: &Value) -> Value {
+    if *seed == Value::Null {
+        // `(uint32) val_int()` of NULL is 0.
+        return rand_constant_seed(item, &Value::Int(0));
+    }
+    SEEDED.with(|s| {
+        let mut list = s.borrow_mut();
+        let at = match list.iter().position(|(i, _)| *i == item) {
+            Some(at) => at,
+            None => {
+                list.push((item, seeded(seed)));
+                list.len() - 1
+            }
+        };
+        Value::Double(my_rnd(&mut list[at].1))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn enum_set_bit_in_numeric_context() {
+        let b = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        let members = [b("a"), b("b"), b("c")];
+        let call_with = |f, v: Value| {
+            let mut args = vec![v];
+            args.extend(members.iter().cloned());
+            call(f, &args, 63).unwrap()
+        };
+        assert_eq!(call_with(MathFn::EnumIndex, b("b")), Value::Int(2));
+        assert_eq!(call_with(MathFn::EnumIndex, b("")), Value::Int(0));
+        assert_eq!(call_with(MathFn::EnumIndex, Value::Null), Value::Null);
+        assert_eq!(call_with(MathFn::SetBits, b("a,c")), Value::Int(5));
+        assert_eq!(call_with(MathFn::SetBits, b("")), Value::Int(0));
+        assert_eq!(
+            call(MathFn::BitValue, &[Value::Bytes(vec![0, 10])], 63).unwrap(),
+            Value::Int(10)
+        );
+        let top = Value::Bytes(vec![0xFF; 8]);
+        assert_eq!(call(MathFn::BitValue, &[top], 63).unwrap(), Value::UInt(u64::MAX));
+    }
+
+    #[test]
+    fn rand_seeds_as_mysqld() {
+        // MySQL 8.0 and MariaDB: RAND(1) = 0.40540353712197724, RAND(3) = 0.9057697559760601.
+        assert_eq!(rand(Some(&Value::Int(1))), 0.40540353712197724);
+        assert_eq!(rand(Some(&Value::Int(3))), 0.9057697559760601);
+        // A seed whose products pass 32 bits wraps as mysqld's uint32.
+        let big = Value::Int(100_000);
+        let s = seeded(&big);
+        assert_eq!(
+            s.0,
+            u64::from(100_000u64.wrapping_mul(0x10001).wrapping_add(55_555_555) as u32) % RAND_MAX
+        );
+        // A constant seed continues its generator from row to row.
+        reset_seeded_rand();
+        let first = rand_constant_seed(7, &Value::Int(1));
+        let second = rand_constant_seed(7, &Value::Int(1));
+        assert_eq!(first, Value::Double(0.40540353712197724));
+        assert_ne!(first, second);
+        let mut st = seeded(&Value::Int(1));
+        my_rnd(&mut st);
+        assert_eq!(second, Value::Double(my_rnd(&mut st)));
+        reset_seeded_rand();
+        assert_eq!(rand_constant_seed(7, &Value::Int(1)), first);
+    }
 
     fn d(s: &str) -> Value {
         Value::Decimal(Decimal::parse(s).unwrap())

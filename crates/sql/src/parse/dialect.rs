@@ -1,4 +1,6 @@
-//! The parser's dialect: sqlparser's `MySqlDialect` with `GROUP BY ... WITH ROLLUP` enabled.
+//! The parser's dialect: sqlparser's `MySqlDialect` with `GROUP BY ... WITH ROLLUP` enabled,
+//! and MySQL's bit operators (`<<`, `>>`, `~`) and operator precedence (`^` above `*`, shifts
+//! between `+` and `&`, `DIV` as `*`), which sqlparser's MySQL dialect lacks.
 //!
 //! sqlparser 0.59 parses the `WITH ROLLUP | CUBE | TOTALS` modifiers only when the dialect
 //! answers `supports_group_by_with_modifier` (its `parse_optional_group_by`), and its MySQL
@@ -15,6 +17,15 @@ use sqlparser::ast::Statement;
 use sqlparser::dialect::{Dialect, MySqlDialect};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
+
+/// sqlparser's precedence of `* / %` (`Precedence::MulDivModOp`).
+const MUL_DIV: u8 = 40;
+/// `^` binds tighter than `*` in MySQL.
+const CARET: u8 = 45;
+/// `<< >>`: between `+ -` (30) and `&` (23).
+const SHIFT: u8 = 26;
+/// A unary operator's operand: everything but `.` (100) binds looser.
+const UNARY: u8 = 50;
 
 /// MySQL with `GROUP BY ... WITH ROLLUP`.
 #[derive(Debug)]
@@ -63,7 +74,56 @@ impl Dialect for MySql {
         expr: &sqlparser::ast::Expr,
         precedence: u8,
     ) -> Option<Result<sqlparser::ast::Expr, ParserError>> {
-        self.0.parse_infix(parser, expr, precedence)
+        use sqlparser::ast::{BinaryOperator as B, Expr};
+        use sqlparser::tokenizer::Token;
+        // `<<`, `>>` (sqlparser maps them only for PostgreSQL-like dialects) and `DIV` (its
+        // MySQL dialect reads DIV's right operand as a whole expression, so `7 DIV 2 + 1`
+        // was `7 DIV 3`) at MySQL's precedence.
+        let (op, prec) = match &parser.peek_token().token {
+            Token::ShiftLeft => (B::PGBitwiseShiftLeft, SHIFT),
+            Token::ShiftRight => (B::PGBitwiseShiftRight, SHIFT),
+            Token::Word(w) if w.keyword == Keyword::DIV => (B::MyIntegerDivide, MUL_DIV),
+            _ => return self.0.parse_infix(parser, expr, precedence),
+        };
+        parser.next_token();
+        Some(parser.parse_subexpr(prec).map(|right| Expr::BinaryOp {
+            left: Box::new(expr.clone()),
+            op,
+            right: Box::new(right),
+        }))
+    }
+    fn parse_prefix(
+        &self,
+        parser: &mut Parser,
+    ) -> Option<Result<sqlparser::ast::Expr, ParserError>> {
+        use sqlparser::ast::{Expr, UnaryOperator};
+        use sqlparser::tokenizer::Token;
+        // `~x`: MySQL's bit inversion, binding tighter than every binary operator
+        // (sql_yacc.yy: `'~' simple_expr %prec NEG`).
+        if parser.peek_token().token != Token::Tilde {
+            return None;
+        }
+        parser.next_token();
+        Some(
+            parser
+                .parse_subexpr(UNARY)
+                .map(|x| Expr::UnaryOp { op: UnaryOperator::PGBitwiseNot, expr: Box::new(x) }),
+        )
+    }
+    fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        use sqlparser::tokenizer::Token;
+        // MySQL's operator precedence (refman "Operator Precedence"): `^` above `* / DIV %`,
+        // `<< >>` below `+ -` and above `&`, `&` above `|`. sqlparser ranks `^` and the
+        // shifts with `|`-like operators below `&`.
+        match &parser.peek_token().token {
+            Token::Caret => Some(Ok(CARET)),
+            Token::ShiftLeft | Token::ShiftRight => Some(Ok(SHIFT)),
+            // `col->'$.p'` and `->>` are simple expressions in MySQL's grammar (sql_yacc.yy
+            // `simple_ident JSON_SEPARATOR_SYM`): `d->'$.n' = 1` compares the extracted value
+            // (sqlparser ranks them below `=`, reading `d -> ('$.n' = 1)`).
+            Token::Arrow | Token::LongArrow => Some(Ok(UNARY)),
+            _ => None,
+        }
     }
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
         self.0.parse_statement(parser)
