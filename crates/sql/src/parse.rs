@@ -2002,7 +2002,7 @@ impl Front<'_> {
             }
             if let sp::SqlOption::KeyValue { key, value } = o {
                 if key.value.eq_ignore_ascii_case("AUTO_INCREMENT") {
-                    auto_increment = Some(crate::ddl::table_options::auto_increment_value(value)?);
+                    auto_increment = Some(auto_increment_value(value)?);
                     continue;
                 }
                 let text = match value {
@@ -3781,4 +3781,16 @@ mod tests {
             vec!["select 1 -- x;y\n", " select 2"]
         );
     }
+}
+
+/// The value of an `AUTO_INCREMENT [=] n` table option as sqlparser read it.
+pub(crate) fn auto_increment_value(e: &sqlparser::ast::Expr) -> Result<u64> {
+    if let sqlparser::ast::Expr::Value(v) = e {
+        if let sqlparser::ast::Value::Number(n, _) = &v.value {
+            if let Ok(n) = n.parse::<u64>() {
+                return Ok(n);
+            }
+        }
+    }
+    Err(SqlError::near(&e.to_string()))
 }

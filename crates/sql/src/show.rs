@@ -476,7 +476,7 @@ pub(crate) fn create_table_text(
         }
         if !c.comment.is_empty() {
             l.push_str(" COMMENT ");
-            l.push_str(&crate::ddl::table_options::quoted(&c.comment));
+            l.push_str(&quoted(&c.comment));
         }
         lines.push(l);
     }
@@ -502,7 +502,7 @@ pub(crate) fn create_table_text(
     let comment = if s.comment.is_empty() {
         String::new()
     } else {
-        format!(" COMMENT={}", crate::ddl::table_options::quoted(&s.comment))
+        format!(" COMMENT={}", quoted(&s.comment))
     };
     format!(
         "CREATE TABLE `{table}` (\n{}\n) ENGINE=InnoDB{auto} {}{comment}",
@@ -1461,5 +1461,33 @@ impl Session {
                 Output::Rows { columns: cols, rows: out }
             }
         })
+    }
+}
+
+/// `'text'` as SHOW CREATE TABLE quotes a comment (mysqld's `append_unescaped`).
+pub(crate) fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('\'');
+    for ch in text.chars() {
+        match ch {
+            '\0' => out.push_str("\\0"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("''"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+#[cfg(test)]
+mod comment_tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_quoted_as_append_unescaped() {
+        assert_eq!(quoted("it's a\\b\nc"), "'it''s a\\\\b\\nc'");
     }
 }

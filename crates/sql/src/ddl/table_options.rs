@@ -24,18 +24,6 @@ use crate::error::{Result, SqlError};
 const TABLE_COMMENT_MAX: usize = 2048;
 const COLUMN_COMMENT_MAX: usize = 1024;
 
-/// The value of an `AUTO_INCREMENT [=] n` table option as sqlparser read it.
-pub(crate) fn auto_increment_value(e: &sqlparser::ast::Expr) -> Result<u64> {
-    if let sqlparser::ast::Expr::Value(v) = e {
-        if let sqlparser::ast::Value::Number(n, _) = &v.value {
-            if let Ok(n) = n.parse::<u64>() {
-                return Ok(n);
-            }
-        }
-    }
-    Err(SqlError::near(&e.to_string()))
-}
-
 /// Checks the comments of `schema` (`table` is the name errors give).
 pub(crate) fn check_comments(schema: &TableSchema, table: &str) -> Result<()> {
     if schema.comment.chars().count() > TABLE_COMMENT_MAX {
@@ -58,32 +46,4 @@ pub(crate) fn check_comments(schema: &TableSchema, table: &str) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// `'text'` as SHOW CREATE TABLE quotes a comment (mysqld's `append_unescaped`).
-pub(crate) fn quoted(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('\'');
-    for ch in text.chars() {
-        match ch {
-            '\0' => out.push_str("\\0"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("''"),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn comments_are_quoted_as_append_unescaped() {
-        assert_eq!(quoted("it's a\\b\nc"), "'it''s a\\\\b\\nc'");
-    }
 }
