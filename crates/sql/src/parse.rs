@@ -2236,6 +2236,18 @@ impl Front<'_> {
                 let list = list.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>>>()?;
                 Expr::InList { expr: Box::new(x), list, negated: *negated }
             }
+            // `expr [NOT] REGEXP|RLIKE pattern` is REGEXP_LIKE(expr, pattern).
+            E::RLike { negated, expr, pattern, .. } => {
+                let like = Expr::Func(
+                    Func::Regex(crate::ast::RegexFn::Like),
+                    vec![self.expr(expr)?, self.expr(pattern)?],
+                );
+                if *negated {
+                    Expr::Unary(UnOp::Not, Box::new(like))
+                } else {
+                    like
+                }
+            }
             E::Like { negated, expr, pattern, escape_char, any: false } => {
                 let x = self.expr(expr)?;
                 let p = self.expr(pattern)?;
@@ -2533,7 +2545,7 @@ impl Front<'_> {
             "min" => Some(AggKind::Min),
             "max" => Some(AggKind::Max),
             "avg" => Some(AggKind::Avg),
-            _ => None,
+            _ => AggKind::by_name(&name),
         };
         if let Some(kind) = agg {
             let arg = match args.as_slice() {
@@ -2583,6 +2595,18 @@ impl Front<'_> {
                 return Err(SqlError::FunctionArgs(name));
             }
             return Ok(Expr::Func(Func::More(mf), xs));
+        }
+        if let Some((mf, min, max)) = crate::ast::MiscFn::by_name(&name) {
+            if xs.len() < min || xs.len() > max {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Func(Func::Misc(mf), xs));
+        }
+        if let Some((rf, min, max)) = crate::ast::RegexFn::by_name(&name) {
+            if xs.len() < min || xs.len() > max {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Func(Func::Regex(rf), xs));
         }
         if let Some((tf, min, max)) = time_function(&name) {
             if xs.len() < min || xs.len() > max {

@@ -113,6 +113,11 @@ pub struct Session {
     pub(crate) user_vars: HashMap<String, Value>,
     pub(crate) gtid_next: GtidNext,
     pub(crate) last_insert_id: u64,
+    /// The previous statement's ROW_COUNT() and FOUND_ROWS() (`THD::get_row_count_func`,
+    /// `THD::limit_found_rows`): affected rows, -1 after a result set or an error, 0 after
+    /// other statements; the rows of the last result set.
+    pub(crate) prev_row_count: i64,
+    pub(crate) prev_found_rows: u64,
     pub(crate) warnings: Vec<Warning>,
     /// The previous statement's (warning, error) counts, kept when its conditions are cleared:
     /// `@@warning_count` / `@@error_count` read them (mysqld's `DA_KEEP_COUNTS`).
@@ -203,6 +208,8 @@ impl Session {
             user_vars: HashMap::new(),
             gtid_next: GtidNext::Automatic,
             last_insert_id: 0,
+            prev_row_count: -1,
+            prev_found_rows: 0,
             warnings: Vec::new(),
             last_counts: (0, 0),
             now: datetime_of(0),
@@ -417,6 +424,7 @@ impl Session {
             return Err(self.fail(SqlError::near("?")));
         }
         let r = self.run(&parsed.stmt, &[], sql);
+        self.note_row_counts(&r);
         self.end_table_use(&r);
         self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
@@ -466,9 +474,24 @@ impl Session {
         }
         self.begin_statement();
         let r = self.run(&stmt.parsed.stmt, params, &stmt.sql);
+        self.note_row_counts(&r);
         self.end_table_use(&r);
         self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
+    }
+
+    /// Records what ROW_COUNT() and FOUND_ROWS() of the next statement answer.
+    fn note_row_counts(&mut self, r: &Result<Output>) {
+        match r {
+            Ok(Output::Rows { rows, .. }) => {
+                self.prev_row_count = -1;
+                self.prev_found_rows = rows.len() as u64;
+            }
+            Ok(Output::Ok { affected_rows, .. }) => {
+                self.prev_row_count = i64::try_from(*affected_rows).unwrap_or(i64::MAX);
+            }
+            Err(_) => self.prev_row_count = -1,
+        }
     }
 
     /// COM_INIT_DB.
