@@ -87,6 +87,11 @@ pub enum AggKind {
     BitAnd,
     BitOr,
     BitXor,
+    /// JSON_ARRAYAGG(x): the group's values (NULLs too) as a JSON array; NULL over no rows.
+    JsonArrayAgg,
+    /// JSON_OBJECTAGG(k, v): its argument is JSON_ARRAY(k, v) (`parse.rs`); the last value of
+    /// a key wins; a NULL key is 3158.
+    JsonObjectAgg,
 }
 
 impl AggKind {
@@ -148,6 +153,24 @@ pub enum Func {
     Misc(MiscFn),
     /// REGEXP_LIKE/INSTR/SUBSTR/REPLACE and the REGEXP operator (`eval/regexfn.rs`).
     Regex(RegexFn),
+    /// JSON_ARRAY_APPEND, JSON_MERGE_PATCH, JSON_SEARCH... (`eval/jsonmore.rs`).
+    Json(JsonFn),
+}
+
+/// The JSON functions of issue 19's second round (`Func::Json`, `eval/jsonmore.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonFn {
+    ArrayAppend,
+    ArrayInsert,
+    ContainsPath,
+    MergePreserve,
+    MergePatch,
+    Overlaps,
+    Pretty,
+    Search,
+    StorageSize,
+    /// JSON_VALUE(doc, path).
+    ScalarValue,
 }
 
 /// Issue 19's remaining scalar functions (`Func::Misc`, `eval/miscfn.rs`).
@@ -169,6 +192,12 @@ pub enum MiscFn {
     /// Bound to literals from the session (`exec.rs`).
     RowCount,
     FoundRows,
+    /// Named user locks, run at binding with the session (`userlocks.rs`).
+    GetLock,
+    ReleaseLock,
+    IsFreeLock,
+    IsUsedLock,
+    ReleaseAllLocks,
 }
 
 /// The regular-expression functions (`Func::Regex`, `eval/regexfn.rs`).
@@ -426,6 +455,8 @@ impl WinFunc {
             WinFunc::Agg(AggKind::BitAnd) => "bit_and",
             WinFunc::Agg(AggKind::BitOr) => "bit_or",
             WinFunc::Agg(AggKind::BitXor) => "bit_xor",
+            WinFunc::Agg(AggKind::JsonArrayAgg) => "json_arrayagg",
+            WinFunc::Agg(AggKind::JsonObjectAgg) => "json_objectagg",
         }
     }
 

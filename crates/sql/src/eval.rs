@@ -14,6 +14,7 @@
 pub(crate) mod collate;
 pub(crate) mod convert;
 pub(crate) mod json_funcs;
+pub(crate) mod jsonmore;
 pub mod mathfn;
 pub(crate) mod miscfn;
 pub mod morefn;
@@ -373,6 +374,40 @@ pub(crate) fn bits_of(v: &Value) -> u64 {
         }
         None => 0,
     }
+}
+
+/// JSON_ARRAYAGG's (or, `object`, JSON_OBJECTAGG's) result over a group's values: NULL for
+/// no rows; JSON_OBJECTAGG's values are JSON_ARRAY(key, value) pairs, a NULL key is 3158.
+pub(crate) fn json_agg(object: bool, vals: Vec<Value>) -> Result<Value> {
+    use engine::json::Json;
+    if vals.is_empty() {
+        return Ok(Value::Null);
+    }
+    let doc = if object {
+        let mut members = Vec::with_capacity(vals.len());
+        for v in &vals {
+            let Json::Array(mut kv) = json_funcs::to_json(v) else {
+                return Err(internal("JSON_OBJECTAGG pair"));
+            };
+            let value = kv.pop().unwrap_or(Json::Null);
+            let key = match kv.pop() {
+                None | Some(Json::Null) => {
+                    return Err(SqlError::Other {
+                        code: 3158,
+                        sqlstate: "22032",
+                        message: "JSON documents may not contain NULL member names.".into(),
+                    })
+                }
+                Some(Json::Str(s)) => s,
+                Some(other) => other.to_string(),
+            };
+            members.push((key, value));
+        }
+        Json::object(members)
+    } else {
+        Json::Array(vals.iter().map(json_funcs::to_json).collect())
+    };
+    json_funcs::json_value(&doc)
 }
 
 /// Text of a value for string functions.
@@ -819,6 +854,7 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
         Func::More(m) => morefn::call(m, &a, collation::BINARY)?,
         Func::Regex(r) => regexfn::call(r, &a, collation::BINARY)?,
         Func::Misc(m) => miscfn::call(m, &a)?,
+        Func::Json(j) => jsonmore::call(j, &a)?,
         Func::UnixTimestamp => match a.pop() {
             None => Value::Int(unix_now().0),
             Some(Value::Null) => Value::Null,

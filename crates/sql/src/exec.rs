@@ -308,6 +308,8 @@ impl Binder<'_> {
                     None if m.is_binary() => Dt::new(collation::BINARY, COERCIBLE, false),
                     None => Dt::new(self.conn(), COERCIBLE, true),
                 },
+                Func::Json(j) if j.is_json() || j.is_integer() => numeric,
+                Func::Json(_) => Dt::new(self.conn(), COERCIBLE, true),
                 Func::Regex(r) if r.is_integer() => numeric,
                 Func::Regex(_) => match args.first() {
                     Some(a) if self.dt(a)?.is_string() => self.dt(a)?,
@@ -559,6 +561,24 @@ impl Binder<'_> {
                         *f,
                         vec![Expr::Lit(s.server.vars.global(crate::vars::Var::ServerId))],
                     ),
+                    Func::Misc(
+                        m @ (crate::ast::MiscFn::GetLock
+                        | crate::ast::MiscFn::ReleaseLock
+                        | crate::ast::MiscFn::IsFreeLock
+                        | crate::ast::MiscFn::IsUsedLock
+                        | crate::ast::MiscFn::ReleaseAllLocks),
+                    ) => {
+                        // GET_LOCK may wait: on a thread that must not block, the statement
+                        // runs again where it may.
+                        if *m == crate::ast::MiscFn::GetLock && engine::waits_refused() {
+                            return Err(SqlError::Engine(engine::Error::WouldBlock));
+                        }
+                        let vals = args
+                            .iter()
+                            .map(|x| eval(&self.bind(x)?, &[], &[]))
+                            .collect::<Result<Vec<_>>>()?;
+                        Expr::Lit(s.user_lock_call(*m, &vals)?)
+                    }
                     Func::Misc(crate::ast::MiscFn::Sleep) if engine::waits_refused() => {
                         // It waits: run where a statement may block.
                         return Err(SqlError::Engine(engine::Error::WouldBlock));
@@ -1354,6 +1374,15 @@ impl Session {
                             if let Expr::Func(crate::ast::Func::Bytes(bf), _) = &bound {
                                 crate::eval::json_funcs::refine_column(&mut c, *bf);
                             }
+                            // A JSON result is sent as mysqld sends JSON_SET's.
+                            if let Expr::Func(crate::ast::Func::Json(j), _) = &bound {
+                                if j.is_json() {
+                                    crate::eval::json_funcs::refine_column(
+                                        &mut c,
+                                        crate::ast::BytesFunc::JsonSet,
+                                    );
+                                }
+                            }
                             c
                         }
                     };
@@ -1754,6 +1783,8 @@ struct AggState {
     m2: f64,
     /// BIT_AND/BIT_OR/BIT_XOR.
     bits: u64,
+    /// JSON_ARRAYAGG/JSON_OBJECTAGG's values.
+    vals: Vec<Value>,
     acc: Value,
     seen: Option<HashSet<Key>>,
     /// GROUP_CONCAT's values: (text, ORDER BY keys).
@@ -1778,6 +1809,7 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
                 mean: 0.0,
                 m2: 0.0,
                 bits: if a.kind == AggKind::BitAnd { u64::MAX } else { 0 },
+                vals: Vec::new(),
                 acc: Value::Null,
                 seen: a.distinct.then(HashSet::new),
                 items: Vec::new(),
@@ -1804,6 +1836,12 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
                 None => Value::Int(1),
                 Some(a) => eval(a, &row, &[])?,
             };
+            if matches!(spec.kind, AggKind::JsonArrayAgg | AggKind::JsonObjectAgg) {
+                // NULLs are members too (`Item_sum_json_array::add`).
+                st.count += 1;
+                st.vals.push(v);
+                continue;
+            }
             if v == Value::Null {
                 continue;
             }
@@ -1826,6 +1864,7 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
                     st.m2 += delta * (x - st.mean);
                     Value::Null
                 }
+                AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => Value::Null,
                 AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => {
                     let b = crate::eval::bits_of(&v);
                     st.bits = match spec.kind {
@@ -1880,8 +1919,9 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
                             v
                         }
                         AggKind::Count => Value::Int(st.count as i64),
-                        AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => {
-                            Value::UInt(st.bits)
+                        AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => Value::UInt(st.bits),
+                        AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
+                            crate::eval::json_agg(spec.kind == AggKind::JsonObjectAgg, st.vals)?
                         }
                         AggKind::StdPop | AggKind::VarPop if st.count > 0 => {
                             let var = st.m2 / st.count as f64;
@@ -1899,10 +1939,9 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
                                 var
                             })
                         }
-                        AggKind::StdPop
-                        | AggKind::VarPop
-                        | AggKind::StdSamp
-                        | AggKind::VarSamp => Value::Null,
+                        AggKind::StdPop | AggKind::VarPop | AggKind::StdSamp | AggKind::VarSamp => {
+                            Value::Null
+                        }
                         AggKind::Avg if st.count > 0 => {
                             arith(BinOp::Div, &st.acc, &Value::Int(st.count as i64))?
                         }
@@ -2164,6 +2203,9 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             Some(AggSpec { kind: AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor, .. }) => {
                 MysqlType::LongLong
             }
+            Some(AggSpec { kind: AggKind::JsonArrayAgg | AggKind::JsonObjectAgg, .. }) => {
+                MysqlType::Json
+            }
             Some(AggSpec { kind, arg: Some(a), .. }) => {
                 let at = t(a);
                 match kind {
@@ -2232,6 +2274,10 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
                 None if m.is_integer() => MysqlType::LongLong,
                 None => MysqlType::VarString,
             },
+            Func::Json(j) if j.is_json() => MysqlType::Json,
+            Func::Json(j) if j.is_integer() => MysqlType::LongLong,
+            Func::Json(crate::ast::JsonFn::Pretty) => MysqlType::Blob,
+            Func::Json(_) => MysqlType::VarString,
             Func::Regex(r) if r.is_integer() => MysqlType::LongLong,
             Func::Regex(_) => MysqlType::VarString,
             Func::Bytes(bf) => crate::eval::json_funcs::result_type(*bf),

@@ -55,11 +55,8 @@ pub(crate) fn in_utf8mb3((schema, rows): MadeUp, exact_names: bool) -> MadeUp {
     const UTF8MB3_BIN: u16 = 83;
     let mut schema = (*schema).clone();
     for c in schema.columns.iter_mut().filter(|c| c.ty.is_text()) {
-        c.collation = if exact_names && is_name_column(&c.name) {
-            UTF8MB3_BIN
-        } else {
-            UTF8MB3_GENERAL_CI
-        };
+        c.collation =
+            if exact_names && is_name_column(&c.name) { UTF8MB3_BIN } else { UTF8MB3_GENERAL_CI };
     }
     (Arc::new(schema), rows)
 }

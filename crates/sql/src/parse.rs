@@ -2547,6 +2547,33 @@ impl Front<'_> {
             "avg" => Some(AggKind::Avg),
             _ => AggKind::by_name(&name),
         };
+        if name == "json_arrayagg" || name == "json_objectagg" {
+            let mut xs = Vec::with_capacity(args.len());
+            for a in &args {
+                match a {
+                    sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => {
+                        xs.push(self.expr(e)?)
+                    }
+                    _ => return Err(SqlError::FunctionArgs(name)),
+                }
+            }
+            let want = if name == "json_arrayagg" { 1 } else { 2 };
+            if distinct {
+                return Err(SqlError::near("DISTINCT"));
+            }
+            if xs.len() != want {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            let (kind, arg) = if want == 1 {
+                (AggKind::JsonArrayAgg, xs.remove(0))
+            } else {
+                (
+                    AggKind::JsonObjectAgg,
+                    Expr::Func(Func::Bytes(crate::ast::BytesFunc::JsonArray), xs),
+                )
+            };
+            return Ok(Expr::AggCall { kind, distinct: false, arg: Some(Box::new(arg)) });
+        }
         if let Some(kind) = agg {
             let arg = match args.as_slice() {
                 [sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Wildcard)]
@@ -2601,6 +2628,12 @@ impl Front<'_> {
                 return Err(SqlError::FunctionArgs(name));
             }
             return Ok(Expr::Func(Func::Misc(mf), xs));
+        }
+        if let Some((jf, min, max)) = crate::ast::JsonFn::by_name(&name) {
+            if xs.len() < min || xs.len() > max || !jf.arity_ok(xs.len()) {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Func(Func::Json(jf), xs));
         }
         if let Some((rf, min, max)) = crate::ast::RegexFn::by_name(&name) {
             if xs.len() < min || xs.len() > max {

@@ -494,6 +494,28 @@ impl Session {
         }
     }
 
+    /// A user-lock function (`userlocks.rs`) over its evaluated arguments.
+    pub(crate) fn user_lock_call(&self, f: crate::ast::MiscFn, a: &[Value]) -> Result<Value> {
+        use crate::ast::MiscFn as M;
+        let locks = &self.server.user_locks;
+        let conn = self.connection_id;
+        let name = || super::userlocks::lock_name(a.first().unwrap_or(&Value::Null));
+        Ok(match f {
+            M::GetLock => {
+                let timeout = super::userlocks::timeout_of(a.get(1).unwrap_or(&Value::Null));
+                let killed = || {
+                    engine::interrupt_requested()
+                        || self.process.as_ref().is_some_and(|p| p.killed() != 0)
+                };
+                locks.get(conn, &name()?, timeout, &killed)?
+            }
+            M::ReleaseLock => locks.release(conn, &name()?),
+            M::IsFreeLock => locks.is_free(&name()?),
+            M::IsUsedLock => locks.holder(&name()?),
+            _ => Value::UInt(locks.release_all(conn)),
+        })
+    }
+
     /// COM_INIT_DB.
     pub fn use_database(&mut self, db: &str) -> Result<()> {
         self.need_database(Privileges::NONE, db)?;
@@ -1554,6 +1576,8 @@ impl Drop for Session {
         locks.unlock_tables(self.connection_id);
         locks.release_backup(self.connection_id);
         locks.unregister_use(self.connection_id, &self.table_use);
+        // And its named user locks (GET_LOCK).
+        self.server.user_locks.release_all(self.connection_id);
     }
 }
 

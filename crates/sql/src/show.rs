@@ -906,8 +906,7 @@ impl Session {
             return Some(super::perf_schema::log_status(self));
         }
         let exact = self.server.names_case_sensitive();
-        self.information_schema_rows(t)
-            .map(|m| super::information_schema::in_utf8mb3(m, exact))
+        self.information_schema_rows(t).map(|m| super::information_schema::in_utf8mb3(m, exact))
     }
 
     /// The information_schema table `t` names, if it is one (its text columns still in the

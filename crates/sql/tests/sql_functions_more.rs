@@ -24,7 +24,10 @@ fn regexp_functions_answer_as_mysql8() {
     // REGEXP_LIKE (MariaDB has none): case-insensitive under utf8mb4_0900_ai_ci, `c` makes
     // it case-sensitive (manual 14.8.2, match_type).
     assert_eq!(
-        row(&mut s, "SELECT REGEXP_LIKE('CamelCase', 'CAMEL'), REGEXP_LIKE('CamelCase', 'CAMEL', 'c')"),
+        row(
+            &mut s,
+            "SELECT REGEXP_LIKE('CamelCase', 'CAMEL'), REGEXP_LIKE('CamelCase', 'CAMEL', 'c')"
+        ),
         ["1", "0"]
     );
     assert_eq!(one(&mut s, "SELECT REGEXP_LIKE('a\\nb', '^b', 'm')"), "1");
@@ -55,10 +58,7 @@ fn regexp_functions_answer_as_mysql8() {
     q(&mut s, "USE rx");
     q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20))");
     q(&mut s, "INSERT INTO t VALUES (1, 'apple'), (2, 'Banana'), (3, 'cherry'), (4, NULL)");
-    assert_eq!(
-        rows(&mut s, "SELECT id FROM t WHERE s REGEXP '^[ab]' ORDER BY id"),
-        [["1"], ["2"]]
-    );
+    assert_eq!(rows(&mut s, "SELECT id FROM t WHERE s REGEXP '^[ab]' ORDER BY id"), [["1"], ["2"]]);
     assert_eq!(rows(&mut s, "SELECT id FROM t WHERE s NOT RLIKE 'an' ORDER BY id"), [["1"], ["3"]]);
 }
 
@@ -69,13 +69,19 @@ fn aggregates_std_variance_and_bits() {
     q(&mut s, "CREATE DATABASE ag");
     q(&mut s, "USE ag");
     q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, g INT, a INT)");
-    q(&mut s, "INSERT INTO t VALUES (1,1,2),(2,1,4),(3,1,4),(4,1,4),(5,2,5),(6,2,5),(7,2,7),(8,2,9)");
+    q(
+        &mut s,
+        "INSERT INTO t VALUES (1,1,2),(2,1,4),(3,1,4),(4,1,4),(5,2,5),(6,2,5),(7,2,7),(8,2,9)",
+    );
     assert_eq!(
         row(&mut s, "SELECT STD(a), STDDEV(a), STDDEV_POP(a), VARIANCE(a), VAR_POP(a) FROM t"),
         ["2", "2", "2", "4", "4"]
     );
     assert_eq!(
-        rows(&mut s, "SELECT g, VAR_SAMP(a), BIT_OR(a), BIT_AND(a), BIT_XOR(a) FROM t GROUP BY g ORDER BY g"),
+        rows(
+            &mut s,
+            "SELECT g, VAR_SAMP(a), BIT_OR(a), BIT_AND(a), BIT_XOR(a) FROM t GROUP BY g ORDER BY g"
+        ),
         [["1", "1", "6", "0", "6"], ["2", "3.6666666666666665", "15", "1", "14"]]
     );
     // One row: the sample forms are NULL (manual 14.19.1); no rows: BIT_AND is all ones.
@@ -94,7 +100,10 @@ fn miscellaneous_functions_answer_as_mysql8() {
     let srv = server();
     let mut s = srv.session("root", "localhost");
     assert_eq!(
-        row(&mut s, "SELECT PERIOD_ADD(200801, 2), PERIOD_ADD(9912, 1), PERIOD_DIFF(200802, 200703)"),
+        row(
+            &mut s,
+            "SELECT PERIOD_ADD(200801, 2), PERIOD_ADD(9912, 1), PERIOD_DIFF(200802, 200703)"
+        ),
         ["200803", "200001", "11"]
     );
     // MySQL 8.0 refuses an invalid period (ER_WRONG_ARGUMENTS), MariaDB computes on.
@@ -111,11 +120,17 @@ fn miscellaneous_functions_answer_as_mysql8() {
         ["any string", "30", "0"]
     );
     assert_eq!(one(&mut s, "SELECT UNCOMPRESS('not compressed')"), "NULL");
-    assert_eq!(row(&mut s, "SELECT LENGTH(RANDOM_BYTES(16)), RANDOM_BYTES(4) = RANDOM_BYTES(4)"), ["16", "0"]);
+    assert_eq!(
+        row(&mut s, "SELECT LENGTH(RANDOM_BYTES(16)), RANDOM_BYTES(4) = RANDOM_BYTES(4)"),
+        ["16", "0"]
+    );
     assert_eq!(err(&mut s, "SELECT RANDOM_BYTES(0)").code(), 1690);
     assert_eq!(err(&mut s, "SELECT RANDOM_BYTES(1025)").code(), 1690);
     assert_eq!(row(&mut s, "SELECT ANY_VALUE(5), NAME_CONST('x', 14)"), ["5", "14"]);
-    assert_eq!(row(&mut s, "SELECT UUID_SHORT() < UUID_SHORT(), SLEEP(0), BENCHMARK(100, 1 + 1)"), ["1", "0", "0"]);
+    assert_eq!(
+        row(&mut s, "SELECT UUID_SHORT() < UUID_SHORT(), SLEEP(0), BENCHMARK(100, 1 + 1)"),
+        ["1", "0", "0"]
+    );
     assert_eq!(err(&mut s, "SELECT BENCHMARK(-1, 1)").code(), 1210);
     assert_eq!(one(&mut s, "SELECT BENCHMARK(NULL, 1)"), "NULL");
     let t = std::time::Instant::now();
@@ -134,4 +149,102 @@ fn miscellaneous_functions_answer_as_mysql8() {
     rows(&mut s, "SELECT * FROM t LIMIT 2");
     assert_eq!(one(&mut s, "SELECT FOUND_ROWS()"), "2");
     assert_eq!(one(&mut s, "SELECT FOUND_ROWS()"), "1");
+}
+
+#[test]
+fn named_user_locks_are_session_owned() {
+    let srv = server();
+    let mut a = srv.session("root", "localhost");
+    let mut b = srv.session("root", "localhost");
+    let a_id = one(&mut a, "SELECT CONNECTION_ID()");
+    assert_eq!(one(&mut a, "SELECT GET_LOCK('job', 0)"), "1");
+    assert_eq!(one(&mut a, "SELECT GET_LOCK('JOB', 0)"), "1", "names are case-insensitive");
+    assert_eq!(one(&mut b, "SELECT GET_LOCK('job', 0)"), "0");
+    assert_eq!(one(&mut b, "SELECT IS_USED_LOCK('job')"), a_id);
+    assert_eq!(row(&mut b, "SELECT IS_FREE_LOCK('job'), IS_FREE_LOCK('other')"), ["0", "1"]);
+    assert_eq!(one(&mut b, "SELECT RELEASE_LOCK('job')"), "0", "not b's lock");
+    assert_eq!(one(&mut b, "SELECT RELEASE_LOCK('nobody')"), "NULL");
+    assert_eq!(one(&mut a, "SELECT RELEASE_LOCK('job')"), "1");
+    assert_eq!(one(&mut b, "SELECT GET_LOCK('job', 0)"), "0", "a took it twice");
+    // A waiter gets the lock when its holder releases it.
+    let waiter = {
+        let srv = srv.clone();
+        std::thread::spawn(move || {
+            let mut c = srv.session("root", "localhost");
+            let got = one(&mut c, "SELECT GET_LOCK('job', 20)");
+            let holder = one(&mut c, "SELECT IS_USED_LOCK('job') = CONNECTION_ID()");
+            (got, holder)
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(one(&mut a, "SELECT RELEASE_LOCK('job')"), "1");
+    assert_eq!(waiter.join().unwrap(), ("1".to_string(), "1".to_string()));
+    // The waiter's session ended: its lock went with it.
+    assert_eq!(one(&mut b, "SELECT IS_FREE_LOCK('job')"), "1");
+    // A disconnect releases every lock; RELEASE_ALL_LOCKS counts the holds.
+    assert_eq!(row(&mut a, "SELECT GET_LOCK('x', 0), GET_LOCK('y', 0)"), ["1", "1"]);
+    drop(a);
+    assert_eq!(row(&mut b, "SELECT IS_FREE_LOCK('x'), IS_FREE_LOCK('y')"), ["1", "1"]);
+    assert_eq!(
+        row(&mut b, "SELECT GET_LOCK('x', 0), GET_LOCK('x', 0), GET_LOCK('y', -1)"),
+        ["1", "1", "1"]
+    );
+    assert_eq!(one(&mut b, "SELECT RELEASE_ALL_LOCKS()"), "3");
+    assert_eq!(err(&mut b, "SELECT GET_LOCK('', 0)").code(), 3057);
+    assert_eq!(err(&mut b, &format!("SELECT GET_LOCK('{}', 0)", "n".repeat(65))).code(), 3057);
+}
+
+#[test]
+fn json_functions_second_round() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    assert_eq!(
+        one(&mut s, r#"SELECT JSON_ARRAY_APPEND('["a", ["b", "c"], "d"]', '$[1]', 1)"#),
+        r#"["a", ["b", "c", 1], "d"]"#
+    );
+    assert_eq!(
+        one(&mut s, r#"SELECT JSON_ARRAY_INSERT('[1, [2, 3]]', '$[1]', 'x')"#),
+        r#"[1, "x", [2, 3]]"#
+    );
+    assert_eq!(
+        row(
+            &mut s,
+            r#"SELECT JSON_CONTAINS_PATH('{"a": 1}', 'one', '$.a', '$.e'), JSON_CONTAINS_PATH('{"a": 1}', 'all', '$.a', '$.e')"#
+        ),
+        ["1", "0"]
+    );
+    assert_eq!(
+        one(&mut s, r#"SELECT JSON_MERGE_PATCH('{"a": 1, "b": 2}', '{"a": 3, "c": 4}')"#),
+        r#"{"a": 3, "b": 2, "c": 4}"#
+    );
+    assert_eq!(
+        one(&mut s, r#"SELECT JSON_MERGE_PRESERVE('[1, 2]', '{"id": 47}')"#),
+        r#"[1, 2, {"id": 47}]"#
+    );
+    assert_eq!(one(&mut s, "SELECT JSON_OVERLAPS('[1,3,5,7]', '[2,5,7]')"), "1");
+    assert_eq!(
+        one(&mut s, r#"SELECT JSON_PRETTY('[1,{"a":2}]')"#),
+        "[\n  1,\n  {\n    \"a\": 2\n  }\n]"
+    );
+    assert_eq!(
+        one(&mut s, r#"SELECT JSON_SEARCH('["abc", {"x": "abc"}]', 'all', 'abc')"#),
+        r#"["$[0]", "$[1].x"]"#
+    );
+    assert_eq!(one(&mut s, r#"SELECT JSON_VALUE('{"item": "shoes"}', '$.item')"#), "shoes");
+    q(&mut s, "CREATE DATABASE ja");
+    q(&mut s, "USE ja");
+    q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, g INT, k VARCHAR(5), v INT)");
+    q(
+        &mut s,
+        "INSERT INTO t VALUES (1, 1, 'a', 10), (2, 1, 'b', NULL), (3, 2, 'a', 30), (4, 2, 'a', 40)",
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT g, JSON_ARRAYAGG(v), JSON_OBJECTAGG(k, v) FROM t GROUP BY g ORDER BY g"
+        ),
+        [["1", "[10, null]", r#"{"a": 10, "b": null}"#], ["2", "[30, 40]", r#"{"a": 40}"#]]
+    );
+    assert_eq!(one(&mut s, "SELECT JSON_ARRAYAGG(v) FROM t WHERE id > 10"), "NULL");
+    assert_eq!(err(&mut s, "SELECT JSON_OBJECTAGG(NULL, v) FROM t").code(), 3158);
 }

@@ -4,7 +4,8 @@
 //! `convert_period_to_month`'s two-digit years), TO_SECONDS, RANDOM_BYTES
 //! (`Item_func_random_bytes`), ANY_VALUE and NAME_CONST (their argument's value), UUID_SHORT
 //! (`Item_func_uuid_short`: server id, start-up time and a counter), SLEEP (`Item_func_sleep`)
-//! and BENCHMARK (`Item_func_benchmark`, evaluated in `eval.rs` because it re-evaluates its
+//! (KILL-able: it polls the statement's interrupt check, `engine::interrupt_requested`), the
+//! names of the user-lock functions (run at binding, `userlocks.rs`), and BENCHMARK (`Item_func_benchmark`, evaluated in `eval.rs` because it re-evaluates its
 //! argument expression).
 //!
 //! COMPRESS's format is mysqld's: the uncompressed length in 4 little-endian bytes, then the
@@ -55,6 +56,11 @@ impl MiscFn {
             "benchmark" => (Benchmark, 2, 2),
             "row_count" => (RowCount, 0, 0),
             "found_rows" => (FoundRows, 0, 0),
+            "get_lock" => (GetLock, 2, 2),
+            "release_lock" => (ReleaseLock, 1, 1),
+            "is_free_lock" => (IsFreeLock, 1, 1),
+            "is_used_lock" => (IsUsedLock, 1, 1),
+            "release_all_locks" => (ReleaseAllLocks, 0, 0),
             _ => return None,
         })
     }
@@ -76,6 +82,11 @@ impl MiscFn {
             Benchmark => "benchmark",
             RowCount => "row_count",
             FoundRows => "found_rows",
+            GetLock => "get_lock",
+            ReleaseLock => "release_lock",
+            IsFreeLock => "is_free_lock",
+            IsUsedLock => "is_used_lock",
+            ReleaseAllLocks => "release_all_locks",
         }
     }
 
@@ -93,6 +104,11 @@ impl MiscFn {
                 | Benchmark
                 | RowCount
                 | FoundRows
+                | GetLock
+                | ReleaseLock
+                | IsFreeLock
+                | IsUsedLock
+                | ReleaseAllLocks
         )
     }
 
@@ -142,7 +158,8 @@ pub(crate) fn call(f: MiscFn, a: &[Value]) -> Result<Value> {
             let id = a.first().and_then(int_arg).unwrap_or(0);
             return Ok(Value::UInt(uuid_short(id as u64)));
         }
-        RowCount | FoundRows | Benchmark => {
+        RowCount | FoundRows | Benchmark | GetLock | ReleaseLock | IsFreeLock | IsUsedLock
+        | ReleaseAllLocks => {
             return Err(SqlError::Other {
                 code: 1105,
                 sqlstate: "HY000",
@@ -209,8 +226,19 @@ pub(crate) fn call(f: MiscFn, a: &[Value]) -> Result<Value> {
             if secs < 0.0 || !secs.is_finite() {
                 return Err(wrong_arguments(f));
             }
-            std::thread::sleep(Duration::from_secs_f64(secs.min(MAX_SLEEP)));
-            Value::Int(0)
+            // KILL QUERY ends the sleep early: SLEEP answers 1 then, without error
+            // (`Item_func_sleep::val_int`).
+            let deadline = std::time::Instant::now() + Duration::from_secs_f64(secs.min(MAX_SLEEP));
+            loop {
+                let now = std::time::Instant::now();
+                if now >= deadline {
+                    break Value::Int(0);
+                }
+                if engine::interrupt_requested() {
+                    break Value::Int(1);
+                }
+                std::thread::sleep((deadline - now).min(Duration::from_millis(50)));
+            }
         }
         _ => Value::Null,
     })
@@ -300,10 +328,22 @@ mod tests {
 
     #[test]
     fn periods_and_compression_follow_mysqld() {
-        assert_eq!(call(MiscFn::PeriodAdd, &[Value::Int(200801), Value::Int(2)]).unwrap(), Value::Int(200803));
-        assert_eq!(call(MiscFn::PeriodAdd, &[Value::Int(9912), Value::Int(1)]).unwrap(), Value::Int(200001));
-        assert_eq!(call(MiscFn::PeriodDiff, &[Value::Int(200802), Value::Int(200703)]).unwrap(), Value::Int(11));
-        assert_eq!(call(MiscFn::PeriodAdd, &[Value::Int(200813), Value::Int(1)]).unwrap_err().code(), 1210);
+        assert_eq!(
+            call(MiscFn::PeriodAdd, &[Value::Int(200801), Value::Int(2)]).unwrap(),
+            Value::Int(200803)
+        );
+        assert_eq!(
+            call(MiscFn::PeriodAdd, &[Value::Int(9912), Value::Int(1)]).unwrap(),
+            Value::Int(200001)
+        );
+        assert_eq!(
+            call(MiscFn::PeriodDiff, &[Value::Int(200802), Value::Int(200703)]).unwrap(),
+            Value::Int(11)
+        );
+        assert_eq!(
+            call(MiscFn::PeriodAdd, &[Value::Int(200813), Value::Int(1)]).unwrap_err().code(),
+            1210
+        );
         let z = compress(b"any string");
         assert_eq!(&z[..4], &10u32.to_le_bytes());
         assert_eq!(uncompress(&z).unwrap(), b"any string");

@@ -226,7 +226,9 @@ pub(crate) fn call(f: RegexFn, a: &[Value], coll: u16) -> Result<Value> {
                     return Err(SqlError::Other {
                         code: 1210,
                         sqlstate: "HY000",
-                        message: "Incorrect arguments to regexp_instr: return_option must be 1 or 0.".into(),
+                        message:
+                            "Incorrect arguments to regexp_instr: return_option must be 1 or 0."
+                                .into(),
                     })
                 }
             },
@@ -256,9 +258,9 @@ pub(crate) fn call(f: RegexFn, a: &[Value], coll: u16) -> Result<Value> {
             let m = re.find_iter(&subject[start..]).nth(nth - 1);
             match (f, m) {
                 (RegexFn::Instr, None) => Value::Int(0),
-                (RegexFn::Instr, Some(m)) => Value::Int(char_at(
-                    start + if return_end { m.end() } else { m.start() },
-                )),
+                (RegexFn::Instr, Some(m)) => {
+                    Value::Int(char_at(start + if return_end { m.end() } else { m.start() }))
+                }
                 (_, None) => Value::Null,
                 (_, Some(m)) => Value::Bytes(subject[start + m.start()..start + m.end()].to_vec()),
             }
@@ -354,14 +356,15 @@ mod tests {
             Value::Int(9)
         );
         assert_eq!(
-            call(RegexFn::Substr, &[s("abc def ghi"), s("[a-z]+"), Value::Int(1), Value::Int(3)], ci)
-                .unwrap(),
+            call(
+                RegexFn::Substr,
+                &[s("abc def ghi"), s("[a-z]+"), Value::Int(1), Value::Int(3)],
+                ci
+            )
+            .unwrap(),
             s("ghi")
         );
-        assert_eq!(
-            call(RegexFn::Replace, &[s("a b c"), s("b"), s("X")], ci).unwrap(),
-            s("a X c")
-        );
+        assert_eq!(call(RegexFn::Replace, &[s("a b c"), s("b"), s("X")], ci).unwrap(), s("a X c"));
         assert_eq!(
             call(
                 RegexFn::Replace,

@@ -729,7 +729,9 @@ impl Running {
             | AggKind::VarSamp
             | AggKind::BitAnd
             | AggKind::BitOr
-            | AggKind::BitXor => Value::Null,
+            | AggKind::BitXor
+            | AggKind::JsonArrayAgg
+            | AggKind::JsonObjectAgg => Value::Null,
         })
     }
 }
