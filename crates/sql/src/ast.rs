@@ -192,6 +192,11 @@ pub enum MiscFn {
     /// Bound to literals from the session (`exec.rs`).
     RowCount,
     FoundRows,
+    FormatBytes,
+    FormatPicoTime,
+    /// GET_FORMAT(DATE|TIME|DATETIME|TIMESTAMP, 'USA'...): its first argument is the type's
+    /// name as a literal (`parse.rs`).
+    GetFormat,
     /// Named user locks, run at binding with the session (`userlocks.rs`).
     GetLock,
     ReleaseLock,

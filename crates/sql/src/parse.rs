@@ -2623,6 +2623,18 @@ impl Front<'_> {
             }
             return Ok(Expr::Func(Func::More(mf), xs));
         }
+        if name == "get_format" {
+            // GET_FORMAT(DATE|TIME|DATETIME|TIMESTAMP, format): the type is a keyword.
+            let kind = match xs.first() {
+                Some(Expr::Name { table: None, column }) => column.to_ascii_uppercase(),
+                _ => String::new(),
+            };
+            if xs.len() != 2 || !matches!(kind.as_str(), "DATE" | "TIME" | "DATETIME" | "TIMESTAMP")
+            {
+                return Err(SqlError::near(&name));
+            }
+            xs[0] = Expr::Lit(Value::Bytes(kind.into_bytes()));
+        }
         if let Some((mf, min, max)) = crate::ast::MiscFn::by_name(&name) {
             if xs.len() < min || xs.len() > max {
                 return Err(SqlError::FunctionArgs(name));

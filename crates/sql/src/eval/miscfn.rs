@@ -56,6 +56,9 @@ impl MiscFn {
             "benchmark" => (Benchmark, 2, 2),
             "row_count" => (RowCount, 0, 0),
             "found_rows" => (FoundRows, 0, 0),
+            "format_bytes" => (FormatBytes, 1, 1),
+            "format_pico_time" => (FormatPicoTime, 1, 1),
+            "get_format" => (GetFormat, 2, 2),
             "get_lock" => (GetLock, 2, 2),
             "release_lock" => (ReleaseLock, 1, 1),
             "is_free_lock" => (IsFreeLock, 1, 1),
@@ -82,6 +85,9 @@ impl MiscFn {
             Benchmark => "benchmark",
             RowCount => "row_count",
             FoundRows => "found_rows",
+            FormatBytes => "format_bytes",
+            FormatPicoTime => "format_pico_time",
+            GetFormat => "get_format",
             GetLock => "get_lock",
             ReleaseLock => "release_lock",
             IsFreeLock => "is_free_lock",
@@ -201,6 +207,23 @@ pub(crate) fn call(f: MiscFn, a: &[Value]) -> Result<Value> {
             }
         }
         ToSeconds => crate::temporal::to_seconds(&first).map_or(Value::Null, Value::Int),
+        FormatBytes | FormatPicoTime => {
+            let x = super::num(&first).map_or(0.0, super::num_f64);
+            Value::Bytes(human(x, f == FormatBytes).into_bytes())
+        }
+        GetFormat => {
+            let kind = to_text(&first);
+            let name = to_text(&a[1]).to_ascii_uppercase();
+            let col = match kind.as_slice() {
+                b"DATE" => 0,
+                b"DATETIME" | b"TIMESTAMP" => 1,
+                _ => 2,
+            };
+            match KNOWN_FORMATS.iter().find(|(n, _)| n.as_bytes() == name.as_slice()) {
+                Some((_, formats)) => Value::Bytes(formats[col].as_bytes().to_vec()),
+                None => Value::Null,
+            }
+        }
         RandomBytes => {
             let n = int_arg(&first).unwrap_or(0);
             if !(1..=1024).contains(&n) {
@@ -242,6 +265,72 @@ pub(crate) fn call(f: MiscFn, a: &[Value]) -> Result<Value> {
         }
         _ => Value::Null,
     })
+}
+
+/// GET_FORMAT's table (`known_date_time_formats`, item_timefunc.cc): date, datetime, time.
+const KNOWN_FORMATS: [(&str, [&str; 3]); 5] = [
+    ("USA", ["%m.%d.%Y", "%Y-%m-%d %H.%i.%s", "%h:%i:%s %p"]),
+    ("JIS", ["%Y-%m-%d", "%Y-%m-%d %H:%i:%s", "%H:%i:%s"]),
+    ("ISO", ["%Y-%m-%d", "%Y-%m-%d %H:%i:%s", "%H:%i:%s"]),
+    ("EUR", ["%d.%m.%Y", "%Y-%m-%d %H.%i.%s", "%H.%i.%s"]),
+    ("INTERNAL", ["%Y%m%d", "%Y%m%d%H%i%s", "%H%i%s"]),
+];
+
+/// FORMAT_BYTES (`bytes`) and FORMAT_PICO_TIME (`Item_func_pfs_format_bytes::val_str` and
+/// `..._pico_time`): the largest unit the value reaches, `%4d`/`%3d` for the base unit,
+/// `%4.2f` (or `%4.2e` from 100000) for the others.
+fn human(x: f64, bytes: bool) -> String {
+    const BYTE_UNITS: [(f64, &str); 6] = [
+        (1_152_921_504_606_846_976.0, "EiB"),
+        (1_125_899_906_842_624.0, "PiB"),
+        (1_099_511_627_776.0, "TiB"),
+        (1_073_741_824.0, "GiB"),
+        (1_048_576.0, "MiB"),
+        (1024.0, "KiB"),
+    ];
+    const TIME_UNITS: [(f64, &str); 7] = [
+        (86_400e12, "d"),
+        (3_600e12, "h"),
+        (60e12, "min"),
+        (1e12, "s"),
+        (1e9, "ms"),
+        (1e6, "us"),
+        (1e3, "ns"),
+    ];
+    let abs = x.abs();
+    let unit = if bytes {
+        BYTE_UNITS.iter().find(|(d, _)| abs >= *d)
+    } else {
+        TIME_UNITS.iter().find(|(d, _)| abs >= *d)
+    };
+    match unit {
+        None => {
+            // `(int)` of the double: truncation toward zero, saturating.
+            let n = x.trunc().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+            if bytes {
+                format!("{n:4} bytes")
+            } else {
+                format!("{n:3} ps")
+            }
+        }
+        Some((divisor, name)) => {
+            let v = x / divisor;
+            if v.abs() >= 100_000.0 {
+                format!("{} {name}", c_exp(v))
+            } else {
+                format!("{v:4.2} {name}")
+            }
+        }
+    }
+}
+
+/// C's `%4.2e`: `d.dde+XX` (at least two exponent digits).
+fn c_exp(v: f64) -> String {
+    let s = format!("{v:.2e}");
+    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.abs())
 }
 
 /// mysqld's `valid_period` (8.0): a positive YYMM/YYYYMM whose month is 1..=12.
@@ -349,6 +438,13 @@ mod tests {
         assert_eq!(uncompress(&z).unwrap(), b"any string");
         assert_eq!(uncompress(b"garbage bytes"), None);
         assert_eq!(compress(b""), b"");
+        assert_eq!(human(512.0, true), " 512 bytes");
+        assert_eq!(human(18446644073709551615.0, true), "16.00 EiB");
+        assert_eq!(human(1_048_576.0 * 1.5, true), "1.50 MiB");
+        assert_eq!(human(3501.0, false), "3.50 ns");
+        assert_eq!(human(188732396662000.0, false), "3.15 min");
+        assert_eq!(human(12.0, false), " 12 ps");
+        assert_eq!(c_exp(123456.0), "1.23e+05");
         // A header claiming more than the stream holds is refused, not trusted.
         let mut lie = z.clone();
         lie[0] = 200;
