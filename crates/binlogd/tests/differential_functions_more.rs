@@ -11,5 +11,5 @@ use support::differential as mariadb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn more_functions_answer_as_mysql8() {
-    mariadb::compare_case_file("functions_more.cases", "fm", 30).await;
+    mariadb::compare_case_file("functions_more.cases", "fm", 40).await;
 }

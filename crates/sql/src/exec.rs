@@ -568,9 +568,10 @@ impl Binder<'_> {
                         | crate::ast::MiscFn::IsUsedLock
                         | crate::ast::MiscFn::ReleaseAllLocks),
                     ) => {
-                        // GET_LOCK may wait: on a thread that must not block, the statement
-                        // runs again where it may.
-                        if *m == crate::ast::MiscFn::GetLock && engine::waits_refused() {
+                        // GET_LOCK may wait, and none may run twice (a statement refused on
+                        // a thread that must not block runs again): they run where the
+                        // statement may block.
+                        if engine::waits_refused() {
                             return Err(SqlError::Engine(engine::Error::WouldBlock));
                         }
                         let vals = args

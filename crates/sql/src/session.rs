@@ -305,6 +305,7 @@ impl Session {
         self.begin_statement();
         self.attempt(|sess| {
             let r = sess.run(&parsed.stmt, &[], sql);
+            sess.note_row_counts_unless_retried(&r);
             sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r
@@ -321,6 +322,7 @@ impl Session {
         self.begin_statement();
         self.attempt(|sess| {
             let r = sess.run(&stmt.parsed.stmt, params, &stmt.sql);
+            sess.note_row_counts_unless_retried(&r);
             sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r
@@ -478,6 +480,14 @@ impl Session {
         self.end_table_use(&r);
         self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
+    }
+
+    /// [`Session::note_row_counts`] for an attempt on a thread that must not block: a
+    /// statement refused there runs again, and its re-run must see the counts it would have.
+    fn note_row_counts_unless_retried(&mut self, r: &Result<Output>) {
+        if !matches!(r, Err(SqlError::Engine(engine::Error::WouldBlock))) {
+            self.note_row_counts(r);
+        }
     }
 
     /// Records what ROW_COUNT() and FOUND_ROWS() of the next statement answer.
