@@ -44,8 +44,6 @@ fn aliases_are_case_sensitive_under_zero() {
     assert_eq!(err(&mut s, "SELECT X.a FROM t AS x JOIN u ON x.id = u.id").code(), 1054);
     assert_eq!(one(&mut s, "SELECT x.a, X.b FROM t AS x JOIN u AS X ON x.id = X.id"), "10,20");
     assert_eq!(err(&mut s, "SELECT 1 FROM t AS x JOIN u AS x ON 1").code(), 1066);
-    assert_eq!(err(&mut s, "SELECT D.t.a FROM t").code(), 1054);
-    assert_eq!(one(&mut s, "SELECT d.t.a FROM t"), "10");
 }
 
 #[test]
