@@ -203,7 +203,7 @@ fn boundaries(s: &[u8], bytes: bool) -> Vec<usize> {
 /// Evaluates `f` over its evaluated arguments; `coll` is the aggregated collation of the
 /// subject and the pattern.
 pub(crate) fn call(f: RegexFn, a: &[Value], coll: u16) -> Result<Value> {
-    if a.iter().any(|v| *v == Value::Null) {
+    if a.contains(&Value::Null) {
         return Ok(Value::Null);
     }
     let subject = to_text(&a[0]);
