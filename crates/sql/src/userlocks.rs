@@ -235,7 +235,7 @@ mod tests {
             let l = l.clone();
             std::thread::spawn(move || l.get(2, "a", Duration::from_secs(10), &|| false))
         };
-        while l.table.lock().waiting.get(&2).is_none() {
+        while !l.table.lock().waiting.contains_key(&2) {
             std::thread::sleep(Duration::from_millis(5));
         }
         // 1 waiting for b (held by 2, which waits for a, held by 1) closes a cycle.
