@@ -249,6 +249,9 @@ pub struct Config {
     pub log_error: Option<PathBuf>,
     /// `log_error_verbosity`: 1, 2 or 3.
     pub log_error_verbosity: u8,
+    /// `lower_case_table_names`: 0, 1 or 2 (3 and more are refused, as the registry's range);
+    /// recorded in the data directory when it is initialised ([`crate::datadir`]).
+    pub lower_case_table_names: u8,
     /// `--initialize-insecure`: on the first start, root gets an empty password.
     pub initialize_insecure: bool,
     /// Developer option `--binlog-group-commit=OFF`: serialize commits (the old
@@ -295,6 +298,7 @@ impl Default for Config {
             connect_timeout: 10,
             log_error: None,
             log_error_verbosity: 3,
+            lower_case_table_names: 0,
             initialize_insecure: false,
             binlog_group_commit: true,
             simulated_fsync_latency_us: 0,
@@ -441,6 +445,7 @@ impl Config {
                 None => "stderr".to_string(),
             },
             Var::LogErrorVerbosity => self.log_error_verbosity.to_string(),
+            Var::LowerCaseTableNames => self.lower_case_table_names.to_string(),
             _ => return None,
         })
     }
@@ -609,6 +614,9 @@ impl Config {
             (Var::ConnectTimeout, Int(n)) => self.connect_timeout = n,
             (Var::LogError, Text(t)) => self.log_error = Some(PathBuf::from(t)),
             (Var::LogErrorVerbosity, Int(n)) => self.log_error_verbosity = u8::try_from(n).ok()?,
+            (Var::LowerCaseTableNames, Int(n)) if (0..=2).contains(&n) => {
+                self.lower_case_table_names = n as u8
+            }
             _ => return None,
         }
         Some(())

@@ -7,6 +7,7 @@
 //! | `auto.cnf` | `[auto]` `server-uuid=…`, generated once (UUID v4), as mysqld keeps it |
 //! | `ca.pem`, `server-cert.pem`, `private_key.pem`, … | TLS and RSA keys ([`ServerKeys`]) |
 //! | `users.json`, `initial-root-password` | accounts ([`accounts`]) |
+//! | `lower_case_table_names` | the setting the directory was initialised with (mysqld keeps it in its data dictionary) |
 //!
 //! Invariants:
 //! - At most one process has the directory open: the exclusive `flock` on `binlogd.pid` is held
@@ -37,6 +38,9 @@ pub const AUTO_CNF: &str = "auto.cnf";
 /// The binlog files' directory inside the data directory, as the commit pipeline keeps them.
 pub use commit::BINLOG_DIR;
 
+/// The file recording `lower_case_table_names` ([`DataDir::check_lower_case_table_names`]).
+pub const LOWER_CASE_FILE: &str = "lower_case_table_names";
+
 /// The data directory cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum DataDirError {
@@ -55,6 +59,23 @@ pub enum DataDirError {
     /// `auto.cnf` exists but holds no valid `server-uuid`.
     #[error("{} does not hold a valid server-uuid; fix or remove it", path.display())]
     BadAutoCnf {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The server's `lower_case_table_names` is not the one the directory was initialised
+    /// with (mysqld's ER_LCTN_CHANGED wording; its names were stored under the other rule).
+    #[error(
+        "Different lower_case_table_names settings for server ('{server}') and data dictionary ('{dictionary}')."
+    )]
+    LowerCaseTableNames {
+        /// The server's setting.
+        server: u8,
+        /// The directory's.
+        dictionary: u8,
+    },
+    /// The recorded `lower_case_table_names` is not 0, 1 or 2.
+    #[error("{} does not hold a valid lower_case_table_names; fix it", path.display())]
+    BadLowerCase {
         /// The file.
         path: PathBuf,
     },
@@ -143,6 +164,36 @@ impl DataDir {
     /// True when this open made `auto.cnf`: the server's first start on this directory.
     pub fn first_start(&self) -> bool {
         self.first_start
+    }
+
+    /// Checks `lower_case_table_names` against the value the directory was initialised with,
+    /// recording `value` when there is none (the first start, or a directory made before the
+    /// setting was recorded: its names were stored as given, which every setting reads).
+    /// A different value is refused, as mysqld refuses to start on a data dictionary made
+    /// under another setting.
+    pub fn check_lower_case_table_names(&self, value: u8) -> Result<(), DataDirError> {
+        let path = self.path.join(LOWER_CASE_FILE);
+        match fs::read_to_string(&path) {
+            Ok(text) => {
+                let recorded = text
+                    .trim()
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|v| *v <= 2)
+                    .ok_or_else(|| DataDirError::BadLowerCase { path: path.clone() })?;
+                if recorded != value {
+                    return Err(DataDirError::LowerCaseTableNames {
+                        server: value,
+                        dictionary: recorded,
+                    });
+                }
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                write_file_durably(&path, format!("{value}\n").as_bytes(), 0o644)
+            }
+            Err(e) => Err(io_err("read", &path)(e)),
+        }
     }
 
     /// The TLS certificates and RSA key pair, made on the first call for this directory.

@@ -120,6 +120,7 @@ fn run_configured(config: &Config) -> Result<(), ServeError> {
         datadir.server_uuid(),
         if datadir.first_start() { ", first start" } else { "" }
     );
+    datadir.check_lower_case_table_names(config.lower_case_table_names)?;
     let keys = Arc::new(datadir.load_keys()?);
     let (users, _) = Users::open(datadir.path(), config.initialize_insecure)?;
     let users = Arc::new(users);

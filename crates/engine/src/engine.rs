@@ -187,6 +187,12 @@ pub fn interruptible<T>(check: Interrupt, f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// Whether this thread's [`interruptible`] check holds now (the running statement was
+/// KILLed): what waits outside the engine poll (SLEEP(), GET_LOCK()).
+pub fn interrupt_requested() -> bool {
+    INTERRUPT.with(|i| i.borrow().as_ref().is_some_and(|check| check()))
+}
+
 /// The moment a blocking wait with `deadline` should next wake to poll the interrupt check
 /// (the deadline itself outside [`interruptible`]), and whether the check already holds.
 fn wait_slice(deadline: Instant) -> Result<Instant> {

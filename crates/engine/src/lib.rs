@@ -35,9 +35,9 @@ pub mod temporal;
 mod value;
 
 pub use engine::{
-    interruptible, keeps_row_format, refused_wait, waits_refused, without_waiting, BinlogPayload,
-    ByteRange, Engine, EngineConfig, EngineStats, Inserted, Interrupt, LockWait, RangeRow,
-    Recovery, Txn,
+    interrupt_requested, interruptible, keeps_row_format, refused_wait, waits_refused,
+    without_waiting, BinlogPayload, ByteRange, Engine, EngineConfig, EngineStats, Inserted,
+    Interrupt, LockWait, RangeRow, Recovery, Txn,
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};

@@ -76,6 +76,38 @@ pub enum AggKind {
     Avg,
     /// GROUP_CONCAT (its parts are in the bound aggregate's spec).
     GroupConcat,
+    /// STD/STDDEV/STDDEV_POP, STDDEV_SAMP, VARIANCE/VAR_POP, VAR_SAMP (`Item_sum_variance`):
+    /// DOUBLE, NULL over no rows (and over one row for the sample forms).
+    StdPop,
+    StdSamp,
+    VarPop,
+    VarSamp,
+    /// BIT_AND/BIT_OR/BIT_XOR over BIGINT UNSIGNED (`Item_sum_bit`): over no rows all ones
+    /// for AND, 0 for the others.
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// JSON_ARRAYAGG(x): the group's values (NULLs too) as a JSON array; NULL over no rows.
+    JsonArrayAgg,
+    /// JSON_OBJECTAGG(k, v): its argument is JSON_ARRAY(k, v) (`parse.rs`); the last value of
+    /// a key wins; a NULL key is 3158.
+    JsonObjectAgg,
+}
+
+impl AggKind {
+    /// The aggregates named in issue 19's second round (`exec.rs`'s `agg_more_*`).
+    pub fn by_name(name: &str) -> Option<AggKind> {
+        Some(match name {
+            "std" | "stddev" | "stddev_pop" => AggKind::StdPop,
+            "stddev_samp" => AggKind::StdSamp,
+            "variance" | "var_pop" => AggKind::VarPop,
+            "var_samp" => AggKind::VarSamp,
+            "bit_and" => AggKind::BitAnd,
+            "bit_or" => AggKind::BitOr,
+            "bit_xor" => AggKind::BitXor,
+            _ => return None,
+        })
+    }
 }
 
 /// Scalar functions (the ones needing session state are replaced by literals at bind time).
@@ -117,6 +149,69 @@ pub enum Func {
     Math(MathFn),
     /// NULLIF, base64, SOUNDEX, INET*, COLLATION()... (`eval/morefn.rs`).
     More(MoreFn),
+    /// COMPRESS, PERIOD_ADD, SLEEP, ROW_COUNT()... (`eval/miscfn.rs`).
+    Misc(MiscFn),
+    /// REGEXP_LIKE/INSTR/SUBSTR/REPLACE and the REGEXP operator (`eval/regexfn.rs`).
+    Regex(RegexFn),
+    /// JSON_ARRAY_APPEND, JSON_MERGE_PATCH, JSON_SEARCH... (`eval/jsonmore.rs`).
+    Json(JsonFn),
+}
+
+/// The JSON functions of issue 19's second round (`Func::Json`, `eval/jsonmore.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonFn {
+    ArrayAppend,
+    ArrayInsert,
+    ContainsPath,
+    MergePreserve,
+    MergePatch,
+    Overlaps,
+    Pretty,
+    Search,
+    StorageSize,
+    /// JSON_VALUE(doc, path).
+    ScalarValue,
+}
+
+/// Issue 19's remaining scalar functions (`Func::Misc`, `eval/miscfn.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MiscFn {
+    Compress,
+    Uncompress,
+    UncompressedLength,
+    PeriodAdd,
+    PeriodDiff,
+    ToSeconds,
+    RandomBytes,
+    AnyValue,
+    NameConst,
+    UuidShort,
+    Sleep,
+    /// Evaluated in `eval.rs` (it re-evaluates its second argument).
+    Benchmark,
+    /// Bound to literals from the session (`exec.rs`).
+    RowCount,
+    FoundRows,
+    FormatBytes,
+    FormatPicoTime,
+    /// GET_FORMAT(DATE|TIME|DATETIME|TIMESTAMP, 'USA'...): its first argument is the type's
+    /// name as a literal (`parse.rs`).
+    GetFormat,
+    /// Named user locks, run at binding with the session (`userlocks.rs`).
+    GetLock,
+    ReleaseLock,
+    IsFreeLock,
+    IsUsedLock,
+    ReleaseAllLocks,
+}
+
+/// The regular-expression functions (`Func::Regex`, `eval/regexfn.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegexFn {
+    Like,
+    Instr,
+    Substr,
+    Replace,
 }
 
 /// A numeric function or bit operator (`Func::Math`, `eval/mathfn.rs`).
@@ -365,6 +460,15 @@ impl WinFunc {
             WinFunc::Agg(AggKind::Min) => "min",
             WinFunc::Agg(AggKind::Max) => "max",
             WinFunc::Agg(AggKind::GroupConcat) => "group_concat",
+            WinFunc::Agg(AggKind::StdPop) => "std",
+            WinFunc::Agg(AggKind::StdSamp) => "stddev_samp",
+            WinFunc::Agg(AggKind::VarPop) => "variance",
+            WinFunc::Agg(AggKind::VarSamp) => "var_samp",
+            WinFunc::Agg(AggKind::BitAnd) => "bit_and",
+            WinFunc::Agg(AggKind::BitOr) => "bit_or",
+            WinFunc::Agg(AggKind::BitXor) => "bit_xor",
+            WinFunc::Agg(AggKind::JsonArrayAgg) => "json_arrayagg",
+            WinFunc::Agg(AggKind::JsonObjectAgg) => "json_objectagg",
         }
     }
 

@@ -14,8 +14,11 @@
 pub(crate) mod collate;
 pub(crate) mod convert;
 pub(crate) mod json_funcs;
+pub(crate) mod jsonmore;
 pub mod mathfn;
+pub(crate) mod miscfn;
 pub mod morefn;
+pub(crate) mod regexfn;
 pub mod strfunc;
 
 use std::cmp::Ordering;
@@ -351,6 +354,62 @@ pub use accounts::wild_case_compare as like;
 
 use crate::eval::collate::compare_in;
 
+/// A value as DOUBLE (STD/VARIANCE's `val_real`): strings by their numeric prefix.
+pub(crate) fn num_f64_of(v: &Value) -> f64 {
+    num(v).map_or(0.0, num_f64)
+}
+
+/// A value as BIGINT UNSIGNED bits (BIT_AND/OR/XOR's `val_uint`): negative integers wrap,
+/// fractions round, out-of-range doubles saturate.
+pub(crate) fn bits_of(v: &Value) -> u64 {
+    match num(v) {
+        Some(Num::Int(i)) => i as u64,
+        Some(n) => {
+            let d = num_f64(n).round();
+            if d < 0.0 {
+                (d.max(i64::MIN as f64) as i64) as u64
+            } else {
+                d.min(u64::MAX as f64) as u64
+            }
+        }
+        None => 0,
+    }
+}
+
+/// JSON_ARRAYAGG's (or, `object`, JSON_OBJECTAGG's) result over a group's values: NULL for
+/// no rows; JSON_OBJECTAGG's values are JSON_ARRAY(key, value) pairs, a NULL key is 3158.
+pub(crate) fn json_agg(object: bool, vals: Vec<Value>) -> Result<Value> {
+    use engine::json::Json;
+    if vals.is_empty() {
+        return Ok(Value::Null);
+    }
+    let doc = if object {
+        let mut members = Vec::with_capacity(vals.len());
+        for v in &vals {
+            let Json::Array(mut kv) = json_funcs::to_json(v) else {
+                return Err(internal("JSON_OBJECTAGG pair"));
+            };
+            let value = kv.pop().unwrap_or(Json::Null);
+            let key = match kv.pop() {
+                None | Some(Json::Null) => {
+                    return Err(SqlError::Other {
+                        code: 3158,
+                        sqlstate: "22032",
+                        message: "JSON documents may not contain NULL member names.".into(),
+                    })
+                }
+                Some(Json::Str(s)) => s,
+                Some(other) => other.to_string(),
+            };
+            members.push((key, value));
+        }
+        Json::object(members)
+    } else {
+        Json::Array(vals.iter().map(json_funcs::to_json).collect())
+    };
+    json_funcs::json_value(&doc)
+}
+
 /// Text of a value for string functions.
 pub fn to_text(v: &Value) -> Vec<u8> {
     match v {
@@ -535,6 +594,31 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
             let seed = eval(&args[0], row, aggs)?;
             mathfn::rand_constant_seed(args.as_ptr() as usize, &seed)
         }
+        // BENCHMARK(n, e) evaluates `e` n times (`Item_func_benchmark::val_int`): 0, NULL for
+        // a NULL count, 1210 for a negative one.
+        Expr::Func(Func::Misc(crate::ast::MiscFn::Benchmark), args) => {
+            let n = match args.first() {
+                Some(c) => eval(c, row, aggs)?,
+                None => Value::Null,
+            };
+            if n == Value::Null {
+                return Ok(Value::Null);
+            }
+            let n = miscfn::int_arg(&n).unwrap_or(0);
+            if !(0..=miscfn::MAX_BENCHMARK).contains(&n) {
+                return Err(SqlError::Other {
+                    code: 1210,
+                    sqlstate: "HY000",
+                    message: "Incorrect arguments to benchmark".into(),
+                });
+            }
+            if let Some(x) = args.get(1) {
+                for _ in 0..n {
+                    eval(x, row, aggs)?;
+                }
+            }
+            Value::Int(0)
+        }
         Expr::Func(f, args) => {
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
             call(*f, vals)?
@@ -670,6 +754,10 @@ fn eval_collated(coll: u16, e: &Expr, row: &[Value], aggs: &[Value]) -> Result<V
             let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
             morefn::call(*m, &vals, coll)?
         }
+        Expr::Func(Func::Regex(f), args) => {
+            let vals = args.iter().map(|a| eval(a, row, aggs)).collect::<Result<Vec<_>>>()?;
+            regexfn::call(*f, &vals, coll)?
+        }
         other => eval(other, row, aggs)?,
     })
 }
@@ -784,6 +872,9 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
         Func::Round => mathfn::round(&a, false)?,
         Func::Math(m) => mathfn::call(m, &a, collation::BINARY)?,
         Func::More(m) => morefn::call(m, &a, collation::BINARY)?,
+        Func::Regex(r) => regexfn::call(r, &a, collation::BINARY)?,
+        Func::Misc(m) => miscfn::call(m, &a)?,
+        Func::Json(j) => jsonmore::call(j, &a)?,
         Func::UnixTimestamp => match a.pop() {
             None => Value::Int(unix_now().0),
             Some(Value::Null) => Value::Null,

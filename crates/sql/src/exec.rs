@@ -89,10 +89,12 @@ impl Session {
         params: &'a [Value],
         context: &'static str,
     ) -> Binder<'a> {
+        // Table names and aliases compare exactly under lower_case_table_names = 0.
+        let exact = self.server.names_case_sensitive();
         let qualifiers = table
             .map(|t| {
                 let (_, name) = super::commit::split_engine_name(&t.name);
-                vec![name.to_ascii_lowercase()]
+                vec![if exact { name.to_string() } else { name.to_ascii_lowercase() }]
             })
             .unwrap_or_default();
         Binder {
@@ -138,9 +140,20 @@ impl Session {
 }
 
 impl Binder<'_> {
+    /// A table name or alias as `qualifiers` holds it: as given under
+    /// lower_case_table_names = 0 (mysqld compares aliases exactly there), else lower case.
+    fn qualifier_key(&self, name: &str) -> String {
+        if self.sess.server.names_case_sensitive() {
+            name.to_string()
+        } else {
+            name.to_ascii_lowercase()
+        }
+    }
+
     pub(crate) fn with_alias(mut self, alias: Option<&String>) -> Self {
         if let Some(a) = alias {
-            self.qualifiers.push(a.to_ascii_lowercase());
+            let key = self.qualifier_key(a);
+            self.qualifiers.push(key);
         }
         self
     }
@@ -301,6 +314,22 @@ impl Binder<'_> {
                         _ => Dt::new(self.conn(), COERCIBLE, true),
                     }
                 }
+                Func::Misc(m) => match m.passes_through() {
+                    Some(i) => match args.get(i) {
+                        Some(a) => self.dt(a)?,
+                        None => numeric,
+                    },
+                    None if m.is_integer() => numeric,
+                    None if m.is_binary() => Dt::new(collation::BINARY, COERCIBLE, false),
+                    None => Dt::new(self.conn(), COERCIBLE, true),
+                },
+                Func::Json(j) if j.is_json() || j.is_integer() => numeric,
+                Func::Json(_) => Dt::new(self.conn(), COERCIBLE, true),
+                Func::Regex(r) if r.is_integer() => numeric,
+                Func::Regex(_) => match args.first() {
+                    Some(a) if self.dt(a)?.is_string() => self.dt(a)?,
+                    _ => Dt::new(self.conn(), COERCIBLE, true),
+                },
                 // The session's names are SYSCONST utf8mb3 strings (`Item_func_user`).
                 Func::User | Func::CurrentUser | Func::Database | Func::Version => {
                     Dt::new(33, SYSCONST, false)
@@ -384,7 +413,7 @@ impl Binder<'_> {
             }
             Expr::Name { table, column } => {
                 if let Some(q) = table {
-                    if !self.qualifiers.contains(&q.to_ascii_lowercase()) {
+                    if !self.qualifiers.contains(&self.qualifier_key(q)) {
                         return Err(SqlError::UnknownColumn {
                             column: format!("{q}.{column}"),
                             context: self.context,
@@ -539,6 +568,45 @@ impl Binder<'_> {
                         } else {
                             node
                         }
+                    }
+                    Func::Misc(crate::ast::MiscFn::RowCount) => {
+                        Expr::Lit(Value::Int(s.prev_row_count))
+                    }
+                    Func::Misc(crate::ast::MiscFn::FoundRows) => {
+                        Expr::Lit(Value::UInt(s.prev_found_rows))
+                    }
+                    Func::Misc(crate::ast::MiscFn::UuidShort) => Expr::Func(
+                        *f,
+                        vec![Expr::Lit(s.server.vars.global(crate::vars::Var::ServerId))],
+                    ),
+                    Func::Misc(
+                        m @ (crate::ast::MiscFn::GetLock
+                        | crate::ast::MiscFn::ReleaseLock
+                        | crate::ast::MiscFn::IsFreeLock
+                        | crate::ast::MiscFn::IsUsedLock
+                        | crate::ast::MiscFn::ReleaseAllLocks),
+                    ) => {
+                        // GET_LOCK may wait, and none may run twice (a statement refused on
+                        // a thread that must not block runs again): they run where the
+                        // statement may block.
+                        if engine::waits_refused() {
+                            return Err(SqlError::Engine(engine::Error::WouldBlock));
+                        }
+                        let vals = args
+                            .iter()
+                            .map(|x| eval(&self.bind(x)?, &[], &[]))
+                            .collect::<Result<Vec<_>>>()?;
+                        Expr::Lit(s.user_lock_call(*m, &vals)?)
+                    }
+                    Func::Misc(crate::ast::MiscFn::Sleep) if engine::waits_refused() => {
+                        // It waits: run where a statement may block.
+                        return Err(SqlError::Engine(engine::Error::WouldBlock));
+                    }
+                    // The subject and pattern compare under their aggregated collation.
+                    Func::Regex(r) => {
+                        let args: Vec<Expr> =
+                            args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
+                        self.collated(Expr::Func(*f, args), r.name(), true)?
                     }
                     Func::More(crate::eval::morefn::MoreFn::NullIf) => {
                         let args: Vec<Expr> =
@@ -712,6 +780,7 @@ fn operands(node: &Expr) -> Vec<&Expr> {
         }
         Expr::Str(StrFunc::Locate, args) => args.iter().take(2).collect(),
         Expr::Func(Func::Math(_) | Func::More(_), args) => args.iter().collect(),
+        Expr::Func(Func::Regex(_), args) => args.iter().take(2).collect(),
         Expr::Str(_, args) => args.iter().collect(),
         _ => Vec::new(),
     }
@@ -1346,6 +1415,15 @@ impl Session {
                             if let Expr::Func(crate::ast::Func::Bytes(bf), _) = &bound {
                                 crate::eval::json_funcs::refine_column(&mut c, *bf);
                             }
+                            // A JSON result is sent as mysqld sends JSON_SET's.
+                            if let Expr::Func(crate::ast::Func::Json(j), _) = &bound {
+                                if j.is_json() {
+                                    crate::eval::json_funcs::refine_column(
+                                        &mut c,
+                                        crate::ast::BytesFunc::JsonSet,
+                                    );
+                                }
+                            }
                             c
                         }
                     };
@@ -1740,6 +1818,14 @@ fn project(plan: &SelectPlan, row: &[Value], aggs: &[Value]) -> Result<(Vec<Valu
 #[derive(Debug, Clone)]
 struct AggState {
     count: u64,
+    /// STD/VARIANCE: Welford's running mean and sum of squared deviations
+    /// (`variance_fp_recurrence_next`, as mysqld).
+    mean: f64,
+    m2: f64,
+    /// BIT_AND/BIT_OR/BIT_XOR.
+    bits: u64,
+    /// JSON_ARRAYAGG/JSON_OBJECTAGG's values.
+    vals: Vec<Value>,
     acc: Value,
     seen: Option<HashSet<Key>>,
     /// GROUP_CONCAT's values: (text, ORDER BY keys).
@@ -1761,6 +1847,10 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
             .iter()
             .map(|a| AggState {
                 count: 0,
+                mean: 0.0,
+                m2: 0.0,
+                bits: if a.kind == AggKind::BitAnd { u64::MAX } else { 0 },
+                vals: Vec::new(),
                 acc: Value::Null,
                 seen: a.distinct.then(HashSet::new),
                 items: Vec::new(),
@@ -1787,6 +1877,12 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
                 None => Value::Int(1),
                 Some(a) => eval(a, &row, &[])?,
             };
+            if matches!(spec.kind, AggKind::JsonArrayAgg | AggKind::JsonObjectAgg) {
+                // NULLs are members too (`Item_sum_json_array::add`).
+                st.count += 1;
+                st.vals.push(v);
+                continue;
+            }
             if v == Value::Null {
                 continue;
             }
@@ -1802,6 +1898,23 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
                     crate::eval::sum_add(std::mem::replace(&mut st.acc, Value::Null), v)?
                 }
                 AggKind::GroupConcat => Value::Null,
+                AggKind::StdPop | AggKind::StdSamp | AggKind::VarPop | AggKind::VarSamp => {
+                    let x = crate::eval::num_f64_of(&v);
+                    let delta = x - st.mean;
+                    st.mean += delta / st.count as f64;
+                    st.m2 += delta * (x - st.mean);
+                    Value::Null
+                }
+                AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => Value::Null,
+                AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => {
+                    let b = crate::eval::bits_of(&v);
+                    st.bits = match spec.kind {
+                        AggKind::BitAnd => st.bits & b,
+                        AggKind::BitOr => st.bits | b,
+                        _ => st.bits ^ b,
+                    };
+                    Value::Null
+                }
                 AggKind::Min | AggKind::Max => {
                     let cmp = match spec.coll {
                         Some(c) => crate::eval::collate::compare_in(&v, &st.acc, c),
@@ -1847,6 +1960,29 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
                             v
                         }
                         AggKind::Count => Value::Int(st.count as i64),
+                        AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor => Value::UInt(st.bits),
+                        AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
+                            crate::eval::json_agg(spec.kind == AggKind::JsonObjectAgg, st.vals)?
+                        }
+                        AggKind::StdPop | AggKind::VarPop if st.count > 0 => {
+                            let var = st.m2 / st.count as f64;
+                            Value::Double(if spec.kind == AggKind::StdPop {
+                                var.sqrt()
+                            } else {
+                                var
+                            })
+                        }
+                        AggKind::StdSamp | AggKind::VarSamp if st.count > 1 => {
+                            let var = st.m2 / (st.count - 1) as f64;
+                            Value::Double(if spec.kind == AggKind::StdSamp {
+                                var.sqrt()
+                            } else {
+                                var
+                            })
+                        }
+                        AggKind::StdPop | AggKind::VarPop | AggKind::StdSamp | AggKind::VarSamp => {
+                            Value::Null
+                        }
                         AggKind::Avg if st.count > 0 => {
                             arith(BinOp::Div, &st.acc, &Value::Int(st.count as i64))?
                         }
@@ -2101,6 +2237,16 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             Some(AggSpec { kind: AggKind::Count, .. }) | None => MysqlType::LongLong,
             // mysqld: VARCHAR up to 512 characters of group_concat_max_len, else TEXT.
             Some(AggSpec { kind: AggKind::GroupConcat, .. }) => MysqlType::Blob,
+            Some(AggSpec {
+                kind: AggKind::StdPop | AggKind::StdSamp | AggKind::VarPop | AggKind::VarSamp,
+                ..
+            }) => MysqlType::Double,
+            Some(AggSpec { kind: AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor, .. }) => {
+                MysqlType::LongLong
+            }
+            Some(AggSpec { kind: AggKind::JsonArrayAgg | AggKind::JsonObjectAgg, .. }) => {
+                MysqlType::Json
+            }
             Some(AggSpec { kind, arg: Some(a), .. }) => {
                 let at = t(a);
                 match kind {
@@ -2164,6 +2310,17 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
                     _ => MysqlType::VarString,
                 }
             }
+            Func::Misc(m) => match m.passes_through() {
+                Some(i) => args.get(i).map_or(MysqlType::Null, t),
+                None if m.is_integer() => MysqlType::LongLong,
+                None => MysqlType::VarString,
+            },
+            Func::Json(j) if j.is_json() => MysqlType::Json,
+            Func::Json(j) if j.is_integer() => MysqlType::LongLong,
+            Func::Json(crate::ast::JsonFn::Pretty) => MysqlType::Blob,
+            Func::Json(_) => MysqlType::VarString,
+            Func::Regex(r) if r.is_integer() => MysqlType::LongLong,
+            Func::Regex(_) => MysqlType::VarString,
             Func::Bytes(bf) => crate::eval::json_funcs::result_type(*bf),
             Func::Time(f) => temporal::shape(*f, args, &|x| (t(x), 0)).0,
             _ => MysqlType::VarString,
@@ -2248,6 +2405,11 @@ fn refine_expr_column(
         Expr::Agg(i) => match aggs.get(*i) {
             Some(AggSpec { kind: AggKind::Count, .. }) => {
                 c.flags |= flags::NOT_NULL;
+                c.length = 21;
+            }
+            // Item_sum_bit: BIGINT UNSIGNED NOT NULL.
+            Some(AggSpec { kind: AggKind::BitAnd | AggKind::BitOr | AggKind::BitXor, .. }) => {
+                c.flags |= flags::NOT_NULL | flags::UNSIGNED;
                 c.length = 21;
             }
             Some(AggSpec { kind: kind @ (AggKind::Sum | AggKind::Avg), arg: Some(a), .. })

@@ -45,13 +45,42 @@ pub(crate) const ENGINE_ROW: [&str; 6] = [
 /// (`SELECT DEFAULT_COLLATION_NAME FROM SCHEMATA WHERE SCHEMA_NAME = 'information_schema'`):
 /// Connector/J reads that name and writes `IS_NULLABLE COLLATE utf8mb3_general_ci` into its
 /// metadata queries, which a utf8mb4 column refuses (1253).
-pub(crate) fn in_utf8mb3((schema, rows): MadeUp) -> MadeUp {
+///
+/// Under lower_case_table_names = 0 (`exact_names`) the columns holding database and table
+/// names are utf8mb3_bin, so `WHERE TABLE_NAME = 'T'` does not find table `t`: mysqld's
+/// data dictionary declares its name columns with `Object_table_definition_impl::
+/// fs_name_collation()`, utf8mb3_bin when names are case-sensitive, and the views pass it on.
+pub(crate) fn in_utf8mb3((schema, rows): MadeUp, exact_names: bool) -> MadeUp {
     const UTF8MB3_GENERAL_CI: u16 = 33;
+    const UTF8MB3_BIN: u16 = 83;
     let mut schema = (*schema).clone();
     for c in schema.columns.iter_mut().filter(|c| c.ty.is_text()) {
-        c.collation = UTF8MB3_GENERAL_CI;
+        c.collation =
+            if exact_names && is_name_column(&c.name) { UTF8MB3_BIN } else { UTF8MB3_GENERAL_CI };
     }
     (Arc::new(schema), rows)
+}
+
+/// The information_schema columns that hold a database or table name (mysqld's views take
+/// them from the data dictionary's `name` columns of `schemata` and `tables`).
+fn is_name_column(name: &str) -> bool {
+    matches!(
+        name.to_ascii_uppercase().as_str(),
+        "TABLE_SCHEMA"
+            | "TABLE_NAME"
+            | "SCHEMA_NAME"
+            | "REFERENCED_TABLE_SCHEMA"
+            | "REFERENCED_TABLE_NAME"
+            | "CONSTRAINT_SCHEMA"
+            | "UNIQUE_CONSTRAINT_SCHEMA"
+            | "INDEX_SCHEMA"
+            | "EVENT_OBJECT_SCHEMA"
+            | "EVENT_OBJECT_TABLE"
+            | "TRIGGER_SCHEMA"
+            | "ROUTINE_SCHEMA"
+            | "VIEW_SCHEMA"
+            | "VIEW_NAME"
+    )
 }
 
 /// One made-up table: its definition and its rows.

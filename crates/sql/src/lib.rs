@@ -63,6 +63,7 @@ mod tracked;
 mod tracker;
 mod typeagg;
 mod typelen;
+mod userlocks;
 pub mod vars;
 mod views;
 mod write;

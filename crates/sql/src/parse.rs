@@ -2276,6 +2276,18 @@ impl Front<'_> {
                 let list = list.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>>>()?;
                 Expr::InList { expr: Box::new(x), list, negated: *negated }
             }
+            // `expr [NOT] REGEXP|RLIKE pattern` is REGEXP_LIKE(expr, pattern).
+            E::RLike { negated, expr, pattern, .. } => {
+                let like = Expr::Func(
+                    Func::Regex(crate::ast::RegexFn::Like),
+                    vec![self.expr(expr)?, self.expr(pattern)?],
+                );
+                if *negated {
+                    Expr::Unary(UnOp::Not, Box::new(like))
+                } else {
+                    like
+                }
+            }
             E::Like { negated, expr, pattern, escape_char, any: false } => {
                 let x = self.expr(expr)?;
                 let p = self.expr(pattern)?;
@@ -2594,8 +2606,35 @@ impl Front<'_> {
             "min" => Some(AggKind::Min),
             "max" => Some(AggKind::Max),
             "avg" => Some(AggKind::Avg),
-            _ => None,
+            _ => AggKind::by_name(&name),
         };
+        if name == "json_arrayagg" || name == "json_objectagg" {
+            let mut xs = Vec::with_capacity(args.len());
+            for a in &args {
+                match a {
+                    sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => {
+                        xs.push(self.expr(e)?)
+                    }
+                    _ => return Err(SqlError::FunctionArgs(name)),
+                }
+            }
+            let want = if name == "json_arrayagg" { 1 } else { 2 };
+            if distinct {
+                return Err(SqlError::near("DISTINCT"));
+            }
+            if xs.len() != want {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            let (kind, arg) = if want == 1 {
+                (AggKind::JsonArrayAgg, xs.remove(0))
+            } else {
+                (
+                    AggKind::JsonObjectAgg,
+                    Expr::Func(Func::Bytes(crate::ast::BytesFunc::JsonArray), xs),
+                )
+            };
+            return Ok(Expr::AggCall { kind, distinct: false, arg: Some(Box::new(arg)) });
+        }
         if let Some(kind) = agg {
             let arg = match args.as_slice() {
                 [sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Wildcard)]
@@ -2652,6 +2691,36 @@ impl Front<'_> {
                 return Err(SqlError::FunctionArgs(name));
             }
             return Ok(Expr::Func(Func::More(mf), xs));
+        }
+        if name == "get_format" {
+            // GET_FORMAT(DATE|TIME|DATETIME|TIMESTAMP, format): the type is a keyword.
+            let kind = match xs.first() {
+                Some(Expr::Name { table: None, column }) => column.to_ascii_uppercase(),
+                _ => String::new(),
+            };
+            if xs.len() != 2 || !matches!(kind.as_str(), "DATE" | "TIME" | "DATETIME" | "TIMESTAMP")
+            {
+                return Err(SqlError::near(&name));
+            }
+            xs[0] = Expr::Lit(Value::Bytes(kind.into_bytes()));
+        }
+        if let Some((mf, min, max)) = crate::ast::MiscFn::by_name(&name) {
+            if xs.len() < min || xs.len() > max {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Func(Func::Misc(mf), xs));
+        }
+        if let Some((jf, min, max)) = crate::ast::JsonFn::by_name(&name) {
+            if xs.len() < min || xs.len() > max || !jf.arity_ok(xs.len()) {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Func(Func::Json(jf), xs));
+        }
+        if let Some((rf, min, max)) = crate::ast::RegexFn::by_name(&name) {
+            if xs.len() < min || xs.len() > max {
+                return Err(SqlError::FunctionArgs(name));
+            }
+            return Ok(Expr::Func(Func::Regex(rf), xs));
         }
         if let Some((tf, min, max)) = time_function(&name) {
             if xs.len() < min || xs.len() > max {

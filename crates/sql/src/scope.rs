@@ -50,6 +50,18 @@ pub(crate) struct Scope {
     pub schema: Arc<TableSchema>,
     /// The joined-row positions `*` lists, in order.
     pub star: Vec<usize>,
+    /// Table names and aliases compare exactly (`lower_case_table_names = 0`, as mysqld's
+    /// `table_alias_charset` on Linux), else case-insensitively.
+    pub exact: bool,
+}
+
+/// Whether two table names or aliases are the same under `exact` (see [`Scope::exact`]).
+pub(crate) fn same_name(exact: bool, a: &str, b: &str) -> bool {
+    if exact {
+        a == b
+    } else {
+        a.eq_ignore_ascii_case(b)
+    }
 }
 
 fn ambiguous(column: &str, context: &str) -> SqlError {
@@ -63,10 +75,15 @@ fn ambiguous(column: &str, context: &str) -> SqlError {
 impl Scope {
     /// Builds the scope from the entries (offsets and `merged` are filled in here from
     /// `using`: per entry, the column names it shares with the tables before it).
-    pub(crate) fn new(mut entries: Vec<ScopeEntry>, using: &[Vec<String>]) -> Result<Scope> {
+    /// `exact`: names compare exactly ([`Scope::exact`]).
+    pub(crate) fn new(
+        mut entries: Vec<ScopeEntry>,
+        using: &[Vec<String>],
+        exact: bool,
+    ) -> Result<Scope> {
         // 1066 for two tables under one name (mysqld's `unique_table` check).
         for (i, e) in entries.iter().enumerate() {
-            if entries[..i].iter().any(|p| p.label.eq_ignore_ascii_case(&e.label)) {
+            if entries[..i].iter().any(|p| same_name(exact, &p.label, &e.label)) {
                 return Err(SqlError::Other {
                     code: 1066,
                     sqlstate: "42000",
@@ -121,14 +138,14 @@ impl Scope {
             offset += e.schema.columns.len();
         }
         let schema = Arc::new(TableSchema::new("", columns, Vec::new()));
-        Ok(Scope { entries, schema, star })
+        Ok(Scope { entries, schema, star, exact })
     }
 
     /// The table `label` (an alias, or a name that has none), by its FROM position.
     pub(crate) fn entry_named(&self, db: Option<&str>, label: &str) -> Option<usize> {
         self.entries.iter().position(|e| {
-            e.label.eq_ignore_ascii_case(label)
-                && db.is_none_or(|d| !e.aliased && e.db.eq_ignore_ascii_case(d))
+            same_name(self.exact, &e.label, label)
+                && db.is_none_or(|d| !e.aliased && same_name(self.exact, &e.db, d))
         })
     }
 

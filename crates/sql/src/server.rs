@@ -128,6 +128,8 @@ pub struct Server {
     pub(crate) engine: Engine,
     /// FLUSH TABLES WITH READ LOCK, LOCK TABLES, LOCK INSTANCE FOR BACKUP.
     pub(crate) locks: Arc<super::locks::Locks>,
+    /// GET_LOCK's named locks (`userlocks.rs`).
+    pub(crate) user_locks: super::userlocks::UserLocks,
     pub(crate) hooks: Hooks,
     pub(crate) vars: Variables,
     /// Lower-cased name → name as created.
@@ -192,6 +194,7 @@ impl Server {
         Ok(Arc::new(Server {
             engine,
             locks: Arc::default(),
+            user_locks: Default::default(),
             hooks,
             vars,
             databases: RwLock::new(databases),

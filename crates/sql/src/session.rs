@@ -113,6 +113,11 @@ pub struct Session {
     pub(crate) user_vars: HashMap<String, Value>,
     pub(crate) gtid_next: GtidNext,
     pub(crate) last_insert_id: u64,
+    /// The previous statement's ROW_COUNT() and FOUND_ROWS() (`THD::get_row_count_func`,
+    /// `THD::limit_found_rows`): affected rows, -1 after a result set or an error, 0 after
+    /// other statements; the rows of the last result set.
+    pub(crate) prev_row_count: i64,
+    pub(crate) prev_found_rows: u64,
     pub(crate) warnings: Vec<Warning>,
     /// The previous statement's (warning, error) counts, kept when its conditions are cleared:
     /// `@@warning_count` / `@@error_count` read them (mysqld's `DA_KEEP_COUNTS`).
@@ -203,6 +208,8 @@ impl Session {
             user_vars: HashMap::new(),
             gtid_next: GtidNext::Automatic,
             last_insert_id: 0,
+            prev_row_count: -1,
+            prev_found_rows: 0,
             warnings: Vec::new(),
             last_counts: (0, 0),
             now: datetime_of(0),
@@ -298,6 +305,7 @@ impl Session {
         self.begin_statement();
         self.attempt(|sess| {
             let r = sess.run(&parsed.stmt, &[], sql).map(decimal_scales);
+            sess.note_row_counts_unless_retried(&r);
             sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r
@@ -314,6 +322,7 @@ impl Session {
         self.begin_statement();
         self.attempt(|sess| {
             let r = sess.run(&stmt.parsed.stmt, params, &stmt.sql).map(decimal_scales);
+            sess.note_row_counts_unless_retried(&r);
             sess.end_table_use(&r);
             sess.collect_temporal_warnings();
             r
@@ -417,6 +426,7 @@ impl Session {
             return Err(self.fail(SqlError::near("?")));
         }
         let r = self.run(&parsed.stmt, &[], sql).map(decimal_scales);
+        self.note_row_counts(&r);
         self.end_table_use(&r);
         self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
@@ -466,9 +476,54 @@ impl Session {
         }
         self.begin_statement();
         let r = self.run(&stmt.parsed.stmt, params, &stmt.sql).map(decimal_scales);
+        self.note_row_counts(&r);
         self.end_table_use(&r);
         self.collect_temporal_warnings();
         r.map_err(|e| self.fail(e))
+    }
+
+    /// [`Session::note_row_counts`] for an attempt on a thread that must not block: a
+    /// statement refused there runs again, and its re-run must see the counts it would have.
+    fn note_row_counts_unless_retried(&mut self, r: &Result<Output>) {
+        if !matches!(r, Err(SqlError::Engine(engine::Error::WouldBlock))) {
+            self.note_row_counts(r);
+        }
+    }
+
+    /// Records what ROW_COUNT() and FOUND_ROWS() of the next statement answer.
+    fn note_row_counts(&mut self, r: &Result<Output>) {
+        match r {
+            Ok(Output::Rows { rows, .. }) => {
+                self.prev_row_count = -1;
+                self.prev_found_rows = rows.len() as u64;
+            }
+            Ok(Output::Ok { affected_rows, .. }) => {
+                self.prev_row_count = i64::try_from(*affected_rows).unwrap_or(i64::MAX);
+            }
+            Err(_) => self.prev_row_count = -1,
+        }
+    }
+
+    /// A user-lock function (`userlocks.rs`) over its evaluated arguments.
+    pub(crate) fn user_lock_call(&self, f: crate::ast::MiscFn, a: &[Value]) -> Result<Value> {
+        use crate::ast::MiscFn as M;
+        let locks = &self.server.user_locks;
+        let conn = self.connection_id;
+        let name = || super::userlocks::lock_name(a.first().unwrap_or(&Value::Null));
+        Ok(match f {
+            M::GetLock => {
+                let timeout = super::userlocks::timeout_of(a.get(1).unwrap_or(&Value::Null));
+                let killed = || {
+                    engine::interrupt_requested()
+                        || self.process.as_ref().is_some_and(|p| p.killed() != 0)
+                };
+                locks.get(conn, &name()?, timeout, &killed)?
+            }
+            M::ReleaseLock => locks.release(conn, &name()?),
+            M::IsFreeLock => locks.is_free(&name()?),
+            M::IsUsedLock => locks.holder(&name()?),
+            _ => Value::UInt(locks.release_all(conn)),
+        })
     }
 
     /// COM_INIT_DB.
@@ -1533,6 +1588,8 @@ impl Drop for Session {
         locks.unlock_tables(self.connection_id);
         locks.release_backup(self.connection_id);
         locks.unregister_use(self.connection_id, &self.table_use);
+        // And its named user locks (GET_LOCK).
+        self.server.user_locks.release_all(self.connection_id);
     }
 }
 

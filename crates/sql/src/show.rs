@@ -914,7 +914,8 @@ impl Session {
         if super::perf_schema::is_log_status(self, t) {
             return Some(super::perf_schema::log_status(self));
         }
-        self.information_schema_rows(t).map(super::information_schema::in_utf8mb3)
+        let exact = self.server.names_case_sensitive();
+        self.information_schema_rows(t).map(|m| super::information_schema::in_utf8mb3(m, exact))
     }
 
     /// The information_schema table `t` names, if it is one (its text columns still in the

@@ -2472,6 +2472,18 @@ fn temporal_decimals(s: Shape) -> u8 {
     }
 }
 
+/// TO_SECONDS(x) (`Item_func_to_seconds::val_int`): seconds since year 0 of a date or
+/// datetime; None (with warning 1292) for what is not one.
+pub(crate) fn to_seconds(v: &Value) -> Option<i64> {
+    let (t, _) = arg_datetime(v, false)?;
+    Some(
+        daynr(i64::from(t.year), t.month, t.day) * 86400
+            + i64::from(t.hour) * 3600
+            + i64::from(t.minute) * 60
+            + i64::from(t.second),
+    )
+}
+
 #[cfg(test)]
 mod precision_tests {
     use super::*;

@@ -370,7 +370,8 @@ registry! {
         "1 errors, 2 errors and warnings, 3 also notes";
     LogReplicaUpdates = "log_replica_updates", Global, Bool, "ON", READ_ONLY, "";
     LogSlaveUpdates = "log_slave_updates", Global, Bool, "ON", READ_ONLY, "";
-    LowerCaseTableNames = "lower_case_table_names", Global, uint(2), "0", OPTION, "";
+    LowerCaseTableNames = "lower_case_table_names", Global, uint(2), "0", OPTION,
+        "0 compares table and database names exactly, 1 stores them in lower case, 2 folds them; fixed when the data directory is initialised";
     MaxAllowedPacket = "max_allowed_packet", Both, Size { min: 1024, max: GIB }, "67108864",
         OPTION_SET, "largest packet or statement a client may send";
     MaxBinlogCacheSize = "max_binlog_cache_size", Global, Integer { min: 4096, max: u64::MAX },

@@ -218,7 +218,7 @@ pub(crate) fn to_json(v: &Value) -> Json {
     }
 }
 
-fn json_value(doc: &Json) -> Result<Value> {
+pub(crate) fn json_value(doc: &Json) -> Result<Value> {
     if doc.depth() > MAX_DEPTH {
         return Err(crate::output::bytes_types::too_deep());
     }
@@ -228,7 +228,7 @@ fn json_value(doc: &Json) -> Result<Value> {
 // ---- paths ---------------------------------------------------------------------------------
 
 #[derive(Debug, Clone, PartialEq)]
-enum Leg {
+pub(crate) enum Leg {
     Member(String),
     AnyMember,
     /// `[n]` (from the start) or `[last - n]` (`from_end`).
@@ -251,7 +251,7 @@ fn path_error(pos: usize) -> SqlError {
     }
 }
 
-fn parse_path(text: &[u8]) -> Result<Vec<Leg>> {
+pub(crate) fn parse_path(text: &[u8]) -> Result<Vec<Leg>> {
     let s = std::str::from_utf8(text).map_err(|_| path_error(0))?;
     let b = s.as_bytes();
     let mut i = 0;
@@ -371,11 +371,11 @@ fn parse_path(text: &[u8]) -> Result<Vec<Leg>> {
     Ok(legs)
 }
 
-fn has_wildcard(legs: &[Leg]) -> bool {
+pub(crate) fn has_wildcard(legs: &[Leg]) -> bool {
     legs.iter().any(|l| matches!(l, Leg::AnyMember | Leg::AnyIndex | Leg::Descendants))
 }
 
-fn index_of(n: usize, from_end: bool, len: usize) -> Option<usize> {
+pub(crate) fn index_of(n: usize, from_end: bool, len: usize) -> Option<usize> {
     if from_end {
         len.checked_sub(1)?.checked_sub(n)
     } else {
@@ -385,7 +385,7 @@ fn index_of(n: usize, from_end: bool, len: usize) -> Option<usize> {
 
 /// Collects the values `legs` select in `v` (mysqld's `Json_dom::seek`; a scalar is its own
 /// `[0]`/`[last]`, auto-wrapping). Recursion is bounded by the document's depth.
-fn seek<'a>(v: &'a Json, legs: &[Leg], out: &mut Vec<&'a Json>) {
+pub(crate) fn seek<'a>(v: &'a Json, legs: &[Leg], out: &mut Vec<&'a Json>) {
     let Some((leg, rest)) = legs.split_first() else {
         if !out.iter().any(|o| std::ptr::eq(*o, v)) {
             out.push(v);
@@ -431,7 +431,7 @@ fn paths(args: &[Value], from: usize, step: usize) -> Result<Option<Vec<Vec<Leg>
     Ok(Some(out))
 }
 
-fn wildcard_error() -> SqlError {
+pub(crate) fn wildcard_error() -> SqlError {
     SqlError::Other {
         code: 3149,
         sqlstate: "42000",
@@ -480,7 +480,7 @@ fn modify(doc: &mut Json, legs: &[Leg], value: Json, insert: bool, replace: bool
 }
 
 /// The one value a wildcard-free path selects, mutably.
-fn seek_mut<'a>(v: &'a mut Json, legs: &[Leg]) -> Option<&'a mut Json> {
+pub(crate) fn seek_mut<'a>(v: &'a mut Json, legs: &[Leg]) -> Option<&'a mut Json> {
     let mut cur = v;
     for leg in legs {
         cur = match (leg, cur) {
@@ -511,7 +511,7 @@ fn remove(doc: &mut Json, legs: &[Leg]) {
 }
 
 /// JSON_CONTAINS's rule (`contains_wr`): see the MySQL manual's four cases.
-fn contains(target: &Json, candidate: &Json) -> bool {
+pub(crate) fn contains(target: &Json, candidate: &Json) -> bool {
     match (target, candidate) {
         (Json::Array(t), Json::Array(c)) => c.iter().all(|x| t.iter().any(|y| contains(y, x))),
         (Json::Array(t), c) => t.iter().any(|y| contains(y, c)),

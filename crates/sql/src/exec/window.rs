@@ -721,7 +721,17 @@ impl Running {
                 &Value::Int(self.count),
             )?,
             AggKind::Min | AggKind::Max => self.best.clone().unwrap_or(Value::Null),
-            AggKind::GroupConcat => Value::Null,
+            // Not parsed over a window (parse/window.rs names the window aggregates).
+            AggKind::GroupConcat
+            | AggKind::StdPop
+            | AggKind::StdSamp
+            | AggKind::VarPop
+            | AggKind::VarSamp
+            | AggKind::BitAnd
+            | AggKind::BitOr
+            | AggKind::BitXor
+            | AggKind::JsonArrayAgg
+            | AggKind::JsonObjectAgg => Value::Null,
         })
     }
 }

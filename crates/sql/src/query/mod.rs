@@ -237,7 +237,7 @@ impl Session {
             select.joins[i].on = on;
             using.push(names);
         }
-        let scope = Scope::new(entries, &using)?;
+        let scope = Scope::new(entries, &using, self.server.names_case_sensitive())?;
         Ok(Prepared { scope, made_up, select, kinds })
     }
 
