@@ -64,7 +64,11 @@ fn cmp_distinct(a: &Value, b: &Value, coll: Option<u16>) -> Ordering {
 
 /// Which of `rows` (each `item(row)` the select list's values) DISTINCT keeps: the first of
 /// each class of equal rows, as a keep-mask in input order. `colls` from [`costly`].
-pub(crate) fn dedup<T>(rows: &[T], item: impl Fn(&T) -> &[Value], colls: &[Option<u16>]) -> Vec<bool> {
+pub(crate) fn dedup<T>(
+    rows: &[T],
+    item: impl Fn(&T) -> &[Value],
+    colls: &[Option<u16>],
+) -> Vec<bool> {
     let cmp = |a: &T, b: &T| {
         let (a, b) = (item(a), item(b));
         for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
