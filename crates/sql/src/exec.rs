@@ -33,6 +33,7 @@ use crate::eval::strfunc::StrFn as StrFunc;
 
 mod charset_exprs;
 mod numeric_context;
+mod collated_sort;
 mod rollup;
 mod window;
 
@@ -1729,28 +1730,19 @@ impl Session {
             }
         }
         if distinct {
-            let mut seen = HashSet::new();
-            let colls = &plan.item_colls;
-            rows.retain(|(out, _)| {
-                let k: Vec<Value> = out
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| keyed(v.clone(), colls.get(i).copied().flatten()))
-                    .collect();
-                seen.insert(encode_key(&k))
+            // Strings compared under their collation, not keyed (`exec/collated_sort.rs`).
+            let colls = collated_sort::costly(&plan.item_colls);
+            let keep = collated_sort::dedup(&rows, |(out, _)| out.as_slice(), &colls);
+            let mut i = 0;
+            rows.retain(|_| {
+                i += 1;
+                keep[i - 1]
             });
         }
         if !plan.order.is_empty() {
             let desc: Vec<bool> = plan.order.iter().map(|(_, d)| *d).collect();
-            rows.sort_by(|(_, a), (_, b)| {
-                for (i, d) in desc.iter().enumerate() {
-                    let o = order_cmp(&a[i], &b[i]);
-                    if o != std::cmp::Ordering::Equal {
-                        return if *d { o.reverse() } else { o };
-                    }
-                }
-                std::cmp::Ordering::Equal
-            });
+            let colls = collated_sort::costly(&plan.order_colls);
+            rows.sort_by(|(_, a), (_, b)| collated_sort::cmp_keys(a, b, &colls, &desc));
         }
         let start = usize::try_from(offset).unwrap_or(usize::MAX).min(rows.len());
         let end = match limit {
@@ -1803,13 +1795,13 @@ pub(crate) fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
     }
 }
 
-/// The output row and its ORDER BY keys (strings as their collation's sort keys, so the sort
-/// compares bytes).
+/// The output row and its ORDER BY keys (as evaluated: the sort compares strings under
+/// `order_colls`, `exec/collated_sort.rs`).
 fn project(plan: &SelectPlan, row: &[Value], aggs: &[Value]) -> Result<(Vec<Value>, Vec<Value>)> {
     let out = plan.items.iter().map(|e| eval(e, row, aggs)).collect::<Result<Vec<_>>>()?;
     let mut keys = Vec::with_capacity(plan.order.len());
-    for (i, (e, _)) in plan.order.iter().enumerate() {
-        keys.push(keyed(eval(e, row, aggs)?, plan.order_colls.get(i).copied().flatten()));
+    for (e, _) in &plan.order {
+        keys.push(eval(e, row, aggs)?);
     }
     Ok((out, keys))
 }
