@@ -32,8 +32,8 @@ use crate::eval::collate::{keyed, Dt};
 use crate::eval::strfunc::StrFn as StrFunc;
 
 mod charset_exprs;
-mod numeric_context;
 mod collated_sort;
+mod numeric_context;
 mod rollup;
 mod window;
 

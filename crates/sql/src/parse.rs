@@ -3588,6 +3588,18 @@ fn bytes_column_type(name: &str, t: &sp::DataType) -> Result<(ColumnType, Vec<St
     })
 }
 
+/// The value of an `AUTO_INCREMENT [=] n` table option as sqlparser read it.
+pub(crate) fn auto_increment_value(e: &sqlparser::ast::Expr) -> Result<u64> {
+    if let sqlparser::ast::Expr::Value(v) = e {
+        if let sqlparser::ast::Value::Number(n, _) = &v.value {
+            if let Ok(n) = n.parse::<u64>() {
+                return Ok(n);
+            }
+        }
+    }
+    Err(SqlError::near(&e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -3850,16 +3862,4 @@ mod tests {
             vec!["select 1 -- x;y\n", " select 2"]
         );
     }
-}
-
-/// The value of an `AUTO_INCREMENT [=] n` table option as sqlparser read it.
-pub(crate) fn auto_increment_value(e: &sqlparser::ast::Expr) -> Result<u64> {
-    if let sqlparser::ast::Expr::Value(v) = e {
-        if let sqlparser::ast::Value::Number(n, _) = &v.value {
-            if let Ok(n) = n.parse::<u64>() {
-                return Ok(n);
-            }
-        }
-    }
-    Err(SqlError::near(&e.to_string()))
 }
