@@ -4,27 +4,12 @@
 //! commits or rolls back whole, duplicate keys refuse the step (nothing staged), and a crash
 //! at every disk operation leaves the table with all its rows or no table at all.
 
+mod common;
+
 use std::ops::Bound;
-use std::path::Path;
-use std::time::Duration;
 
-use engine::{
-    Column, ColumnType, Engine, EngineConfig, IndexDef, Recovery, RedoFlushMethod, TableSchema,
-    Value,
-};
+use engine::{Column, ColumnType, Engine, IndexDef, TableSchema, Value};
 use vfs::{CrashMode, SimVfs};
-
-fn open(sim: &SimVfs) -> Result<(Engine, Recovery), engine::Error> {
-    let config = EngineConfig {
-        redo_file_bytes: 64 << 10,
-        lock_wait_timeout: Duration::from_secs(30),
-        checkpoint_redo_bytes: None,
-        retain_redo_for_binlog: false,
-        redo_flush_method: RedoFlushMethod::Fsync,
-        recovery_accept_loss: false,
-    };
-    Engine::open(sim.shared(), Path::new("/data"), config)
-}
 
 fn schema() -> TableSchema {
     let int = ColumnType::Integer { bytes: 4, unsigned: false };
@@ -60,7 +45,7 @@ fn content(e: &Engine) -> Option<Vec<Vec<Value>>> {
 fn the_table_and_its_rows_survive_redo_and_checkpoint() {
     for checkpoint in [false, true] {
         let sim = SimVfs::new();
-        let (e, _) = open(&sim).expect("open");
+        let (e, _) = common::open(&sim).expect("open");
         let mut d = e.begin();
         let id = e.create_table_with_rows_in(&mut d, schema(), rows(50)).expect("stage");
         assert!(e.table_named("d.c").is_none(), "invisible until committed");
@@ -71,7 +56,7 @@ fn the_table_and_its_rows_survive_redo_and_checkpoint() {
             e.checkpoint().expect("checkpoint");
         }
         drop(e);
-        let (e, _) = open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
+        let (e, _) = common::open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
         let mut want = rows(50);
         want.sort_by_key(|r| format!("{r:?}"));
         assert_eq!(content(&e), Some(want));
@@ -86,7 +71,7 @@ fn the_table_and_its_rows_survive_redo_and_checkpoint() {
 #[test]
 fn duplicate_keys_refuse_the_step() {
     let sim = SimVfs::new();
-    let (e, _) = open(&sim).expect("open");
+    let (e, _) = common::open(&sim).expect("open");
     let mut d = e.begin();
     let mut r = rows(3);
     r[2][1] = Value::Bytes(b"v1".to_vec());
@@ -106,7 +91,7 @@ fn a_prepared_step_stays_undecided_then_commits_or_rolls_back_whole() {
     let xid = 11;
     for commit in [false, true] {
         let sim = SimVfs::new();
-        let (e, _) = open(&sim).expect("open");
+        let (e, _) = common::open(&sim).expect("open");
         let mut d = e.begin();
         e.create_table_with_rows_in(&mut d, schema(), rows(20)).expect("stage");
         let end = e.prepare(&mut d, xid).expect("prepare");
@@ -114,7 +99,7 @@ fn a_prepared_step_stays_undecided_then_commits_or_rolls_back_whole() {
         e.checkpoint().expect("checkpoint");
         e.abandon(d);
         drop(e);
-        let (e, rec) = open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
+        let (e, rec) = common::open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
         assert_eq!(rec.prepared_xids, vec![xid]);
         assert!(content(&e).is_none(), "undecided: no table");
         if commit {
@@ -124,7 +109,7 @@ fn a_prepared_step_stays_undecided_then_commits_or_rolls_back_whole() {
         }
         e.flush_all().expect("flush");
         drop(e);
-        let (e, _) = open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
+        let (e, _) = common::open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
         assert_eq!(content(&e).map(|c| c.len()), commit.then_some(20));
     }
 }
@@ -135,7 +120,7 @@ fn a_prepared_step_stays_undecided_then_commits_or_rolls_back_whole() {
 #[test]
 fn a_crash_at_every_operation_leaves_all_rows_or_no_table() {
     let run = |sim: &SimVfs, acked: &std::cell::Cell<bool>| -> Result<(), engine::Error> {
-        let (e, _) = open(sim)?;
+        let (e, _) = common::open(sim)?;
         let mut d = e.begin();
         e.create_table_with_rows_in(&mut d, schema(), rows(30))?;
         e.prepare(&mut d, 5)?;
@@ -156,7 +141,8 @@ fn a_crash_at_every_operation_leaves_all_rows_or_no_table() {
             let acked = std::cell::Cell::new(false);
             let _ = run(&sim, &acked);
             let sim = sim.crash(mode);
-            let (e, rec) = open(&sim).unwrap_or_else(|err| panic!("op {at} {mode:?}: {err}"));
+            let (e, rec) =
+                common::open(&sim).unwrap_or_else(|err| panic!("op {at} {mode:?}: {err}"));
             // A prepared, undecided step is the binlog's to decide: roll it back here.
             for x in rec.prepared_xids {
                 e.rollback_prepared(x).expect("rollback prepared");

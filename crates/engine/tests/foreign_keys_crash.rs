@@ -3,27 +3,17 @@
 //! and through a checkpoint; a prepared change stays undecided across crashes and checkpoints
 //! and then commits or rolls back whole (constraints and supporting index together).
 
-use std::path::Path;
-use std::time::Duration;
+mod common;
 
 use engine::{
-    Column, ColumnType, Engine, EngineConfig, FkAction, ForeignKeyDef, IndexDef, Recovery,
-    RedoFlushMethod, TableSchema, Value,
+    Column, ColumnType, Engine, FkAction, ForeignKeyDef, IndexDef, Recovery, TableSchema, Value,
 };
 use vfs::{CrashMode, SimVfs};
 
 const INT: ColumnType = ColumnType::Integer { bytes: 4, unsigned: false };
 
 fn open(sim: &SimVfs) -> (Engine, Recovery) {
-    let config = EngineConfig {
-        redo_file_bytes: 64 << 10,
-        lock_wait_timeout: Duration::from_secs(30),
-        checkpoint_redo_bytes: None,
-        retain_redo_for_binlog: false,
-        redo_flush_method: RedoFlushMethod::Fsync,
-        recovery_accept_loss: false,
-    };
-    Engine::open(sim.shared(), Path::new("/data"), config).expect("open")
+    common::open(sim).expect("open")
 }
 
 fn fk(name: &str, on_delete: FkAction) -> ForeignKeyDef {

@@ -6,25 +6,10 @@
 //! here) keeps the counter where the rows left it; a prepared ALTER stays undecided across a
 //! crash and then commits or rolls back whole.
 
-use std::path::Path;
-use std::time::Duration;
+mod common;
 
-use engine::{
-    Column, ColumnType, Engine, EngineConfig, Recovery, RedoFlushMethod, TableSchema, Value,
-};
+use engine::{Column, ColumnType, Engine, TableSchema, Value};
 use vfs::{CrashMode, SimVfs};
-
-fn open(sim: &SimVfs) -> Result<(Engine, Recovery), engine::Error> {
-    let config = EngineConfig {
-        redo_file_bytes: 64 << 10,
-        lock_wait_timeout: Duration::from_secs(30),
-        checkpoint_redo_bytes: None,
-        retain_redo_for_binlog: false,
-        redo_flush_method: RedoFlushMethod::Fsync,
-        recovery_accept_loss: false,
-    };
-    Engine::open(sim.shared(), Path::new("/data"), config)
-}
 
 fn schema(name: &str) -> TableSchema {
     let mut id = Column::new("id", ColumnType::Integer { bytes: 4, unsigned: false });
@@ -43,7 +28,7 @@ fn reopen(e: Engine, sim: &SimVfs, checkpoint: bool) -> (Engine, SimVfs) {
     }
     drop(e);
     let sim = sim.crash(CrashMode::DropUnsynced);
-    let (e, _) = open(&sim).expect("reopen");
+    let (e, _) = common::open(&sim).expect("reopen");
     (e, sim)
 }
 
@@ -58,7 +43,7 @@ fn insert(e: &Engine, id: u32, v: i64) -> u64 {
 fn comments_and_auto_increment_starts_survive_redo_and_checkpoint() {
     for checkpoint in [false, true] {
         let sim = SimVfs::new();
-        let (e, _) = open(&sim).expect("open");
+        let (e, _) = common::open(&sim).expect("open");
         let mut s = schema("d.t");
         s.auto_increment_start = Some(100);
         let id = e.create_table(s).expect("create");
@@ -113,7 +98,7 @@ fn a_prepared_alter_of_the_options_commits_or_rolls_back_whole() {
     let xid = 9;
     for commit in [false, true] {
         let sim = SimVfs::new();
-        let (e, _) = open(&sim).expect("open");
+        let (e, _) = common::open(&sim).expect("open");
         let id = e.create_table(schema("d.t")).expect("create");
         insert(&e, id, 1);
         let mut a = (*e.table_named("d.t").expect("t").1).clone();
@@ -126,7 +111,7 @@ fn a_prepared_alter_of_the_options_commits_or_rolls_back_whole() {
         e.flush_up_to(end).expect("flush");
         e.abandon(d);
         drop(e);
-        let (e, rec) = open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
+        let (e, rec) = common::open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
         assert_eq!(rec.prepared_xids, vec![xid]);
         assert_eq!(e.table_named("d.t").expect("t").1.comment, "it's a table");
         if commit {
@@ -149,7 +134,7 @@ fn a_prepared_alter_of_the_options_commits_or_rolls_back_whole() {
 #[test]
 fn a_rebuilding_alter_applies_its_start_too() {
     let sim = SimVfs::new();
-    let (e, _) = open(&sim).expect("open");
+    let (e, _) = common::open(&sim).expect("open");
     let id = e.create_table(schema("d.t")).expect("create");
     insert(&e, id, 1);
     insert(&e, id, 2);

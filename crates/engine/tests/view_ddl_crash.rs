@@ -5,25 +5,10 @@
 //! checkpoints and then commits or rolls back whole; the entry holds no rows; and a crash at
 //! every disk operation of a create + replace + drop sequence leaves each step whole or absent.
 
-use std::path::Path;
-use std::time::Duration;
+mod common;
 
-use engine::{
-    Column, ColumnType, Engine, EngineConfig, Recovery, RedoFlushMethod, TableSchema, Value,
-};
+use engine::{Column, ColumnType, Engine, TableSchema, Value};
 use vfs::{CrashMode, SimVfs};
-
-fn open(sim: &SimVfs) -> Result<(Engine, Recovery), engine::Error> {
-    let config = EngineConfig {
-        redo_file_bytes: 64 << 10,
-        lock_wait_timeout: Duration::from_secs(30),
-        checkpoint_redo_bytes: None,
-        retain_redo_for_binlog: false,
-        redo_flush_method: RedoFlushMethod::Fsync,
-        recovery_accept_loss: false,
-    };
-    Engine::open(sim.shared(), Path::new("/data"), config)
-}
 
 fn view(definition: &[u8]) -> TableSchema {
     let mut s = TableSchema::new(
@@ -44,7 +29,7 @@ fn definition(e: &Engine) -> Option<Vec<u8>> {
 fn created_replaced_and_dropped_views_survive_redo_and_checkpoint() {
     for checkpoint in [false, true] {
         let sim = SimVfs::new();
-        let (e, _) = open(&sim).expect("open");
+        let (e, _) = common::open(&sim).expect("open");
         assert!(!e.has_views());
         let id = e.create_table(view(b"first")).expect("create");
         assert!(e.has_views());
@@ -58,7 +43,7 @@ fn created_replaced_and_dropped_views_survive_redo_and_checkpoint() {
         }
         drop(e);
         let sim = sim.crash(CrashMode::DropUnsynced);
-        let (e, _) = open(&sim).expect("reopen");
+        let (e, _) = common::open(&sim).expect("reopen");
         assert_eq!(definition(&e).as_deref(), Some(&b"first"[..]));
         assert!(e.has_views());
         let mut d = e.begin();
@@ -70,7 +55,7 @@ fn created_replaced_and_dropped_views_survive_redo_and_checkpoint() {
         }
         drop(e);
         let sim = sim.crash(CrashMode::DropUnsynced);
-        let (e, _) = open(&sim).expect("reopen");
+        let (e, _) = common::open(&sim).expect("reopen");
         assert_eq!(definition(&e).as_deref(), Some(&b"second"[..]));
         e.drop_table(id).expect("drop");
         e.flush_all().expect("flush");
@@ -78,7 +63,7 @@ fn created_replaced_and_dropped_views_survive_redo_and_checkpoint() {
             e.checkpoint().expect("checkpoint");
         }
         drop(e);
-        let (e, _) = open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
+        let (e, _) = common::open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
         assert_eq!(definition(&e), None);
         assert!(!e.has_views());
     }
@@ -89,7 +74,7 @@ fn a_prepared_view_change_stays_undecided_then_commits_or_rolls_back() {
     let xid = 7;
     for commit in [false, true] {
         let sim = SimVfs::new();
-        let (e, _) = open(&sim).expect("open");
+        let (e, _) = common::open(&sim).expect("open");
         let id = e.create_table(view(b"old")).expect("create");
         let mut d = e.begin();
         e.replace_table_in(&mut d, id, view(b"new"), None).expect("stage");
@@ -98,7 +83,7 @@ fn a_prepared_view_change_stays_undecided_then_commits_or_rolls_back() {
         e.checkpoint().expect("checkpoint");
         e.abandon(d);
         drop(e);
-        let (e, rec) = open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
+        let (e, rec) = common::open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
         assert_eq!(rec.prepared_xids, vec![xid]);
         assert_eq!(definition(&e).as_deref(), Some(&b"old"[..]), "undecided: unchanged");
         if commit {
@@ -108,7 +93,7 @@ fn a_prepared_view_change_stays_undecided_then_commits_or_rolls_back() {
         }
         e.flush_all().expect("flush");
         drop(e);
-        let (e, rec) = open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
+        let (e, rec) = common::open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
         assert!(rec.prepared_xids.is_empty());
         let want: &[u8] = if commit { b"new" } else { b"old" };
         assert_eq!(definition(&e).as_deref(), Some(want));
@@ -122,7 +107,7 @@ fn a_prepared_view_change_stays_undecided_then_commits_or_rolls_back() {
 #[test]
 fn a_crash_at_every_operation_leaves_a_state_the_sequence_passed_through() {
     let run = |sim: &SimVfs, acked: &std::cell::Cell<u8>| -> Result<(), engine::Error> {
-        let (e, _) = open(sim)?;
+        let (e, _) = common::open(sim)?;
         let id = e.create_table(view(b"one"))?;
         e.flush_all()?;
         acked.set(1);
@@ -148,7 +133,7 @@ fn a_crash_at_every_operation_leaves_a_state_the_sequence_passed_through() {
             let acked = std::cell::Cell::new(0);
             let _ = run(&sim, &acked);
             let sim = sim.crash(mode);
-            let (e, _) = open(&sim).unwrap_or_else(|err| panic!("op {at} {mode:?}: {err}"));
+            let (e, _) = common::open(&sim).unwrap_or_else(|err| panic!("op {at} {mode:?}: {err}"));
             let state = definition(&e);
             let allowed: &[Option<&[u8]>] = match acked.get() {
                 0 => &[None, Some(b"one")],

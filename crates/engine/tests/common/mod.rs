@@ -1,0 +1,28 @@
+//! What the engine's crash tests share (`mod common;`): an engine opened on a simulated file
+//! system at `/data` with small redo files, fsync flushing, no automatic checkpoint and
+//! no acceptance of loss, so every crash point shows exactly what recovery keeps.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use engine::{Engine, EngineConfig, Recovery, RedoFlushMethod};
+use vfs::SimVfs;
+
+/// The crash tests' engine configuration (64 KiB redo files).
+pub fn config() -> EngineConfig {
+    EngineConfig {
+        redo_file_bytes: 64 << 10,
+        lock_wait_timeout: Duration::from_secs(30),
+        checkpoint_redo_bytes: None,
+        retain_redo_for_binlog: false,
+        redo_flush_method: RedoFlushMethod::Fsync,
+        recovery_accept_loss: false,
+    }
+}
+
+/// Opens (and recovers) the engine of `sim` at `/data`.
+pub fn open(sim: &SimVfs) -> Result<(Engine, Recovery), engine::Error> {
+    Engine::open(sim.shared(), Path::new("/data"), config())
+}
