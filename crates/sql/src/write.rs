@@ -291,13 +291,8 @@ impl Session {
                                 });
                             }
                             // IGNORE: so is one a foreign key refuses (below).
-                            Err(e) if ins.ignore && matches!(e.code(), 1451 | 1452) => {
-                                self.undo_statement(mark)?;
-                                self.warnings.push(super::session::Warning {
-                                    level: "Warning",
-                                    code: e.code(),
-                                    message: e.to_string(),
-                                });
+                            Err(e) if ins.ignore && fk_refusal(&e) => {
+                                self.skip_refused_row(mark, &e)?;
                             }
                             Err(e) => return Err(e),
                         }
@@ -308,21 +303,28 @@ impl Session {
                     return Ok(());
                 }
                 // IGNORE: a row refused by a foreign key (1452, or 1451 for the parent rows a
-                // REPLACE or ODKU would change) is skipped with a warning, as mysqld 8.0
-                // (`ignore_error_handler` downgrades ER_NO_REFERENCED_ROW_2 and
-                // ER_ROW_IS_REFERENCED_2); what the row already changed is undone.
-                Err(e) if ins.ignore && matches!(e.code(), 1451 | 1452) => {
-                    self.undo_statement(mark)?;
-                    self.warnings.push(super::session::Warning {
-                        level: "Warning",
-                        code: e.code(),
-                        message: e.to_string(),
-                    });
+                // REPLACE or ODKU would change) is skipped with a warning.
+                Err(e) if ins.ignore && fk_refusal(&e) => {
+                    self.skip_refused_row(mark, &e)?;
                     return Ok(());
                 }
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// IGNORE's answer to a row a foreign key refuses ([`fk_refusal`]): what the row changed
+    /// since `mark` (cascades included) is undone and the error becomes a warning, as mysqld
+    /// 8.0's `ignore_error_handler` downgrades ER_NO_REFERENCED_ROW_2 and
+    /// ER_ROW_IS_REFERENCED_2 (INSERT/UPDATE/DELETE IGNORE, single- and multi-table).
+    pub(crate) fn skip_refused_row(&mut self, mark: usize, e: &SqlError) -> Result<()> {
+        self.undo_statement(mark)?;
+        self.warnings.push(super::session::Warning {
+            level: "Warning",
+            code: e.code(),
+            message: e.to_string(),
+        });
+        Ok(())
     }
 
     /// The row a duplicate-key error collided with, locked.
@@ -802,6 +804,12 @@ fn cell_text(schema: &TableSchema, row: &[Value], column: &str) -> String {
             v => v.to_string(),
         })
         .unwrap_or_default()
+}
+
+/// Whether `e` is a foreign key's refusal of a row: 1452 (a child's new values reference no
+/// parent) or 1451 (a parent's referenced values would change).
+pub(crate) fn fk_refusal(e: &SqlError) -> bool {
+    matches!(e.code(), 1451 | 1452)
 }
 
 #[cfg(test)]

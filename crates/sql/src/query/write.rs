@@ -181,13 +181,8 @@ impl Session {
                     // 1451 for a parent's referenced ones) is skipped with a warning, what it
                     // changed (cascades included) undone: mysqld 8.0's `ignore_error_handler`
                     // downgrades ER_NO_REFERENCED_ROW_2 and ER_ROW_IS_REFERENCED_2.
-                    Err(e) if u.ignore && matches!(e.code(), 1451 | 1452) => {
-                        self.undo_statement(mark)?;
-                        self.warnings.push(crate::session::Warning {
-                            level: "Warning",
-                            code: e.code(),
-                            message: e.to_string(),
-                        });
+                    Err(e) if u.ignore && crate::write::fk_refusal(&e) => {
+                        self.skip_refused_row(mark, &e)?;
                     }
                     Err(e) => return Err(e),
                 }
@@ -228,13 +223,8 @@ impl Session {
                     Ok(false) => {}
                     // DELETE IGNORE: a parent row still referenced (1451) stays, with a
                     // warning, as in UPDATE IGNORE above.
-                    Err(e) if d.ignore && matches!(e.code(), 1451 | 1452) => {
-                        self.undo_statement(mark)?;
-                        self.warnings.push(crate::session::Warning {
-                            level: "Warning",
-                            code: e.code(),
-                            message: e.to_string(),
-                        });
+                    Err(e) if d.ignore && crate::write::fk_refusal(&e) => {
+                        self.skip_refused_row(mark, &e)?;
                     }
                     Err(e) => return Err(e),
                 }
