@@ -159,6 +159,16 @@ impl Binder<'_> {
         self
     }
 
+    /// The values of a waiting function's arguments (WAIT_FOR_EXECUTED_GTID_SET, the user-lock
+    /// functions), evaluated at bind time; on a thread that must not block the statement is
+    /// refused (`WouldBlock`) and runs again where it may, as after a refused row-lock wait.
+    fn args_where_waits_allowed(&mut self, args: &[Expr]) -> Result<Vec<Value>> {
+        if engine::waits_refused() {
+            return Err(SqlError::Engine(engine::Error::WouldBlock));
+        }
+        args.iter().map(|x| eval(&self.bind(x)?, &[], &[])).collect()
+    }
+
     /// Binds an expression. Chains (`Binary`, `Unary`, `IS NULL`) recurse in this small frame;
     /// the rest is out of line (`bind_other`): a tree may be [`crate::depth::MAX_DEPTH`] deep.
     pub(crate) fn bind(&mut self, e: &Expr) -> Result<Expr> {
@@ -533,13 +543,7 @@ impl Binder<'_> {
                     Func::WaitForExecutedGtidSet => {
                         // It waits: on a thread that must not block, the statement runs
                         // again where it may (as after a refused row-lock wait).
-                        if engine::waits_refused() {
-                            return Err(SqlError::Engine(engine::Error::WouldBlock));
-                        }
-                        let vals = args
-                            .iter()
-                            .map(|x| eval(&self.bind(x)?, &[], &[]))
-                            .collect::<Result<Vec<_>>>()?;
+                        let vals = self.args_where_waits_allowed(args)?;
                         Expr::Lit(s.wait_for_executed_gtid_set(&vals)?)
                     }
                     Func::More(
@@ -590,13 +594,7 @@ impl Binder<'_> {
                         // GET_LOCK may wait, and none may run twice (a statement refused on
                         // a thread that must not block runs again): they run where the
                         // statement may block.
-                        if engine::waits_refused() {
-                            return Err(SqlError::Engine(engine::Error::WouldBlock));
-                        }
-                        let vals = args
-                            .iter()
-                            .map(|x| eval(&self.bind(x)?, &[], &[]))
-                            .collect::<Result<Vec<_>>>()?;
+                        let vals = self.args_where_waits_allowed(args)?;
                         Expr::Lit(s.user_lock_call(*m, &vals)?)
                     }
                     Func::Misc(crate::ast::MiscFn::Sleep) if engine::waits_refused() => {
