@@ -2549,6 +2549,19 @@ impl Front<'_> {
     }
 
     #[inline(never)]
+    /// A function's arguments when each must be a plain expression (no `*`, no named
+    /// argument): 1582 otherwise.
+    fn plain_args(&mut self, args: &[&sp::FunctionArg], name: &str) -> Result<Vec<Expr>> {
+        let mut xs = Vec::with_capacity(args.len());
+        for a in args {
+            match a {
+                sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => xs.push(self.expr(e)?),
+                _ => return Err(SqlError::FunctionArgs(name.to_string())),
+            }
+        }
+        Ok(xs)
+    }
+
     fn function(&mut self, f: &sp::Function) -> Result<Expr> {
         let name = last_part(&f.name)?.to_ascii_lowercase();
         if name == "group_concat" {
@@ -2586,15 +2599,7 @@ impl Front<'_> {
             return Err(unsupported("window functions"));
         }
         if name == "grouping" {
-            let mut xs = Vec::with_capacity(args.len());
-            for a in &args {
-                match a {
-                    sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => {
-                        xs.push(self.expr(e)?)
-                    }
-                    _ => return Err(SqlError::FunctionArgs(name)),
-                }
-            }
+            let xs = self.plain_args(&args, &name)?;
             if xs.is_empty() || distinct {
                 return Err(SqlError::FunctionArgs(name));
             }
@@ -2609,15 +2614,7 @@ impl Front<'_> {
             _ => AggKind::by_name(&name),
         };
         if name == "json_arrayagg" || name == "json_objectagg" {
-            let mut xs = Vec::with_capacity(args.len());
-            for a in &args {
-                match a {
-                    sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) => {
-                        xs.push(self.expr(e)?)
-                    }
-                    _ => return Err(SqlError::FunctionArgs(name)),
-                }
-            }
+            let mut xs = self.plain_args(&args, &name)?;
             let want = if name == "json_arrayagg" { 1 } else { 2 };
             if distinct {
                 return Err(SqlError::near("DISTINCT"));
