@@ -5,21 +5,7 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use common::{engine, err, q, rows, server};
-
-use sql::{Hooks, Server, Session};
-
-fn one(s: &mut Session, sql: &str) -> String {
-    rows(s, sql).concat().join(",")
-}
-
-fn server_with(lctn: &str) -> Arc<Server> {
-    let e = engine();
-    let overrides = [("lower_case_table_names".to_string(), lctn.to_string())];
-    Server::open(e.clone(), Hooks::without_binlog(&e), &overrides).expect("server opens")
-}
+use common::{err, one, q, rows, server, server_with_lctn};
 
 #[test]
 fn default_is_zero_and_read_only() {
@@ -112,7 +98,7 @@ fn grants_name_databases_and_tables_case_sensitively() {
 
 #[test]
 fn one_stores_names_in_lower_case() {
-    let srv = server_with("1");
+    let srv = server_with_lctn("1");
     let mut s = srv.session("root", "localhost");
     assert_eq!(one(&mut s, "SELECT @@lower_case_table_names"), "1");
     q(&mut s, "CREATE DATABASE MyDb");
@@ -129,7 +115,7 @@ fn one_stores_names_in_lower_case() {
 
 #[test]
 fn two_keeps_the_case_given_and_compares_without_it() {
-    let srv = server_with("2");
+    let srv = server_with_lctn("2");
     let mut s = srv.session("root", "localhost");
     q(&mut s, "CREATE DATABASE d");
     q(&mut s, "USE d");

@@ -6,21 +6,9 @@
 
 mod common;
 
-use std::sync::Arc;
+use common::{err, one, q, server_with_lctn};
 
-use common::{engine, err, q, rows};
-
-use sql::{Hooks, Server, Session};
-
-fn one(s: &mut Session, sql: &str) -> String {
-    rows(s, sql).concat().join(",")
-}
-
-fn server_with(lctn: &str) -> Arc<Server> {
-    let e = engine();
-    let overrides = [("lower_case_table_names".to_string(), lctn.to_string())];
-    Server::open(e.clone(), Hooks::without_binlog(&e), &overrides).expect("server opens")
-}
+use sql::Session;
 
 fn setup(s: &mut Session) {
     q(s, "CREATE DATABASE d");
@@ -33,7 +21,7 @@ fn setup(s: &mut Session) {
 
 #[test]
 fn aliases_are_case_sensitive_under_zero() {
-    let srv = server_with("0");
+    let srv = server_with_lctn("0");
     let mut s = srv.session("root", "localhost");
     setup(&mut s);
     assert_eq!(err(&mut s, "SELECT T.a FROM t AS t").code(), 1054);
@@ -49,7 +37,7 @@ fn aliases_are_case_sensitive_under_zero() {
 #[test]
 fn aliases_fold_under_one_and_two() {
     for lctn in ["1", "2"] {
-        let srv = server_with(lctn);
+        let srv = server_with_lctn(lctn);
         let mut s = srv.session("root", "localhost");
         setup(&mut s);
         assert_eq!(one(&mut s, "SELECT T.a FROM t AS t"), "10", "lctn {lctn}");
@@ -60,7 +48,7 @@ fn aliases_fold_under_one_and_two() {
 
 #[test]
 fn information_schema_names_follow_the_setting() {
-    let srv = server_with("0");
+    let srv = server_with_lctn("0");
     let mut s = srv.session("root", "localhost");
     setup(&mut s);
     q(&mut s, "CREATE TABLE T (id INT PRIMARY KEY)");
@@ -76,7 +64,7 @@ fn information_schema_names_follow_the_setting() {
         one(&mut s, "SELECT COLLATION(TABLE_NAME), COLLATION(TABLE_TYPE) FROM information_schema.TABLES WHERE TABLE_NAME = 't'"),
         "utf8mb3_bin,utf8mb3_general_ci"
     );
-    let srv = server_with("2");
+    let srv = server_with_lctn("2");
     let mut s = srv.session("root", "localhost");
     setup(&mut s);
     assert_eq!(

@@ -31,6 +31,18 @@ pub fn server() -> Arc<Server> {
     open(EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() })
 }
 
+/// A server started with `lower_case_table_names` = `value` (a start-up option).
+pub fn server_with_lctn(value: &str) -> Arc<Server> {
+    let e = engine();
+    let overrides = [("lower_case_table_names".to_string(), value.to_string())];
+    Server::open(e.clone(), Hooks::without_binlog(&e), &overrides).expect("server opens")
+}
+
+/// The rows of `sql` as one comma-separated line.
+pub fn one(s: &mut sql::Session, sql: &str) -> String {
+    rows(s, sql).concat().join(",")
+}
+
 /// A server whose row lock waits end after `wait` (1205), for tests that provoke them.
 pub fn server_with_lock_wait(wait: Duration) -> Arc<Server> {
     open(EngineConfig {
