@@ -21,17 +21,6 @@ fn schema(name: &str) -> TableSchema {
     s
 }
 
-fn reopen(e: Engine, sim: &SimVfs, checkpoint: bool) -> (Engine, SimVfs) {
-    e.flush_all().expect("flush");
-    if checkpoint {
-        e.checkpoint().expect("checkpoint");
-    }
-    drop(e);
-    let sim = sim.crash(CrashMode::DropUnsynced);
-    let (e, _) = common::open(&sim).expect("reopen");
-    (e, sim)
-}
-
 fn insert(e: &Engine, id: u32, v: i64) -> u64 {
     let mut t = e.begin();
     let got = e.insert(&mut t, id, vec![Value::Null, Value::Int(v)]).expect("insert");
@@ -48,7 +37,7 @@ fn comments_and_auto_increment_starts_survive_redo_and_checkpoint() {
         s.auto_increment_start = Some(100);
         let id = e.create_table(s).expect("create");
         assert_eq!(e.auto_increment(id), Some(100));
-        let (e, sim) = reopen(e, &sim, checkpoint);
+        let (e, sim) = common::crash_and_reopen(e, &sim, checkpoint);
         let (_, back) = e.table_named("d.t").expect("table");
         assert_eq!(back.comment, "it's a table");
         assert_eq!(back.columns[0].comment, "the key");
@@ -66,7 +55,7 @@ fn comments_and_auto_increment_starts_survive_redo_and_checkpoint() {
         e.replace_table_in(&mut d, id, a.clone(), None).expect("alter");
         e.commit(d).expect("commit");
         assert_eq!(e.auto_increment(id), Some(102));
-        let (e, sim) = reopen(e, &sim, checkpoint);
+        let (e, sim) = common::crash_and_reopen(e, &sim, checkpoint);
         assert_eq!(e.auto_increment(id), Some(102));
         assert_eq!(e.table_named("d.t").expect("t").1.comment, "x");
         // Above it: the counter is set (and may go down from where it was).
@@ -78,7 +67,7 @@ fn comments_and_auto_increment_starts_survive_redo_and_checkpoint() {
         let mut d = e.begin();
         e.replace_table_in(&mut d, id, a.clone(), None).expect("alter");
         e.commit(d).expect("commit");
-        let (e, sim) = reopen(e, &sim, checkpoint);
+        let (e, sim) = common::crash_and_reopen(e, &sim, checkpoint);
         assert_eq!(e.auto_increment(id), Some(200));
         assert_eq!(insert(&e, id, 3), 200);
         // A later DDL without a start (a rename) leaves the counter alone.
@@ -87,7 +76,7 @@ fn comments_and_auto_increment_starts_survive_redo_and_checkpoint() {
         let mut d = e.begin();
         e.replace_table_in(&mut d, id, r, None).expect("rename");
         e.commit(d).expect("commit");
-        let (e, _) = reopen(e, &sim, checkpoint);
+        let (e, _) = common::crash_and_reopen(e, &sim, checkpoint);
         assert_eq!(e.auto_increment(id), Some(201));
         assert_eq!(e.table_named("d.t2").expect("t2").1.comment, "x");
     }
@@ -119,7 +108,7 @@ fn a_prepared_alter_of_the_options_commits_or_rolls_back_whole() {
         } else {
             e.rollback_prepared(xid).expect("rollback prepared");
         }
-        let (e, _) = reopen(e, &sim, false);
+        let (e, _) = common::crash_and_reopen(e, &sim, false);
         let (_, s) = e.table_named("d.t").expect("t");
         let (comment, column, next) =
             if commit { ("new", "value", 50) } else { ("it's a table", "", 2) };
@@ -154,7 +143,7 @@ fn a_rebuilding_alter_applies_its_start_too() {
     .expect("alter");
     e.commit(d).expect("commit");
     assert_eq!(e.auto_increment(id), Some(300));
-    let (e, _) = reopen(e, &sim, false);
+    let (e, _) = common::crash_and_reopen(e, &sim, false);
     assert_eq!(e.auto_increment(id), Some(300));
     assert_eq!(insert3(&e, id), 300);
 }

@@ -37,33 +37,16 @@ fn created_replaced_and_dropped_views_survive_redo_and_checkpoint() {
         let mut txn = e.begin();
         assert!(e.insert(&mut txn, id, vec![Value::Int(1)]).is_err());
         e.rollback(txn).expect("rollback");
-        e.flush_all().expect("flush");
-        if checkpoint {
-            e.checkpoint().expect("checkpoint");
-        }
-        drop(e);
-        let sim = sim.crash(CrashMode::DropUnsynced);
-        let (e, _) = common::open(&sim).expect("reopen");
+        let (e, sim) = common::crash_and_reopen(e, &sim, checkpoint);
         assert_eq!(definition(&e).as_deref(), Some(&b"first"[..]));
         assert!(e.has_views());
         let mut d = e.begin();
         e.replace_table_in(&mut d, id, view(b"second"), None).expect("replace");
         e.commit(d).expect("commit");
-        e.flush_all().expect("flush");
-        if checkpoint {
-            e.checkpoint().expect("checkpoint");
-        }
-        drop(e);
-        let sim = sim.crash(CrashMode::DropUnsynced);
-        let (e, _) = common::open(&sim).expect("reopen");
+        let (e, sim) = common::crash_and_reopen(e, &sim, checkpoint);
         assert_eq!(definition(&e).as_deref(), Some(&b"second"[..]));
         e.drop_table(id).expect("drop");
-        e.flush_all().expect("flush");
-        if checkpoint {
-            e.checkpoint().expect("checkpoint");
-        }
-        drop(e);
-        let (e, _) = common::open(&sim.crash(CrashMode::DropUnsynced)).expect("reopen");
+        let (e, _) = common::crash_and_reopen(e, &sim, checkpoint);
         assert_eq!(definition(&e), None);
         assert!(!e.has_views());
     }

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use engine::{Engine, EngineConfig, Recovery, RedoFlushMethod};
-use vfs::SimVfs;
+use vfs::{CrashMode, SimVfs};
 
 /// The crash tests' engine configuration (64 KiB redo files).
 pub fn config() -> EngineConfig {
@@ -25,4 +25,17 @@ pub fn config() -> EngineConfig {
 /// Opens (and recovers) the engine of `sim` at `/data`.
 pub fn open(sim: &SimVfs) -> Result<(Engine, Recovery), engine::Error> {
     Engine::open(sim.shared(), Path::new("/data"), config())
+}
+
+/// Flushes the redo (and takes a checkpoint if asked), crashes dropping what was not synced,
+/// and recovers: the engine after the crash and its file system.
+pub fn crash_and_reopen(e: Engine, sim: &SimVfs, checkpoint: bool) -> (Engine, SimVfs) {
+    e.flush_all().expect("flush");
+    if checkpoint {
+        e.checkpoint().expect("checkpoint");
+    }
+    drop(e);
+    let sim = sim.crash(CrashMode::DropUnsynced);
+    let (e, _) = open(&sim).expect("reopen");
+    (e, sim)
 }
