@@ -303,13 +303,7 @@ impl Session {
         }
         self.count("Questions");
         self.begin_statement();
-        self.attempt(|sess| {
-            let r = sess.run(&parsed.stmt, &[], sql).map(decimal_scales);
-            sess.note_row_counts_unless_retried(&r);
-            sess.end_table_use(&r);
-            sess.collect_temporal_warnings();
-            r
-        })
+        self.attempt(|sess| sess.run_statement(&parsed.stmt, &[], sql))
     }
 
     /// [`Session::execute`] on a thread that must not block; see [`Session::try_query`].
@@ -320,13 +314,7 @@ impl Session {
         self.count("Com_stmt_execute");
         self.count("Questions");
         self.begin_statement();
-        self.attempt(|sess| {
-            let r = sess.run(&stmt.parsed.stmt, params, &stmt.sql).map(decimal_scales);
-            sess.note_row_counts_unless_retried(&r);
-            sess.end_table_use(&r);
-            sess.collect_temporal_warnings();
-            r
-        })
+        self.attempt(|sess| sess.run_statement(&stmt.parsed.stmt, params, &stmt.sql))
     }
 
     /// The commit the last statement handed to the pipeline, if any: the statement's answer
@@ -425,10 +413,7 @@ impl Session {
         if parsed.params > 0 {
             return Err(self.fail(SqlError::near("?")));
         }
-        let r = self.run(&parsed.stmt, &[], sql).map(decimal_scales);
-        self.note_row_counts(&r);
-        self.end_table_use(&r);
-        self.collect_temporal_warnings();
+        let r = self.run_statement(&parsed.stmt, &[], sql);
         r.map_err(|e| self.fail(e))
     }
 
@@ -475,19 +460,23 @@ impl Session {
             return Err(SqlError::WrongArguments("mysqld_stmt_execute"));
         }
         self.begin_statement();
-        let r = self.run(&stmt.parsed.stmt, params, &stmt.sql).map(decimal_scales);
-        self.note_row_counts(&r);
-        self.end_table_use(&r);
-        self.collect_temporal_warnings();
+        let r = self.run_statement(&stmt.parsed.stmt, params, &stmt.sql);
         r.map_err(|e| self.fail(e))
     }
 
-    /// [`Session::note_row_counts`] for an attempt on a thread that must not block: a
-    /// statement refused there runs again, and its re-run must see the counts it would have.
-    fn note_row_counts_unless_retried(&mut self, r: &Result<Output>) {
+    /// Runs one statement and finishes it as every entry point does (text and prepared, on
+    /// the async inline attempt and on a blocking thread): DECIMAL values at their column's
+    /// scale, ROW_COUNT()/FOUND_ROWS() noted, table use ended, conversion warnings collected.
+    fn run_statement(&mut self, stmt: &Stmt, params: &[Value], sql: &str) -> Result<Output> {
+        let r = self.run(stmt, params, sql).map(decimal_scales);
+        // A statement refused on a thread that must not block runs again, and its re-run
+        // must see the counts it would have (WouldBlock cannot arise where waits are allowed).
         if !matches!(r, Err(SqlError::Engine(engine::Error::WouldBlock))) {
-            self.note_row_counts(r);
+            self.note_row_counts(&r);
         }
+        self.end_table_use(&r);
+        self.collect_temporal_warnings();
+        r
     }
 
     /// Records what ROW_COUNT() and FOUND_ROWS() of the next statement answer.
