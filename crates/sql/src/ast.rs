@@ -308,6 +308,9 @@ pub enum BytesFunc {
     Md5,
     Sha1,
     Sha2,
+    /// AES_ENCRYPT/AES_DECRYPT (aes-128-ecb: `eval/aes.rs`).
+    AesEncrypt,
+    AesDecrypt,
     Uuid,
     UuidToBin,
     BinToUuid,

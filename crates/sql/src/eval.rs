@@ -11,6 +11,7 @@
 //!   filters must agree with index lookups); a string against a number compares as DOUBLE.
 //! - LIKE is ASCII case-insensitive, as under MySQL's default collation.
 
+pub(crate) mod aes;
 pub(crate) mod collate;
 pub(crate) mod convert;
 pub(crate) mod json_funcs;

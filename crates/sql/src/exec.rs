@@ -574,6 +574,16 @@ impl Binder<'_> {
                             node
                         }
                     }
+                    Func::Time(TimeFn::Literal(to)) => {
+                        // An invalid literal fails the statement when it is bound, as mysqld's
+                        // parser refuses it, whether or not a row evaluates it.
+                        let args: Vec<Expr> =
+                            args.iter().map(|x| self.bind(x)).collect::<Result<_>>()?;
+                        if let [Expr::Lit(text)] = args.as_slice() {
+                            temporal::literal(text, *to)?;
+                        }
+                        Expr::Func(*f, args)
+                    }
                     Func::Misc(crate::ast::MiscFn::RowCount) => {
                         Expr::Lit(Value::Int(s.prev_row_count))
                     }

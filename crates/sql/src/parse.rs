@@ -2363,7 +2363,8 @@ impl Front<'_> {
                 Expr::Func(Func::Time(TimeFn::Extract(unit)), vec![self.expr(expr)?])
             }
             // `DATE 'x'`, `TIME 'x'`, `TIMESTAMP 'x'` (mysqld's temporal literals: a DATETIME for
-            // TIMESTAMP, the fraction's digits as fsp) read as the CAST of the text.
+            // TIMESTAMP, the fraction's digits as fsp) read as the CAST of the text, checked
+            // when bound (1525 for an invalid one: `temporal::literal`).
             E::TypedString(ts) => {
                 let text = match &ts.value.value {
                     sp::Value::SingleQuotedString(t) | sp::Value::DoubleQuotedString(t) => t,
@@ -2381,7 +2382,7 @@ impl Front<'_> {
                     _ => return Err(unsupported(e.to_string())),
                 };
                 let text = Expr::Lit(Value::Bytes(text.clone().into_bytes()));
-                Expr::Func(Func::Time(TimeFn::Cast(to)), vec![text])
+                Expr::Func(Func::Time(TimeFn::Literal(to)), vec![text])
             }
             E::Cast { expr, data_type, .. } if temporal_cast_target(data_type)?.is_some() => {
                 let to = temporal_cast_target(data_type)?.unwrap_or(CastTo::Date);

@@ -397,22 +397,16 @@ fn default_text(c: &engine::Column) -> Option<String> {
     let d = c.default.as_ref()?;
     Some(match (c.ty, d) {
         (ColumnType::Timestamp { .. }, v) => match super::temporal::from_utc(v.clone()) {
-            Value::DateTime(t) => datetime_text(&t, fsp),
+            Value::DateTime(t) => super::temporal::datetime_text(&t, fsp),
             v => v.to_string(),
         },
-        (ColumnType::DateTime { .. }, Value::DateTime(t)) => datetime_text(t, fsp),
+        (ColumnType::DateTime { .. }, Value::DateTime(t)) => super::temporal::datetime_text(t, fsp),
         (ColumnType::Time { .. }, Value::Time(us)) => {
             engine::temporal::TimeText(*us, Some(fsp)).to_string()
         }
         (ColumnType::Year, Value::UInt(y)) => format!("{y:04}"),
         (_, v) => v.to_string(),
     })
-}
-
-fn datetime_text(t: &engine::DateTime, fsp: u8) -> String {
-    let mut s = engine::DateTime { micros: 0, ..*t }.to_string();
-    let _ = engine::temporal::write_fraction(&mut s, t.micros, Some(fsp));
-    s
 }
 
 /// DESCRIBE's and information_schema's Extra of a column (MySQL 8.0.13+'s

@@ -2235,7 +2235,54 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
             }
         }
         TimeFn::Cast(to) => cast(&arg(0), to),
+        TimeFn::Literal(to) => literal(&arg(0), to)?,
+        TimeFn::Text(fsp) => match arg(0) {
+            Value::DateTime(t) => Value::Bytes(datetime_text(&t, fsp).into_bytes()),
+            Value::Time(us) => {
+                Value::Bytes(engine::temporal::TimeText(us, Some(fsp)).to_string().into_bytes())
+            }
+            other => other,
+        },
     })
+}
+
+/// A DATETIME as text with exactly `fsp` fraction digits.
+pub(crate) fn datetime_text(t: &DateTime, fsp: u8) -> String {
+    let mut s = DateTime { micros: 0, ..*t }.to_string();
+    let _ = engine::temporal::write_fraction(&mut s, t.micros, Some(fsp));
+    s
+}
+
+/// mysqld's `create_temporal_literal`: the text of `DATE 'x'` must read as a date without a
+/// time part, that of `TIMESTAMP 'x'` as a date with one, that of `TIME 'x'` as a time in
+/// TIME's range, each with nothing left over and acceptable to the session's sql_mode
+/// (NO_ZERO_DATE, NO_ZERO_IN_DATE, ALLOW_INVALID_DATES: `check_date`); otherwise the
+/// statement fails with 1525 ER_WRONG_VALUE, where a CAST would give NULL and warning 1292.
+pub fn literal(v: &Value, to: CastTo) -> Result<Value> {
+    let Value::Bytes(text) = v else { return Ok(cast(v, to)) };
+    let m = mode();
+    let (ok, kind) = match to {
+        CastTo::Date | CastTo::DateTime(_) => {
+            let want_time = matches!(to, CastTo::DateTime(_));
+            let ok = parse_dt(text)
+                .is_some_and(|p| !p.trailing && p.has_time == want_time && !date_refused(&p.t, m));
+            (ok, if want_time { "DATETIME" } else { "DATE" })
+        }
+        CastTo::Time(_) => {
+            let ok = parse_time(text)
+                .is_some_and(|(us, trailing)| !trailing && us.abs() <= TIME_MAX_MICROS);
+            (ok, "TIME")
+        }
+        CastTo::Year => (false, "YEAR"),
+    };
+    if !ok {
+        return Err(SqlError::Other {
+            code: 1525,
+            sqlstate: "HY000",
+            message: format!("Incorrect {kind} value: '{}'", String::from_utf8_lossy(text)),
+        });
+    }
+    Ok(cast(v, to))
 }
 
 fn super_bytes(v: &Value) -> Vec<u8> {
@@ -2674,10 +2721,13 @@ pub fn shape(f: TimeFn, args: &[Expr], arg: &dyn Fn(&Expr) -> Shape) -> Shape {
             T::Time => (T::Time, d0().max(d1())),
             _ => (T::VarString, 31),
         },
-        TimeFn::Cast(CastTo::Date) => (T::Date, 0),
-        TimeFn::Cast(CastTo::DateTime(fsp)) => (T::DateTime, fsp),
-        TimeFn::Cast(CastTo::Time(fsp)) => (T::Time, fsp),
-        TimeFn::Cast(CastTo::Year) => (T::Year, 0),
+        TimeFn::Cast(CastTo::Date) | TimeFn::Literal(CastTo::Date) => (T::Date, 0),
+        TimeFn::Cast(CastTo::DateTime(fsp)) | TimeFn::Literal(CastTo::DateTime(fsp)) => {
+            (T::DateTime, fsp)
+        }
+        TimeFn::Cast(CastTo::Time(fsp)) | TimeFn::Literal(CastTo::Time(fsp)) => (T::Time, fsp),
+        TimeFn::Cast(CastTo::Year) | TimeFn::Literal(CastTo::Year) => (T::Year, 0),
+        TimeFn::Text(_) => (T::VarString, 31),
     }
 }
 

@@ -142,6 +142,13 @@ pub enum TimeFn {
     AddTime,
     SubTime,
     Cast(CastTo),
+    /// `DATE 'x'`, `TIME 'x'`, `TIMESTAMP 'x'`: the CAST of a text that must be a valid value
+    /// of exactly that kind (1525 otherwise; `temporal::literal`).
+    Literal(CastTo),
+    /// A DATETIME/TIMESTAMP/TIME value as text with exactly its item's fraction digits
+    /// (mysqld's `Item::val_str` of a temporal item of `decimals` n): added by the binder
+    /// where a string function reads such a value (`LENGTH(NOW(3))` is 23).
+    Text(u8),
     /// A TIMESTAMP column's stored UTC value in the session's time zone (added by the binder
     /// around every read of a TIMESTAMP column).
     FromUtc,

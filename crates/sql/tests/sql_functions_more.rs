@@ -275,3 +275,114 @@ fn format_and_get_format_answer_as_mysql8() {
         "03.10.2003"
     );
 }
+
+#[test]
+fn regexp_with_a_null_operand_is_null() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    // sql_yacc.yy reads `bit_expr REGEXP bit_expr`: a NULL pattern is an operand, not the
+    // NOT NULL of a column definition.
+    assert_eq!(
+        row(&mut s, "SELECT 'a' REGEXP NULL, 'a' NOT REGEXP NULL, NULL RLIKE 'a', 'a' RLIKE NULL"),
+        ["NULL", "NULL", "NULL", "NULL"]
+    );
+    // `+` binds tighter than REGEXP: the pattern is 'b' + 0, i.e. 0.
+    assert_eq!(row(&mut s, "SELECT 'abc' NOT REGEXP 'b', 'abc' REGEXP 'b' + 0"), ["0", "0"]);
+}
+
+#[test]
+fn invalid_temporal_literals_are_error_1525() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    // item_create.cc `create_temporal_literal`: a literal that does not read as exactly its
+    // type, without warnings, is ER_WRONG_VALUE (MariaDB answers NULL or truncates instead).
+    for (sql, message) in [
+        ("SELECT DATE '2024-02-30'", "Incorrect DATE value: '2024-02-30'"),
+        ("SELECT DATE '2024-01-01 10:00:00'", "Incorrect DATE value: '2024-01-01 10:00:00'"),
+        ("SELECT DATE '0000-00-00'", "Incorrect DATE value: '0000-00-00'"),
+        ("SELECT DATE '2024-00-10'", "Incorrect DATE value: '2024-00-10'"),
+        ("SELECT DATE 'x'", "Incorrect DATE value: 'x'"),
+        ("SELECT TIMESTAMP '2024-01-01'", "Incorrect DATETIME value: '2024-01-01'"),
+        (
+            "SELECT TIMESTAMP '2024-01-01 25:00:00'",
+            "Incorrect DATETIME value: '2024-01-01 25:00:00'",
+        ),
+        ("SELECT TIME '839:00:00'", "Incorrect TIME value: '839:00:00'"),
+        ("SELECT TIME '10:00:00 x'", "Incorrect TIME value: '10:00:00 x'"),
+    ] {
+        let e = err(&mut s, sql);
+        assert_eq!(e.code(), 1525, "{sql}");
+        assert_eq!(e.to_string(), message, "{sql}");
+    }
+    // Refused when bound, whether or not a row evaluates it.
+    q(&mut s, "CREATE DATABASE tl");
+    q(&mut s, "USE tl");
+    q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, d DATE)");
+    assert_eq!(err(&mut s, "SELECT * FROM t WHERE d = DATE '2023-02-29'").code(), 1525);
+    // Valid ones, and sql_mode's part: without NO_ZERO_DATE the zero date is a value.
+    assert_eq!(
+        row(
+            &mut s,
+            "SELECT DATE '2024-02-29', CONCAT(TIMESTAMP '2024-01-01 10:00:00.5'), TIME '-1:00'"
+        ),
+        ["2024-02-29", "2024-01-01 10:00:00.5", "-01:00:00"]
+    );
+    q(&mut s, "SET sql_mode = ''");
+    assert_eq!(one(&mut s, "SELECT DATE '0000-00-00'"), "0000-00-00");
+    q(&mut s, "SET sql_mode = 'ALLOW_INVALID_DATES'");
+    assert_eq!(one(&mut s, "SELECT DATE '2024-02-30'"), "2024-02-30");
+}
+
+#[test]
+fn aes_encrypt_and_decrypt_answer_as_mysql8() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    // block_encryption_mode aes-128-ecb (mysqld's default), the key folded into 16 bytes.
+    assert_eq!(
+        one(&mut s, "SELECT HEX(AES_ENCRYPT('text', 'password'))"),
+        "F6BD0FA8DCB7F8CD4A2FAABC54668044"
+    );
+    assert_eq!(
+        row(
+            &mut s,
+            "SELECT AES_DECRYPT(AES_ENCRYPT('a secret', 'k'), 'k'), \
+             LENGTH(AES_ENCRYPT('', 'k')), LENGTH(AES_ENCRYPT(REPEAT('x', 16), 'k')), \
+             AES_ENCRYPT(NULL, 'k'), AES_ENCRYPT('a', NULL), AES_DECRYPT('short', 'k')"
+        ),
+        ["a secret", "16", "32", "NULL", "NULL", "NULL"]
+    );
+    // A third argument (the IV) is ignored in an ECB mode, with warning 1618.
+    assert_eq!(one(&mut s, "SELECT AES_DECRYPT(AES_ENCRYPT('x', 'k', 'iv'), 'k')"), "x");
+    let warnings = rows(&mut s, "SHOW WARNINGS");
+    assert_eq!(warnings[0], ["Warning", "1618", "<IV> option ignored"]);
+    assert_eq!(err(&mut s, "SELECT AES_ENCRYPT('x')").code(), 1582);
+}
+
+#[test]
+fn temporal_values_read_as_text_with_their_items_fraction_digits() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    // `Item_temporal_func::val_str` prints `decimals` fraction digits, whatever the value's
+    // microseconds: NOW(3) is 23 characters, NOW() 19, CURTIME(2) 11.
+    assert_eq!(
+        row(&mut s, "SELECT LENGTH(NOW(3)), LENGTH(NOW()), LENGTH(CURTIME(2)), LENGTH(SYSDATE(6))"),
+        ["23", "19", "11", "26"]
+    );
+    assert_eq!(
+        row(
+            &mut s,
+            "SELECT CONCAT(CAST('2024-01-02 03:04:05.123456' AS DATETIME(2))), \
+             CONCAT(CAST('10:00:00.5' AS TIME(3))), \
+             LENGTH(COALESCE(CAST('2024-01-02 03:04:05.1' AS DATETIME(1)), NOW()))"
+        ),
+        ["2024-01-02 03:04:05.12", "10:00:00.500", "21"]
+    );
+    q(&mut s, "CREATE DATABASE fsp");
+    q(&mut s, "USE fsp");
+    q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, d DATETIME(3), t TIME(1))");
+    q(&mut s, "INSERT INTO t VALUES (1, '2024-01-02 03:04:05.678', '01:02:03.4')");
+    assert_eq!(
+        row(&mut s, "SELECT CONCAT(d), LENGTH(d), UPPER(t), CONCAT(d, '|', t) FROM t"),
+        ["2024-01-02 03:04:05.678", "23", "01:02:03.4", "2024-01-02 03:04:05.678|01:02:03.4"]
+    );
+}

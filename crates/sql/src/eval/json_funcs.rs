@@ -46,6 +46,8 @@ pub(crate) fn lookup(name: &str) -> Option<(BytesFunc, usize, usize)> {
         "md5" => (F::Md5, 1, 1),
         "sha1" | "sha" => (F::Sha1, 1, 1),
         "sha2" => (F::Sha2, 2, 2),
+        "aes_encrypt" => (F::AesEncrypt, 2, 3),
+        "aes_decrypt" => (F::AesDecrypt, 2, 3),
         "uuid" => (F::Uuid, 0, 0),
         "uuid_to_bin" => (F::UuidToBin, 1, 2),
         "bin_to_uuid" => (F::BinToUuid, 1, 2),
@@ -105,6 +107,8 @@ fn fname(f: BytesFunc) -> &'static str {
         F::Md5 => "md5",
         F::Sha1 => "sha1",
         F::Sha2 => "sha2",
+        F::AesEncrypt => "aes_encrypt",
+        F::AesDecrypt => "aes_decrypt",
         F::Uuid => "uuid",
         F::UuidToBin => "uuid_to_bin",
         F::BinToUuid => "bin_to_uuid",
@@ -148,7 +152,8 @@ pub(crate) fn refine_column(c: &mut ResultColumn, f: BytesFunc) {
         c.decimals = 31;
     };
     match f {
-        F::Unhex => binary(c, 1024),
+        F::Unhex | F::AesDecrypt => binary(c, 1024),
+        F::AesEncrypt => binary(c, 1040),
         F::UuidToBin => binary(c, 16),
         F::CastBinary(n) => binary(c, n.unwrap_or(1024)),
         F::Convert(_, collation::Charset::Binary) => binary(c, 1024),
@@ -923,6 +928,23 @@ pub(crate) fn eval(f: BytesFunc, args: Vec<Value>) -> Result<Value> {
                 }
             }
         },
+        F::AesEncrypt | F::AesDecrypt => {
+            if args.len() > 2 {
+                // mysqld in an ECB mode (`my_aes_needs_iv` false).
+                crate::temporal::warn(1618, "<IV> option ignored".into());
+            }
+            match (arg(0), arg(1)) {
+                (Value::Null, _) | (_, Value::Null) => Value::Null,
+                (data, key) => {
+                    let (data, key) = (crate::eval::to_text(&data), crate::eval::to_text(&key));
+                    if f == F::AesEncrypt {
+                        Value::Bytes(super::aes::encrypt(&data, &key))
+                    } else {
+                        super::aes::decrypt(&data, &key).map_or(Value::Null, Value::Bytes)
+                    }
+                }
+            }
+        }
         F::Uuid => Value::Bytes(uuid_v1().into_bytes()),
         F::Field => match arg(0) {
             Value::Null => Value::Int(0),

@@ -36,6 +36,8 @@ fn reads_bytes(f: Func) -> bool {
                     | BytesFunc::Md5
                     | BytesFunc::Sha1
                     | BytesFunc::Sha2
+                    | BytesFunc::AesEncrypt
+                    | BytesFunc::AesDecrypt
                     | BytesFunc::CastBinary(_)
             )
     )

@@ -16,7 +16,9 @@
 //! The other direction lives here too: a DECIMAL quotient keeps mysqld's 9-digit words
 //! (`decimal::div`), and where a string function reads it as text mysqld rounds it to the
 //! item's `decimals` (`Item_func_numhybrid::val_str`), so `CONCAT(1/3)` is `0.3333`:
-//! [`Binder::quotient_as_text`] wraps such an argument in `ROUND(x, decimals)`.
+//! [`Binder::quotient_as_text`] wraps such an argument in `ROUND(x, decimals)`. A DATETIME,
+//! TIMESTAMP or TIME argument likewise reads as text with its item's fraction digits
+//! (`LENGTH(NOW(3))` is 23), through `TimeFn::Text`.
 
 use engine::{ColumnType, Value};
 
@@ -60,11 +62,18 @@ impl Binder<'_> {
     /// mysqld reads it as text (`Item_func_numhybrid::val_str` with `my_decimal_round`).
     #[inline(never)]
     pub(super) fn quotient_as_text(&self, e: Expr) -> Expr {
-        if !carries_quotient(&e) {
+        if matches!(e, Expr::Lit(_)) {
             return e;
         }
         let aggs = self.aggs.as_deref().unwrap_or(&[]);
-        if super::expr_type(&e, self.table, aggs) != MysqlType::NewDecimal {
+        let ty = super::expr_type(&e, self.table, aggs);
+        if matches!(ty, MysqlType::DateTime | MysqlType::Timestamp | MysqlType::Time) {
+            // A temporal value reads as text with its item's fraction digits, not the
+            // value's six (`Item_temporal_func::val_str` with `decimals`).
+            let fsp = super::decimal_scale(&e, self.table, aggs).min(6);
+            return Expr::Func(Func::Time(crate::timefn::TimeFn::Text(fsp)), vec![e]);
+        }
+        if !carries_quotient(&e) || ty != MysqlType::NewDecimal {
             return e;
         }
         let scale = super::decimal_scale(&e, self.table, aggs);

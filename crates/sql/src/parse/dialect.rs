@@ -27,6 +27,39 @@ const SHIFT: u8 = 26;
 /// A unary operator's operand: everything but `.` (100) binds looser.
 const UNARY: u8 = 50;
 
+/// `x [NOT] REGEXP|RLIKE pattern` read as MySQL reads it (sql_yacc.yy `bit_expr REGEXP
+/// bit_expr`): sqlparser takes a `NULL` right after REGEXP as the `NOT NULL` of a column
+/// definition and then finds no pattern, so `'a' REGEXP NULL` was a 1064 where mysqld answers
+/// NULL. `None` when the next tokens are not this operator.
+fn regexp_operator(
+    parser: &mut Parser,
+    expr: &sqlparser::ast::Expr,
+) -> Option<Result<sqlparser::ast::Expr, ParserError>> {
+    use sqlparser::tokenizer::Token;
+    let is_regexp = |t: &Token| matches!(t, Token::Word(w) if matches!(w.keyword, Keyword::REGEXP | Keyword::RLIKE));
+    let negated = match &parser.peek_token().token {
+        t if is_regexp(t) => false,
+        Token::Word(w)
+            if w.keyword == Keyword::NOT && is_regexp(&parser.peek_nth_token(1).token) =>
+        {
+            true
+        }
+        _ => return None,
+    };
+    if negated {
+        parser.next_token();
+    }
+    let regexp =
+        matches!(&parser.next_token().token, Token::Word(w) if w.keyword == Keyword::REGEXP);
+    let prec = MySqlDialect {}.prec_value(sqlparser::dialect::Precedence::Like);
+    Some(parser.parse_subexpr(prec).map(|pattern| sqlparser::ast::Expr::RLike {
+        negated,
+        expr: Box::new(expr.clone()),
+        pattern: Box::new(pattern),
+        regexp,
+    }))
+}
+
 /// MySQL with `GROUP BY ... WITH ROLLUP`.
 #[derive(Debug)]
 pub(crate) struct MySql(MySqlDialect);
@@ -79,6 +112,9 @@ impl Dialect for MySql {
         // `<<`, `>>` (sqlparser maps them only for PostgreSQL-like dialects) and `DIV` (its
         // MySQL dialect reads DIV's right operand as a whole expression, so `7 DIV 2 + 1`
         // was `7 DIV 3`) at MySQL's precedence.
+        if let Some(rlike) = regexp_operator(parser, expr) {
+            return Some(rlike);
+        }
         let (op, prec) = match &parser.peek_token().token {
             Token::ShiftLeft => (B::PGBitwiseShiftLeft, SHIFT),
             Token::ShiftRight => (B::PGBitwiseShiftRight, SHIFT),
