@@ -236,18 +236,36 @@ impl fmt::Display for DateTime {
     }
 }
 
+/// A DOUBLE/FLOAT as text, as mysqld's `val_str` of a real (`my_gcvt`): the shortest digits
+/// that read back, in `e` notation outside [1e-6, 1e15) (`1e300`, `-1e-300`), as the
+/// protocol sends it; Rust's plain `{}` would spell every digit (`LOWER(1e300)` was 301
+/// characters).
+fn write_real(
+    f: &mut fmt::Formatter<'_>,
+    v: f64,
+    shortest: String,
+    exponent: impl FnOnce() -> String,
+) -> fmt::Result {
+    let magnitude = v.abs();
+    if v.is_finite() && magnitude != 0.0 && !(1e-6..1e15).contains(&magnitude) {
+        f.write_str(&exponent())
+    } else {
+        f.write_str(&shortest)
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Null => f.write_str("NULL"),
             Value::Int(v) => write!(f, "{v}"),
             Value::UInt(v) => write!(f, "{v}"),
-            Value::Double(v) => write!(f, "{v}"),
+            Value::Double(v) => write_real(f, *v, format!("{v}"), || format!("{v:e}")),
             Value::Decimal(d) => write!(f, "{d}"),
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
             Value::DateTime(d) => write!(f, "{d}"),
             Value::Json(b) => f.write_str(&String::from_utf8_lossy(b)),
-            Value::Float(v) => write!(f, "{v}"),
+            Value::Float(v) => write_real(f, f64::from(*v), format!("{v}"), || format!("{v:e}")),
             Value::Date(d) => write!(f, "{}", DateText(*d)),
             Value::Time(t) => write!(f, "{}", TimeText(*t, None)),
         }

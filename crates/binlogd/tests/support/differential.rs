@@ -163,13 +163,19 @@ pub async fn run_cases(m: &mut Conn, b: &mut Conn, list: &[Case]) -> (Vec<String
     (failures, compared)
 }
 
-/// The whole of a differential test: MariaDB and binlogd started, database `db` created and
-/// used on both, then `tests/differential/<file>` run on both and compared; fails naming every
-/// differing case, or when fewer than `at_least` cases were compared (a list that stopped
-/// early). Returns at once where MariaDB is missing outside CI (see [`available`]).
-pub async fn compare_case_file(file: &str, db: &str, at_least: usize) {
+/// MariaDB and binlogd started side by side, each with database `db` created and in use.
+/// The servers stop when this is dropped.
+pub struct Pair {
+    pub maria: Conn,
+    pub binlogd: Conn,
+    _servers: (super::mariadb::Mariadb, super::Running),
+    _tmp: tempfile::TempDir,
+}
+
+/// Starts a [`Pair`]; None where MariaDB is missing outside CI (see [`available`]).
+pub async fn start_pair(db: &str) -> Option<Pair> {
     if !available(&[]) {
-        return;
+        return None;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
     let maria = start(tmp.path());
@@ -180,9 +186,18 @@ pub async fn compare_case_file(file: &str, db: &str, at_least: usize) {
         m.query_drop(&sql).await.unwrap_or_else(|e| panic!("MariaDB: {sql}: {e}"));
         b.query_drop(&sql).await.unwrap_or_else(|e| panic!("binlogd: {sql}: {e}"));
     }
+    Some(Pair { maria: m, binlogd: b, _servers: (maria, binlogd), _tmp: tmp })
+}
+
+/// The whole of a differential test: MariaDB and binlogd started, database `db` created and
+/// used on both, then `tests/differential/<file>` run on both and compared; fails naming every
+/// differing case, or when fewer than `at_least` cases were compared (a list that stopped
+/// early). Returns at once where MariaDB is missing outside CI (see [`available`]).
+pub async fn compare_case_file(file: &str, db: &str, at_least: usize) {
+    let Some(mut pair) = start_pair(db).await else { return };
     let path = format!("{}/tests/differential/{file}", env!("CARGO_MANIFEST_DIR"));
     let list = cases(&std::fs::read_to_string(&path).expect("case list"));
-    let (failures, compared) = run_cases(&mut m, &mut b, &list).await;
+    let (failures, compared) = run_cases(&mut pair.maria, &mut pair.binlogd, &list).await;
     assert!(compared >= at_least, "only {compared} cases");
     assert!(
         failures.is_empty(),
