@@ -205,8 +205,8 @@ pub(crate) fn write(vfs: &VfsRef, dir: &Path, s: &Snapshot) -> Result<u64> {
     Ok(at)
 }
 
-/// Reads the checkpoint, if one was ever written, with its size in bytes.
-pub(crate) fn read(vfs: &VfsRef, dir: &Path) -> Result<Option<(Snapshot, u64)>> {
+/// Reads the checkpoint, if one was ever written.
+pub(crate) fn read(vfs: &VfsRef, dir: &Path) -> Result<Option<Snapshot>> {
     let path = dir.join(FILE_NAME);
     if !vfs.exists(&path)? {
         return Ok(None);
@@ -216,7 +216,7 @@ pub(crate) fn read(vfs: &VfsRef, dir: &Path) -> Result<Option<(Snapshot, u64)>> 
         .map_err(|_| Error::Corrupt { what: "checkpoint", position: 0 })?;
     let mut buf = vec![0u8; len];
     f.read_exact_at(&mut buf, 0)?;
-    decode(&buf).map(|s| Some((s, len as u64)))
+    decode(&buf).map(Some)
 }
 
 #[cfg(test)]

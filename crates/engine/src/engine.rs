@@ -771,9 +771,6 @@ struct Inner {
     recovered: Mutex<HashMap<u64, Txn>>,
     checkpoints: AtomicU64,
     checkpoint_lsn: AtomicU64,
-    /// The size of the last checkpoint file written (0 before the first): the background
-    /// checkpoint waits for at least this much redo (see `start_background`).
-    checkpoint_bytes: AtomicU64,
     /// Background checkpointer: stop flag and wake-up.
     bg_stop: Mutex<bool>,
     bg_cv: Condvar,
@@ -821,7 +818,6 @@ impl Engine {
             recovered: Mutex::new(HashMap::new()),
             checkpoints: AtomicU64::new(0),
             checkpoint_lsn: AtomicU64::new(0),
-            checkpoint_bytes: AtomicU64::new(0),
             bg_stop: Mutex::new(false),
             bg_cv: Condvar::new(),
             bg_thread: Mutex::new(None),
@@ -851,12 +847,6 @@ impl Engine {
                 }
                 while inner.mvcc.purge(1024) == 1024 {}
                 let Some(bytes) = bytes else { continue };
-                // At least as much redo as the last checkpoint wrote: each checkpoint rewrites
-                // every row, so a fixed interval made its cost per commit grow with the data
-                // (4 x 1M sysbench rows: a full rewrite every 64 MiB of redo). This way a
-                // checkpoint writes at most one byte per byte of redo, and recovery replays at
-                // most about one checkpoint's worth of redo (or `bytes`).
-                let bytes = bytes.max(inner.checkpoint_bytes.load(Ordering::Relaxed));
                 let since = inner
                     .log
                     .next_lsn()
@@ -2439,9 +2429,8 @@ impl Inner {
             prepared,
             gtid_executed,
         };
-        let size = checkpoint::write(&self.vfs, &self.dir, &snap)?;
+        checkpoint::write(&self.vfs, &self.dir, &snap)?;
         drop(snap);
-        self.checkpoint_bytes.store(size, Ordering::Relaxed);
         self.checkpoint_lsn.store(lsn.0, Ordering::Release);
         self.checkpoints.fetch_add(1, Ordering::Relaxed);
         self.log.set_checkpoint_lsn(lsn);
@@ -2452,10 +2441,7 @@ impl Inner {
     // ---- recovery ----------------------------------------------------------------------------
 
     fn recover(self: &Arc<Self>) -> Result<Recovery> {
-        let snap = checkpoint::read(&self.vfs, &self.dir)?.map(|(s, size)| {
-            self.checkpoint_bytes.store(size, Ordering::Relaxed);
-            s
-        });
+        let snap = checkpoint::read(&self.vfs, &self.dir)?;
         let had_checkpoint = snap.is_some();
         // xid -> (is a DDL list, row ops or DDL list).
         let mut pending: HashMap<u64, (bool, Arc<Vec<u8>>)> = HashMap::new();
