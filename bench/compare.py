@@ -41,7 +41,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINLOGD = os.path.join(ROOT, "target", "release", "binlogd")
+# BINLOGD=path runs another binlogd binary (an A/B against an earlier build).
+BINLOGD = os.environ.get("BINLOGD") or os.path.join(ROOT, "target", "release", "binlogd")
 MDB_DIR, MDB_PORT = "/tmp/mdb-compare", 3402
 BLD_DIR, BLD_PORT = "/tmp/binlogd-compare", 3403
 TABLES, TABLE_SIZE = 4, 10000
@@ -75,6 +76,9 @@ def scenarios(quick):
         ],
         # go-tpc TPC-C, run by bench/compare_tpcc.py (its own servers and table).
         "tpcc": [("tpcc", [], 1, ["go-tpc"], th([1, 8, 32, 128], [1, 8]))],
+        # Table sizes (--rows) with memory, load and restart times, run by
+        # bench/compare_datasize.py (its own servers: classic, in-redo, MariaDB durable).
+        "data-size": [("data-size", [], 1, ["oltp_update_non_index"], th([1, 16, 64], [16]))],
         "preallocate": [
             ("preallocate OFF", ["--sync_binlog=1", "--binlog_preallocate=OFF"], 1, ["mysqlslap"],
              [1, 20, 50]),
@@ -304,13 +308,16 @@ def machine():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("scenario", nargs="*", help="group-commit binlog-in-redo gtid-concurrency "
-                    "preallocate tpcc (default: all)")
+                    "preallocate tpcc data-size (default: all)")
     ap.add_argument("--quick", action="store_true", help="smoke run: few points, short")
     ap.add_argument("--time", type=int, help="seconds per sysbench point (default 20, quick 3)")
     ap.add_argument("--device", choices=sorted(DEVICES), help="SIMULATED fsync latency for binlogd")
     ap.add_argument("--out", help="results directory (default bench/results/<date>)")
     ap.add_argument("--warehouses", type=int, default=2, help="tpcc: warehouses (default 2)")
-    ap.add_argument("--threads", help="tpcc: comma-separated thread counts (default 1,8,32,128)")
+    ap.add_argument("--threads", help="tpcc, data-size: comma-separated thread counts "
+                    "(default 1,8,32,128 and 1,16,64)")
+    ap.add_argument("--rows", help="data-size: comma-separated rows per table (default "
+                    "10000,1000000; quick 10000,100000)")
     args = ap.parse_args()
     all_sc = scenarios(args.quick)
     names = args.scenario or list(all_sc)
@@ -328,7 +335,14 @@ def main():
     # Planned seconds: each sysbench point twice (binlogd, MariaDB) plus ~4 s of overhead;
     # server starts and table preparation ~15 s per configuration.
     plan = 0.0
+    sizes = [int(x) for x in (args.rows or ("10000,100000" if args.quick
+                                             else "10000,1000000")).split(",")]
     for n in names:
+        if n == "data-size":
+            # Per size: three loads (~30 s per million rows each), the points, two restarts each.
+            per_size = 3 * (10 + 30 * TABLES * max(sizes) / 4e6 + 2 * 20)
+            plan += len(sizes) * per_size + len(sizes) * 3 * len(all_sc[n][0][4]) * (seconds + 4)
+            continue
         for (_, _, _, wls, threads) in all_sc[n]:
             plan += 15
             for wl in wls:
@@ -338,6 +352,20 @@ def main():
         plan += 30
     progress = Progress(plan)
     tpcc_md = []
+    if "data-size" in names:
+        import compare_datasize
+        names = [n for n in names if n != "data-size"]
+        threads = ([int(x) for x in args.threads.split(",")] if args.threads
+                   else all_sc["data-size"][0][4])
+        size_rows, size_points, size_md = compare_datasize.run_scenario(
+            sizes, threads, seconds, progress)
+        compare_datasize.write_points(out, size_rows, size_points)
+        tpcc_md += size_md + ["![data-size](%s)" % compare_datasize.plot(
+            out, size_rows, size_points), ""]
+        if not names:
+            write_results(out, [], tpcc_md, args, device, seconds)
+            print("results in %s" % out)
+            return
     if "tpcc" in names:
         import compare_tpcc
         names = [n for n in names if n != "tpcc"]

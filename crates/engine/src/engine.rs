@@ -45,7 +45,9 @@ use crate::schema::{
     decode_index, decode_schema, encode_index, encode_schema, hidden_key, IndexDef, TableId,
     TableSchema,
 };
-use crate::table::{key_range, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared, Version};
+use crate::table::{
+    key_range, Image, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared, Version,
+};
 use crate::value::{decode_row, encode_key, encode_row, Key, Row, Value};
 
 /// Engine settings.
@@ -253,10 +255,10 @@ pub fn waits_refused() -> bool {
 }
 
 /// A locked row and the image its owner sees.
-type Claimed = (Arc<RowCell>, Option<Arc<Row>>);
+type Claimed = (Arc<RowCell>, Option<Image>);
 /// A row whose committed image a commit replaced: (table slot, cell, previous image, the image
 /// committed now).
-type Replaced = (usize, Arc<RowCell>, Option<Arc<Row>>, Option<Arc<Row>>);
+type Replaced = (usize, Arc<RowCell>, Option<Image>, Option<Image>);
 
 struct IndexAdded {
     slot: usize,
@@ -1186,7 +1188,7 @@ impl Engine {
                 key: "PRIMARY".into(),
             });
         }
-        inner.set_image(txn, slot, &cell, None, Some(Arc::new(row)), &mut deadline)?;
+        inner.set_image(txn, slot, &cell, None, Some(Image::from(row)), &mut deadline)?;
         Ok(Inserted { key, auto_inc })
     }
 
@@ -1208,7 +1210,7 @@ impl Engine {
         } else {
             t.schema.primary_key_of(&row)
         };
-        let row = Arc::new(row);
+        let row = Image::from(row);
         if new_key == cell.key {
             inner.set_image(txn, slot, &cell, Some(prev), Some(row), &mut deadline)?;
         } else {
@@ -1264,8 +1266,7 @@ impl Engine {
         let cell = t.rows.shard(key).read().get(key).cloned();
         let mode = txn.read_mode();
         t.check_definition(mode, None)?;
-        let found =
-            cell.and_then(|c| c.state.lock().visible(txn.id(), mode).map(|r| (**r).clone()));
+        let found = cell.and_then(|c| c.state.lock().visible(txn.id(), mode).map(|r| r.to_vec()));
         if found.is_some() || !txn.gap_locking() {
             return Ok(found);
         }
@@ -1292,7 +1293,7 @@ impl Engine {
             );
             claimed = self.inner.claim(txn, slot, key, false, &mut deadline)?;
         }
-        Ok(claimed.and_then(|(_, v)| v.map(|r| (*r).clone())))
+        Ok(claimed.and_then(|(_, v)| v.map(|r| r.to_vec())))
     }
 
     /// Takes a shared lock on the row (SELECT ... FOR SHARE / LOCK IN SHARE MODE, SERIALIZABLE
@@ -1312,7 +1313,7 @@ impl Engine {
             );
             got = self.inner.claim_shared(txn, slot, key, &mut deadline)?;
         }
-        Ok(got.map(|r| (*r).clone()))
+        Ok(got.map(|r| r.to_vec()))
     }
 
     /// Rows with primary key values between the bounds (each bound may name a prefix of the
@@ -1662,7 +1663,7 @@ fn release(txn: &mut Txn) {
     txn.shared.finish();
 }
 
-fn same(a: &Option<Arc<Row>>, b: &Option<Arc<Row>>) -> bool {
+fn same(a: &Option<Image>, b: &Option<Image>) -> bool {
     match (a, b) {
         (None, None) => true,
         (Some(a), Some(b)) => Arc::ptr_eq(a, b),
@@ -1954,7 +1955,7 @@ impl Inner {
                 let st = cell.state.lock();
                 match &st.owner {
                     Some(o) if o.id != txn.id() && st.committed.is_none() => o.clone(),
-                    _ => return Ok(st.visible(txn.id(), ReadMode::Latest).map(|r| (**r).clone())),
+                    _ => return Ok(st.visible(txn.id(), ReadMode::Latest).map(|r| r.to_vec())),
                 }
             };
             self.wait_for(txn, holder, &mut deadline)?;
@@ -2069,7 +2070,7 @@ impl Inner {
         slot: usize,
         key: &[u8],
         deadline: &mut Option<Instant>,
-    ) -> Result<Option<Arc<Row>>> {
+    ) -> Result<Option<Image>> {
         let t = txn.tables[slot].clone();
         let me = txn.id();
         loop {
@@ -2155,8 +2156,8 @@ impl Inner {
         txn: &mut Txn,
         slot: usize,
         cell: &Arc<RowCell>,
-        prev: Option<Arc<Row>>,
-        new: Option<Arc<Row>>,
+        prev: Option<Image>,
+        new: Option<Image>,
         deadline: &mut Option<Instant>,
     ) -> Result<()> {
         // The image goes in first so that a concurrent unique check that finds one of the new
@@ -2201,7 +2202,7 @@ impl Inner {
             let mut m = t.indexes[idx].shard(prefix).write();
             let mut holder = None;
             if t.schema.unique_applies(idx, row) {
-                let has = |r: &Option<Arc<Row>>| {
+                let has = |r: &Option<Image>| {
                     r.as_ref().is_some_and(|r| t.index_prefix(idx, r) == prefix)
                 };
                 for (k, other) in m.range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded)) {
@@ -2408,11 +2409,7 @@ impl Inner {
                 schema: (*t.schema).clone(),
                 auto_inc: t.auto_inc.load(Ordering::Acquire),
                 next_row_id: t.next_row_id.load(Ordering::Acquire),
-                rows: t
-                    .committed_rows(Some(view.seq()))
-                    .into_iter()
-                    .map(|(k, r)| (k, (*r).clone()))
-                    .collect(),
+                rows: t.committed_rows(Some(view.seq())),
             })
             .collect();
         drop(view);
@@ -2432,7 +2429,8 @@ impl Inner {
             prepared,
             gtid_executed,
         };
-        checkpoint::write(&self.vfs, &self.dir, &checkpoint::encode(&snap))?;
+        checkpoint::write(&self.vfs, &self.dir, &snap)?;
+        drop(snap);
         self.checkpoint_lsn.store(lsn.0, Ordering::Release);
         self.checkpoints.fetch_add(1, Ordering::Relaxed);
         self.log.set_checkpoint_lsn(lsn);
@@ -2665,7 +2663,7 @@ impl Inner {
         let mut deadline = None;
         for op in decode_ops(&ops, 0)? {
             let (table, key, new) = match op {
-                Op::Put { table, key, row } => (table, key, Some(Arc::new(row))),
+                Op::Put { table, key, row } => (table, key, Some(Image::from(row))),
                 Op::Delete { table, key } => (table, key, None),
             };
             let (slot, t) = self.txn_table(&mut txn, table)?;

@@ -25,16 +25,78 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::schema::{hidden_row_id, TableSchema};
-use crate::value::{encode_key_part_in, Key, Row, Value};
+use crate::value::{encode_key_part_in, Key, Value};
 
 const SHARDS: usize = 16;
+
+/// A row image as the engine keeps it: the values in the same allocation as the reference
+/// counts (an `Arc<Vec<Value>>` took a second allocation and a capacity word per image).
+pub(crate) type Image = Arc<[Value]>;
 
 /// An older committed image of a row: `row` (None = absent) was the newest committed image
 /// from commit sequence number `seq` until the next version's.
 #[derive(Debug, Clone)]
 pub(crate) struct Version {
     pub(crate) seq: u64,
-    pub(crate) row: Option<Arc<Row>>,
+    pub(crate) row: Option<Image>,
+}
+
+/// A list in one word, without an allocation while empty: a row cell's history and sharers
+/// are empty for nearly every row, and a `Vec` would cost three words each per row.
+/// (The extra allocation clippy's `box_collection` warns of is the point: one word in every
+/// row cell instead of three, paid only by the rare non-empty list.)
+#[derive(Debug)]
+#[allow(clippy::box_collection)]
+pub(crate) struct List<T>(Option<Box<Vec<T>>>);
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(None)
+    }
+}
+
+impl<T> std::ops::Deref for List<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.0.as_deref().map_or(&[], |v| v)
+    }
+}
+
+impl<T> List<T> {
+    pub(crate) fn push(&mut self, x: T) {
+        self.0.get_or_insert_with(Box::default).push(x);
+    }
+
+    pub(crate) fn retain(&mut self, f: impl FnMut(&T) -> bool) {
+        if let Some(v) = &mut self.0 {
+            v.retain(f);
+            if v.is_empty() {
+                self.0 = None;
+            }
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.0 = None;
+    }
+
+    /// Removes the first `n` elements, in order.
+    pub(crate) fn drain_front(&mut self, n: usize) -> std::vec::IntoIter<T> {
+        let Some(v) = &mut self.0 else { return Vec::new().into_iter() };
+        let front: Vec<T> = v.drain(..n).collect();
+        if v.is_empty() {
+            self.0 = None;
+        }
+        front.into_iter()
+    }
+}
+
+impl<T> IntoIterator for List<T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.map_or_else(Vec::new, |v| *v).into_iter()
+    }
 }
 
 /// What a read sees of rows other transactions own or changed.
@@ -51,29 +113,29 @@ pub enum ReadMode {
 /// The lock-and-visibility state of one row.
 #[derive(Debug, Default)]
 pub(crate) struct RowState {
-    pub(crate) committed: Option<Arc<Row>>,
+    pub(crate) committed: Option<Image>,
     /// The commit sequence number of `committed` (0: loaded by recovery, older than any view).
     pub(crate) seq: u64,
     /// Older committed images still needed by some read view, oldest first; each has a
     /// smaller `seq` than the next and than `seq`. Trimmed by purge.
-    pub(crate) history: Vec<Version>,
+    pub(crate) history: List<Version>,
     /// The transaction holding the row's write lock.
     pub(crate) owner: Option<Arc<TxnShared>>,
     /// The owner's image (None = absent); meaningful only while `owner` is set.
-    pub(crate) pending: Option<Arc<Row>>,
+    pub(crate) pending: Option<Image>,
     /// The transactions holding a shared (S) lock on the row (FOR SHARE, LOCK IN SHARE MODE,
     /// SERIALIZABLE reads), each once. S locks are compatible with each other; the write
     /// (X) lock `owner` is taken only when no other transaction holds an S lock, and an S
     /// lock only when no other transaction holds the X lock (InnoDB's `lock_mode_compatible`).
     /// A transaction may hold both (an S lock upgraded to X).
-    pub(crate) sharers: Vec<Arc<TxnShared>>,
+    pub(crate) sharers: List<Arc<TxnShared>>,
     /// Set when the cell left the clustered map; a waiter holding it must look the key up again.
     pub(crate) removed: bool,
 }
 
 impl RowState {
     /// The image transaction `me` sees reading with `mode`.
-    pub(crate) fn visible(&self, me: u64, mode: ReadMode) -> Option<&Arc<Row>> {
+    pub(crate) fn visible(&self, me: u64, mode: ReadMode) -> Option<&Image> {
         match (&self.owner, mode) {
             // The owner's own change; a row it only locked (pending = committed, the same
             // image) reads through its view like any other, as InnoDB's consistent read of a
@@ -95,7 +157,7 @@ impl RowState {
     }
 
     /// The newest committed image at commit sequence number `view` (None: absent then).
-    pub(crate) fn at(&self, view: u64) -> Option<&Arc<Row>> {
+    pub(crate) fn at(&self, view: u64) -> Option<&Image> {
         if self.seq <= view {
             return self.committed.as_ref();
         }
@@ -107,7 +169,7 @@ impl RowState {
     /// Whether any version the cell keeps (committed, history, the owner's pending image)
     /// has index entry `entry` of index `idx`.
     pub(crate) fn any_has_entry(&self, t: &Table, idx: usize, key: &[u8], entry: &[u8]) -> bool {
-        let has = |r: &Option<Arc<Row>>| {
+        let has = |r: &Option<Image>| {
             r.as_ref().is_some_and(|r| *t.schema.index_entry(idx, r, key).0 == *entry)
         };
         has(&self.committed)
@@ -117,7 +179,7 @@ impl RowState {
 
     /// Drops the versions no view at or after `oldest` can see: everything older than the
     /// newest version committed at or before `oldest`. Returns the images dropped.
-    pub(crate) fn trim(&mut self, oldest: u64) -> Vec<Arc<Row>> {
+    pub(crate) fn trim(&mut self, oldest: u64) -> Vec<Image> {
         let keep_from = if self.seq <= oldest {
             self.history.len()
         } else {
@@ -126,7 +188,7 @@ impl RowState {
                 None => return Vec::new(),
             }
         };
-        self.history.drain(..keep_from).filter_map(|v| v.row).collect()
+        self.history.drain_front(keep_from).filter_map(|v| v.row).collect()
     }
 }
 
@@ -362,9 +424,9 @@ impl Table {
         self.schema.primary_key.is_empty() || *self.schema.primary_key_of(row) == *key
     }
 
-    pub(crate) fn apply_put(&self, key: &[u8], row: Row) {
+    pub(crate) fn apply_put(&self, key: &[u8], row: impl Into<Image>) {
+        let row = row.into();
         self.observe_row(key, &row);
-        let row = Arc::new(row);
         let cell = {
             let mut m = self.rows.shard(key).write();
             m.entry(key.into())
@@ -446,7 +508,7 @@ impl Table {
 
     /// Committed rows in key order, read in chunks so writers are never held off for long:
     /// the newest images, or those of read view `view`.
-    pub(crate) fn committed_rows(&self, view: Option<u64>) -> Vec<(Key, Arc<Row>)> {
+    pub(crate) fn committed_rows(&self, view: Option<u64>) -> Vec<(Key, Image)> {
         const CHUNK: usize = 1024;
         let mut out = Vec::new();
         for shard in self.rows.shards() {

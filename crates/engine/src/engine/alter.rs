@@ -326,7 +326,7 @@ impl Engine {
         let result = (|| -> std::result::Result<(Vec<Row>, Table), E> {
             check_replace(inner, txn, &t, &schema, true)?;
             let rows: Vec<Row> =
-                t.committed_rows(None).into_iter().map(|(_, r)| (*r).clone()).collect();
+                t.committed_rows(None).into_iter().map(|(_, r)| r.to_vec()).collect();
             let rows = convert(rows)?;
             let built = replaced(&t, schema.clone(), Some(&rows))?;
             Ok((rows, built))

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::Engine;
 use crate::error::{Error, Result};
 use crate::schema::TableSchema;
-use crate::table::{ReadMode, RowCell, ShardedMap, Table, TxnShared};
+use crate::table::{Image, ReadMode, RowCell, ShardedMap, Table, TxnShared};
 use crate::value::{Key, Row};
 use crate::TableId;
 
@@ -272,12 +272,12 @@ fn read_once(
                     }
                     st.visible(me, mode).cloned()
                 });
-                found.into_iter().map(|(k, r)| (k.clone(), k, (*r).clone())).collect()
+                found.into_iter().map(|(k, r)| (k.clone(), k, r.to_vec())).collect()
             }
             Some(i) => {
                 let found = scan_one(&t.indexes[i], range, left, reverse, &mut |entry, cell| {
                     let st = cell.state.lock();
-                    let has = |r: &Arc<Row>| *schema.index_entry(i, r, &cell.key).0 == *entry;
+                    let has = |r: &Image| *schema.index_entry(i, r, &cell.key).0 == *entry;
                     if locking && blocker.is_none() {
                         if let Some(o) = &st.owner {
                             if o.id != me && !st.committed.as_ref().is_some_and(has) {
@@ -288,7 +288,7 @@ fn read_once(
                     let r = st.visible(me, mode).cloned()?;
                     has(&r).then(|| (cell.key.clone(), r))
                 });
-                found.into_iter().map(|(e, (k, r))| (e, k, (*r).clone())).collect()
+                found.into_iter().map(|(e, (k, r))| (e, k, r.to_vec())).collect()
             }
         };
         if out.blocker.is_none() {
