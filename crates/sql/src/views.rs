@@ -11,7 +11,8 @@
 //!
 //! Use. The definition keeps the SELECT as written and is parsed again at each use (as mysqld
 //! re-parses its stored definition in `open_and_read_view` / `parse_view_definition`), so a
-//! view means whatever the query grammar accepts. Each reference to a view in a statement is
+//! view means whatever the query grammar accepts (a UNION / INTERSECT / EXCEPT body too: the
+//! walks below enter every block of a query expression). Each reference to a view in a statement is
 //! replaced by a derived table holding the view's SELECT (mysqld's TEMPTABLE algorithm; the
 //! query layer has no merge of a derived table into its parent yet), its unqualified tables
 //! qualified with the view's database, nested views expanded the same way (bounded: 1462 on
@@ -455,7 +456,9 @@ impl Session {
 
     /// `select` with its result columns named `columns` (same count; 1353 otherwise).
     fn relabel(&mut self, mut select: Select, columns: &[String]) -> Result<Select> {
-        let plain = select.items.iter().all(|i| matches!(i, SelectItem::Expr { .. }));
+        // A query expression's wrapper has one item whatever its width: wrapped below.
+        let plain = select.query_expr().is_none()
+            && select.items.iter().all(|i| matches!(i, SelectItem::Expr { .. }));
         if plain && select.items.len() == columns.len() {
             for (item, c) in select.items.iter_mut().zip(columns) {
                 if let SelectItem::Expr { label, aliased, .. } = item {
@@ -465,7 +468,7 @@ impl Session {
             }
             return Ok(select);
         }
-        // `*` in the SELECT: wrap it, naming its columns by position.
+        // `*` in the SELECT, or a query expression: wrap it, naming its columns by position.
         let inner = self.run_select_columns(&select)?;
         if inner.len() != columns.len() {
             return Err(SqlError::Other {
@@ -526,6 +529,12 @@ impl Session {
     fn expand_expr(&mut self, e: &mut Expr, check: bool, chain: &mut Vec<String>) -> Result<()> {
         if let Expr::Subquery(q) = e {
             self.expand_select(&mut q.query, check, chain)?;
+        }
+        // A query expression (UNION / INTERSECT / EXCEPT, `query/union.rs`): each block.
+        if let Expr::Query(q) = e {
+            for b in q.blocks_mut() {
+                self.expand_select(b, check, chain)?;
+            }
         }
         for c in crate::query::subquery::children_mut(e) {
             self.expand_expr(c, check, chain)?;
@@ -778,6 +787,11 @@ fn qualify(s: &mut Select, db: &str) {
 fn qualify_expr(e: &mut Expr, db: &str) {
     if let Expr::Subquery(q) = e {
         qualify(&mut q.query, db);
+    }
+    if let Expr::Query(q) = e {
+        for b in q.blocks_mut() {
+            qualify(b, db);
+        }
     }
     for c in crate::query::subquery::children_mut(e) {
         qualify_expr(c, db);

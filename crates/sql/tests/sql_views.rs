@@ -243,3 +243,45 @@ fn privileges_follow_mysqld() {
     q(&mut viewer, "USE d");
     assert_eq!(err(&mut viewer, "SELECT COUNT(*) FROM av").code(), 1356);
 }
+
+#[test]
+fn a_view_body_may_be_a_query_expression() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    setup(&mut s);
+    q(&mut s, "CREATE VIEW un AS SELECT id FROM t WHERE id < 3 UNION SELECT t_id FROM u");
+    assert_eq!(
+        one(&mut s, "SELECT id FROM un ORDER BY id"),
+        vec![row(&["1"]), row(&["2"]), row(&["3"])]
+    );
+    q(&mut s, "CREATE VIEW ua (k) AS SELECT id FROM t UNION ALL SELECT t_id FROM u");
+    assert_eq!(one(&mut s, "SELECT COUNT(*), SUM(k) FROM ua"), vec![row(&["6", "11"])]);
+    assert_eq!(
+        one(&mut s, "SELECT u.note FROM u JOIN un ON un.id = u.t_id WHERE un.id = 3"),
+        vec![row(&["z"])]
+    );
+    // A parenthesised body with ORDER BY and LIMIT over the whole expression.
+    q(&mut s, "CREATE VIEW ul AS (SELECT id FROM t) UNION (SELECT 7) ORDER BY id DESC LIMIT 2");
+    assert_eq!(one(&mut s, "SELECT * FROM ul"), vec![row(&["7"]), row(&["3"])]);
+    // Its column list must match the expression's width (1353); its columns show.
+    assert_eq!(
+        err(&mut s, "CREATE VIEW bad (x, y) AS SELECT id FROM t UNION SELECT 1").code(),
+        1353
+    );
+    assert_eq!(
+        one(&mut s, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'ua'"),
+        vec![row(&["k"])]
+    );
+    // A UNION view is not updatable (mysqld: `LEX::can_be_merged` is false for a union),
+    // so a CHECK OPTION on it is 1368, and a write through it is refused.
+    assert_eq!(
+        err(&mut s, "CREATE VIEW uc AS SELECT id FROM t UNION SELECT 1 WITH CHECK OPTION").code(),
+        1368
+    );
+    assert_eq!(
+        one(&mut s, "SELECT IS_UPDATABLE FROM information_schema.VIEWS WHERE TABLE_NAME = 'un'"),
+        vec![row(&["NO"])]
+    );
+    assert_eq!(err(&mut s, "INSERT INTO un VALUES (9)").code(), 1471);
+    assert_eq!(err(&mut s, "DELETE FROM un").code(), 1288);
+}
