@@ -8,7 +8,7 @@
 # the top of `perf report --no-children`.
 #
 # Usage: bench/server-profile.sh [seconds] [threads...]      (defaults: 10, 1 1024)
-# Env: SB_EXTRA=extra sysbench options (e.g. --rand-type=uniform), MODE=classic|inredo (default classic), REPEAT=3, PERF=0|1, BIN=path to binlogd
+# Env: WORKLOAD=the sysbench test (default oltp_update_non_index; its tables are the same), SB_EXTRA=extra sysbench options (e.g. --rand-type=uniform), MODE=classic|inredo (default classic), REPEAT=3, PERF=0|1, BIN=path to binlogd
 #      (default target/release/binlogd, built if missing), OUT=directory for perf data
 #      (default bench/results/profile-<UTC time>), WORKDIR=where the data directory goes
 #      (default the worktree; /dev/shm takes the disk out: fsyncs on tmpfs cost nothing, so
@@ -46,7 +46,7 @@ done
 mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" -uroot -e "CREATE DATABASE sbtest"
 sb=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root
     --mysql-db=sbtest --tables=4 --table-size=10000 --report-interval=0 ${SB_EXTRA:-})
-sysbench oltp_update_non_index "${sb[@]}" prepare >/dev/null
+sysbench "${WORKLOAD:-oltp_update_non_index}" "${sb[@]}" prepare >/dev/null
 
 # Sum of voluntary + involuntary context switches over the server's live threads.
 switches() {
@@ -73,7 +73,7 @@ for t in $threads; do
                 -- sleep $((seconds - 2)) ) >/dev/null 2>&1 &
             rec=$!
         fi
-        res=$(sysbench oltp_update_non_index "${sb[@]}" --threads="$t" --time="$seconds" run)
+        res=$(sysbench "${WORKLOAD:-oltp_update_non_index}" "${sb[@]}" --threads="$t" --time="$seconds" run)
         [ -n "$profile" ] && wait "$rec"
         s1=$(switches)
         c1=$(ticks)

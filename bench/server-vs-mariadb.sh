@@ -97,15 +97,40 @@ done
 cpu_secs() {
     awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"
 }
-declare -A tps cpu
+# Run-queue wait of the server's threads: time a thread was runnable but not running
+# (/proc/PID/task/TID/schedstat, second field, ns). rq_wait_snapshot prints "tid ns" per live
+# thread; rq_wait_delta sums, over the threads live at the end, their growth since the first
+# snapshot (a thread born since counts from 0; one that ended is lost, which undercounts only
+# threads that exit mid-run, e.g. idle blocking-pool threads). Divided by the run's seconds it
+# says how many of the server's threads were, on average, ready and waiting for a core: the
+# share of a shared machine the scheduler gives the server, which CPU per transaction does not
+# show.
+rq_wait_snapshot() {
+    for f in /proc/"$1"/task/*/schedstat; do
+        t=${f%/schedstat}
+        read -r _ w _ 2>/dev/null <"$f" && echo "${t##*/} $w"
+    done
+    true
+}
+rq_wait_delta() {
+    awk 'NR == FNR {w0[$1] = $2; next} {d += $2 - ($1 in w0 ? w0[$1] : 0)} END {print d / 1e9}' \
+        <(echo "$1") <(echo "$2")
+}
+declare -A tps cpu rqw
 echo "# $(date -u +%FT%TZ) load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for t in $threads; do
     for s in $servers; do
         c0=$(cpu_secs "${server_pid[$s]}")
+        w0=$(rq_wait_snapshot "${server_pid[$s]}")
         # shellcheck disable=SC2086
         r=$(sysbench ${WORKLOAD:-oltp_update_non_index} ${conn[$s]} "${sb[@]}" --threads="$t" \
             --time="$seconds" run)
         c1=$(cpu_secs "${server_pid[$s]}")
+        w1=$(rq_wait_snapshot "${server_pid[$s]}")
+        # Server cores used and threads waiting for a core, averaged over the run.
+        rqw[$s,$t]=$(awk -v d="$(rq_wait_delta "$w0" "$w1")" -v s="$seconds" \
+            'BEGIN {printf "%.2f", d / s}')
+        cores=$(awk -v a="$c0" -v b="$c1" -v s="$seconds" 'BEGIN {printf "%.2f", (b - a) / s}')
         tps[$s,$t]=$(echo "$r" | awk '/transactions:/ {gsub("\\(","",$3); printf "%.0f", $3}')
         trx=$(echo "$r" | awk '/transactions:/ {print $2}')
         # Server CPU per transaction, microseconds (the client shares the cores).
@@ -113,7 +138,7 @@ for t in $threads; do
         p95=$(echo "$r" | awk '/95th percentile:/ {print $3}')
         errors=$(echo "$r" | awk '/ignored errors:/ {print $3}')
         echo "$s threads=$t tps=${tps[$s,$t]} p95_ms=$p95 cpu_us_per_trx=${cpu[$s,$t]}" \
-            "ignored_errors=$errors" \
+            "ignored_errors=$errors cores=$cores runqueue_wait=${rqw[$s,$t]}" \
             "load=$(cut -d' ' -f1 /proc/loadavg)"
     done
 done
@@ -134,3 +159,4 @@ print_table() {
 }
 print_table "Transactions per second:" tps
 print_table "Server CPU per transaction, µs:" cpu
+print_table "Server threads runnable but waiting for a core (average over the run):" rqw
