@@ -234,14 +234,8 @@ def plot(out, sizes_rows, points):
     for ax, title in zip(axes, ["resident memory after the load (MB)",
                                 "restart after kill -9 (s)", "TPS (%s)" % WORKLOAD]):
         ax.set_xscale("log")
-        ax.set_xlabel("rows per table (4 tables)")
-        ax.set_title(title)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "data-size.png"), dpi=80)
-    plt.close(fig)
-    return "data-size.png"
+        tp.label_axes(ax, title, "rows per table (4 tables)")
+    return tp.save_chart(plt, fig, out, "data-size.png")
 
 
 def write_points(out, sizes_rows, points):

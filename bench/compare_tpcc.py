@@ -197,14 +197,24 @@ def plot(out, rows):
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color="C%d" % i,
                         linestyle="--" if label.startswith("MariaDB") else "-", label=label)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("threads (connections)")
-        ax.set_title(title)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        label_axes(ax, title, "threads (connections)")
+    return save_chart(plt, fig, out, "tpcc.png")
+
+
+def label_axes(ax, title, xlabel):
+    """The titles, grid and legend every chart of the TPC-C and data-size scenarios shares."""
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def save_chart(plt, fig, out, name):
+    """Writes the chart to OUT/NAME and returns NAME (for the report's image link)."""
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "tpcc.png"), dpi=80)
+    fig.savefig(os.path.join(out, name), dpi=80)
     plt.close(fig)
-    return "tpcc.png"
+    return name
 
 
 def write_points(out, rows):
