@@ -146,10 +146,17 @@ impl Session {
         let t = self.target(&ins.table)?;
         let positions = insert_positions(&t.schema, &ins.columns)?;
         let on_dup = self.bind_on_duplicate(&t.schema, ins, &positions, params)?;
+        // mysqld's `Sql_cmd_insert_values::prepare_inner`: every row has the first row's
+        // width, and with no column list an empty first row (`VALUES ()`) means every column
+        // takes its default; otherwise the width is the column list's (1136).
+        let width = match ins.rows.first() {
+            Some(r) if r.is_empty() && ins.columns.is_empty() => 0,
+            _ => positions.len(),
+        };
         let mut st = InsertCounts::default();
         for (i, exprs) in ins.rows.iter().enumerate() {
             let row_no = i as u64 + 1;
-            if exprs.len() != positions.len() {
+            if exprs.len() != width {
                 return Err(SqlError::ValueCount(row_no));
             }
             let mut given: Vec<Option<Value>> = vec![None; t.schema.columns.len()];

@@ -372,3 +372,24 @@ fn multi_table_update_errors_roll_back_the_statement_and_ignore_skips() {
         1288
     );
 }
+
+#[test]
+fn an_empty_values_row_inserts_every_default() {
+    let (_srv, rec, mut s) = setup();
+    // No column list and `()`: every column's default, once per row (mysqld's prepare_inner).
+    assert_eq!(ok(&mut s, "INSERT INTO t VALUES ()").0, 1);
+    assert_eq!(ok(&mut s, "INSERT INTO t () VALUES (), ()").0, 2);
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM t ORDER BY id"),
+        ["1,NULL,NULL", "2,NULL,NULL", "3,NULL,NULL"]
+    );
+    assert_eq!(last_changes(&rec).len(), 2);
+    // A column list needs its width; every row needs the first row's width.
+    assert_eq!(
+        err(&mut s, "INSERT INTO t (name) VALUES ()"),
+        (1136, "Column count doesn't match value count at row 1".into())
+    );
+    assert_eq!(err(&mut s, "INSERT INTO t VALUES (), (9, 'x', 1)").0, 1136);
+    assert_eq!(err(&mut s, "INSERT INTO t VALUES (9, 'x', 1), ()").0, 1136);
+    assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM t"), ["3"]);
+}
