@@ -236,22 +236,13 @@ impl fmt::Display for DateTime {
     }
 }
 
-/// A DOUBLE/FLOAT as text, as mysqld's `val_str` of a real (`my_gcvt`): the shortest digits
-/// that read back, in `e` notation outside [1e-6, 1e15) (`1e300`, `-1e-300`), as the
-/// protocol sends it; Rust's plain `{}` would spell every digit (`LOWER(1e300)` was 301
-/// characters).
-fn write_real(
-    f: &mut fmt::Formatter<'_>,
-    v: f64,
-    shortest: String,
-    exponent: impl FnOnce() -> String,
-) -> fmt::Result {
-    let magnitude = v.abs();
-    if v.is_finite() && magnitude != 0.0 && !(1e-6..1e15).contains(&magnitude) {
-        f.write_str(&exponent())
-    } else {
-        f.write_str(&shortest)
-    }
+/// Whether a DOUBLE/FLOAT reads as text in `e` notation, as mysqld's `val_str` of a real
+/// (`my_gcvt`): the shortest digits that read back, in `e` notation outside [1e-6, 1e15)
+/// (`1e300`, `-1e-300`), as the protocol sends it (the same rule as
+/// `protocol::results::float_uses_exponent`); Rust's plain `{}` would spell every digit
+/// (`LOWER(1e300)` was 301 characters).
+fn real_uses_exponent(v: f64) -> bool {
+    v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&v.abs())
 }
 
 impl fmt::Display for Value {
@@ -260,12 +251,14 @@ impl fmt::Display for Value {
             Value::Null => f.write_str("NULL"),
             Value::Int(v) => write!(f, "{v}"),
             Value::UInt(v) => write!(f, "{v}"),
-            Value::Double(v) => write_real(f, *v, format!("{v}"), || format!("{v:e}")),
+            Value::Double(v) if real_uses_exponent(*v) => write!(f, "{v:e}"),
+            Value::Double(v) => write!(f, "{v}"),
             Value::Decimal(d) => write!(f, "{d}"),
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
             Value::DateTime(d) => write!(f, "{d}"),
             Value::Json(b) => f.write_str(&String::from_utf8_lossy(b)),
-            Value::Float(v) => write_real(f, f64::from(*v), format!("{v}"), || format!("{v:e}")),
+            Value::Float(v) if real_uses_exponent(f64::from(*v)) => write!(f, "{v:e}"),
+            Value::Float(v) => write!(f, "{v}"),
             Value::Date(d) => write!(f, "{}", DateText(*d)),
             Value::Time(t) => write!(f, "{}", TimeText(*t, None)),
         }

@@ -436,8 +436,11 @@ fn value_to_text(out: &mut String, value: &Value, column: &ColumnShape) {
         Value::UInt(v) => write!(out, "{v}"),
         // A FLOAT prints the shortest digits that read back as the same single-precision
         // value (mysqld's `my_gcvt(.., MY_GCVT_ARG_FLOAT, ..)`), in either notation.
-        Value::Float(v) => write_float(out, f64::from(v), v.to_string(), || format!("{v:e}")),
-        Value::Double(v) => write_float(out, v, v.to_string(), || format!("{v:e}")),
+        Value::Float(v) if float_uses_exponent(f64::from(v)) => write!(out, "{v:e}"),
+        Value::Float(v) => write!(out, "{v}"),
+        // Rust writes "1e20" and "1.5e-7" for `{:e}`, as mysqld does.
+        Value::Double(v) if float_uses_exponent(v) => write!(out, "{v:e}"),
+        Value::Double(v) => write!(out, "{v}"),
         Value::Date(y, mo, d, h, mi, s, us) => {
             if column.column_type == ColumnType::MYSQL_TYPE_DATE {
                 write!(out, "{y:04}-{mo:02}-{d:02}")
@@ -471,22 +474,9 @@ fn write_fraction(out: &mut String, micros: u32, decimals: u8) {
 }
 
 /// Floating point as mysqld prints it: shortest round-trip digits, with an exponent for very
-/// large or very small magnitudes (`1e20`, `1.5e-7`).
-fn write_float(
-    out: &mut String,
-    v: f64,
-    shortest: String,
-    exponent: impl FnOnce() -> String,
-) -> std::fmt::Result {
-    use std::fmt::Write;
-    let magnitude = v.abs();
-    if v.is_finite() && magnitude != 0.0 && !(1e-6..1e15).contains(&magnitude) {
-        let e = exponent();
-        // Rust writes "1e20" and "1.5e-7"; mysqld writes "1e20" and "1.5e-7" as well.
-        write!(out, "{e}")
-    } else {
-        write!(out, "{shortest}")
-    }
+/// large or very small magnitudes (`1e20`, `1.5e-7`): true where the exponent form applies.
+fn float_uses_exponent(v: f64) -> bool {
+    v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&v.abs())
 }
 
 /// Binary row (MySQL "ProtocolBinary::ResultsetRow").
