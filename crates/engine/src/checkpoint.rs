@@ -186,8 +186,8 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Snapshot> {
 }
 
 /// Writes the snapshot durably and atomically (temp file, fsync, rename, directory fsync),
-/// encoding it piece by piece ([`encode_to`]); returns the file's size.
-pub(crate) fn write(vfs: &VfsRef, dir: &Path, s: &Snapshot) -> Result<u64> {
+/// encoding it piece by piece ([`encode_to`]).
+pub(crate) fn write(vfs: &VfsRef, dir: &Path, s: &Snapshot) -> Result<()> {
     let tmp = dir.join(TMP_NAME);
     if vfs.exists(&tmp)? {
         vfs.remove_file(&tmp)?;
@@ -202,7 +202,7 @@ pub(crate) fn write(vfs: &VfsRef, dir: &Path, s: &Snapshot) -> Result<u64> {
     f.sync_data()?;
     vfs.rename(&tmp, &dir.join(FILE_NAME))?;
     vfs.sync_dir(dir)?;
-    Ok(at)
+    Ok(())
 }
 
 /// Reads the checkpoint, if one was ever written.
