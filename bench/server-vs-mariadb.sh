@@ -19,7 +19,11 @@
 # target/release/binlogd), BIN_B (a second binlogd binary, e.g. an earlier commit's, run as the
 # servers binlogd-b and binlogd-b-inredo: an A/B in one run), PORT_BASE (ports PORT_BASE+1.. are used; default 33161), TRANSPORT
 # (socket or tcp, for binlogd; default socket).
-# Prints one line per server and thread count, then a table.
+# Prints the device's durable-write latency (`binlogd bench fsync`'s depth-1 O_DIRECT+O_DSYNC
+# 4 KiB write, the redo's default way, measured once in the run's directory before the servers
+# start), then one line per server and thread count, then tables; `lat_vs_write` is sysbench's
+# average transaction latency over that write latency (issue 22: a durable autocommit UPDATE
+# should wait little more than one device write).
 set -euo pipefail
 
 seconds=${1:-10}
@@ -49,6 +53,10 @@ trap cleanup EXIT
 bin=${BIN:-$here/target/release/binlogd}
 [ -n "${BIN:-}" ] || cargo build --release -q -p binlogd --manifest-path "$here/Cargo.toml"
 sb=(--tables=4 --table-size=10000 --report-interval=0)
+# The device's own durable-write latency, µs (mean of 4 KiB O_DIRECT|O_DSYNC writes, depth 1).
+write_us=$("$bin" bench fsync --dir "$work/fsync" --count 1 --file-size 4K --depths 1 \
+    --depth-seconds 3 2>/dev/null | awk -F'|' '$2 ~ /O_DSYNC write/ && $3 + 0 == 1 {print $6 + 0}')
+echo "# device durable 4 KiB write: ${write_us:-?} µs (depth 1, binlogd bench fsync)"
 declare -A conn server_pid
 port=${PORT_BASE:-33161}
 for s in $servers; do
@@ -112,20 +120,29 @@ rq_wait_snapshot() {
     done
     true
 }
+# children_cpu VAR: sets VAR to the CPU seconds (user + system) of this shell's finished
+# children so far (sysbench's); `times` must run in this shell, not in a `$(...)` subshell.
+children_cpu() {
+    times >"$work/times"
+    printf -v "$1" '%s' "$(awk 'NR == 2 {split($1, u, /[ms]/); split($2, y, /[ms]/)
+        printf "%.3f", u[1] * 60 + u[2] + y[1] * 60 + y[2]}' "$work/times")"
+}
 rq_wait_delta() {
     awk 'NR == FNR {w0[$1] = $2; next} {d += $2 - ($1 in w0 ? w0[$1] : 0)} END {print d / 1e9}' \
         <(echo "$1") <(echo "$2")
 }
-declare -A tps cpu rqw
+declare -A tps cpu rqw ratio ccpu
 echo "# $(date -u +%FT%TZ) load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for t in $threads; do
     for s in $servers; do
         c0=$(cpu_secs "${server_pid[$s]}")
         w0=$(rq_wait_snapshot "${server_pid[$s]}")
+        children_cpu k0
         # shellcheck disable=SC2086
         r=$(sysbench ${WORKLOAD:-oltp_update_non_index} ${conn[$s]} "${sb[@]}" --threads="$t" \
             --time="$seconds" run)
         c1=$(cpu_secs "${server_pid[$s]}")
+        children_cpu k1
         w1=$(rq_wait_snapshot "${server_pid[$s]}")
         # Server cores used and threads waiting for a core, averaged over the run.
         rqw[$s,$t]=$(awk -v d="$(rq_wait_delta "$w0" "$w1")" -v s="$seconds" \
@@ -135,9 +152,16 @@ for t in $threads; do
         trx=$(echo "$r" | awk '/transactions:/ {print $2}')
         # Server CPU per transaction, microseconds (the client shares the cores).
         cpu[$s,$t]=$(awk -v a="$c0" -v b="$c1" -v n="$trx" 'BEGIN {printf "%.0f", (b - a) * 1e6 / (n > 0 ? n : 1)}')
+        # The client's (sysbench's) CPU per transaction, µs: it shares the two cores.
+        ccpu[$s,$t]=$(awk -v a="$k0" -v b="$k1" -v n="$trx" 'BEGIN {printf "%.0f", (b - a) * 1e6 / (n > 0 ? n : 1)}')
         p95=$(echo "$r" | awk '/95th percentile:/ {print $3}')
+        avg_ms=$(echo "$r" | awk '/avg:/ {print $2; exit}')
+        # Average transaction latency in device writes.
+        ratio[$s,$t]=$(awk -v a="$avg_ms" -v w="${write_us:-0}" \
+            'BEGIN {if (w > 0) printf "%.2f", a * 1000 / w; else print "-"}')
         errors=$(echo "$r" | awk '/ignored errors:/ {print $3}')
-        echo "$s threads=$t tps=${tps[$s,$t]} p95_ms=$p95 cpu_us_per_trx=${cpu[$s,$t]}" \
+        echo "$s threads=$t tps=${tps[$s,$t]} avg_ms=$avg_ms p95_ms=$p95 lat_vs_write=${ratio[$s,$t]}" \
+            "cpu_us_per_trx=${cpu[$s,$t]} client_cpu_us_per_trx=${ccpu[$s,$t]}" \
             "ignored_errors=$errors cores=$cores runqueue_wait=${rqw[$s,$t]}" \
             "load=$(cut -d' ' -f1 /proc/loadavg)"
     done
@@ -159,4 +183,6 @@ print_table() {
 }
 print_table "Transactions per second:" tps
 print_table "Server CPU per transaction, µs:" cpu
+print_table "Client (sysbench) CPU per transaction, µs:" ccpu
 print_table "Server threads runnable but waiting for a core (average over the run):" rqw
+print_table "Average transaction latency over the device's durable write latency (${write_us:-?} µs):" ratio
