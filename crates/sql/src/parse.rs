@@ -31,6 +31,7 @@ use accounts::Privileges;
 mod alter;
 mod create_select;
 mod dialect;
+mod fast_insert;
 mod hex_numbers;
 mod query_expr;
 mod views;
@@ -53,6 +54,14 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     if let Some(stmt) = transaction_keyword(sql) {
         return Ok(Parsed { stmt, params: 0 });
     }
+    if let Some(parsed) = fast_insert::parse(sql) {
+        return Ok(parsed);
+    }
+    parse_general(sql)
+}
+
+/// [`parse`] without its direct readers of the commonest statements.
+fn parse_general(sql: &str) -> Result<Parsed> {
     // Executable comments (`/*!40101 SET ... */`) are part of the statement's text.
     let expanded = super::comments::expand(sql);
     let stripped = super::comments::strip_select_options(&expanded.text);
