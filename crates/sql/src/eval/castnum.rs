@@ -161,7 +161,7 @@ fn int_bits(v: &Value, unsigned: bool) -> i64 {
         Value::Decimal(d) => decimal_int(*d, unsigned),
         Value::Bytes(b) => string_int(b),
         Value::Json(t) => match json_num(t) {
-            Num::Int(i) => i64::try_from(i).unwrap_or_else(|_| i as u64 as i64),
+            Num::Int(i) => i64::try_from(i).unwrap_or(i as u64 as i64),
             Num::Dec(d) => decimal_int(d, unsigned),
             Num::Dbl(d) => double_int(d),
         },
