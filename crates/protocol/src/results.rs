@@ -438,6 +438,13 @@ fn value_to_text(out: &mut String, value: &Value, column: &ColumnShape) {
         // value (mysqld's `my_gcvt(.., MY_GCVT_ARG_FLOAT, ..)`), in either notation.
         Value::Float(v) if float_uses_exponent(f64::from(v)) => write!(out, "{v:e}"),
         Value::Float(v) => write!(out, "{v}"),
+        // A DOUBLE item with fixed decimals (ROUND(x, 2), FLOOR(x), DOUBLE(M,D) columns)
+        // prints exactly that many fraction digits (`Protocol_text::store_double` with
+        // decimals < NOT_FIXED_DEC, `my_fcvt`).
+        Value::Double(v) if column.decimals < 31 && v.is_finite() => {
+            write_fixed(out, v, column.decimals);
+            Ok(())
+        }
         // Rust writes "1e20" and "1.5e-7" for `{:e}`, as mysqld does.
         Value::Double(v) if float_uses_exponent(v) => write!(out, "{v:e}"),
         Value::Double(v) => write!(out, "{v}"),
@@ -471,6 +478,30 @@ fn write_fraction(out: &mut String, micros: u32, decimals: u8) {
     let text = format!("{micros:06}");
     out.push('.');
     out.push_str(&text[..digits.min(text.len())]);
+}
+
+/// `my_fcvt(v, decimals)`: dtoa's mode 3, which gives the shortest round-trip digits when
+/// they end within `decimals` fraction digits (so 1e300 at 0 decimals is 1 and 300 zeros, not
+/// the binary value's digits) and the correctly rounded ones otherwise, padded with zeros to
+/// exactly `decimals` fraction digits. A zero prints unsigned. (FORMAT uses it too.)
+pub fn write_fixed(out: &mut String, v: f64, decimals: u8) {
+    use std::fmt::Write;
+    let v = if v == 0.0 { 0.0 } else { v };
+    let decimals = usize::from(decimals);
+    let start = out.len();
+    let _ = write!(out, "{v}");
+    let fraction = out[start..].split_once('.').map_or(0, |(_, f)| f.len());
+    if fraction > decimals {
+        out.truncate(start);
+        let _ = write!(out, "{v:.decimals$}");
+        return;
+    }
+    if decimals > 0 {
+        if fraction == 0 {
+            out.push('.');
+        }
+        out.extend(std::iter::repeat_n('0', decimals - fraction));
+    }
 }
 
 /// Floating point as mysqld prints it: shortest round-trip digits, with an exponent for very
@@ -595,6 +626,30 @@ fn float(value: &Value) -> std::result::Result<f64, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_decimals_doubles_print_as_my_fcvt() {
+        let fixed = |v: f64, d: u8| {
+            let mut s = String::new();
+            write_fixed(&mut s, v, d);
+            s
+        };
+        assert_eq!(fixed(7.0, 3), "7.000");
+        assert_eq!(fixed(2.5, 0), "2");
+        assert_eq!(fixed(9.999999999999998e19, 3), "99999999999999980000.000");
+        assert_eq!(fixed(1e300, 0).len(), 301);
+        assert_eq!(fixed(-0.0, 0), "0");
+        assert_eq!(fixed(123.456789, 2), "123.46");
+        assert_eq!(fixed(1e-7, 2), "0.00");
+        let mut s = String::new();
+        let column = ColumnShape {
+            column_type: ColumnType::MYSQL_TYPE_DOUBLE,
+            unsigned: false,
+            decimals: 31,
+        };
+        value_to_text(&mut s, &Value::Double(2.5), &column);
+        assert_eq!(s, "2.5");
+    }
 
     fn shape(column_type: ColumnType) -> ColumnShape {
         ColumnShape { column_type, unsigned: false, decimals: 0 }

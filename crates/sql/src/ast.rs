@@ -155,6 +155,22 @@ pub enum Func {
     Regex(RegexFn),
     /// JSON_ARRAY_APPEND, JSON_MERGE_PATCH, JSON_SEARCH... (`eval/jsonmore.rs`).
     Json(JsonFn),
+    /// `CAST(x AS SIGNED|UNSIGNED|DECIMAL(M,D)|DOUBLE|FLOAT|REAL)` (`eval/castnum.rs`).
+    CastNum(CastNum),
+}
+
+/// A numeric CAST target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CastNum {
+    Signed,
+    Unsigned,
+    /// DECIMAL(precision, scale), checked: precision 1..=65, scale <= 30 and <= precision.
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    Double,
+    Float,
 }
 
 /// The JSON functions of issue 19's second round (`Func::Json`, `eval/jsonmore.rs`).

@@ -12,6 +12,7 @@
 //! - LIKE is ASCII case-insensitive, as under MySQL's default collation.
 
 pub(crate) mod aes;
+pub mod castnum;
 pub(crate) mod collate;
 pub(crate) mod convert;
 pub(crate) mod json_funcs;
@@ -815,8 +816,11 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
                 Value::Bytes(s.into_bytes())
             }
         },
+        // `Item_func_abs::int_op`: ABS of BIGINT's minimum is 1690, not an unsigned result.
         Func::Abs => match arg(&a, 0) {
-            Value::Int(i) => int_value(i128::from(i).abs(), &|| format!("abs({i})"))?,
+            Value::Int(i) => Value::Int(i.checked_abs().ok_or_else(|| {
+                SqlError::ValueOutOfRange { kind: "BIGINT", expr: format!("abs({i})") }
+            })?),
             Value::Double(d) => Value::Double(d.abs()),
             Value::Decimal(d) => Value::Decimal(d.abs()),
             Value::Null => Value::Null,
@@ -839,15 +843,40 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
                 arg(&a, 2)
             }
         }
-        Func::Floor | Func::Ceil => match arg(&a, 0) {
-            Value::Null => Value::Null,
-            v @ (Value::Int(_) | Value::UInt(_)) => v,
-            v => {
-                let d = num_f64(num(&v).unwrap_or(Num::Dbl(0.0)));
-                let r = if f == Func::Floor { d.floor() } else { d.ceil() };
-                int_value(r as i128, &|| format!("{d}"))?
+        // `Item_func_floor`/`Item_func_ceiling`: a DOUBLE (or string) argument gives a
+        // DOUBLE, a DECIMAL one an integer, or a DECIMAL when it does not fit BIGINT.
+        Func::Floor | Func::Ceil => {
+            let floor = f == Func::Floor;
+            match arg(&a, 0) {
+                Value::Null => Value::Null,
+                v @ (Value::Int(_) | Value::UInt(_)) => v,
+                v @ (Value::Double(_) | Value::Float(_) | Value::Bytes(_)) => {
+                    let d = num_f64(num(&v).unwrap_or(Num::Dbl(0.0)));
+                    Value::Double(if floor { d.floor() } else { d.ceil() })
+                }
+                v => match num(&v) {
+                    Some(Num::Dec(d)) => {
+                        let t = d.truncate(0).unwrap_or(d);
+                        let exact = crate::decimal::cmp(t, d) == Ordering::Equal;
+                        let step = match (exact, floor, d.is_negative()) {
+                            (false, true, true) => -engine::Mantissa::ONE,
+                            (false, false, false) => engine::Mantissa::ONE,
+                            _ => engine::Mantissa::ZERO,
+                        };
+                        let r = Decimal { mantissa: t.mantissa + step, scale: 0 };
+                        match r.mantissa_i128().and_then(|i| i64::try_from(i).ok()) {
+                            Some(i) => Value::Int(i),
+                            None => Value::Decimal(r),
+                        }
+                    }
+                    n => {
+                        let d = num_f64(n.unwrap_or(Num::Dbl(0.0)));
+                        let r = if floor { d.floor() } else { d.ceil() };
+                        int_value(r as i128, &|| format!("{d}"))?
+                    }
+                },
             }
-        },
+        }
         // mysqld's `Item_func_pow::val_real`: DOUBLE arithmetic; an infinite or NaN result
         // is 1690.
         Func::Power => match (arg(&a, 0), arg(&a, 1)) {
@@ -876,6 +905,11 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
         Func::Regex(r) => regexfn::call(r, &a, collation::BINARY)?,
         Func::Misc(m) => miscfn::call(m, &a)?,
         Func::Json(j) => jsonmore::call(j, &a)?,
+        Func::CastNum(c) => {
+            let v = arg(&a, 0);
+            let text = || format!("cast({} as {})", value_text(&v), c.name());
+            castnum::cast(c, v.clone(), &text)?
+        }
         Func::UnixTimestamp => match a.pop() {
             None => Value::Int(unix_now().0),
             Some(Value::Null) => Value::Null,

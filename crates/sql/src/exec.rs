@@ -2166,7 +2166,8 @@ fn temporal_expr_column(
     } else if ty == MysqlType::NewDecimal {
         c.decimals = decimals;
     } else if matches!(ty, MysqlType::VarString) {
-        c.decimals = 31;
+        // A time as text keeps its fraction digits (ADDTIME of numbers), other text none.
+        c.decimals = if decimals <= 6 { decimals } else { 31 };
     }
 }
 
@@ -2179,6 +2180,14 @@ fn is_int_type(t: MysqlType) -> bool {
             | MysqlType::Int24
             | MysqlType::LongLong
     )
+}
+
+/// A string type as a numeric function's argument reads it: DOUBLE; other types as they are.
+fn string_double(t: MysqlType) -> MysqlType {
+    match t {
+        MysqlType::VarString | MysqlType::String | MysqlType::Blob => MysqlType::Double,
+        t => t,
+    }
 }
 
 /// The MySQL type of a bound expression's values.
@@ -2267,16 +2276,33 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             Some(_) => MysqlType::LongLong,
         },
         Expr::Func(f, args) => match f {
+            // `Item_func_int_val::resolve_type`: DOUBLE for a DOUBLE or string argument,
+            // DECIMAL for a DECIMAL one with more integral digits than BIGINT holds.
+            Func::Floor | Func::Ceil => match args.first() {
+                Some(x) => match t(x) {
+                    MysqlType::Double
+                    | MysqlType::Float
+                    | MysqlType::VarString
+                    | MysqlType::String
+                    | MysqlType::Blob => MysqlType::Double,
+                    MysqlType::NewDecimal if matches!(x, Expr::Lit(Value::Decimal(d)) if d.integral_digits() >= 19) => {
+                        MysqlType::NewDecimal
+                    }
+                    _ => MysqlType::LongLong,
+                },
+                None => MysqlType::LongLong,
+            },
             Func::UnixTimestamp
             | Func::Length
             | Func::CharLength
-            | Func::Floor
-            | Func::Ceil
             | Func::GtidSubset
             | Func::WaitForExecutedGtidSet => MysqlType::LongLong,
             Func::Concat | Func::Upper | Func::Lower => MysqlType::VarString,
             Func::Power => MysqlType::Double,
-            Func::Abs | Func::Round => args.first().map_or(MysqlType::Double, t),
+            // A string argument is read as a DOUBLE (`Item_func_num1`, `Item_func_round`).
+            Func::Abs | Func::Round => {
+                args.first().map_or(MysqlType::Double, |x| string_double(t(x)))
+            }
             // Item_func::aggregate_type over the arguments that can be the result.
             Func::Coalesce | Func::IfNull => {
                 super::typeagg::aggregate(&args.iter().map(t).collect::<Vec<_>>())
@@ -2296,7 +2322,7 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
                         ),
                         _ => MysqlType::LongLong,
                     },
-                    M::Truncate => args.first().map_or(MysqlType::Double, t),
+                    M::Truncate => args.first().map_or(MysqlType::Double, |x| string_double(t(x))),
                     m if m.is_integer() => MysqlType::LongLong,
                     m if m.is_string() => MysqlType::VarString,
                     _ => MysqlType::Double,
@@ -2323,6 +2349,15 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             Func::Regex(_) => MysqlType::VarString,
             Func::Bytes(bf) => crate::eval::json_funcs::result_type(*bf),
             Func::Time(f) => temporal::shape(*f, args, &|x| (t(x), 0)).0,
+            Func::CastNum(c) => {
+                use crate::eval::castnum::CastNum as C;
+                match c {
+                    C::Signed | C::Unsigned => MysqlType::LongLong,
+                    C::Decimal { .. } => MysqlType::NewDecimal,
+                    C::Double => MysqlType::Double,
+                    C::Float => MysqlType::Float,
+                }
+            }
             _ => MysqlType::VarString,
         },
         Expr::Case { whens, otherwise, .. } => super::typeagg::aggregate(
@@ -2455,6 +2490,42 @@ fn refine_expr_column(
             }
             _ => {}
         },
+        // ROUND/TRUNCATE of a DOUBLE with constant places print that many fraction digits
+        // (`Item_func_round::resolve_type`: decimals = min(places, DECIMAL_NOT_SPECIFIED),
+        // 31 meaning not fixed); FLOOR/CEIL and one-argument ROUND of a DOUBLE print none
+        // (`Item_func_int_val`).
+        Expr::Func(
+            Func::Round
+            | Func::Floor
+            | Func::Ceil
+            | Func::Math(crate::eval::mathfn::MathFn::Truncate),
+            args,
+        ) if c.mysql_type == MysqlType::Double => match args.as_slice() {
+            [_] => c.decimals = 0,
+            [_, Expr::Lit(n)] => {
+                if let Some(n) = crate::eval::mathfn::int_arg(n) {
+                    c.decimals = n.clamp(0, 31) as u8;
+                }
+            }
+            _ => {}
+        },
+        // `Item_typecast_signed/unsigned/decimal::resolve_type`: BIGINT [UNSIGNED] of 21 or
+        // 20 characters, DECIMAL(M,D) of M digits, a point and a sign.
+        Expr::Func(Func::CastNum(to), _) => {
+            use crate::eval::castnum::CastNum as C;
+            match *to {
+                C::Signed => c.length = 21,
+                C::Unsigned => {
+                    c.length = 20;
+                    c.flags |= flags::UNSIGNED;
+                }
+                C::Decimal { precision, scale } => {
+                    c.length = decimal_length(u32::from(precision), scale);
+                    c.decimals = scale;
+                }
+                C::Double | C::Float => {}
+            }
+        }
         Expr::Func(Func::Upper | Func::Lower, args) => {
             if let Some(Expr::Col(i)) = args.first() {
                 if let Some(tc) = col(*i) {
@@ -2516,6 +2587,13 @@ fn decimal_scale(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> u8
             }
         }
         Expr::Func(Func::Abs, args) => args.first().map_or(0, s),
+        // NULLIF(a, b) is a (`Item_func_nullif::resolve_type` takes a's type).
+        Expr::Func(Func::More(crate::eval::morefn::MoreFn::NullIf), args) => {
+            args.first().map_or(0, s)
+        }
+        Expr::Func(Func::CastNum(crate::eval::castnum::CastNum::Decimal { scale, .. }), _) => {
+            *scale
+        }
         Expr::Func(Func::Math(crate::eval::mathfn::MathFn::Mod), args) => {
             args.iter().map(s).max().unwrap_or(0)
         }

@@ -24,6 +24,7 @@ use crate::eval::strfunc::{StrFn, TrimWhere};
 use super::admin::AdminCommand;
 use super::ast::*;
 use super::error::{Result, SqlError};
+use super::eval::castnum::CastNum;
 use super::eval::{parse_datetime, to_column};
 use super::timefn::{CastTo, TimeFn, Unit};
 use accounts::Privileges;
@@ -2393,6 +2394,16 @@ impl Front<'_> {
                 let text = Expr::Lit(Value::Bytes(text.clone().into_bytes()));
                 Expr::Func(Func::Time(TimeFn::Literal(to)), vec![text])
             }
+            // CAST/CONVERT to a number (`eval/castnum.rs`): the argument is in numeric
+            // context, so a hex literal is its integer (`CAST(X'41' AS UNSIGNED)` is 65).
+            E::Cast { expr, data_type, format: None, .. }
+            | E::Convert { expr, data_type: Some(data_type), charset: None, .. }
+                if CastNum::from_sql(data_type, &expr.to_string())?.is_some() =>
+            {
+                let to =
+                    CastNum::from_sql(data_type, &expr.to_string())?.unwrap_or(CastNum::Double);
+                Expr::Func(Func::CastNum(to), vec![self.numeric_operand(expr)?])
+            }
             E::Cast { expr, data_type, .. } if temporal_cast_target(data_type)?.is_some() => {
                 let to = temporal_cast_target(data_type)?.unwrap_or(CastTo::Date);
                 Expr::Func(Func::Time(TimeFn::Cast(to)), vec![self.expr(expr)?])
@@ -2660,12 +2671,29 @@ impl Front<'_> {
             return Ok(e);
         }
         let mut xs = Vec::with_capacity(args.len());
-        // A numeric function reads a hex or bit literal as its integer (`BIT_COUNT(0x41)`).
-        let numeric = crate::eval::mathfn::MathFn::by_name(&name).is_some_and(|(m, ..)| {
+        // A numeric function reads a hex or bit literal as its integer (`BIT_COUNT(0x41)`,
+        // `ABS(0x41)` is 65: `Item_hex_string::val_int`); CRC32 hashes the string.
+        let numeric = matches!(
+            name.as_str(),
+            "abs"
+                | "floor"
+                | "ceil"
+                | "ceiling"
+                | "round"
+                | "pow"
+                | "power"
+                | "space"
+                | "inet_ntoa"
+                | "from_unixtime"
+                | "sec_to_time"
+                | "from_days"
+        ) || crate::eval::mathfn::MathFn::by_name(&name).is_some_and(|(m, ..)| {
             use crate::eval::mathfn::MathFn as M;
-            !m.is_string() && !matches!(m, M::Greatest | M::Least)
+            !matches!(m, M::Greatest | M::Least | M::Crc32)
         });
-        for a in &args {
+        for (i, a) in args.iter().enumerate() {
+            // FROM_UNIXTIME's second argument is a format string.
+            let numeric = numeric && !(i > 0 && name == "from_unixtime");
             match a {
                 sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e)) if numeric => {
                     xs.push(self.numeric_operand(e)?)

@@ -836,6 +836,16 @@ fn text_of(v: &Value) -> String {
 }
 
 /// Integer and fraction (µs) parts of a number value.
+/// [`number_parts`], with a date or time read as its number (`YYYYMMDD`, `hhmmss`): the
+/// integer arguments of FROM_UNIXTIME, SEC_TO_TIME and FROM_DAYS (`val_int`/`val_decimal` of
+/// a temporal item).
+fn numeric_parts(v: &Value) -> Option<(i64, i64)> {
+    match v {
+        Value::Date(_) | Value::DateTime(_) | Value::Time(_) => number_parts(&numeric(v)?),
+        v => number_parts(v),
+    }
+}
+
 fn number_parts(v: &Value) -> Option<(i64, i64)> {
     match v {
         Value::Int(i) => Some((*i, 0)),
@@ -1828,7 +1838,7 @@ fn int_arg(v: &Value) -> Option<i64> {
         Value::Int(i) => Some(*i),
         Value::UInt(u) => Some(i64::try_from(*u).unwrap_or(i64::MAX)),
         Value::Bytes(b) => Some(super_str_to_f64(b).round() as i64),
-        other => number_parts(other).map(|(n, us)| {
+        other => numeric_parts(other).map(|(n, us)| {
             if us >= 500_000 {
                 n + 1
             } else if us <= -500_000 {
@@ -2142,7 +2152,7 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
             let Some((n, us)) = (match arg(0) {
                 Value::Null => None,
                 Value::Bytes(b) => number_parts(&Value::Double(super_str_to_f64(&b))),
-                v => number_parts(&v),
+                v => numeric_parts(&v),
             }) else {
                 return Ok(Value::Null);
             };
@@ -2191,7 +2201,7 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
             let Some((n, us)) = (match &v {
                 Value::Null => None,
                 Value::Bytes(b) => number_parts(&Value::Double(super_str_to_f64(b))),
-                v => number_parts(v),
+                v => numeric_parts(v),
             }) else {
                 return Ok(Value::Null);
             };
@@ -2206,14 +2216,24 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
             if null_in(2) {
                 return Ok(Value::Null);
             }
-            let Some(delta) = arg_time(&arg(1)) else { return Ok(Value::Null) };
-            let delta = if f == TimeFn::SubTime { -delta } else { delta };
-            let first = arg(0);
-            let is_dt = match &first {
+            let is_datetime = |v: &Value| match v {
                 Value::DateTime(_) | Value::Date(_) => true,
                 Value::Bytes(b) => parse_dt(b).is_some_and(|p| p.has_time && b.len() >= 12),
                 _ => false,
             };
+            // The second argument is a time: a datetime there makes the result NULL
+            // (`Item_func_add_time`: `l_time2.time_type == MYSQL_TIMESTAMP_DATETIME`).
+            if is_datetime(&arg(1)) {
+                warn(
+                    1292,
+                    format!("Incorrect INTERVAL DAY TO SECOND value: '{}'", text_of(&arg(1))),
+                );
+                return Ok(Value::Null);
+            }
+            let Some(delta) = arg_time(&arg(1)) else { return Ok(Value::Null) };
+            let delta = if f == TimeFn::SubTime { -delta } else { delta };
+            let first = arg(0);
+            let is_dt = is_datetime(&first);
             if is_dt {
                 let Some((t, _)) = arg_datetime(&first, false) else { return Ok(Value::Null) };
                 let r = from_micros(to_micros(&t) + delta);
@@ -2719,7 +2739,9 @@ pub fn shape(f: TimeFn, args: &[Expr], arg: &dyn Fn(&Expr) -> Shape) -> Shape {
         TimeFn::AddTime | TimeFn::SubTime => match a0().0 {
             T::DateTime | T::Timestamp | T::Date => (T::DateTime, d0().max(d1())),
             T::Time => (T::Time, d0().max(d1())),
-            _ => (T::VarString, 31),
+            // A string result whose time has the arguments' largest time precision
+            // (ADDTIME(0, 2.5) is '00:00:02.5').
+            _ => (T::VarString, d0().max(d1()).min(6)),
         },
         TimeFn::Cast(CastTo::Date) | TimeFn::Literal(CastTo::Date) => (T::Date, 0),
         TimeFn::Cast(CastTo::DateTime(fsp)) | TimeFn::Literal(CastTo::DateTime(fsp)) => {

@@ -120,6 +120,9 @@ fn col(name: &str, column_type: ColumnType) -> Column {
                 63
             },
         )
+        // A DOUBLE of no fixed decimals, as mysqld sends one (NOT_FIXED_DEC): 0 would print
+        // the value rounded to an integer.
+        .with_decimals(if column_type == ColumnType::MYSQL_TYPE_DOUBLE { 31 } else { 0 })
 }
 
 fn rows_columns() -> Vec<Column> {

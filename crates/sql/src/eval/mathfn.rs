@@ -322,7 +322,8 @@ fn member_bits(f: MathFn, a: &[Value]) -> Value {
     }
 }
 
-fn int_arg(v: &Value) -> Option<i64> {
+/// An integer argument as `val_int` reads it (a number rounded, a string's numeric prefix).
+pub(crate) fn int_arg(v: &Value) -> Option<i64> {
     match num(v)? {
         Num::Int(i) => i64::try_from(i).ok().or(Some(if i < 0 { i64::MIN } else { -1 })),
         n => Some(num_f64(n).round() as i64),
@@ -387,8 +388,12 @@ fn conv(v: &Value, from: i64, to: i64) -> Value {
     if !(2..=36).contains(&fb) || !(2..=36).contains(&tb) {
         return Value::Null;
     }
+    // Item_func_conv::val_str reads its argument's string form in `from`'s base (so a DATE
+    // is its year and 1e300 is 1); only hex and bit literals (bound as BIGINT UNSIGNED) are
+    // read as numbers (`VARBIN_ITEM`'s val_int).
     let n: u64 = match v {
-        Value::Bytes(_) | Value::Json(_) => {
+        Value::Null => return Value::Null,
+        v if !matches!(v, Value::UInt(_)) => {
             let text = to_text(v);
             if text.is_empty() {
                 // mysqld: an empty string converts to NULL.
@@ -435,15 +440,7 @@ fn conv(v: &Value, from: i64, to: i64) -> Value {
                 acc
             }
         }
-        // A number argument is read as a decimal integer (mysqld: `val_int`).
         v => match num(v) {
-            Some(Num::Int(i)) if from >= 0 || i >= 0 => {
-                if i < 0 {
-                    i64::try_from(i).map_or(0, |i| i as u64)
-                } else {
-                    u64::try_from(i).unwrap_or(u64::MAX)
-                }
-            }
             Some(Num::Int(i)) => i as i64 as u64,
             Some(n) => f64_bits(num_f64(n).trunc()),
             None => return Value::Null,
@@ -625,7 +622,7 @@ fn round_decimal(d: Decimal, places: i64, truncate: bool) -> Option<Decimal> {
 
 /// `my_double_round`: rint (half to even) of x·10^d, or toward zero for TRUNCATE; large
 /// `d` leave x as it is, large negative `d` give 0.
-fn round_double(x: f64, places: i64, truncate: bool) -> f64 {
+pub(crate) fn round_double(x: f64, places: i64, truncate: bool) -> f64 {
     let abs = places.unsigned_abs();
     if abs > 308 {
         return if places > 0 { x } else { 0.0 };

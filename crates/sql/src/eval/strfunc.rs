@@ -172,6 +172,10 @@ fn int_arg(v: &Value) -> Option<i64> {
             let r = d.rescale(0).and_then(|r| r.mantissa_i128()).unwrap_or(0);
             i64::try_from(r).unwrap_or(if r < 0 { i64::MIN } else { i64::MAX })
         }
+        // A date or time's val_int is its number (`SPACE(TIME '100:00:00')` is a million).
+        v @ (Value::Date(_) | Value::DateTime(_) | Value::Time(_)) => {
+            return int_arg(&crate::temporal::numeric(v)?);
+        }
         v => {
             let f = crate::eval::str_to_f64(&to_text(v));
             f.round().clamp(i64::MIN as f64, i64::MAX as f64) as i64
@@ -550,22 +554,28 @@ fn format(x: &Value, d: &Value, locale: Option<&Value>) -> Result<Value> {
     if *x == Value::Null || *d == Value::Null {
         return Ok(Value::Null);
     }
-    let places = int_arg(d).unwrap_or(0).clamp(0, 30) as u8;
+    // Item_func_format::val_str_ascii: `(int) val_int()` clamped to 0..30 (so 1e20, whose
+    // val_int is BIGINT's maximum, truncates to -1 and gives 0 places).
+    let places = (int_arg(d).unwrap_or(0) as i32).clamp(0, 30) as u8;
     let dec = match x {
         Value::Decimal(dd) => Some(*dd),
         Value::Int(i) => Some(engine::Decimal::new(i128::from(*i), 0)),
         Value::UInt(u) => Some(engine::Decimal::new(i128::from(*u), 0)),
-        Value::Double(f) => engine::Decimal::parse(format!("{f:.31}").trim_end_matches('0')),
-        v => engine::Decimal::parse(&format!("{:.31}", crate::eval::str_to_f64(&to_text(v)))),
+        _ => None,
     };
     let text = match dec.and_then(|dd| dd.rescale(places)) {
         Some(r) => r.to_string(),
         None => {
+            // A DOUBLE (or a string read as one): `my_double_round`, then its digits at
+            // `places` decimals (`String::set_real`, my_fcvt).
             let f = match x {
                 Value::Double(f) => *f,
-                v => crate::eval::str_to_f64(&to_text(v)),
+                v => crate::eval::num_f64_of(v),
             };
-            format!("{f:.prec$}", prec = usize::from(places))
+            let r = crate::eval::mathfn::round_double(f, i64::from(places), false);
+            let mut t = String::new();
+            protocol::results::write_fixed(&mut t, if r.is_finite() { r } else { f }, places);
+            t
         }
     };
     let (neg, digits) = match text.strip_prefix('-') {
