@@ -58,6 +58,16 @@ impl<'a> Reader<'a> {
         self.pos >= self.buf.len()
     }
 
+    /// The current position, for [`Reader::since`].
+    pub(crate) fn mark(&self) -> usize {
+        self.pos
+    }
+
+    /// The bytes read since `mark` (a value of [`Reader::mark`]).
+    pub(crate) fn since(&self, mark: usize) -> &'a [u8] {
+        &self.buf[mark..self.pos]
+    }
+
     pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         let end = self.pos.checked_add(n).ok_or_else(|| self.corrupt())?;
         let s = self.buf.get(self.pos..end).ok_or_else(|| self.corrupt())?;

@@ -48,7 +48,7 @@ use crate::schema::{
 use crate::table::{
     key_range, Image, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared, Version,
 };
-use crate::value::{decode_row, encode_key, encode_row, Key, Row, Value};
+use crate::value::{encode_key, Key, Row, Value};
 
 /// Engine settings.
 #[derive(Debug, Clone)]
@@ -661,7 +661,7 @@ fn decode_ddl_from(r: &mut Reader<'_>) -> Result<Ddl> {
 
 /// One change in a Prepare or OnePhase record.
 enum Op {
-    Put { table: TableId, key: Key, row: Row },
+    Put { table: TableId, key: Key, row: Image },
     Delete { table: TableId, key: Key },
 }
 
@@ -676,7 +676,7 @@ fn decode_ops(buf: &[u8], base: u64) -> Result<Vec<Op>> {
         let table = r.u32()?;
         let key: Key = r.bytes()?.into();
         ops.push(match kind {
-            1 => Op::Put { table, key, row: decode_row(&mut r)? },
+            1 => Op::Put { table, key, row: Image::read(&mut r)? },
             2 => Op::Delete { table, key },
             _ => return Err(r.corrupt()),
         });
@@ -1666,7 +1666,7 @@ fn release(txn: &mut Txn) {
 fn same(a: &Option<Image>, b: &Option<Image>) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        (Some(a), Some(b)) => Image::ptr_eq(a, b),
         _ => false,
     }
 }
@@ -2193,7 +2193,7 @@ impl Inner {
         entry: Key,
         plen: usize,
         cell: &Arc<RowCell>,
-        row: &[Value],
+        row: &Image,
         deadline: &mut Option<Instant>,
     ) -> Result<()> {
         let me = txn.id();
@@ -2274,7 +2274,7 @@ impl Inner {
                     b.put_u8(1);
                     b.put_u32(table);
                     b.put_bytes(&cell.key);
-                    encode_row(&mut b, row);
+                    b.extend_from_slice(row.as_bytes());
                 }
                 None => {
                     b.put_u8(2);
@@ -2450,16 +2450,9 @@ impl Inner {
             Some(s) => {
                 let mut c = self.catalog.write();
                 c.next_id = s.next_table_id;
-                for img in s.tables {
-                    let t = Table::new(img.schema);
-                    for (k, r) in img.rows {
-                        if !t.key_matches(&k, &r) {
-                            return Err(Error::Corrupt { what: STALE_KEY, position: s.lsn });
-                        }
-                        t.apply_put(&k, r);
-                    }
-                    t.auto_inc.fetch_max(img.auto_inc, Ordering::AcqRel);
-                    t.next_row_id.fetch_max(img.next_row_id, Ordering::AcqRel);
+                let tables = load_tables(s.tables)
+                    .ok_or(Error::Corrupt { what: STALE_KEY, position: s.lsn })?;
+                for t in tables {
                     c.install(Arc::new(t));
                 }
                 for p in s.prepared {
@@ -2663,7 +2656,7 @@ impl Inner {
         let mut deadline = None;
         for op in decode_ops(&ops, 0)? {
             let (table, key, new) = match op {
-                Op::Put { table, key, row } => (table, key, Some(Image::from(row))),
+                Op::Put { table, key, row } => (table, key, Some(row)),
                 Op::Delete { table, key } => (table, key, None),
             };
             let (slot, t) = self.txn_table(&mut txn, table)?;
@@ -2708,6 +2701,39 @@ impl Inner {
         self.log.with_buffer(|b| b.prepared.insert(xid, PreparedEntry { ops: list, ddl: true }));
         Ok(txn)
     }
+}
+
+/// The checkpoint's tables built ([`Table::loaded`]), as many at once as there are cores, so a
+/// restart's load is spread over the machine rather than paid one table after another; in
+/// the checkpoint's order. None if a row's key is stale.
+fn load_tables(images: Vec<TableImage>) -> Option<Vec<Table>> {
+    let n = images.len();
+    let queue = Mutex::new(images.into_iter().enumerate());
+    let done = Mutex::new(Vec::with_capacity(n));
+    let stale = std::sync::atomic::AtomicBool::new(false);
+    let workers = std::thread::available_parallelism().map_or(1, |p| p.get()).min(n);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                // Not `while let`: its scrutinee's guard would hold the queue for the body.
+                let next = queue.lock().next();
+                let Some((i, img)) = next else { return };
+                let Some(t) = Table::loaded(img.schema, img.rows) else {
+                    stale.store(true, Ordering::Release);
+                    return;
+                };
+                t.auto_inc.fetch_max(img.auto_inc, Ordering::AcqRel);
+                t.next_row_id.fetch_max(img.next_row_id, Ordering::AcqRel);
+                done.lock().push((i, t));
+            });
+        }
+    });
+    if stale.load(Ordering::Acquire) {
+        return None;
+    }
+    let mut done = done.into_inner();
+    done.sort_by_key(|(i, _)| *i);
+    Some(done.into_iter().map(|(_, t)| t).collect())
 }
 
 fn ddl_table(d: &Ddl) -> Option<TableId> {

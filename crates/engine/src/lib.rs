@@ -25,6 +25,7 @@ mod error;
 mod foreign_keys;
 pub mod fuzz;
 mod gaps;
+mod image;
 pub mod json;
 mod lsn;
 mod mvcc;

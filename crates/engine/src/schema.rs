@@ -6,6 +6,7 @@ pub mod bytes_types;
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
 use crate::foreign_keys::ForeignKeyDef;
+use crate::image::{Columns, Image};
 use crate::value::{
     decode_value, encode_key, encode_key_part_in, encode_value, DateTime, Key, Row, Value,
 };
@@ -382,10 +383,10 @@ impl TableSchema {
     }
 
     /// The clustered key of a row of a table with a primary key.
-    pub(crate) fn primary_key_of(&self, row: &[Value]) -> Key {
+    pub(crate) fn primary_key_of(&self, row: &(impl Columns + ?Sized)) -> Key {
         let mut out = Vec::with_capacity(16);
         for &p in &self.primary_key {
-            encode_key_part_in(&mut out, &row[p], self.columns[p].collation);
+            encode_key_part_in(&mut out, &row.column(p), self.columns[p].collation);
         }
         out.into_boxed_slice()
     }
@@ -409,26 +410,26 @@ impl TableSchema {
         out.into_boxed_slice()
     }
 
-    /// Whether rows `a` and `b` hold bit-identical values in the columns of secondary index
-    /// `idx`, so that their entries in it are the same bytes (for the same clustered key)
-    /// without encoding either: the common UPDATE of a non-indexed column leaves every index
-    /// entry as it was. False is only "unknown" (e.g. `'a'` and `'A'` under a `_ci` collation
-    /// encode alike); callers then compare the encoded entries.
-    pub(crate) fn same_index_values(&self, idx: usize, a: &[Value], b: &[Value]) -> bool {
-        self.indexes[idx].columns.iter().all(|&p| match (&a[p], &b[p]) {
-            // `==` on floats says 0.0 == -0.0 and NaN != NaN; the bits are what is encoded.
-            (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
-            (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-            (x, y) => x == y,
-        })
+    /// Whether images `a` and `b` hold bit-identical values in the columns of secondary index
+    /// `idx` (the same encoded fields), so that their entries in it are the same bytes (for the
+    /// same clustered key) without encoding either: the common UPDATE of a non-indexed column
+    /// leaves every index entry as it was. False is only "unknown" (e.g. `'a'` and `'A'` under
+    /// a `_ci` collation, or 0.0 and -0.0, encode alike); callers then compare the entries.
+    pub(crate) fn same_index_values(&self, idx: usize, a: &Image, b: &Image) -> bool {
+        self.indexes[idx].columns.iter().all(|&p| a.field(p) == b.field(p))
     }
 
     /// The entry of `row` in secondary index `idx`: the index columns followed by the clustered
     /// key (so entries are unique), and the length of the index-column prefix.
-    pub(crate) fn index_entry(&self, idx: usize, row: &[Value], clustered: &[u8]) -> (Key, usize) {
+    pub(crate) fn index_entry(
+        &self,
+        idx: usize,
+        row: &(impl Columns + ?Sized),
+        clustered: &[u8],
+    ) -> (Key, usize) {
         let mut out = Vec::with_capacity(16 + clustered.len());
         for &p in &self.indexes[idx].columns {
-            encode_key_part_in(&mut out, &row[p], self.columns[p].collation);
+            encode_key_part_in(&mut out, &row.column(p), self.columns[p].collation);
         }
         let prefix_len = out.len();
         out.extend_from_slice(clustered);
@@ -436,14 +437,14 @@ impl TableSchema {
     }
 
     /// Whether a unique index constrains this row (SQL allows many rows with a NULL part).
-    pub(crate) fn unique_applies(&self, idx: usize, row: &[Value]) -> bool {
+    pub(crate) fn unique_applies(&self, idx: usize, row: &(impl Columns + ?Sized)) -> bool {
         let def = &self.indexes[idx];
-        def.unique && def.columns.iter().all(|&p| row[p] != Value::Null)
+        def.unique && def.columns.iter().all(|&p| *row.column(p) != Value::Null)
     }
 
     /// `'v1-v2'` text of a key's values, for the duplicate-entry message.
-    pub(crate) fn entry_text(&self, columns: &[usize], row: &[Value]) -> String {
-        columns.iter().map(|&p| row[p].to_string()).collect::<Vec<_>>().join("-")
+    pub(crate) fn entry_text(&self, columns: &[usize], row: &(impl Columns + ?Sized)) -> String {
+        columns.iter().map(|&p| row.column(p).to_string()).collect::<Vec<_>>().join("-")
     }
 }
 
@@ -1003,7 +1004,9 @@ mod tests {
             vec![0],
         )
         .with_index("k", vec![1], false);
-        let row = |k: f64, c: &str| vec![Value::Int(1), Value::Double(k), Value::Bytes(c.into())];
+        let row = |k: f64, c: &str| {
+            Image::new(&[Value::Int(1), Value::Double(k), Value::Bytes(c.into())])
+        };
         let key = encode_key(&[Value::Int(1)]);
         // A change outside the index's columns: the same values, the same entry.
         let (a, b) = (row(2.5, "x"), row(2.5, "y"));

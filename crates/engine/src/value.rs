@@ -362,6 +362,23 @@ pub(crate) fn decode_value(r: &mut Reader<'_>) -> Result<Value> {
     })
 }
 
+/// Steps over one encoded value, checking its tag and length as [`decode_value`] does, without
+/// building it (loading a checkpoint and finding a column of a row image).
+pub(crate) fn skip_value(r: &mut Reader<'_>) -> Result<()> {
+    let n = match r.u8()? {
+        0 => 0,
+        1 | 2 | 3 | 42 => 8,
+        4 => 17,
+        5 | 20 => r.u32()? as usize,
+        6 => 11,
+        40 | 41 => 4,
+        43 => 33,
+        _ => return Err(r.corrupt()),
+    };
+    r.take(n)?;
+    Ok(())
+}
+
 // Format (row): u16 column count | values.
 pub(crate) fn encode_row(out: &mut Vec<u8>, row: &[Value]) {
     out.put_u16(row.len() as u16);

@@ -140,9 +140,9 @@ fn set_auto_increment(t: &Table, n: u64) {
     let mut next = n.max(1);
     if let Some(a) = t.schema.auto_increment_column() {
         for (_, row) in t.committed_rows(None) {
-            let used = match row.get(a) {
-                Some(Value::Int(i)) if *i > 0 => *i as u64,
-                Some(Value::UInt(u)) => *u,
+            let used = match row.value(a) {
+                Value::Int(i) if i > 0 => i as u64,
+                Value::UInt(u) => u,
                 _ => continue,
             };
             next = next.max(used.saturating_add(1));
