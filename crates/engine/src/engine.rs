@@ -1262,18 +1262,23 @@ impl Engine {
 
     /// The row as `txn` sees it (its own pending image, else the committed one). Never blocks.
     pub fn get(&self, txn: &Txn, table: TableId, key: &[u8]) -> Result<Option<Row>> {
+        Ok(self.get_shared(txn, table, key)?.map(|r| r.to_vec()))
+    }
+
+    /// [`Engine::get`] returning the image shared with the table (nothing copied).
+    pub fn get_shared(&self, txn: &Txn, table: TableId, key: &[u8]) -> Result<Option<SharedRow>> {
         let t = self.inner.table(table)?;
         let cell = t.rows.shard(key).read().get(key).cloned();
         let mode = txn.read_mode();
         t.check_definition(mode, None)?;
-        let found = cell.and_then(|c| c.state.lock().visible(txn.id(), mode).map(|r| r.to_vec()));
+        let found = cell.and_then(|c| c.state.lock().visible(txn.id(), mode).cloned());
         if found.is_some() || !txn.gap_locking() {
             return Ok(found);
         }
         // A locking read of an absent row: lock the key against inserts, then look again
         // (the lock is in place before the second look, so no insert slips between).
         check_active(txn)?;
-        self.inner.lock_absent(txn, &t, key)
+        Ok(self.inner.lock_absent(txn, &t, key)?.map(SharedRow::from))
     }
 
     /// Locks the row (SELECT ... FOR UPDATE) and returns the latest image; None if absent.
@@ -1329,7 +1334,7 @@ impl Engine {
         let t = self.inner.table(table)?;
         let range = key_range(lower, upper, &t.schema.collations_of(&t.schema.primary_key));
         let rows = self.read_ranges(txn, &t, None, &[range], limit, false)?;
-        Ok(rows.into_iter().map(|(_, k, r)| (k, r)).collect())
+        Ok(rows.into_iter().map(RangeRow::into_owned).collect())
     }
 
     /// Rows whose index columns lie between the bounds (prefixes of the index columns), in
@@ -1349,7 +1354,7 @@ impl Engine {
         let range =
             key_range(lower, upper, &t.schema.collations_of(&t.schema.indexes[idx].columns));
         let rows = self.read_ranges(txn, &t, Some(idx), &[range], limit, false)?;
-        Ok(rows.into_iter().map(|(_, k, r)| (k, r)).collect())
+        Ok(rows.into_iter().map(RangeRow::into_owned).collect())
     }
 
     /// 2PC prepare: buffers the Prepare record (not durable until `flush_up_to` of the returned
@@ -2810,7 +2815,7 @@ fn cleanup_indexes(txn: &Txn, olds: &[Replaced]) {
 mod alter;
 pub use alter::keeps_row_format;
 mod ranges;
-pub use ranges::{ByteRange, RangeRow};
+pub use ranges::{ByteRange, RangeRow, SharedRow};
 
 #[cfg(test)]
 mod tests;

@@ -38,7 +38,7 @@ mod value;
 pub use engine::{
     interrupt_requested, interruptible, keeps_row_format, refused_wait, waits_refused,
     without_waiting, BinlogPayload, ByteRange, Engine, EngineConfig, EngineStats, Inserted,
-    Interrupt, LockWait, RangeRow, Recovery, Txn,
+    Interrupt, LockWait, RangeRow, Recovery, SharedRow, Txn,
 };
 pub use error::RedoDamage;
 pub use error::{Error, Result};

@@ -17,7 +17,10 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 use std::sync::Arc;
 
-use engine::{encode_key, ColumnType, Decimal, Key, Row, TableId, TableSchema, Txn, Value};
+use engine::{
+    encode_key, ColumnType, Decimal, Key, RangeRow, Row, SharedRow, TableId, TableSchema, Txn,
+    Value,
+};
 
 use super::ast::*;
 use super::error::{Result, SqlError};
@@ -1062,6 +1065,37 @@ pub(crate) fn key_constant(e: &Expr, ty: ColumnType) -> Option<Option<Value>> {
     }
 }
 
+/// [`key_constant`] for integer constants only: the range terms a read may skip re-checking
+/// (`range::bounds_exactly`) compare an integer column with an integer, no conversion.
+fn int_key_constant(e: &Expr, ty: ColumnType) -> Option<Option<Value>> {
+    if !is_const(e) {
+        return None;
+    }
+    match eval(e, &[], &[]).ok()? {
+        v @ (Value::Int(_) | Value::UInt(_)) => key_value(&v, ty).map(Some),
+        _ => None,
+    }
+}
+
+/// The WHERE a non-locking read of `access` still has to check on the rows it yields: `filter`
+/// without its terms that the ranges imply exactly (`range::bounds_exactly`; the rest keep
+/// their order). None when no term was dropped; Some(None) when none is left. Exact because
+/// a dropped term is TRUE on every row read, and `TRUE AND x` is `x`.
+fn residual_filter(schema: &TableSchema, access: &Access, filter: &Expr) -> Option<Option<Expr>> {
+    let Access::Ranges(r) = access else { return None };
+    let mut terms = Vec::new();
+    conjuncts(filter, &mut terms);
+    let (exact, kept): (Vec<&Expr>, Vec<&Expr>) = terms
+        .into_iter()
+        .partition(|t| crate::range::bounds_exactly(schema, r, t, &int_key_constant));
+    if exact.is_empty() {
+        return None;
+    }
+    Some(
+        kept.into_iter().cloned().reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b))),
+    )
+}
+
 fn plan_access_counted(
     schema: &TableSchema,
     filter: Option<&Expr>,
@@ -1206,7 +1240,7 @@ pub(crate) fn fetch_matching(
     r: &crate::range::RangeAccess,
     filter: Option<&Expr>,
     need: usize,
-) -> Result<Vec<Row>> {
+) -> Result<Vec<SharedRow>> {
     let mut out = Vec::new();
     if need == 0 {
         return Ok(out);
@@ -1216,10 +1250,10 @@ pub(crate) fn fetch_matching(
     loop {
         let got = engine.scan_key_ranges(txn, id, r.index.as_deref(), &ranges, batch, r.reverse)?;
         let n = got.len();
-        let last = got.last().map(|(e, _, _)| e.clone());
-        for (_, _, row) in got {
-            if matches(filter, &row)? {
-                out.push(row);
+        let last = got.last().map(|g| g.entry().to_vec());
+        for g in got {
+            if matches(filter, g.row())? {
+                out.push(g.into_shared());
                 if out.len() >= need {
                     return Ok(out);
                 }
@@ -1253,10 +1287,45 @@ pub(crate) fn fetch(
         Access::Ranges(r) => engine
             .scan_key_ranges(txn, id, r.index.as_deref(), &r.ranges, limit, r.reverse)?
             .into_iter()
-            .map(|(_, k, row)| (k, row))
+            .map(RangeRow::into_owned)
             .collect(),
         Access::Full => engine.scan(txn, id, Bound::Unbounded, Bound::Unbounded, limit)?,
     })
+}
+
+/// [`fetch`] without the keys, each row shared with the table rather than copied (a
+/// non-locking read: the rows are only read).
+pub(crate) fn fetch_shared(
+    engine: &engine::Engine,
+    txn: &Txn,
+    id: TableId,
+    access: &Access,
+    limit: usize,
+) -> Result<Vec<SharedRow>> {
+    let ranges = |index: Option<&str>, ranges: &[engine::ByteRange], reverse| {
+        Ok::<_, SqlError>(
+            engine
+                .scan_key_ranges(txn, id, index, ranges, limit, reverse)?
+                .into_iter()
+                .map(RangeRow::into_shared)
+                .collect(),
+        )
+    };
+    match access {
+        Access::Keys(keys) => {
+            let mut out = Vec::with_capacity(keys.len());
+            for k in keys {
+                let key = engine.key_in(id, k)?;
+                if let Some(r) = engine.get_shared(txn, id, &key)? {
+                    out.push(r);
+                }
+            }
+            Ok(out)
+        }
+        Access::Ranges(r) => ranges(r.index.as_deref(), &r.ranges, r.reverse),
+        // The whole primary index (the clustered map, a hidden key's too), as `Engine::scan`.
+        Access::Full => ranges(None, &[(Bound::Unbounded, Bound::Unbounded)], false),
+    }
 }
 
 /// Whether a bound WHERE clause holds for `row`.
@@ -1567,21 +1636,21 @@ impl Session {
         let limit = s.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
         let offset =
             s.offset.as_ref().map(|o| count_value(self, o, params)).transpose()?.unwrap_or(0);
-        let source: Vec<Row> = match &plan.table {
+        let source: Vec<SharedRow> = match &plan.table {
             None if plan.made_up.is_some() => {
                 let made_up =
                     plan.made_up.as_mut().map(|(_, rows)| std::mem::take(rows)).unwrap_or_default();
                 let mut out = Vec::with_capacity(made_up.len());
                 for r in made_up {
                     if matches(plan.filter.as_ref(), &r)? {
-                        out.push(r);
+                        out.push(SharedRow::from(r));
                     }
                 }
                 out
             }
             None => {
                 if matches(plan.filter.as_ref(), &[])? {
-                    vec![Vec::new()]
+                    vec![SharedRow::from(Vec::new())]
                 } else {
                     Vec::new()
                 }
@@ -1623,6 +1692,12 @@ impl Session {
                 let locking = self.prepare_select_reads(s.for_update, single_row)?;
                 // FOR UPDATE takes X locks; FOR SHARE and SERIALIZABLE's plain reads S locks.
                 let shared = !s.for_update || s.for_share;
+                // A plain read need not re-check the terms its ranges imply.
+                let residual = match &plan.filter {
+                    Some(f) if !locking => residual_filter(schema, &access, f),
+                    _ => None,
+                };
+                let filter = residual.as_ref().map_or(plan.filter.as_ref(), Option::as_ref);
                 let open = self.txn_mut()?;
                 // A locking read without a WHERE filter whose ranges give the order reads (and
                 // so gap-locks) only the rows its LIMIT needs, as InnoDB's scan stops there
@@ -1641,28 +1716,34 @@ impl Session {
                             } else {
                                 engine.get_for_update(&mut open.txn, *id, &k)?
                             };
+                            // The newest version: the whole WHERE is checked again.
                             if let Some(r) = r {
-                                locked.push((k, r));
+                                locked.push(SharedRow::from(r));
                             }
                         }
-                        Ok(locked)
+                        Ok((locked, false))
                     })
                 } else if let (Access::Ranges(r), Some(need)) = (&access, ranged_limit) {
                     // Already filtered: the scan stops after `need` matching rows.
-                    fetch_matching(&engine, &open.txn, *id, r, plan.filter.as_ref(), need)
-                        .map(|rows| rows.into_iter().map(|r| (Key::default(), r)).collect())
+                    fetch_matching(&engine, &open.txn, *id, r, filter, need)
+                        .map(|rows| (rows, true))
                 } else {
-                    fetch(&engine, &open.txn, *id, &access, scan_limit)
+                    fetch_shared(&engine, &open.txn, *id, &access, scan_limit)
+                        .map(|rows| (rows, false))
                 };
                 self.finish_select_reads();
-                let rows = read?;
-                let mut out = Vec::with_capacity(rows.len());
-                for (_, r) in rows {
-                    if matches(plan.filter.as_ref(), &r)? {
-                        out.push(r);
+                let (rows, filtered) = read?;
+                if filtered || filter.is_none() {
+                    rows
+                } else {
+                    let mut out = Vec::with_capacity(rows.len());
+                    for r in rows {
+                        if matches(filter, &r)? {
+                            out.push(r);
+                        }
                     }
+                    out
                 }
-                out
             }
         };
         let width = plan
@@ -1677,10 +1758,10 @@ impl Session {
     /// The rest of a SELECT over its source rows (already filtered by WHERE; `width` columns
     /// each): grouping and HAVING, the select list, DISTINCT, ORDER BY, LIMIT/OFFSET. Shared
     /// by the single-table path and the query layer's joins.
-    pub(crate) fn finish_select(
+    pub(crate) fn finish_select<S: AsRef<[Value]>>(
         &mut self,
         plan: SelectPlan,
-        mut source: Vec<Row>,
+        mut source: Vec<S>,
         width: usize,
         distinct: bool,
         limit: Option<u64>,
@@ -1688,13 +1769,17 @@ impl Session {
     ) -> Result<Output> {
         // (output row, sort keys)
         let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+        let reuse = order_reuse(&plan);
         // With window functions the rows (after HAVING) wait for them before the select list.
         let windowed = !plan.windows.is_empty();
         let mut staged: Vec<(Row, Vec<Value>)> = Vec::new();
         if plan.grouped {
             let (groups, cut) = match &plan.rollup {
                 None => group(&plan, std::mem::take(&mut source), width)?,
-                Some(r) => rollup::groups(&plan, r, std::mem::take(&mut source), width)?,
+                Some(r) => {
+                    let owned = source.iter().map(|r| r.as_ref().to_vec()).collect();
+                    rollup::groups(&plan, r, owned, width)?
+                }
             };
             for row in cut {
                 self.warnings.push(super::session::Warning {
@@ -1713,10 +1798,10 @@ impl Session {
                     staged.push((first, results));
                     continue;
                 }
-                rows.push(project(&plan, &first, &results)?);
+                rows.push(project(&plan, &reuse, &first, &results)?);
             }
         } else {
-            for r in &source {
+            for r in source.iter().map(AsRef::as_ref) {
                 // HAVING without grouping filters the rows like a WHERE that may name the
                 // select list's aliases (mysqld evaluates it after the join, per row).
                 if let Some(h) = &plan.having {
@@ -1725,16 +1810,16 @@ impl Session {
                     }
                 }
                 if windowed {
-                    staged.push((r.clone(), Vec::new()));
+                    staged.push((r.to_vec(), Vec::new()));
                     continue;
                 }
-                rows.push(project(&plan, r, &[])?);
+                rows.push(project(&plan, &reuse, r, &[])?);
             }
         }
         if windowed {
             window::compute(&plan, &mut staged)?;
             for (r, results) in &staged {
-                rows.push(project(&plan, r, results)?);
+                rows.push(project(&plan, &reuse, r, results)?);
             }
         }
         if distinct {
@@ -1750,7 +1835,10 @@ impl Session {
         if !plan.order.is_empty() {
             let desc: Vec<bool> = plan.order.iter().map(|(_, d)| *d).collect();
             let colls = collated_sort::costly(&plan.order_colls);
-            rows.sort_by(|(_, a), (_, b)| collated_sort::cmp_keys(a, b, &colls, &desc));
+            rows.sort_by(|a, b| {
+                let (ka, kb) = (|i| order_key(a, &reuse, i), |i| order_key(b, &reuse, i));
+                collated_sort::cmp_keys_by(ka, kb, &colls, &desc)
+            });
         }
         let start = usize::try_from(offset).unwrap_or(usize::MAX).min(rows.len());
         let end = match limit {
@@ -1805,13 +1893,44 @@ pub(crate) fn order_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
 
 /// The output row and its ORDER BY keys (as evaluated: the sort compares strings under
 /// `order_colls`, `exec/collated_sort.rs`).
-fn project(plan: &SelectPlan, row: &[Value], aggs: &[Value]) -> Result<(Vec<Value>, Vec<Value>)> {
+/// An ORDER BY key that is a column the select list also has (`reuse[i]`: the item) is not
+/// evaluated or stored again: its place in the keys holds NULL and the sort reads the item.
+fn project(
+    plan: &SelectPlan,
+    reuse: &[Option<usize>],
+    row: &[Value],
+    aggs: &[Value],
+) -> Result<(Vec<Value>, Vec<Value>)> {
     let out = plan.items.iter().map(|e| eval(e, row, aggs)).collect::<Result<Vec<_>>>()?;
     let mut keys = Vec::with_capacity(plan.order.len());
-    for (e, _) in &plan.order {
-        keys.push(eval(e, row, aggs)?);
+    for ((e, _), r) in plan.order.iter().zip(reuse) {
+        keys.push(if r.is_some() { Value::Null } else { eval(e, row, aggs)? });
     }
     Ok((out, keys))
+}
+
+/// ORDER BY key `i` of a projected row: the select item it reuses, or its own value.
+fn order_key<'r>(
+    row: &'r (Vec<Value>, Vec<Value>),
+    reuse: &[Option<usize>],
+    i: usize,
+) -> &'r Value {
+    match reuse[i] {
+        Some(j) => &row.0[j],
+        None => &row.1[i],
+    }
+}
+
+/// Per ORDER BY key, the select item that is the same column (a column reads the same value
+/// from the same row, so the item's value is the key's).
+fn order_reuse(plan: &SelectPlan) -> Vec<Option<usize>> {
+    plan.order
+        .iter()
+        .map(|(e, _)| match e {
+            Expr::Col(_) => plan.items.iter().position(|i| i == e),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One aggregate's running state.
@@ -1841,7 +1960,11 @@ type GroupRow = (Row, Vec<Value>);
 /// Groups `rows` and computes the aggregates: (first row of the group, aggregate results),
 /// and the GROUP_CONCAT cuts. Group keys, COUNT(DISTINCT), MIN/MAX and GROUP_CONCAT compare
 /// strings under their expressions' collations.
-fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRow>, CutRows)> {
+fn group<S: AsRef<[Value]>>(
+    plan: &SelectPlan,
+    rows: Vec<S>,
+    width: usize,
+) -> Result<(Vec<GroupRow>, CutRows)> {
     let fresh = || -> Vec<AggState> {
         plan.aggs
             .iter()
@@ -1859,23 +1982,24 @@ fn group(plan: &SelectPlan, rows: Vec<Row>, width: usize) -> Result<(Vec<GroupRo
     };
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut groups: Vec<(Row, Vec<AggState>)> = Vec::new();
-    for row in rows {
+    for row in &rows {
+        let row = row.as_ref();
         let mut gk = Vec::with_capacity(plan.group_by.len());
         for (i, g) in plan.group_by.iter().enumerate() {
-            gk.push(keyed(eval(g, &row, &[])?, plan.group_colls.get(i).copied().flatten()));
+            gk.push(keyed(eval(g, row, &[])?, plan.group_colls.get(i).copied().flatten()));
         }
         let slot = *index.entry(encode_key(&gk)).or_insert_with(|| {
-            groups.push((row.clone(), fresh()));
+            groups.push((row.to_vec(), fresh()));
             groups.len() - 1
         });
         for (spec, st) in plan.aggs.iter().zip(groups[slot].1.iter_mut()) {
             if let Some(c) = &spec.concat {
-                concat_add(c, st, &row)?;
+                concat_add(c, st, row)?;
                 continue;
             }
             let v = match &spec.arg {
                 None => Value::Int(1),
-                Some(a) => eval(a, &row, &[])?,
+                Some(a) => eval(a, row, &[])?,
             };
             if matches!(spec.kind, AggKind::JsonArrayAgg | AggKind::JsonObjectAgg) {
                 // NULLs are members too (`Item_sum_json_array::add`).

@@ -13,9 +13,11 @@
 //! values are encoded with the column's collation and compared as bytes.
 //!
 //! Invariants:
-//! - The ranges are a superset of the rows the WHERE keeps: every caller re-applies the whole
+//! - The ranges are a superset of the rows the WHERE keeps: every caller re-applies the
 //!   WHERE, so a range only has to be wide enough; every fallback widens (a conjunction drops
-//!   a side, a union too large becomes `All`).
+//!   a side, a union too large becomes `All`). The one exception, [`bounds_exactly`], drops a
+//!   term only after checking that the ranges actually built lie inside that term's own
+//!   interval, so no widening can make it drop a term wrongly.
 //! - Bounded: the recursion stops at [`MAX_DEPTH`] (deeper terms allow every key) and a tree
 //!   holds at most [`MAX_CONJ`] conjunctions (mysqld's `range_optimizer_max_mem_size` idea).
 //! - Only constants that convert exactly to the column's type become key values
@@ -640,4 +642,122 @@ pub(crate) fn after(ranges: &[ByteRange], last: &[u8], reverse: bool) -> Vec<Byt
         .filter(|iv| !iv.is_empty())
         .map(|iv| (iv.lo, iv.hi))
         .collect()
+}
+
+/// Whether WHERE term `term` holds for every row the primary-key ranges of `r` can read, so
+/// that a caller may skip re-evaluating it on them (mysqld drops such conditions too:
+/// `reduce_cond_for_table` / `test_if_ref` remove a term its ref access guarantees).
+///
+/// Provably exact only in this narrow case: the read is of the primary key, `term` is one
+/// comparison, BETWEEN or IS [NOT] NULL of the key's first column with constants, that
+/// column is an integer (its key is a fixed 9-byte order-preserving prefix of every key, so
+/// a key lies in an interval of encoded bytes exactly when the column's value lies in the
+/// interval of values), `konst` accepts only integer constants (an exact comparison of two
+/// integers, no conversion), and every range of `r` lies inside the term's own interval.
+/// The last check is on the ranges actually read, so however the analysis combined or
+/// widened the WHERE's terms, a term is dropped only where the ranges imply it.
+pub(crate) fn bounds_exactly(
+    schema: &TableSchema,
+    r: &RangeAccess,
+    term: &Expr,
+    konst: Konst<'_>,
+) -> bool {
+    let Some(&first) = schema.primary_key.first() else { return false };
+    if r.index.is_some() || !matches!(schema.columns[first].ty, ColumnType::Integer { .. }) {
+        return false;
+    }
+    let comparison = |op: &BinOp| {
+        matches!(op, BinOp::Eq | BinOp::NullSafeEq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    };
+    match term {
+        Expr::Binary(op, ..) if comparison(op) => {}
+        Expr::Between { .. } | Expr::IsNull { .. } => {}
+        _ => return false,
+    }
+    let a = Analyzer { schema, cols: std::slice::from_ref(&first), konst };
+    let Tree::Any(conjs) = a.tree(term, 0, None) else { return false };
+    let [conj] = conjs.as_slice() else { return false };
+    let ((lo, hi), parts, _) = conj_range(conj);
+    if parts != 1 {
+        return false;
+    }
+    r.ranges.iter().all(|(rlo, rhi)| {
+        cmp_lo(rlo, &lo) != Ordering::Less && cmp_hi(rhi, &hi) != Ordering::Greater
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::Column;
+
+    fn int(v: i64) -> Box<Expr> {
+        Box::new(Expr::Lit(Value::Int(v)))
+    }
+
+    fn between(col: usize, lo: Box<Expr>, hi: Box<Expr>) -> Expr {
+        Expr::Between { expr: Box::new(Expr::Col(col)), low: lo, high: hi, negated: false }
+    }
+
+    /// Integer constants only, as `exec::int_key_constant`.
+    fn konst(e: &Expr, _: ColumnType) -> Option<Option<Value>> {
+        match e {
+            Expr::Lit(v @ Value::Int(_)) => Some(Some(v.clone())),
+            _ => None,
+        }
+    }
+
+    fn access(schema: &TableSchema, filter: &Expr) -> RangeAccess {
+        let cols = schema.primary_key.clone();
+        index_ranges(schema, &cols, filter, &konst).expect("ranges")
+    }
+
+    #[test]
+    fn only_terms_the_primary_ranges_imply_are_exact() {
+        let int_ty = ColumnType::Integer { bytes: 4, unsigned: false };
+        let cols = vec![
+            Column::new("id", int_ty),
+            Column::new("k", int_ty),
+            Column::new("c", ColumnType::VarChar(10)),
+        ];
+        let t = TableSchema::new("t", cols.clone(), vec![0]);
+        let b = between(0, int(2), int(6));
+        let r = access(&t, &b);
+        assert!(bounds_exactly(&t, &r, &b, &konst));
+        // A narrower term than the ranges is not implied by them.
+        assert!(!bounds_exactly(&t, &r, &between(0, int(3), int(6)), &konst));
+        // A wider one is.
+        assert!(bounds_exactly(&t, &r, &between(0, int(1), int(9)), &konst));
+        let lt = Expr::Binary(BinOp::Lt, Box::new(Expr::Col(0)), int(7));
+        assert!(bounds_exactly(&t, &r, &lt, &konst));
+        let gt = Expr::Binary(BinOp::Gt, Box::new(Expr::Col(0)), int(2));
+        assert!(!bounds_exactly(&t, &r, &gt, &konst), "2 is in the ranges");
+        // Not the key's column, a negated BETWEEN, an OR, a non-integer constant.
+        assert!(!bounds_exactly(&t, &r, &between(1, int(2), int(6)), &konst));
+        let not = Expr::Between {
+            expr: Box::new(Expr::Col(0)),
+            low: int(20),
+            high: int(30),
+            negated: true,
+        };
+        assert!(!bounds_exactly(&t, &r, &not, &konst));
+        let or = Expr::Binary(BinOp::Or, Box::new(b.clone()), Box::new(lt.clone()));
+        assert!(!bounds_exactly(&t, &r, &or, &konst));
+        let dec = between(0, Box::new(Expr::Lit(Value::Bytes(b"2".to_vec()))), int(6));
+        assert!(!bounds_exactly(&t, &r, &dec, &konst));
+        // A secondary index's ranges, a string key, a key whose first column is another.
+        let mut via_index = r.clone();
+        via_index.index = Some("kk".into());
+        assert!(!bounds_exactly(&t, &via_index, &b, &konst));
+        let s = TableSchema::new("s", cols.clone(), vec![2]);
+        let sb = between(2, int(2), int(6));
+        assert!(!bounds_exactly(&s, &access(&s, &sb), &sb, &konst));
+        let pair = TableSchema::new("p", cols, vec![1, 0]);
+        let pb = between(0, int(2), int(6));
+        let pk = Expr::Binary(BinOp::Eq, Box::new(Expr::Col(1)), int(1));
+        let both = Expr::Binary(BinOp::And, Box::new(pk.clone()), Box::new(pb.clone()));
+        let pr = access(&pair, &both);
+        assert!(bounds_exactly(&pair, &pr, &pk, &konst), "the first key column's point");
+        assert!(!bounds_exactly(&pair, &pr, &pb, &konst), "not the first key column");
+    }
 }

@@ -18,16 +18,55 @@ use super::Engine;
 use crate::error::{Error, Result};
 use crate::schema::TableSchema;
 use crate::table::{Image, ReadMode, RowCell, ShardedMap, Table, TxnShared};
-use crate::value::{Key, Row};
+use crate::value::{Key, Row, Value};
 use crate::TableId;
 
 /// Bounds on encoded keys (of the clustered key, or of a secondary index's entries: the
 /// index columns followed by the clustered key).
 pub type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
-/// One row a range scan found: the entry's key (the clustered key for the primary index),
-/// the row's clustered key, the row.
-pub type RangeRow = (Key, Key, Row);
+/// A row image shared with the table: reading it copies nothing (the engine never changes an
+/// image in place; a write installs a new one).
+pub type SharedRow = Image;
+
+/// One row a range scan found: the row's cell (its clustered key), the entry's key when the
+/// scan read a secondary index, and the image the reader sees, shared rather than copied
+/// (a read of 100 rows then allocates nothing per row: the profile of oltp_read_only put a
+/// fifth of the server's time into copying rows and keys out of the tables).
+#[derive(Debug, Clone)]
+pub struct RangeRow {
+    entry: Option<Key>,
+    cell: Arc<RowCell>,
+    row: SharedRow,
+}
+
+impl RangeRow {
+    /// The key of the entry read: the clustered key for the primary index, else the
+    /// secondary entry (the index columns followed by the clustered key).
+    pub fn entry(&self) -> &[u8] {
+        self.entry.as_deref().unwrap_or(&self.cell.key)
+    }
+
+    /// The row's clustered (primary) key.
+    pub fn key(&self) -> &[u8] {
+        &self.cell.key
+    }
+
+    /// The row's values.
+    pub fn row(&self) -> &[Value] {
+        &self.row
+    }
+
+    /// The shared image.
+    pub fn into_shared(self) -> SharedRow {
+        self.row
+    }
+
+    /// The clustered key and an owned copy of the row.
+    pub fn into_owned(self) -> (Key, Row) {
+        (self.cell.key.clone(), self.row.to_vec())
+    }
+}
 
 fn slice(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     match b {
@@ -61,25 +100,33 @@ fn before(a: &ByteRange, b: &ByteRange) -> bool {
 }
 
 /// Up to `limit` entries of one range accepted by `keep`, merged across shards in key order
-/// (reversed when `reverse`).
+/// (reversed when `reverse`). `key_of` gives the entry key of a kept item: nothing is copied
+/// out of the shards but what `keep` returns (a row's cell and image are shared).
+///
+/// The shards' runs (each sorted) are merged by sorting their concatenation, one shard's lock
+/// held at a time. Each entry carries the first 16 bytes of its key as a big-endian integer
+/// ([`prefix16`]): almost every comparison is then one integer comparison, and only equal
+/// prefixes compare the keys' bytes (the profile had `memcmp` at 5–8 % of the server).
 fn scan_one<T>(
     map: &ShardedMap,
     range: &ByteRange,
     limit: usize,
     reverse: bool,
-    keep: &mut impl FnMut(&[u8], &std::sync::Arc<RowCell>) -> Option<T>,
-) -> Vec<(Key, T)> {
+    keep: &mut impl FnMut(&[u8], &Arc<RowCell>) -> Option<T>,
+    key_of: impl Fn(&T) -> &[u8],
+) -> Vec<T> {
     if limit == 0 || empty(range) {
         return Vec::new();
     }
     let bounds = (slice(&range.0), slice(&range.1));
-    let mut all = Vec::new();
+    let mut all: Vec<(u128, T)> = Vec::new();
+    let mut runs = 0;
     for shard in map.shards() {
         let m = shard.read();
         let mut n = 0;
-        let mut take = |k: &Key, cell: &std::sync::Arc<RowCell>| {
+        let mut take = |k: &Key, cell: &Arc<RowCell>| {
             if let Some(t) = keep(k, cell) {
-                all.push((k.clone(), t));
+                all.push((prefix16(k), t));
                 n += 1;
             }
             n < limit
@@ -97,14 +144,31 @@ fn scan_one<T>(
                 }
             }
         }
+        runs += usize::from(n > 0);
     }
-    if reverse {
-        all.sort_by(|a, b| b.0.cmp(&a.0));
-    } else {
-        all.sort_by(|a, b| a.0.cmp(&b.0));
+    if runs > 1 {
+        let cmp = |a: &(u128, T), b: &(u128, T)| {
+            a.0.cmp(&b.0).then_with(|| key_of(&a.1).cmp(key_of(&b.1)))
+        };
+        if reverse {
+            all.sort_by(|a, b| cmp(b, a));
+        } else {
+            all.sort_by(cmp);
+        }
     }
     all.truncate(limit);
-    all
+    all.into_iter().map(|(_, t)| t).collect()
+}
+
+/// The first 16 bytes of `key`, zero-padded, as a big-endian integer: if
+/// `prefix16(a) < prefix16(b)` then `a < b` bytewise (at the first differing byte either both
+/// have a byte, or `a` has ended, being a prefix of `b`), so comparing these first and the
+/// bytes only on a tie gives the keys' order.
+fn prefix16(key: &[u8]) -> u128 {
+    let mut b = [0u8; 16];
+    let n = key.len().min(16);
+    b[..n].copy_from_slice(&key[..n]);
+    u128::from_be_bytes(b)
 }
 
 impl Engine {
@@ -181,8 +245,9 @@ impl Engine {
                 self.inner.wait_for(txn, h, &mut deadline)?;
                 continue;
             }
-            let keys = |rows: &[RangeRow]| rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>();
-            if keys(&again.rows) == keys(&first.rows) {
+            let same = again.rows.len() == first.rows.len()
+                && again.rows.iter().zip(&first.rows).all(|(a, b)| a.entry() == b.entry());
+            if same {
                 return Ok(again.rows);
             }
         }
@@ -261,7 +326,7 @@ fn read_once(
         let mut blocker = None;
         let found: Vec<RangeRow> = match idx {
             None => {
-                let found = scan_one(&t.rows, range, left, reverse, &mut |_, cell| {
+                let mut keep = |_: &[u8], cell: &Arc<RowCell>| {
                     let st = cell.state.lock();
                     if locking && blocker.is_none() {
                         if let Some(o) = &st.owner {
@@ -270,12 +335,13 @@ fn read_once(
                             }
                         }
                     }
-                    st.visible(me, mode).cloned()
-                });
-                found.into_iter().map(|(k, r)| (k.clone(), k, r.to_vec())).collect()
+                    let row = st.visible(me, mode)?.clone();
+                    Some(RangeRow { entry: None, cell: cell.clone(), row })
+                };
+                scan_one(&t.rows, range, left, reverse, &mut keep, RangeRow::entry)
             }
             Some(i) => {
-                let found = scan_one(&t.indexes[i], range, left, reverse, &mut |entry, cell| {
+                let mut keep = |entry: &[u8], cell: &Arc<RowCell>| {
                     let st = cell.state.lock();
                     let has = |r: &Image| *schema.index_entry(i, r, &cell.key).0 == *entry;
                     if locking && blocker.is_none() {
@@ -285,10 +351,14 @@ fn read_once(
                             }
                         }
                     }
-                    let r = st.visible(me, mode).cloned()?;
-                    has(&r).then(|| (cell.key.clone(), r))
-                });
-                found.into_iter().map(|(e, (k, r))| (e, k, r.to_vec())).collect()
+                    let row = st.visible(me, mode)?.clone();
+                    has(&row).then(|| RangeRow {
+                        entry: Some(entry.into()),
+                        cell: cell.clone(),
+                        row,
+                    })
+                };
+                scan_one(&t.indexes[i], range, left, reverse, &mut keep, RangeRow::entry)
             }
         };
         if out.blocker.is_none() {
@@ -298,9 +368,9 @@ fn read_once(
             let covered = match found.last() {
                 Some(last) if found.len() == left => {
                     if reverse {
-                        (Bound::Included(last.0.to_vec()), range.1.clone())
+                        (Bound::Included(last.entry().to_vec()), range.1.clone())
                     } else {
-                        (range.0.clone(), Bound::Included(last.0.to_vec()))
+                        (range.0.clone(), Bound::Included(last.entry().to_vec()))
                     }
                 }
                 _ => range.clone(),
@@ -310,4 +380,33 @@ fn read_once(
         out.rows.extend(found);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix16;
+
+    /// Ordering by (prefix16, bytes) is the bytes' order, for keys shorter and longer than 16
+    /// bytes, with zero bytes (the padding's value) and prefixes of each other.
+    #[test]
+    fn prefix_then_bytes_is_the_byte_order() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut keys: Vec<Vec<u8>> = (0..3000)
+            .map(|_| {
+                let len = (next() % 24) as usize;
+                (0..len).map(|_| [0u8, 1, 0x80, 0xFF][(next() % 4) as usize]).collect()
+            })
+            .collect();
+        keys.push(Vec::new());
+        let mut by_bytes = keys.clone();
+        by_bytes.sort();
+        keys.sort_by(|a, b| prefix16(a).cmp(&prefix16(b)).then_with(|| a.cmp(b)));
+        assert_eq!(keys, by_bytes);
+    }
 }

@@ -40,9 +40,16 @@ pub(crate) fn cmp_key(a: &Value, b: &Value, coll: Option<u16>) -> Ordering {
 }
 
 /// The order of ORDER BY key lists `a` and `b` (`desc[i]`: key i descending).
-pub(crate) fn cmp_keys(a: &[Value], b: &[Value], colls: &[Option<u16>], desc: &[bool]) -> Ordering {
+/// The keys are found by position (`a(i)`: key i of the first row), so a key may be read
+/// where it already is (an ORDER BY key that is a select item, in the output row).
+pub(crate) fn cmp_keys_by<'v>(
+    a: impl Fn(usize) -> &'v Value,
+    b: impl Fn(usize) -> &'v Value,
+    colls: &[Option<u16>],
+    desc: &[bool],
+) -> Ordering {
     for (i, d) in desc.iter().enumerate() {
-        let o = cmp_key(&a[i], &b[i], colls.get(i).copied().flatten());
+        let o = cmp_key(a(i), b(i), colls.get(i).copied().flatten());
         if o != Ordering::Equal {
             return if *d { o.reverse() } else { o };
         }
