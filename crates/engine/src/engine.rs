@@ -1262,16 +1262,16 @@ impl Engine {
 
     /// The row as `txn` sees it (its own pending image, else the committed one). Never blocks.
     pub fn get(&self, txn: &Txn, table: TableId, key: &[u8]) -> Result<Option<Row>> {
-        Ok(self.get_shared(txn, table, key)?.map(|r| r.to_vec()))
+        self.get_shared(txn, table, key)
     }
 
-    /// [`Engine::get`] returning the image shared with the table (nothing copied).
+    /// [`Engine::get`] (one name for the SQL layer's shared-row reads).
     pub fn get_shared(&self, txn: &Txn, table: TableId, key: &[u8]) -> Result<Option<SharedRow>> {
         let t = self.inner.table(table)?;
         let cell = t.rows.shard(key).read().get(key).cloned();
         let mode = txn.read_mode();
         t.check_definition(mode, None)?;
-        let found = cell.and_then(|c| c.state.lock().visible(txn.id(), mode).cloned());
+        let found = cell.and_then(|c| c.state.lock().visible(txn.id(), mode).map(Image::to_vec));
         if found.is_some() || !txn.gap_locking() {
             return Ok(found);
         }

@@ -25,14 +25,15 @@ use crate::TableId;
 /// index columns followed by the clustered key).
 pub type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
-/// A row image shared with the table: reading it copies nothing (the engine never changes an
-/// image in place; a write installs a new one).
-pub type SharedRow = Image;
+/// A row as a read returns it: decoded from the table's encoded image once, by the scan
+/// (images are encoded bytes since issue 22's memory work: `crate::image`), then moved, never
+/// copied again, through the SQL layer.
+pub type SharedRow = Row;
 
-/// One row a range scan found: the row's cell (its clustered key), the entry's key when the
-/// scan read a secondary index, and the image the reader sees, shared rather than copied
-/// (a read of 100 rows then allocates nothing per row: the profile of oltp_read_only put a
-/// fifth of the server's time into copying rows and keys out of the tables).
+/// One row a range scan found: the row's cell (its clustered key, shared rather than copied),
+/// the entry's key when the scan read a secondary index, and the row the reader sees, decoded
+/// once from its image (the profile of oltp_read_only put a fifth of the server's time into
+/// copying rows and keys out of the tables, then copying them again in the SQL layer).
 #[derive(Debug, Clone)]
 pub struct RangeRow {
     entry: Option<Key>,
@@ -64,7 +65,7 @@ impl RangeRow {
 
     /// The clustered key and an owned copy of the row.
     pub fn into_owned(self) -> (Key, Row) {
-        (self.cell.key.clone(), self.row.to_vec())
+        (self.cell.key.clone(), self.row)
     }
 }
 
@@ -335,7 +336,7 @@ fn read_once(
                             }
                         }
                     }
-                    let row = st.visible(me, mode)?.clone();
+                    let row = st.visible(me, mode)?.to_vec();
                     Some(RangeRow { entry: None, cell: cell.clone(), row })
                 };
                 scan_one(&t.rows, range, left, reverse, &mut keep, RangeRow::entry)
@@ -351,11 +352,11 @@ fn read_once(
                             }
                         }
                     }
-                    let row = st.visible(me, mode)?.clone();
-                    has(&row).then(|| RangeRow {
+                    let image = st.visible(me, mode)?;
+                    has(image).then(|| RangeRow {
                         entry: Some(entry.into()),
                         cell: cell.clone(),
-                        row,
+                        row: image.to_vec(),
                     })
                 };
                 scan_one(&t.indexes[i], range, left, reverse, &mut keep, RangeRow::entry)
