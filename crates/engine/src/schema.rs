@@ -181,6 +181,15 @@ pub struct IndexDef {
     /// Column positions, in key order.
     pub columns: Vec<usize>,
     pub unique: bool,
+    /// The index's `COMMENT 'text'` (empty: none), shown by SHOW CREATE TABLE / SHOW INDEX.
+    pub comment: String,
+}
+
+impl IndexDef {
+    /// An index without a comment.
+    pub fn new(name: impl Into<String>, columns: Vec<usize>, unique: bool) -> IndexDef {
+        IndexDef { name: name.into(), columns, unique, comment: String::new() }
+    }
 }
 
 /// A table definition.
@@ -250,7 +259,7 @@ impl TableSchema {
     }
 
     pub fn with_index(mut self, name: &str, columns: Vec<usize>, unique: bool) -> TableSchema {
-        self.indexes.push(IndexDef { name: name.to_string(), columns, unique });
+        self.indexes.push(IndexDef::new(name, columns, unique));
         self
     }
 
@@ -758,10 +767,18 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     }
 }
 
+/// Set in an index's unique byte when a comment follows its columns (an index without one
+/// encodes as before comments were kept).
+const INDEX_COMMENT: u8 = 2;
+
 pub(crate) fn encode_index(out: &mut Vec<u8>, i: &IndexDef) {
     out.put_bytes(i.name.as_bytes());
-    out.put_u8(u8::from(i.unique));
+    let commented = if i.comment.is_empty() { 0 } else { INDEX_COMMENT };
+    out.put_u8(u8::from(i.unique) | commented);
     put_positions(out, &i.columns);
+    if commented != 0 {
+        out.put_bytes(i.comment.as_bytes());
+    }
 }
 
 fn put_positions(out: &mut Vec<u8>, p: &[usize]) {
@@ -777,7 +794,14 @@ fn positions(r: &mut Reader<'_>) -> Result<Vec<usize>> {
 }
 
 pub(crate) fn decode_index(r: &mut Reader<'_>) -> Result<IndexDef> {
-    Ok(IndexDef { name: r.string()?, unique: r.bool()?, columns: positions(r)? })
+    let name = r.string()?;
+    let flags = r.u8()?;
+    if flags & !(1 | INDEX_COMMENT) != 0 {
+        return Err(r.corrupt());
+    }
+    let columns = positions(r)?;
+    let comment = if flags & INDEX_COMMENT != 0 { r.string()? } else { String::new() };
+    Ok(IndexDef { name, columns, unique: flags & 1 != 0, comment })
 }
 
 pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {

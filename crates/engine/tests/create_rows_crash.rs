@@ -18,7 +18,7 @@ fn schema() -> TableSchema {
         vec![Column::new("id", int).auto_increment(), Column::new("v", ColumnType::VarChar(10))],
         vec![0],
     );
-    s.indexes.push(IndexDef { name: "v".into(), columns: vec![1], unique: true });
+    s.indexes.push(IndexDef::new("v", vec![1], true));
     s
 }
 

@@ -75,7 +75,7 @@ fn a_committed_change_is_durable_with_its_index() {
         e.commit(txn).expect("commit row");
         let mut d = e.begin();
         let new = vec![fk("c_ibfk_1", FkAction::Cascade), fk("fk2", FkAction::SetNull)];
-        let idx = IndexDef { name: "fk2".into(), columns: vec![1, 0], unique: false };
+        let idx = IndexDef::new("fk2", vec![1, 0], false);
         e.set_foreign_keys_in(&mut d, id, new.clone(), vec![idx]).expect("stage");
         e.commit(d).expect("commit ddl");
         e.flush_all().expect("flush");
@@ -109,7 +109,7 @@ fn a_prepared_change_stays_undecided_then_commits_or_rolls_back_whole() {
         tables(&e);
         let id = e.table_id("d.c").expect("c");
         let mut d = e.begin();
-        let idx = IndexDef { name: "k".into(), columns: vec![1, 0], unique: false };
+        let idx = IndexDef::new("k", vec![1, 0], false);
         e.set_foreign_keys_in(&mut d, id, vec![fk("other", FkAction::Restrict)], vec![idx])
             .expect("stage");
         let end = e.prepare(&mut d, xid).expect("prepare");

@@ -221,8 +221,7 @@ fn sysbench_rows_cost_per_row() {
         report("rows (insert, 100 per commit)", &input, &loaded, rows, start.elapsed());
 
     let start = Instant::now();
-    e.create_index(t, IndexDef { name: "k_1".into(), columns: vec![1], unique: false })
-        .expect("create index");
+    e.create_index(t, IndexDef::new("k_1", vec![1], false)).expect("create index");
     e.flush_all().expect("flush");
     let indexed = snap();
     let index_bytes =

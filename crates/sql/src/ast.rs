@@ -831,6 +831,8 @@ pub struct IndexSpec {
     pub name: Option<String>,
     pub columns: Vec<String>,
     pub unique: bool,
+    /// `COMMENT 'text'` among the index options (empty: none).
+    pub comment: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1206,8 +1208,11 @@ pub enum AlterOp {
     /// `ADD [CONSTRAINT [sym]] FOREIGN KEY ...` beside other operations (an ALTER made only
     /// of foreign key clauses is [`Stmt::AlterForeignKeys`]).
     AddForeignKey(FkSpec),
-    /// `DROP FOREIGN KEY sym` / `DROP CONSTRAINT sym` beside other operations.
+    /// `DROP FOREIGN KEY sym` beside other operations.
     DropForeignKey(String),
+    /// `DROP CONSTRAINT sym` (mysqld 8.0.19+): the PRIMARY / UNIQUE key or foreign key of
+    /// that name, resolved against the table before the ALTER (`ddl/alter.rs`).
+    DropConstraint(String),
     /// ENGINE=InnoDB, ALGORITHM, LOCK, ROW_FORMAT, FORCE, DISABLE/ENABLE KEYS:
     /// accepted, nothing to change.
     Accepted,

@@ -10,7 +10,7 @@
 
 use engine::{IndexDef, TableSchema, Txn, Value};
 
-use super::ast::{CreateTable, IndexSpec, Stmt, TableRef};
+use super::ast::{AlterOp, CreateTable, IndexSpec, Stmt, TableRef};
 use super::error::{Result, SqlError};
 use super::output::Output;
 use super::server::check_db_name;
@@ -155,7 +155,25 @@ impl Session {
             }
             Stmt::AlterTable { table, ops } => {
                 server.count("Com_alter_table");
-                self.alter_table(&mut txn, table, ops)?;
+                // DROP CONSTRAINT becomes DROP INDEX or DROP FOREIGN KEY; an ALTER left with
+                // foreign key clauses only takes their own path.
+                let ops = self.resolve_drop_constraints(table, ops)?;
+                let fk_only = ops
+                    .iter()
+                    .all(|op| matches!(op, AlterOp::AddForeignKey(_) | AlterOp::DropForeignKey(_)));
+                if fk_only {
+                    let (mut add, mut drop) = (Vec::new(), Vec::new());
+                    for op in ops {
+                        match op {
+                            AlterOp::AddForeignKey(f) => add.push(f),
+                            AlterOp::DropForeignKey(n) => drop.push(n),
+                            _ => unreachable!("checked above: foreign key clauses only"),
+                        }
+                    }
+                    self.fk_alter(&mut txn, table, &add, &drop)?;
+                } else {
+                    self.alter_table(&mut txn, table, &ops)?;
+                }
                 0
             }
             Stmt::RenameTables(pairs) => {
@@ -308,7 +326,12 @@ impl Session {
             .columns
             .iter()
             .filter(|c| c.unique)
-            .map(|c| IndexSpec { name: None, columns: vec![c.column.name.clone()], unique: true })
+            .map(|c| IndexSpec {
+                name: None,
+                columns: vec![c.column.name.clone()],
+                unique: true,
+                comment: String::new(),
+            })
             .collect();
         specs.extend(ct.indexes.iter().cloned());
         for spec in &specs {
@@ -366,5 +389,19 @@ fn index_def(schema: &TableSchema, spec: &IndexSpec, existing: &[IndexDef]) -> R
             n
         }
     };
-    Ok(IndexDef { name, columns, unique: spec.unique })
+    check_index_comment(&name, &spec.comment)?;
+    Ok(IndexDef { name, columns, unique: spec.unique, comment: spec.comment.clone() })
+}
+
+/// 1688 for an index COMMENT longer than mysqld's 1024 characters (`INDEX_COMMENT_MAXLEN`,
+/// `validate_comment_length` in strict mode).
+pub(crate) fn check_index_comment(index: &str, comment: &str) -> Result<()> {
+    if comment.chars().count() <= 1024 {
+        return Ok(());
+    }
+    Err(SqlError::Other {
+        code: 1688,
+        sqlstate: "HY000",
+        message: format!("Comment for index '{index}' is too long (max = 1024)"),
+    })
 }

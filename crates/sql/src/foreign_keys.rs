@@ -612,7 +612,7 @@ impl Session {
                         n
                     }
                 };
-                let def = IndexDef { name: index_name, columns: columns.clone(), unique: false };
+                let def = IndexDef::new(index_name, columns.clone(), false);
                 schema.indexes.push(def.clone());
                 added.push(def);
             }

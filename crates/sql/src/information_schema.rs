@@ -226,6 +226,8 @@ pub(crate) fn statistics_rows(
     let cardinality = sess.server.engine.row_count(t.id).unwrap_or(0) as i64;
     let mut rows = Vec::new();
     for (key, unique, cols) in keys(t) {
+        // The index's COMMENT (the primary key keeps none).
+        let comment = t.indexes.iter().find(|i| i.name == key).map_or("", |i| i.comment.as_str());
         for (seq, &p) in cols.iter().enumerate() {
             let c = &t.columns[p];
             rows.push(vec![
@@ -244,7 +246,7 @@ pub(crate) fn statistics_rows(
                 text(if c.nullable { "YES" } else { "" }),
                 text("BTREE"),
                 text(""),
-                text(""),
+                text(comment),
                 text("YES"),
                 Value::Null,
             ]);

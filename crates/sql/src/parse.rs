@@ -1475,7 +1475,12 @@ impl Front<'_> {
                 let columns = ci.columns.iter().map(index_column).collect::<Result<Vec<_>>>()?;
                 Ok(Stmt::CreateIndex {
                     table: TableRef::from_sql(&ci.table_name)?,
-                    index: IndexSpec { name, columns, unique: ci.unique },
+                    index: IndexSpec {
+                        name,
+                        columns,
+                        unique: ci.unique,
+                        comment: index_comment(&ci.index_options),
+                    },
                 })
             }
             sp::Statement::Drop { object_type, if_exists, names, table, temporary, .. } => {
@@ -1974,17 +1979,25 @@ impl Front<'_> {
                     }
                     primary_key = Some(cols.iter().map(index_column).collect::<Result<_>>()?);
                 }
-                sp::TableConstraint::Unique { name, index_name, columns: cols, .. } => indexes
-                    .push(IndexSpec {
-                        name: index_name.as_ref().or(name.as_ref()).map(|n| n.value.clone()),
-                        columns: cols.iter().map(index_column).collect::<Result<_>>()?,
-                        unique: true,
-                    }),
-                sp::TableConstraint::Index { name, columns: cols, .. } => indexes.push(IndexSpec {
-                    name: name.as_ref().map(|n| n.value.clone()),
+                sp::TableConstraint::Unique {
+                    name,
+                    index_name,
+                    columns: cols,
+                    index_options,
+                    ..
+                } => indexes.push(IndexSpec {
+                    name: index_name.as_ref().or(name.as_ref()).map(|n| n.value.clone()),
                     columns: cols.iter().map(index_column).collect::<Result<_>>()?,
-                    unique: false,
+                    unique: true,
+                    comment: index_comment(index_options),
                 }),
+                sp::TableConstraint::Index { name, columns: cols, index_options, .. } => indexes
+                    .push(IndexSpec {
+                        name: name.as_ref().map(|n| n.value.clone()),
+                        columns: cols.iter().map(index_column).collect::<Result<_>>()?,
+                        unique: false,
+                        comment: index_comment(index_options),
+                    }),
                 sp::TableConstraint::ForeignKey { .. } => {
                     foreign_keys.push(super::fk_syntax::fk_spec(con)?)
                 }
@@ -2896,6 +2909,18 @@ fn interval_unit(iv: &sp::Interval) -> Result<Unit> {
     };
     let text = text.trim_end_matches('S').to_string();
     Unit::from_name(&text).ok_or_else(|| SqlError::near(&text))
+}
+
+/// The `COMMENT 'text'` among an index's options (the last one given; empty: none).
+fn index_comment(options: &[sp::IndexOption]) -> String {
+    options
+        .iter()
+        .rev()
+        .find_map(|o| match o {
+            sp::IndexOption::Comment(c) => Some(c.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// An `EXTRACT` field as a unit.

@@ -98,6 +98,19 @@ pub(crate) struct SessionAccount {
     pub privileges: Privileges,
 }
 
+/// The CHECK OPTION of the running statement (`views/write.rs` sets and checks it): rows
+/// written to `table` must satisfy `cond`.
+#[derive(Debug, Clone)]
+pub(crate) struct ViewCheck {
+    /// The base table's engine name (`db.t`).
+    pub table: String,
+    pub cond: super::ast::Expr,
+    /// `db.v` of the view the statement named (1369's text).
+    pub view: String,
+    /// `cond` bound over the base table, once per statement.
+    pub bound: Option<super::ast::Expr>,
+}
+
 /// One connection's SQL session.
 pub struct Session {
     pub(crate) server: Arc<Server>,
@@ -139,6 +152,8 @@ pub struct Session {
     client_collation: Option<u16>,
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rows, not changed ones.
     pub(crate) found_rows: bool,
+    /// The running statement's view CHECK OPTION (set by `expand_views`, `views/write.rs`).
+    pub(crate) view_check: Option<ViewCheck>,
     /// `SET TRANSACTION ISOLATION LEVEL` without a scope: the next transaction's level.
     pub(crate) next_isolation: Option<super::isolation::Isolation>,
     /// `LOCK TABLES`: the tables (`db.table`, lower case) this session locked, and whether
@@ -220,6 +235,7 @@ impl Session {
             process: None,
             client_collation: None,
             found_rows: false,
+            view_check: None,
             next_isolation: None,
             locked_tables: None,
             write_pass: None,

@@ -480,11 +480,19 @@ pub(crate) fn create_table_text(
     if !s.primary_key.is_empty() {
         lines.push(format!("  PRIMARY KEY ({})", cols(&s.primary_key)));
     }
+    // mysqld's `store_key_options`: ` COMMENT '...'` after the key parts.
+    let key_comment = |i: &engine::IndexDef| {
+        if i.comment.is_empty() {
+            String::new()
+        } else {
+            format!(" COMMENT {}", quoted(&i.comment))
+        }
+    };
     for i in s.indexes.iter().filter(|i| i.unique) {
-        lines.push(format!("  UNIQUE KEY `{}` ({})", i.name, cols(&i.columns)));
+        lines.push(format!("  UNIQUE KEY `{}` ({}){}", i.name, cols(&i.columns), key_comment(i)));
     }
     for i in s.indexes.iter().filter(|i| !i.unique) {
-        lines.push(format!("  KEY `{}` ({})", i.name, cols(&i.columns)));
+        lines.push(format!("  KEY `{}` ({}){}", i.name, cols(&i.columns), key_comment(i)));
     }
     for fk in &s.foreign_keys {
         lines.push(format!("  {}", crate::foreign_keys::constraint_clause(s, fk)));

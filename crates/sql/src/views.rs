@@ -40,6 +40,8 @@ use crate::output::{Output, ResultColumn};
 use crate::session::{Session, SessionAccount};
 use crate::vars::Var;
 
+mod write;
+
 /// How deeply views may name views (mysqld bounds it by its stack; 1462 on a cycle).
 pub(crate) const MAX_NESTING: usize = 32;
 
@@ -201,6 +203,15 @@ fn invalid_view(db: &str, name: &str) -> SqlError {
     }
 }
 
+/// 1462: a view names itself, or views nest deeper than [`MAX_NESTING`].
+fn recursion(db: &str, name: &str) -> SqlError {
+    SqlError::Other {
+        code: 1462,
+        sqlstate: "HY000",
+        message: format!("`{db}`.`{name}` contains view recursion"),
+    }
+}
+
 /// Whether any view exists: statements skip looking their tables up as views otherwise.
 fn no_views(sess: &Session) -> bool {
     !sess.server.engine.has_views()
@@ -302,7 +313,7 @@ impl Session {
                 return Err(SqlError::DuplicateColumn(c.name.clone()));
             }
         }
-        if def.check_option != "NONE" && !is_updatable(&cv.select) {
+        if def.check_option != "NONE" && !self.select_is_updatable(&db, &cv.select, &def, 0) {
             return Err(SqlError::Other {
                 code: 1368,
                 sqlstate: "HY000",
@@ -396,11 +407,7 @@ impl Session {
     ) -> Result<Select> {
         let key = self.server.name_key(&format!("{db}.{name}"));
         if chain.contains(&key) || chain.len() >= MAX_NESTING {
-            return Err(SqlError::Other {
-                code: 1462,
-                sqlstate: "HY000",
-                message: format!("`{db}`.`{name}` contains view recursion"),
-            });
+            return Err(recursion(db, name));
         }
         let parsed = crate::parse::parse(&def.body).map_err(|_| invalid_view(db, name))?;
         let Stmt::Select(mut select) = parsed.stmt else { return Err(invalid_view(db, name)) };
@@ -427,8 +434,21 @@ impl Session {
         select: &Select,
     ) -> Result<()> {
         let stmt = Stmt::Select(select.clone());
+        self.as_view_security(db, name, def, |sess| sess.check_privileges(&stmt))
+    }
+
+    /// Runs the privilege check `f` as the view's definer (SQL SECURITY DEFINER) or the
+    /// invoker, as mysqld's `check_table_access` with the view's security context: 1449 if
+    /// the definer is gone, a definer's missing right is 1356.
+    fn as_view_security(
+        &mut self,
+        db: &str,
+        name: &str,
+        def: &ViewDef,
+        f: impl FnOnce(&mut Session) -> Result<()>,
+    ) -> Result<()> {
         if def.security == "INVOKER" || self.account.is_none() {
-            return self.check_privileges(&stmt);
+            return f(self);
         }
         let Some(users) = self.server.accounts().cloned() else { return Ok(()) };
         let Some(account) = users.get(&def.definer.user, &def.definer.host) else {
@@ -446,7 +466,7 @@ impl Session {
             privileges: account.privileges,
         };
         let saved = self.account.replace(definer);
-        let r = self.check_privileges(&stmt);
+        let r = f(self);
         self.account = saved;
         r.map_err(|e| match e.code() {
             1142 | 1143 => invalid_view(db, name),
@@ -543,17 +563,15 @@ impl Session {
     }
 
     /// `stmt` with the views it reads replaced by their SELECTs (None: it names no view, or
-    /// is not a statement that reads tables). Writes whose target is a view are refused.
+    /// is not a statement that reads tables). A single-table INSERT / UPDATE / DELETE whose
+    /// target is a view is rewritten onto the view's base table (`views/write.rs`), its
+    /// CHECK OPTION installed as the statement's `ViewCheck`; a multi-table write naming a
+    /// view is refused.
     pub(crate) fn expand_views(&mut self, stmt: &Stmt) -> Result<Option<Stmt>> {
+        self.view_check = None;
         if no_views(self) {
             return Ok(None);
         }
-        let refuse = |sess: &Session, t: &TableRef, verb: &str| -> Result<()> {
-            match sess.lookup_view(t) {
-                Some((_, name, _)) => Err(not_writable(&name, verb)),
-                None => Ok(()),
-            }
-        };
         let mut out = stmt.clone();
         let mut chain = Vec::new();
         match &mut out {
@@ -563,36 +581,49 @@ impl Session {
                 None => return Ok(None),
             },
             Stmt::InsertSelect(is) => {
-                refuse(self, &is.insert.table, "INSERT")?;
+                self.insert_through_view(&mut is.insert)?;
                 self.expand_select(&mut is.select, true, &mut chain)?;
             }
             Stmt::Insert(i) => {
-                refuse(self, &i.table, "INSERT")?;
-                return Ok(None);
+                self.insert_through_view(i)?;
+                for e in
+                    i.rows.iter_mut().flatten().chain(i.on_duplicate.iter_mut().map(|(_, e)| e))
+                {
+                    self.expand_expr(e, true, &mut chain)?;
+                }
             }
             Stmt::Update(u) => {
-                refuse(self, &u.table, "UPDATE")?;
+                // A join view's UPDATE becomes a multi-table UPDATE of its tables.
+                if let Some(Some(mut multi)) = self.update_through_view(u)? {
+                    if let Stmt::MultiUpdate(m) = &mut multi {
+                        let exprs = m.set.iter_mut().map(|(_, _, e)| e);
+                        for e in exprs.chain(m.from.filter.iter_mut()).collect::<Vec<_>>() {
+                            self.expand_expr(e, true, &mut chain)?;
+                        }
+                    }
+                    return Ok(Some(multi));
+                }
                 let exprs = u.set.iter_mut().map(|(_, e)| e).chain(u.filter.iter_mut());
                 for e in exprs.collect::<Vec<_>>() {
                     self.expand_expr(e, true, &mut chain)?;
                 }
             }
             Stmt::Delete(d) => {
-                refuse(self, &d.table, "DELETE")?;
+                self.delete_through_view(d)?;
                 if let Some(f) = d.filter.as_mut() {
                     self.expand_expr(f, true, &mut chain)?;
                 }
             }
             Stmt::MultiUpdate(_) | Stmt::MultiDelete(_) => {
                 let (from, verb) = match &out {
-                    Stmt::MultiUpdate(u) => (&u.from, "UPDATE"),
-                    Stmt::MultiDelete(d) => (&d.from, "DELETE"),
+                    Stmt::MultiUpdate(u) => (&u.from, write::Verb::Update),
+                    Stmt::MultiDelete(d) => (&d.from, write::Verb::Delete),
                     _ => unreachable!("matched above"),
                 };
                 let first = from.from.iter().filter(|_| from.derived.is_none());
                 let rest = from.joins.iter().filter(|j| j.derived.is_none()).map(|j| &j.table);
                 if let Some(t) = first.chain(rest).find(|t| self.lookup_view(t).is_some()) {
-                    return Err(not_writable(&t.name, verb));
+                    return Err(write::not_writable(&t.name, verb));
                 }
                 return Ok(None);
             }
@@ -703,11 +734,7 @@ impl Session {
             let me = self.current_user();
             let shown = me == format!("{}@{}", def.definer.user, def.definer.host)
                 || self.need_view_privilege(&db, &name, "SHOW VIEW").is_ok();
-            let select = crate::parse::parse(&def.body).ok().and_then(|p| match p.stmt {
-                Stmt::Select(s) => Some(s),
-                _ => None,
-            });
-            let updatable = select.as_ref().is_some_and(is_updatable);
+            let updatable = self.view_is_updatable(&db, &def, 0);
             let text = |s: &str| Value::Bytes(s.as_bytes().to_vec());
             out.push(vec![
                 text("def"),
@@ -724,42 +751,6 @@ impl Session {
         }
         out
     }
-}
-
-/// 1471 (INSERT) or 1288 (UPDATE, DELETE) for a write through a view.
-fn not_writable(name: &str, verb: &str) -> SqlError {
-    if verb == "INSERT" {
-        SqlError::Other {
-            code: 1471,
-            sqlstate: "HY000",
-            message: format!("The target table {name} of the INSERT is not insertable-into"),
-        }
-    } else {
-        SqlError::Other {
-            code: 1288,
-            sqlstate: "HY000",
-            message: format!("The target table {name} of the {verb} is not updatable"),
-        }
-    }
-}
-
-/// mysqld's updatability rule for a view's SELECT (`mysql_make_view`'s `updatable_view`): one
-/// table, no aggregate, DISTINCT, GROUP BY, HAVING, LIMIT or subquery in the SELECT list.
-pub(crate) fn is_updatable(s: &Select) -> bool {
-    let agg = s.items.iter().any(|i| match i {
-        SelectItem::Expr { expr, .. } => {
-            expr.has_aggregate() || expr.has_window() || crate::ast::expr_has_subquery(expr)
-        }
-        _ => false,
-    });
-    s.from.is_some()
-        && !agg
-        && !s.distinct
-        && s.group_by.is_empty()
-        && s.having.is_none()
-        && s.limit.is_none()
-        && s.derived.as_ref().is_none_or(|d| is_updatable(d))
-        && s.joins.is_empty()
 }
 
 /// Qualifies the unqualified tables `s` reads with `db` (derived tables and subqueries too):

@@ -50,6 +50,9 @@ impl Session {
         row: Row,
         row_no: u64,
     ) -> Result<(Key, Option<u64>)> {
+        if self.view_check.is_some() {
+            self.view_check_row(t, &row)?;
+        }
         let engine = self.server.engine.clone();
         let open = self.txn_mut()?;
         let proposed = row.clone();
@@ -94,6 +97,9 @@ impl Session {
         t.schema
             .normalize_row(&mut row)
             .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &row, c)))?;
+        if self.view_check.is_some() {
+            self.view_check_row(t, &row)?;
+        }
         // Children of the row first (their referential actions), as InnoDB's
         // `row_upd_check_references_constraints`.
         self.fk_before_parent_change(&t.schema, &before, Some(&row), 0)?;

@@ -283,3 +283,80 @@ fn window_metadata_and_errors() {
     q(&mut s, "EXPLAIN SELECT id, ROW_NUMBER() OVER (ORDER BY v) FROM t");
     q(&mut s, "EXPLAIN SELECT g, COUNT(*) FROM t GROUP BY g WITH ROLLUP");
 }
+
+/// RANGE frames with INTERVAL offsets over a temporal ORDER BY key (mysqld 8.0's
+/// `Window::check_border_sanity`, manual "Window Function Frame Specification"). MariaDB
+/// 10.11 has no INTERVAL frame bounds, so these are MySQL's answers worked out by hand.
+#[test]
+fn range_frames_take_intervals_over_temporal_keys() {
+    let srv = server();
+    let mut s = srv.session("root", "localhost");
+    q(&mut s, "CREATE DATABASE d");
+    q(&mut s, "USE d");
+    q(&mut s, "CREATE TABLE e (id INT PRIMARY KEY, d DATE, ts DATETIME, n INT)");
+    q(
+        &mut s,
+        "INSERT INTO e VALUES (1,'2024-01-01','2024-01-01 10:00:00',1),\
+         (2,'2024-01-02','2024-01-01 10:30:00',2),(3,'2024-01-05','2024-01-01 12:00:00',4),\
+         (4,'2024-01-31','2024-01-02 10:00:00',8),(5,'2024-02-29','2024-01-02 10:00:00',16),\
+         (6,NULL,NULL,32)",
+    );
+    // Two days back to the current row.
+    assert_eq!(
+        r(
+            &mut s,
+            "SELECT id, SUM(n) OVER (ORDER BY d RANGE BETWEEN INTERVAL 2 DAY PRECEDING AND \
+             CURRENT ROW) FROM e ORDER BY id"
+        ),
+        ["1,1", "2,3", "3,4", "4,8", "5,16", "6,32"]
+    );
+    // A month ahead (calendar months: Jan 31 + 1 month = Feb 29 in 2024), descending too.
+    assert_eq!(
+        r(
+            &mut s,
+            "SELECT id, SUM(n) OVER (ORDER BY d RANGE BETWEEN CURRENT ROW AND INTERVAL 1 MONTH \
+             FOLLOWING) FROM e ORDER BY id"
+        ),
+        ["1,15", "2,14", "3,12", "4,24", "5,16", "6,32"]
+    );
+    assert_eq!(
+        r(
+            &mut s,
+            "SELECT id, COUNT(*) OVER (ORDER BY d DESC RANGE INTERVAL 3 DAY PRECEDING) \
+             FROM e ORDER BY id"
+        ),
+        ["1,2", "2,2", "3,1", "4,1", "5,1", "6,1"]
+    );
+    // Hours and a compound unit over DATETIME; peers share the frame.
+    assert_eq!(
+        r(
+            &mut s,
+            "SELECT id, SUM(n) OVER (ORDER BY ts RANGE BETWEEN INTERVAL 1 HOUR PRECEDING AND \
+             INTERVAL '0:30' HOUR_MINUTE FOLLOWING) FROM e ORDER BY id"
+        ),
+        ["1,3", "2,3", "3,4", "4,24", "5,24", "6,32"]
+    );
+    // The wrong kind of offset for the key, or of key (mysqld's 3587 / 3588 / 3589 / 3596).
+    assert_eq!(code(&mut s, "SELECT SUM(n) OVER (ORDER BY d RANGE 1 PRECEDING) FROM e"), 3588);
+    assert_eq!(
+        code(&mut s, "SELECT SUM(n) OVER (ORDER BY n RANGE INTERVAL 1 DAY PRECEDING) FROM e"),
+        3589
+    );
+    assert_eq!(
+        code(&mut s, "SELECT SUM(n) OVER (ORDER BY d, n RANGE INTERVAL 1 DAY PRECEDING) FROM e"),
+        3587
+    );
+    assert_eq!(code(&mut s, "SELECT SUM(n) OVER (RANGE INTERVAL 1 DAY PRECEDING) FROM e"), 3587);
+    assert_eq!(
+        code(&mut s, "SELECT SUM(n) OVER (ORDER BY CONCAT(d) RANGE 1 PRECEDING) FROM e"),
+        3587
+    );
+    assert_eq!(
+        code(&mut s, "SELECT SUM(n) OVER (ORDER BY d ROWS INTERVAL 1 DAY PRECEDING) FROM e"),
+        3596
+    );
+    assert_eq!(
+        code(&mut s, "SELECT SUM(n) OVER (ORDER BY d RANGE INTERVAL -1 DAY PRECEDING) FROM e"),
+        3586
+    );
+}

@@ -131,7 +131,7 @@ pub fn run_ddl(c: &Coord, query: &str) -> commit::Result<commit::Committed> {
         }
         ["TRUNCATE", "TABLE", name] => e.truncate_in(&mut txn, id(name)),
         ["CREATE", "INDEX", index, "ON", name, ..] => {
-            let def = engine::IndexDef { name: index.into(), columns: vec![1], unique: false };
+            let def = engine::IndexDef::new(index, vec![1], false);
             e.create_index_in(&mut txn, id(name), def)
         }
         ["DROP", "INDEX", index, "ON", name] => e.drop_index_in(&mut txn, id(name), index),

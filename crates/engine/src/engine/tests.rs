@@ -505,12 +505,9 @@ fn ddl_is_durable_and_waits_for_users() {
     );
     commit_row(&e, t, row(1, 5, "a"));
     commit_row(&e, t, row(2, 5, "b"));
-    let err = e
-        .create_index(t, IndexDef { name: "uk5".into(), columns: vec![1], unique: true })
-        .expect_err("dups");
+    let err = e.create_index(t, IndexDef::new("uk5", vec![1], true)).expect_err("dups");
     assert_eq!(err.mysql_code(), 1062);
-    e.create_index(t, IndexDef { name: "kn".into(), columns: vec![1, 2], unique: true })
-        .expect("index");
+    e.create_index(t, IndexDef::new("kn", vec![1, 2], true)).expect("index");
     // A DDL waits for a transaction holding changes on the table.
     let mut w = e.begin();
     e.insert(&mut w, t, row(3, 6, "c")).expect("insert");
@@ -662,7 +659,7 @@ fn a_prepared_ddl_stays_undecided_across_checkpoints_and_crashes() {
             .expect("stage create");
         e.drop_table_in(&mut d, old).expect("stage drop");
         e.truncate_in(&mut d, tr).expect("stage truncate");
-        let index = IndexDef { name: "k2".into(), columns: vec![1], unique: false };
+        let index = IndexDef::new("k2", vec![1], false);
         e.create_index_in(&mut d, t, index).expect("stage index");
         let end = e.prepare(&mut d, xid).expect("prepare");
         e.flush_up_to(end).expect("flush");

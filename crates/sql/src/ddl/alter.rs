@@ -51,6 +51,7 @@ struct WorkIndex {
     name: String,
     columns: Vec<String>,
     unique: bool,
+    comment: String,
 }
 
 fn cant_drop(name: &str) -> SqlError {
@@ -175,6 +176,54 @@ impl Session {
     }
 
     /// `ALTER TABLE t ops`.
+    /// `ops` with each `DROP CONSTRAINT sym` resolved against the table as it is (mysqld's
+    /// `Drop_constraint_type_resolver::resolve_constraint_type`, sql_constraint.cc): the
+    /// PRIMARY or UNIQUE key of that name becomes DROP INDEX, the foreign key DROP FOREIGN
+    /// KEY; both is 3939, neither 3940. (binlogd keeps no CHECK constraints: refused at
+    /// creation.)
+    pub(crate) fn resolve_drop_constraints(
+        &self,
+        table: &TableRef,
+        ops: &[AlterOp],
+    ) -> Result<Vec<AlterOp>> {
+        if !ops.iter().any(|op| matches!(op, AlterOp::DropConstraint(_))) {
+            return Ok(ops.to_vec());
+        }
+        let (_, old, _) = self.resolve_table(table)?;
+        let mut out = Vec::with_capacity(ops.len());
+        for op in ops {
+            let AlterOp::DropConstraint(n) = op else {
+                out.push(op.clone());
+                continue;
+            };
+            let key = (eq(n, "PRIMARY") && !old.primary_key.is_empty())
+                || old.indexes.iter().any(|i| i.unique && eq(&i.name, n));
+            let fk = old.foreign_keys.iter().any(|f| eq(&f.name, n));
+            out.push(match (key, fk) {
+                (true, true) => {
+                    return Err(SqlError::Other {
+                        code: 3939,
+                        sqlstate: "HY000",
+                        message: format!(
+                            "Table has multiple constraints with the name '{n}'. Please use \
+                             constraint specific 'DROP' clause."
+                        ),
+                    })
+                }
+                (true, false) => AlterOp::DropIndex { name: n.clone(), if_exists: false },
+                (false, true) => AlterOp::DropForeignKey(n.clone()),
+                (false, false) => {
+                    return Err(SqlError::Other {
+                        code: 3940,
+                        sqlstate: "HY000",
+                        message: format!("Constraint '{n}' does not exist."),
+                    })
+                }
+            });
+        }
+        Ok(out)
+    }
+
     pub(super) fn alter_table(
         &mut self,
         txn: &mut Txn,
@@ -207,6 +256,7 @@ impl Session {
                 name: i.name.clone(),
                 columns: i.columns.iter().map(|&p| old.columns[p].name.clone()).collect(),
                 unique: i.unique,
+                comment: i.comment.clone(),
             })
             .collect();
         // Columns whose values must be converted (type changed); NOT NULL newly required.
@@ -400,6 +450,8 @@ impl Session {
                 AlterOp::AutoIncrement(n) => auto_increment_start = Some(*n),
                 AlterOp::Comment(text) => comment = text.clone(),
                 AlterOp::AddForeignKey(spec) => fk_adds.push(spec.clone()),
+                // Resolved by the caller (`resolve_drop_constraints`).
+                AlterOp::DropConstraint(n) => return Err(cant_drop(n)),
                 AlterOp::DropForeignKey(n) => {
                     let known = old.foreign_keys.iter().any(|f| eq(&f.name, n));
                     if !known || fk_drops.iter().any(|d| eq(d, n)) {
@@ -430,7 +482,12 @@ impl Session {
         }
         for ix in &indexes {
             let columns = ix.columns.iter().map(|c| pos(c)).collect::<Result<Vec<_>>>()?;
-            schema.indexes.push(IndexDef { name: ix.name.clone(), columns, unique: ix.unique });
+            schema.indexes.push(IndexDef {
+                name: ix.name.clone(),
+                columns,
+                unique: ix.unique,
+                comment: ix.comment.clone(),
+            });
         }
         match schema.auto_increment_columns()[..] {
             [] => {}
@@ -574,7 +631,12 @@ impl Session {
         }
         if spec.unique {
             let name = free_name(indexes, &spec.column.name);
-            indexes.push(WorkIndex { name, columns: vec![spec.column.name.clone()], unique: true });
+            indexes.push(WorkIndex {
+                name,
+                columns: vec![spec.column.name.clone()],
+                unique: true,
+                comment: String::new(),
+            });
         }
         Ok(())
     }
@@ -615,7 +677,13 @@ fn add_index(cols: &[WorkColumn], indexes: &mut Vec<WorkIndex>, spec: &IndexSpec
         }
         None => free_name(indexes, spec.columns.first().map_or("key", |s| s.as_str())),
     };
-    indexes.push(WorkIndex { name, columns: spec.columns.clone(), unique: spec.unique });
+    crate::ddl::check_index_comment(&name, &spec.comment)?;
+    indexes.push(WorkIndex {
+        name,
+        columns: spec.columns.clone(),
+        unique: spec.unique,
+        comment: spec.comment.clone(),
+    });
     Ok(())
 }
 

@@ -28,11 +28,12 @@ use std::cmp::Ordering;
 use engine::{encode_key, Row, TableSchema, Value};
 
 use super::{expr_type, Binder, SelectPlan};
-use crate::ast::{AggKind, BinOp, Expr, WinBound, WinFunc, WindowCall};
+use crate::ast::{AggKind, BinOp, Expr, Func, WinBound, WinFunc, WindowCall};
 use crate::error::{Result, SqlError};
 use crate::eval::collate::keyed;
 use crate::eval::{arith, compare, eval};
 use crate::output::{flags, MysqlType, ResultColumn};
+use crate::timefn::{TimeFn, Unit};
 
 /// Where late slots are numbered while binding (far above any aggregate's position).
 pub(crate) const LATE_BASE: usize = usize::MAX / 2;
@@ -66,6 +67,8 @@ pub(crate) struct Window {
     pub rows: bool,
     pub start: Bound,
     pub end: Bound,
+    /// The INTERVAL units of a RANGE frame's start and end offsets (None: a number).
+    pub units: [Option<Unit>; 2],
     /// NTILE's buckets, LAG/LEAD's offset, NTH_VALUE's N.
     pub n: u64,
     /// MIN/MAX: the collation strings compare under.
@@ -81,6 +84,27 @@ fn err(code: u16, message: String) -> SqlError {
 /// 3593 ER_WINDOW_INVALID_WINDOW_FUNC_USE.
 pub(crate) fn misplaced(func: WinFunc) -> SqlError {
     err(3593, format!("You cannot use the window function '{}' in this context.'", func.name()))
+}
+
+/// A temporal ORDER BY key: RANGE offsets are INTERVALs.
+fn temporal_type(t: MysqlType) -> bool {
+    matches!(t, MysqlType::Date | MysqlType::DateTime | MysqlType::Timestamp | MysqlType::Time)
+}
+
+/// A numeric ORDER BY key (YEAR included, as mysqld's `Item::is_temporal` excludes it).
+fn numeric_type(t: MysqlType) -> bool {
+    matches!(
+        t,
+        MysqlType::Tiny
+            | MysqlType::Short
+            | MysqlType::Long
+            | MysqlType::LongLong
+            | MysqlType::Int24
+            | MysqlType::Float
+            | MysqlType::Double
+            | MysqlType::NewDecimal
+            | MysqlType::Year
+    )
 }
 
 /// Whether `e` reads no row (a constant after binding).
@@ -155,10 +179,19 @@ impl Binder<'_> {
             _ => 0,
         };
         let (rows, start, end) = match &w.frame {
-            None => (false, Bound::UnboundedPreceding, Bound::CurrentRow),
+            None => (false, (Bound::UnboundedPreceding, None), (Bound::CurrentRow, None)),
             Some(f) => {
                 let wname = "<unnamed window>";
-                let offset = |this: &mut Self, e: &Expr| -> Result<Value> {
+                // The one ORDER BY key's type decides what a RANGE offset may be (mysqld's
+                // `Window::check_border_sanity`): a number for a numeric key, an INTERVAL
+                // for a temporal one.
+                let key = match order.as_slice() {
+                    [(k, ..)] => {
+                        Some(expr_type(k, self.table, self.aggs.as_deref().unwrap_or(&[])))
+                    }
+                    _ => None,
+                };
+                let offset = |this: &mut Self, e: &Expr| -> Result<(Value, Option<Unit>)> {
                     let bad = || {
                         err(
                             3586,
@@ -167,6 +200,14 @@ impl Binder<'_> {
                                  non-integral type"
                             ),
                         )
+                    };
+                    let (e, unit) = match e {
+                        Expr::Func(Func::Time(TimeFn::AddInterval { unit, .. }), a)
+                            if a.len() == 1 =>
+                        {
+                            (&a[0], Some(*unit))
+                        }
+                        e => (e, None),
                     };
                     let b = this.bind(e)?;
                     if !constant(&b) {
@@ -184,24 +225,53 @@ impl Binder<'_> {
                     if v == Value::Null || negative || (f.rows && !integral) {
                         return Err(bad());
                     }
-                    if !f.rows && (w.order.len() != 1) {
-                        return Err(err(
-                            3587,
-                            format!(
-                                "Window '{wname}' with RANGE N PRECEDING/FOLLOWING frame requires \
-                                 exactly one ORDER BY expression, of numeric or temporal type"
-                            ),
-                        ));
+                    if !f.rows {
+                        let temporal = key.is_some_and(temporal_type);
+                        let numeric = key.is_some_and(numeric_type);
+                        if key.is_none() || !(temporal || numeric) {
+                            return Err(err(
+                                3587,
+                                format!(
+                                    "Window '{wname}' with RANGE N PRECEDING/FOLLOWING frame \
+                                     requires exactly one ORDER BY expression, of numeric or \
+                                     temporal type"
+                                ),
+                            ));
+                        }
+                        if temporal && unit.is_none() {
+                            return Err(err(
+                                3588,
+                                format!(
+                                    "Window '{wname}' with RANGE frame has ORDER BY expression \
+                                     of datetime type. Only INTERVAL bound value allowed."
+                                ),
+                            ));
+                        }
+                        if numeric && unit.is_some() {
+                            return Err(err(
+                                3589,
+                                format!(
+                                    "Window '{wname}' with RANGE frame has ORDER BY expression \
+                                     of numeric type, INTERVAL bound value not allowed."
+                                ),
+                            ));
+                        }
                     }
-                    Ok(v)
+                    Ok((v, unit))
                 };
-                let conv = |this: &mut Self, b: &WinBound| -> Result<Bound> {
+                let conv = |this: &mut Self, b: &WinBound| -> Result<(Bound, Option<Unit>)> {
                     Ok(match b {
-                        WinBound::UnboundedPreceding => Bound::UnboundedPreceding,
-                        WinBound::UnboundedFollowing => Bound::UnboundedFollowing,
-                        WinBound::CurrentRow => Bound::CurrentRow,
-                        WinBound::Preceding(e) => Bound::Preceding(offset(this, e)?),
-                        WinBound::Following(e) => Bound::Following(offset(this, e)?),
+                        WinBound::UnboundedPreceding => (Bound::UnboundedPreceding, None),
+                        WinBound::UnboundedFollowing => (Bound::UnboundedFollowing, None),
+                        WinBound::CurrentRow => (Bound::CurrentRow, None),
+                        WinBound::Preceding(e) => {
+                            let (v, u) = offset(this, e)?;
+                            (Bound::Preceding(v), u)
+                        }
+                        WinBound::Following(e) => {
+                            let (v, u) = offset(this, e)?;
+                            (Bound::Following(v), u)
+                        }
                     })
                 };
                 let s = conv(self, &f.start)?;
@@ -209,7 +279,21 @@ impl Binder<'_> {
                 (f.rows, s, e)
             }
         };
-        Ok(Window { func: w.func, args, partition, order, rows, start, end, n, coll, slot: 0 })
+        let units = [start.1, end.1];
+        let (start, end) = (start.0, end.0);
+        Ok(Window {
+            func: w.func,
+            args,
+            partition,
+            order,
+            rows,
+            start,
+            end,
+            units,
+            n,
+            coll,
+            slot: 0,
+        })
     }
 
     /// GROUPING(args): its late slot (1111 where aggregates are not allowed, as mysqld).
@@ -518,20 +602,38 @@ impl Frames<'_> {
         if *cur == Value::Null {
             return Ok(if start { self.peer_start[i] } else { self.peer_end[i] });
         }
-        if !matches!(
-            cur,
-            Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Float(_) | Value::Decimal(_)
-        ) {
-            return Err(err(
-                3587,
-                "Window '<unnamed window>' with RANGE N PRECEDING/FOLLOWING frame requires \
-                 exactly one ORDER BY expression, of numeric or temporal type"
-                    .into(),
-            ));
-        }
         // Moving toward earlier rows is subtracting for ASC, adding for DESC.
         let toward_earlier = preceding != self.desc;
-        let target = arith(if toward_earlier { BinOp::Sub } else { BinOp::Add }, cur, off)?;
+        let unit = self.w.units[usize::from(!start)];
+        let numeric = matches!(
+            cur,
+            Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Float(_) | Value::Decimal(_)
+        );
+        let target =
+            match unit {
+                // The key plus or minus the interval, as `DATE_ADD` / `DATE_SUB` compute it.
+                Some(unit) if !numeric => eval(
+                    &Expr::Func(
+                        Func::Time(TimeFn::AddInterval { unit, sub: toward_earlier }),
+                        vec![Expr::Lit(cur.clone()), Expr::Lit(off.clone())],
+                    ),
+                    &[],
+                    &[],
+                )?,
+                None if numeric => {
+                    arith(if toward_earlier { BinOp::Sub } else { BinOp::Add }, cur, off)?
+                }
+                _ => return Err(err(
+                    3587,
+                    "Window '<unnamed window>' with RANGE N PRECEDING/FOLLOWING frame requires \
+                     exactly one ORDER BY expression, of numeric or temporal type"
+                        .into(),
+                )),
+            };
+        if target == Value::Null {
+            // The interval left the temporal range: the frame runs to the partition's edge.
+            return Ok(if toward_earlier { 0 } else { self.keys.len() });
+        }
         // Rows before position p are "before the target" (start) or "not after it" (end).
         let before = |v: &Value| -> bool {
             if *v == Value::Null {

@@ -89,8 +89,14 @@ impl Front<'_> {
         column_spec(&def)
     }
 
-    /// `(col [ASC|DESC], ...)` and the index options after it.
+    /// `(col [ASC|DESC], ...)` and the index options after it (a COMMENT dropped: the
+    /// primary key keeps none).
     fn key_parts(&mut self) -> Result<Vec<String>> {
+        Ok(self.key_parts_commented()?.0)
+    }
+
+    /// [`Self::key_parts`] with the index's `COMMENT 'text'` (the last one given, as mysqld).
+    fn key_parts_commented(&mut self) -> Result<(Vec<String>, String)> {
         if !self.parser.consume_token(&Token::LParen) {
             return Err(self.error_here());
         }
@@ -112,11 +118,12 @@ impl Front<'_> {
             return Err(self.error_here());
         }
         // index_option: USING BTREE|HASH, COMMENT 'x', VISIBLE, KEY_BLOCK_SIZE=n.
+        let mut comment = String::new();
         loop {
             if self.word("USING") {
                 self.ident()?;
             } else if self.word("COMMENT") {
-                self.string()?;
+                comment = self.string()?;
             } else if self.word("VISIBLE") {
             } else if self.word("INVISIBLE") {
                 return Err(unsupported("INVISIBLE indexes"));
@@ -127,7 +134,7 @@ impl Front<'_> {
                 break;
             }
         }
-        Ok(cols)
+        Ok((cols, comment))
     }
 
     /// An optional index name before the key parts (`USING type` may follow it).
@@ -163,9 +170,9 @@ impl Front<'_> {
                 let if_exists = self.if_exists();
                 AlterOp::DropIndex { name: self.ident()?, if_exists }
             } else if self.word("CONSTRAINT") {
-                // mysqld 8.0.19+: drops the constraint of that name; the foreign keys are the
-                // constraints kept here besides keys (CHECK is refused at creation).
-                AlterOp::DropForeignKey(self.ident()?)
+                // mysqld 8.0.19+: drops the constraint of that name, whichever kind it is
+                // (resolved against the table when the ALTER runs).
+                AlterOp::DropConstraint(self.ident()?)
             } else if self.word("CHECK") {
                 return Err(unsupported("CHECK constraints"));
             } else {
@@ -346,8 +353,8 @@ impl Front<'_> {
         if self.word("UNIQUE") {
             let _ = self.word("INDEX") || self.word("KEY");
             let name = self.index_name()?;
-            let columns = self.key_parts()?;
-            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, unique: true }));
+            let (columns, comment) = self.key_parts_commented()?;
+            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, unique: true, comment }));
             return Ok(());
         }
         if self.word("CHECK") {
@@ -358,8 +365,8 @@ impl Front<'_> {
         }
         if self.word("INDEX") || self.word("KEY") {
             let name = self.index_name()?;
-            let columns = self.key_parts()?;
-            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, unique: false }));
+            let (columns, comment) = self.key_parts_commented()?;
+            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, unique: false, comment }));
             return Ok(());
         }
         if self.word("FULLTEXT") || self.word("SPATIAL") {

@@ -10,8 +10,9 @@
 use sqlparser::ast as sp;
 
 use super::{unsupported, Front};
-use crate::ast::{AggKind, Expr, WinBound, WinFrame, WinFunc, WindowCall};
+use crate::ast::{AggKind, Expr, Func, WinBound, WinFrame, WinFunc, WindowCall};
 use crate::error::{Result, SqlError};
+use crate::timefn::TimeFn;
 
 fn window_error(code: u16, message: String) -> SqlError {
     SqlError::Other { code, sqlstate: "HY000", message }
@@ -240,7 +241,15 @@ impl Front<'_> {
                             .into(),
                     ));
                 }
-                return Err(unsupported("RANGE frames with INTERVAL bounds"));
+                // `INTERVAL n unit`: kept as a one-argument AddInterval, the current row's
+                // ORDER BY value added at run time (`exec/window.rs`).
+                let sp::Expr::Interval(iv) = e else { unreachable!("matched above") };
+                let unit = super::interval_unit(iv)?;
+                let amount = this.expr(&iv.value)?;
+                return Ok(Box::new(Expr::Func(
+                    Func::Time(TimeFn::AddInterval { unit, sub: false }),
+                    vec![amount],
+                )));
             }
             // mysqld's `window_frame_bound`: an unsigned number or `?` (else 1064).
             match e {

@@ -308,8 +308,7 @@ fn a_view_older_than_an_index_reads_through_the_others() {
     assert!(e.update(&mut w, t, &pk(&e, 1), row(1, 6, "b")).expect("update"));
     e.insert(&mut w, t, row(2, 7, "c")).expect("insert");
     e.commit(w).expect("commit");
-    e.create_index(t, IndexDef { name: "newer".into(), columns: vec![1, 2], unique: false })
-        .expect("create index");
+    e.create_index(t, IndexDef::new("newer", vec![1, 2], false)).expect("create index");
     // Through the primary key and the older indexes: the view's rows.
     let all = e.scan(&view, t, Unbounded, Unbounded, usize::MAX).expect("primary");
     assert_eq!(all.into_iter().map(|(_, r)| r).collect::<Vec<_>>(), vec![row(1, 5, "a")]);
