@@ -1278,7 +1278,7 @@ impl Engine {
         // A locking read of an absent row: lock the key against inserts, then look again
         // (the lock is in place before the second look, so no insert slips between).
         check_active(txn)?;
-        Ok(self.inner.lock_absent(txn, &t, key)?.map(SharedRow::from))
+        self.inner.lock_absent(txn, &t, key)
     }
 
     /// Locks the row (SELECT ... FOR UPDATE) and returns the latest image; None if absent.
