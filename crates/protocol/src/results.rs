@@ -652,7 +652,10 @@ mod tests {
     }
 
     fn shape(column_type: ColumnType) -> ColumnShape {
-        ColumnShape { column_type, unsigned: false, decimals: 0 }
+        // A DOUBLE without fixed decimals says so with 31 (mysqld's NOT_FIXED_DEC), as every
+        // DOUBLE column and expression result does; 0 would mean "no fraction digits".
+        let decimals = if column_type == ColumnType::MYSQL_TYPE_DOUBLE { 31 } else { 0 };
+        ColumnShape { column_type, unsigned: false, decimals }
     }
 
     #[test]
