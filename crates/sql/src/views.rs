@@ -313,7 +313,7 @@ impl Session {
                 return Err(SqlError::DuplicateColumn(c.name.clone()));
             }
         }
-        if def.check_option != "NONE" && !self.select_is_updatable(&db, &cv.select, &def, 0) {
+        if def.check_option != "NONE" && !self.own_select_is_updatable(&db, &cv.select, &def) {
             return Err(SqlError::Other {
                 code: 1368,
                 sqlstate: "HY000",

@@ -50,7 +50,14 @@ impl Session {
         row: Row,
         row_no: u64,
     ) -> Result<(Key, Option<u64>)> {
+        let mut row = row;
         if self.view_check.is_some() {
+            // The row as it would be stored (NOT NULL's 1048, a value's range) before the view's
+            // CHECK OPTION, as mysqld fills the record before `view_check_option`; normalizing
+            // is idempotent, so the engine's own pass changes nothing more.
+            t.schema
+                .normalize_row(&mut row)
+                .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &row, c)))?;
             self.view_check_row(t, &row)?;
         }
         let engine = self.server.engine.clone();

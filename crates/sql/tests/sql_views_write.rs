@@ -161,7 +161,15 @@ fn views_mysqld_does_not_merge_are_not_updatable() {
             "{name}"
         );
         let check = format!("CREATE VIEW {name}_c AS {body} WITH CHECK OPTION");
-        assert_eq!(err(&mut s, &check).code(), 1368, "{name}");
+        if name == "onagg" {
+            // CREATE VIEW judges the view's own query only (mysqld's `LEX::can_be_merged`):
+            // what a dump restore relies on. Writes through it are still refused.
+            q(&mut s, &check);
+            let write = format!("INSERT INTO {name}_c VALUES (1)");
+            assert_eq!(err(&mut s, &write).code(), 1471, "{name}");
+        } else {
+            assert_eq!(err(&mut s, &check).code(), 1368, "{name}");
+        }
     }
     q(&mut s, "CREATE ALGORITHM=TEMPTABLE VIEW tmp AS SELECT id FROM t");
     assert_eq!(err(&mut s, "DELETE FROM tmp").code(), 1288);

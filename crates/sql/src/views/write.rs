@@ -710,6 +710,17 @@ impl Session {
 
     /// [`updatable`] for a view's SELECT (in database `db`), with the view it reads, if any,
     /// updatable too (CREATE VIEW's 1368 for CHECK OPTION, IS_UPDATABLE).
+    /// Whether CHECK OPTION may be declared on a view of `select` (1368 otherwise): its own
+    /// query mergeable and writable, the views it reads not looked into — mysqld's
+    /// `mysql_register_view` stores `updatable_view` from `LEX::can_be_merged` and the
+    /// algorithm alone. A dump restored in order (mariadb-dump, mysqldump) creates a view over
+    /// another view's placeholder (`SELECT 1 AS id`) before that placeholder is replaced.
+    pub(crate) fn own_select_is_updatable(&self, db: &str, select: &Select, def: &ViewDef) -> bool {
+        let mut s = select.clone();
+        super::qualify(&mut s, db);
+        updatable(&s, def)
+    }
+
     pub(crate) fn select_is_updatable(
         &self,
         db: &str,
