@@ -1218,6 +1218,25 @@ pub enum AlterOp {
     Accepted,
 }
 
+/// The foreign keys to add and the names to drop when `ops` holds only foreign key clauses
+/// (such an ALTER takes the foreign keys' own path), else `ops` back unchanged.
+pub fn foreign_key_clauses_only(
+    ops: Vec<AlterOp>,
+) -> std::result::Result<(Vec<FkSpec>, Vec<String>), Vec<AlterOp>> {
+    if !ops.iter().all(|op| matches!(op, AlterOp::AddForeignKey(_) | AlterOp::DropForeignKey(_))) {
+        return Err(ops);
+    }
+    let (mut add, mut drop) = (Vec::new(), Vec::new());
+    for op in ops {
+        match op {
+            AlterOp::AddForeignKey(f) => add.push(f),
+            AlterOp::DropForeignKey(n) => drop.push(n),
+            _ => unreachable!("checked above: foreign key clauses only"),
+        }
+    }
+    Ok((add, drop))
+}
+
 // The account statements (executed in `acl.rs`).
 
 /// `'user'@'host'` as written; `host` defaults to `%`. `None` user in a spec means

@@ -10,7 +10,7 @@
 
 use engine::{IndexDef, TableSchema, Txn, Value};
 
-use super::ast::{AlterOp, CreateTable, IndexSpec, Stmt, TableRef};
+use super::ast::{foreign_key_clauses_only, CreateTable, IndexSpec, Stmt, TableRef};
 use super::error::{Result, SqlError};
 use super::output::Output;
 use super::server::check_db_name;
@@ -158,21 +158,9 @@ impl Session {
                 // DROP CONSTRAINT becomes DROP INDEX or DROP FOREIGN KEY; an ALTER left with
                 // foreign key clauses only takes their own path.
                 let ops = self.resolve_drop_constraints(table, ops)?;
-                let fk_only = ops
-                    .iter()
-                    .all(|op| matches!(op, AlterOp::AddForeignKey(_) | AlterOp::DropForeignKey(_)));
-                if fk_only {
-                    let (mut add, mut drop) = (Vec::new(), Vec::new());
-                    for op in ops {
-                        match op {
-                            AlterOp::AddForeignKey(f) => add.push(f),
-                            AlterOp::DropForeignKey(n) => drop.push(n),
-                            _ => unreachable!("checked above: foreign key clauses only"),
-                        }
-                    }
-                    self.fk_alter(&mut txn, table, &add, &drop)?;
-                } else {
-                    self.alter_table(&mut txn, table, &ops)?;
+                match foreign_key_clauses_only(ops) {
+                    Ok((add, drop)) => self.fk_alter(&mut txn, table, &add, &drop)?,
+                    Err(ops) => self.alter_table(&mut txn, table, &ops)?,
                 }
                 0
             }

@@ -173,18 +173,22 @@ fn int_bits(v: &Value, unsigned: bool) -> i64 {
     }
 }
 
+/// Where the digits of a numeric prefix start (after leading spaces and one sign), and
+/// whether the sign was `-`.
+fn sign_prefix(b: &[u8]) -> (usize, bool) {
+    let i = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    match b.get(i) {
+        Some(b'-') => (i + 1, true),
+        Some(b'+') => (i + 1, false),
+        _ => (i, false),
+    }
+}
+
 /// `my_strtoll10` over a string: leading spaces, a sign, digits; a value beyond 64 bits stops
 /// at i64::MIN (negative) or u64::MAX (positive). Warns 1292 unless only spaces follow the
 /// digits (`longlong_from_string_with_check`).
 fn string_int(b: &[u8]) -> i64 {
-    let mut i = 0;
-    while i < b.len() && b[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    let negative = b.get(i) == Some(&b'-');
-    if matches!(b.get(i), Some(b'-' | b'+')) {
-        i += 1;
-    }
+    let (mut i, negative) = sign_prefix(b);
     let start = i;
     let mut n: u128 = 0;
     let mut overflow = false;
@@ -245,14 +249,7 @@ fn real(v: &Value) -> f64 {
 /// decimal (None when there are no digits, or they do not fit 76 digits), and whether only
 /// spaces follow it.
 fn decimal_prefix(b: &[u8]) -> Option<(Option<Decimal>, bool)> {
-    let mut i = 0;
-    while i < b.len() && b[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    let negative = b.get(i) == Some(&b'-');
-    if matches!(b.get(i), Some(b'-' | b'+')) {
-        i += 1;
-    }
+    let (mut i, negative) = sign_prefix(b);
     let mut digits = String::new();
     let mut scale: i64 = 0;
     let mut any = false;

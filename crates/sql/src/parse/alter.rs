@@ -14,7 +14,9 @@
 use sqlparser::tokenizer::Token;
 
 use super::{column_spec, parse_error, unsupported, Front};
-use crate::ast::{AlterOp, ColumnPosition, ColumnSpec, IndexSpec, Stmt, TableRef};
+use crate::ast::{
+    foreign_key_clauses_only, AlterOp, ColumnPosition, ColumnSpec, IndexSpec, Stmt, TableRef,
+};
 use crate::error::{Result, SqlError};
 
 impl Front<'_> {
@@ -46,20 +48,10 @@ impl Front<'_> {
         if !self.at_end() {
             return Err(self.error_here());
         }
-        let fk_only = ops
-            .iter()
-            .all(|op| matches!(op, AlterOp::AddForeignKey(_) | AlterOp::DropForeignKey(_)));
-        if fk_only {
-            let (mut add, mut drop) = (Vec::new(), Vec::new());
-            for op in ops {
-                match op {
-                    AlterOp::AddForeignKey(f) => add.push(f),
-                    AlterOp::DropForeignKey(n) => drop.push(n),
-                    _ => unreachable!("checked above: foreign key clauses only"),
-                }
-            }
-            return Ok(Stmt::AlterForeignKeys { table, add, drop });
-        }
+        let ops = match foreign_key_clauses_only(ops) {
+            Ok((add, drop)) => return Ok(Stmt::AlterForeignKeys { table, add, drop }),
+            Err(ops) => ops,
+        };
         Ok(Stmt::AlterTable { table, ops })
     }
 

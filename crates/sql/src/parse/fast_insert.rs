@@ -43,18 +43,7 @@ pub(super) fn parse(sql: &str) -> Option<Parsed> {
     } else {
         TableRef { db: None, name: first }
     };
-    let mut columns = Vec::new();
-    if s.punct(b'(') {
-        loop {
-            columns.push(s.name()?);
-            if s.punct(b')') {
-                break;
-            }
-            if !s.punct(b',') {
-                return None;
-            }
-        }
-    }
+    let columns = if s.punct(b'(') { s.list(Scan::name)? } else { Vec::new() };
     // mysqld also takes `VALUE`; the general path does not yet, and this reader answers only
     // what it answers.
     if !s.keyword("VALUES") {
@@ -65,18 +54,7 @@ pub(super) fn parse(sql: &str) -> Option<Parsed> {
         if !s.punct(b'(') {
             return None;
         }
-        let mut row = Vec::new();
-        if !s.punct(b')') {
-            loop {
-                row.push(s.literal()?);
-                if s.punct(b')') {
-                    break;
-                }
-                if !s.punct(b',') {
-                    return None;
-                }
-            }
-        }
+        let row = if s.punct(b')') { Vec::new() } else { s.list(Scan::literal)? };
         rows.push(row);
         if !s.punct(b',') {
             break;
@@ -127,6 +105,20 @@ impl Scan<'_> {
             true
         } else {
             false
+        }
+    }
+
+    /// Items separated by commas up to and including the closing `)` (the `(` consumed).
+    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        let mut items = Vec::new();
+        loop {
+            items.push(item(self)?);
+            if self.punct(b')') {
+                return Some(items);
+            }
+            if !self.punct(b',') {
+                return None;
+            }
         }
     }
 
