@@ -143,6 +143,9 @@ fn join_view_error(code: u16, view: &str) -> SqlError {
 /// Resolves a column name (qualifier, column) to its expression; None: unknown.
 type Resolver<'a> = &'a dyn Fn(Option<&str>, &str) -> Option<Expr>;
 
+/// A view's columns: (label, expression).
+type Columns = Vec<(String, Expr)>;
+
 /// `e` with every column name replaced by what `resolve` maps it to; an unknown name is 1054
 /// in `context`; `pass` keeps names that mean something else (an INSERT's row alias).
 /// Subqueries keep their own scope.
@@ -249,7 +252,6 @@ impl Session {
         self.check_view_select(db, name, def, &select)?;
         let Some(from) = select.from.clone() else { return Err(not_writable(top, verb)) };
         let effective = if cascaded { "CASCADED" } else { def.check_option.as_str() };
-        let invalid = |_: SqlError| super::invalid_view(db, name);
         if !select.joins.is_empty() {
             return self.resolve_join(db, name, def, select, verb, top, effective);
         }
@@ -296,30 +298,10 @@ impl Session {
         let label = select.alias.clone().unwrap_or_else(|| from.name.clone());
         let labels = [label.as_str()];
         let resolve = by_labels(&lower.columns, &labels);
-        let mut columns = Vec::new();
-        for item in &select.items {
-            match item {
-                SelectItem::Wildcard => columns.extend(lower.columns.iter().cloned()),
-                SelectItem::TableWildcard(_, t) if t.eq_ignore_ascii_case(&label) => {
-                    columns.extend(lower.columns.iter().cloned())
-                }
-                SelectItem::TableWildcard(..) => return Err(super::invalid_view(db, name)),
-                SelectItem::Expr { expr, label: l, .. } => {
-                    let mut x = expr.clone();
-                    substitute(&mut x, &resolve, "field list", &no_pass).map_err(invalid)?;
-                    columns.push((l.clone(), x));
-                }
-            }
-        }
-        let columns =
-            relabel(columns, &def.columns).ok_or_else(|| super::invalid_view(db, name))?;
-        let own = match select.filter.take() {
-            Some(mut f) => {
-                substitute(&mut f, &resolve, "where clause", &no_pass).map_err(invalid)?;
-                Some(f)
-            }
-            None => None,
+        let wildcard = |t: Option<&str>| {
+            t.is_none_or(|t| t.eq_ignore_ascii_case(&label)).then(|| lower.columns.clone())
         };
+        let (columns, own) = project((db, name), &mut select, def, &resolve, &wildcard)?;
         let checked = if effective == "NONE" { None } else { own.clone() };
         Ok(Resolved {
             view: lower.view,
@@ -352,7 +334,6 @@ impl Session {
             // A join's CHECK OPTION needs the joined row: not built (refused, not skipped).
             return Err(not_writable(top, verb));
         }
-        let invalid = |_: SqlError| super::invalid_view(db, name);
         let mut tables: Vec<(String, TableRef, Vec<String>)> = Vec::new();
         let first = select.from.iter().map(|t| (t, select.alias.as_ref()));
         let rest = select.joins.iter().map(|j| (&j.table, j.alias.as_ref()));
@@ -378,37 +359,17 @@ impl Session {
             let c = cols.iter().find(|x| x.eq_ignore_ascii_case(c))?;
             Some(qualified(l, c))
         };
-        let mut columns = Vec::new();
-        for item in &select.items {
-            match item {
-                SelectItem::Wildcard => {
-                    for (l, _, cols) in &tables {
-                        columns.extend(cols.iter().map(|c| (c.clone(), qualified(l, c))));
-                    }
-                }
-                SelectItem::TableWildcard(_, t) => {
-                    let (l, _, cols) = tables
-                        .iter()
-                        .find(|(l, _, _)| l.eq_ignore_ascii_case(t))
-                        .ok_or_else(|| super::invalid_view(db, name))?;
-                    columns.extend(cols.iter().map(|c| (c.clone(), qualified(l, c))));
-                }
-                SelectItem::Expr { expr, label, .. } => {
-                    let mut x = expr.clone();
-                    substitute(&mut x, &resolve, "field list", &no_pass).map_err(invalid)?;
-                    columns.push((label.clone(), x));
-                }
-            }
-        }
-        let columns =
-            relabel(columns, &def.columns).ok_or_else(|| super::invalid_view(db, name))?;
-        let filter = match select.filter.take() {
-            Some(mut f) => {
-                substitute(&mut f, &resolve, "where clause", &no_pass).map_err(invalid)?;
-                Some(f)
-            }
-            None => None,
+        let wildcard = |t: Option<&str>| {
+            let picked: Vec<_> = match t {
+                None => tables.iter().collect(),
+                Some(t) => vec![tables.iter().find(|(l, _, _)| l.eq_ignore_ascii_case(t))?],
+            };
+            let expand = |(l, _, cols): &&(String, TableRef, Vec<String>)| {
+                cols.iter().map(|c| (c.clone(), qualified(l, c))).collect::<Vec<_>>()
+            };
+            Some(picked.iter().flat_map(expand).collect())
         };
+        let (columns, filter) = project((db, name), &mut select, def, &resolve, &wildcard)?;
         let mut from = Select::empty();
         from.from = select.from.take();
         from.alias = select.alias.take();
@@ -749,6 +710,44 @@ impl Session {
 
 /// `columns` renamed by a view's column list (`names`, empty: kept); None when the counts
 /// differ (the view no longer matches its definition).
+/// The view's columns as (label, expression over what `resolve` names) and its WHERE, both
+/// substituted; `wildcard(None)` expands `*`, `wildcard(Some(t))` expands `t.*` (None: no
+/// such table). Any failure is 1356 for view `db.name`.
+fn project(
+    (db, name): (&str, &str),
+    select: &mut Select,
+    def: &ViewDef,
+    resolve: Resolver<'_>,
+    wildcard: &dyn Fn(Option<&str>) -> Option<Columns>,
+) -> Result<(Columns, Option<Expr>)> {
+    let unknown = || super::invalid_view(db, name);
+    let substitute =
+        |e: &mut Expr, context| substitute(e, resolve, context, &no_pass).map_err(|_| unknown());
+    let mut columns = Vec::new();
+    for item in &select.items {
+        match item {
+            SelectItem::Wildcard => columns.extend(wildcard(None).ok_or_else(unknown)?),
+            SelectItem::TableWildcard(_, t) => {
+                columns.extend(wildcard(Some(t)).ok_or_else(unknown)?)
+            }
+            SelectItem::Expr { expr, label, .. } => {
+                let mut x = expr.clone();
+                substitute(&mut x, "field list")?;
+                columns.push((label.clone(), x));
+            }
+        }
+    }
+    let columns = relabel(columns, &def.columns).ok_or_else(unknown)?;
+    let filter = match select.filter.take() {
+        Some(mut f) => {
+            substitute(&mut f, "where clause")?;
+            Some(f)
+        }
+        None => None,
+    };
+    Ok((columns, filter))
+}
+
 fn relabel(mut columns: Vec<(String, Expr)>, names: &[String]) -> Option<Vec<(String, Expr)>> {
     if names.is_empty() {
         return Some(columns);
