@@ -46,7 +46,7 @@ use crate::schema::{
     TableSchema,
 };
 use crate::table::{
-    key_range, Image, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared, Version,
+    key_range, Image, InlineKey, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared, Version,
 };
 use crate::value::{encode_key, Key, Row, Value};
 
@@ -1205,13 +1205,13 @@ impl Engine {
         let Some((cell, Some(prev))) = inner.claim(txn, slot, key, false, &mut deadline)? else {
             return Ok(false);
         };
-        let new_key = if t.schema.primary_key.is_empty() {
-            cell.key.clone()
+        let new_key: Key = if t.schema.primary_key.is_empty() {
+            (*cell.key).into()
         } else {
             t.schema.primary_key_of(&row)
         };
         let row = Image::from(row);
-        if new_key == cell.key {
+        if *new_key == *cell.key {
             inner.set_image(txn, slot, &cell, Some(prev), Some(row), &mut deadline)?;
         } else {
             let (new_cell, view) = inner
@@ -1982,15 +1982,14 @@ impl Inner {
         loop {
             let cell = if create {
                 let mut m = t.rows.shard(key).write();
-                let cell = m
-                    .entry(key.into())
-                    .or_insert_with(|| {
-                        Arc::new(RowCell {
-                            key: key.into(),
-                            state: Mutex::new(RowState::default()),
-                        })
-                    })
-                    .clone();
+                let cell = match m.get(key) {
+                    Some(c) => c.clone(),
+                    None => {
+                        let c = RowCell::new(key, RowState::default());
+                        m.insert(c.clone());
+                        c
+                    }
+                };
                 let mut st = cell.state.lock();
                 if st.owner.is_none()
                     && st.committed.is_none()
@@ -2255,7 +2254,7 @@ impl Inner {
                     self.wait_for(txn, h, deadline)?;
                 }
                 None => {
-                    m.insert(entry.clone(), cell.clone());
+                    m.insert(InlineKey::from(&entry[..]), cell.clone());
                     txn.index_added.push(IndexAdded { slot, idx, entry, plen, cell: cell.clone() });
                     return Ok(());
                 }
@@ -2677,7 +2676,10 @@ impl Inner {
             if let Some(row) = new {
                 for i in 0..t.indexes.len() {
                     let (entry, plen) = t.schema.index_entry(i, &row, &key);
-                    t.indexes[i].shard(&entry[..plen]).write().insert(entry.clone(), cell.clone());
+                    t.indexes[i]
+                        .shard(&entry[..plen])
+                        .write()
+                        .insert(InlineKey::from(&entry[..]), cell.clone());
                     txn.index_added.push(IndexAdded {
                         slot,
                         idx: i,

@@ -687,6 +687,14 @@ impl RedoLog {
         } else {
             self.write_unwritten(&mut w)?;
         }
+        // The two buffers trade places at every flush, so each keeps the largest capacity it
+        // ever reached: a load of many records between flushes (a bulk transaction, or an
+        // engine whose caller flushes rarely) would otherwise pin a buffer as large as that
+        // whole batch for the process's lifetime (bench/RESULTS.md, "Memory per row, second
+        // pass": 231 bytes per loaded row).
+        if w.unwritten.capacity() > KEEP_BUFFER_BYTES {
+            w.unwritten = Vec::new();
+        }
         if sync {
             let end = self.written_lsn.load(Ordering::Acquire);
             let dirty = std::mem::take(&mut w.dirty);
@@ -1054,6 +1062,10 @@ fn salt_records(bytes: &mut [u8], salt: u64) {
 
 /// Bytes per write when a new redo file is filled with zeros.
 const ZERO_FILL_CHUNK_BYTES: usize = 1 << 20;
+
+/// The largest capacity an emptied redo buffer keeps between flushes (a flush's batch is
+/// usually far smaller; a larger one is allocated again when needed).
+const KEEP_BUFFER_BYTES: usize = 1 << 20;
 
 /// Writes real zeros over `[from, from + len)`. A fallocated range is only reserved: ext4
 /// marks its extents unwritten, and the first write into each block converts one, a metadata

@@ -1,5 +1,7 @@
-//! In-memory tables: a clustered map from primary key to row cell, secondary indexes mapping
-//! (index columns, primary key) to the same cells, and the per-row lock state.
+//! In-memory tables: a clustered set of row cells ordered by primary key (the key is held
+//! once, in its cell: [`CellSet`]), secondary indexes mapping (index columns, primary key) to
+//! the same cells, and the per-row lock state. The per-row memory layout is described in
+//! `docs/engine.md`, "Memory layout per row".
 //!
 //! A row cell holds the newest committed image in place (with the commit sequence number that
 //! made it, `seq`), the older committed images some read view may still need (`history`, the
@@ -17,7 +19,7 @@
 //!
 //! Lock order: catalog, index shard, clustered shard, row cell, transaction state.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -193,7 +195,8 @@ impl RowState {
 
 #[derive(Debug)]
 pub(crate) struct RowCell {
-    pub(crate) key: Key,
+    /// The primary key (the hidden row id for a table without one); never changed.
+    pub(crate) key: InlineKey,
     pub(crate) state: Mutex<RowState>,
 }
 
@@ -241,13 +244,244 @@ impl TxnShared {
     }
 }
 
-type Shard = RwLock<BTreeMap<Key, Arc<RowCell>>>;
-
-/// An ordered map split into hash shards.
-#[derive(Debug)]
-pub(crate) struct ShardedMap {
-    shards: Box<[Shard]>,
+/// An encoded key without an allocation when short: a row cell's primary key (stored once:
+/// the clustered map orders and finds cells by it, [`CellSet`]) and a secondary index entry's
+/// key. Keys up to [`INLINE_KEY_BYTES`] bytes (an encoded INT or BIGINT is 9, a hidden row id
+/// 9, so an index entry on one integer column of such a table is 18) are held inline, longer
+/// ones in one allocation. Compared, ordered and borrowed as its bytes.
+#[derive(Clone)]
+pub(crate) enum InlineKey {
+    Inline { len: u8, bytes: [u8; INLINE_KEY_BYTES] },
+    Heap(Box<[u8]>),
 }
+
+/// The longest key kept inside the cell (the enum is then 24 bytes, as large as a
+/// `Box<[u8]>` and its tag).
+pub(crate) const INLINE_KEY_BYTES: usize = 22;
+
+impl From<&[u8]> for InlineKey {
+    fn from(k: &[u8]) -> InlineKey {
+        if k.len() <= INLINE_KEY_BYTES {
+            let mut bytes = [0; INLINE_KEY_BYTES];
+            bytes[..k.len()].copy_from_slice(k);
+            InlineKey::Inline { len: k.len() as u8, bytes }
+        } else {
+            InlineKey::Heap(k.into())
+        }
+    }
+}
+
+impl From<Key> for InlineKey {
+    fn from(k: Key) -> InlineKey {
+        if k.len() <= INLINE_KEY_BYTES {
+            InlineKey::from(&k[..])
+        } else {
+            InlineKey::Heap(k)
+        }
+    }
+}
+
+impl std::borrow::Borrow<[u8]> for InlineKey {
+    fn borrow(&self) -> &[u8] {
+        self
+    }
+}
+
+impl PartialEq for InlineKey {
+    fn eq(&self, o: &InlineKey) -> bool {
+        **self == **o
+    }
+}
+
+impl Eq for InlineKey {}
+
+impl PartialOrd for InlineKey {
+    fn partial_cmp(&self, o: &InlineKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for InlineKey {
+    fn cmp(&self, o: &InlineKey) -> std::cmp::Ordering {
+        (**self).cmp(&**o)
+    }
+}
+
+impl std::ops::Deref for InlineKey {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            InlineKey::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            InlineKey::Heap(b) => b,
+        }
+    }
+}
+
+impl std::fmt::Debug for InlineKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl RowCell {
+    pub(crate) fn new(key: &[u8], state: RowState) -> Arc<RowCell> {
+        Arc::new(RowCell { key: key.into(), state: Mutex::new(state) })
+    }
+}
+
+/// A cell as the clustered map holds it: ordered, compared and looked up (`Borrow<[u8]>`) by
+/// the cell's own key, which is therefore never changed (`RowCell::key` is set once).
+#[derive(Debug, Clone)]
+pub(crate) struct ByKey(pub(crate) Arc<RowCell>);
+
+impl std::borrow::Borrow<[u8]> for ByKey {
+    fn borrow(&self) -> &[u8] {
+        &self.0.key
+    }
+}
+
+impl PartialEq for ByKey {
+    fn eq(&self, o: &ByKey) -> bool {
+        *self.0.key == *o.0.key
+    }
+}
+
+impl Eq for ByKey {}
+
+impl PartialOrd for ByKey {
+    fn partial_cmp(&self, o: &ByKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for ByKey {
+    fn cmp(&self, o: &ByKey) -> std::cmp::Ordering {
+        (*self.0.key).cmp(&*o.0.key)
+    }
+}
+
+/// One shard of the clustered index: the row cells ordered by primary key, each key held once
+/// (in its cell). Its methods mirror the map a secondary index uses ([`Ordered`]).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct CellSet(BTreeSet<ByKey>);
+
+impl CellSet {
+    pub(crate) fn get(&self, key: &[u8]) -> Option<&Arc<RowCell>> {
+        self.0.get(key).map(|c| &c.0)
+    }
+
+    pub(crate) fn contains_key(&self, key: &[u8]) -> bool {
+        self.0.contains(key)
+    }
+
+    /// Adds `cell` (replacing a cell with the same key, which is returned).
+    pub(crate) fn insert(&mut self, cell: Arc<RowCell>) -> Option<Arc<RowCell>> {
+        self.0.replace(ByKey(cell)).map(|c| c.0)
+    }
+
+    pub(crate) fn remove(&mut self, key: &[u8]) -> Option<Arc<RowCell>> {
+        self.0.take(key).map(|c| c.0)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub(crate) fn values(&self) -> impl DoubleEndedIterator<Item = &Arc<RowCell>> {
+        self.0.iter().map(|c| &c.0)
+    }
+
+    /// The cells with keys in `range`, in key order.
+    pub(crate) fn range<'a>(
+        &'a self,
+        range: (Bound<&[u8]>, Bound<&[u8]>),
+    ) -> impl DoubleEndedIterator<Item = &'a Arc<RowCell>> + 'a {
+        self.0.range::<[u8], _>(range).map(|c| &c.0)
+    }
+}
+
+impl FromIterator<Arc<RowCell>> for CellSet {
+    fn from_iter<I: IntoIterator<Item = Arc<RowCell>>>(it: I) -> CellSet {
+        CellSet(it.into_iter().map(ByKey).collect())
+    }
+}
+
+/// A secondary index's shard: entry key (index columns then primary key) to the row's cell.
+pub(crate) type EntryMap = BTreeMap<InlineKey, Arc<RowCell>>;
+
+/// The ordered walk range scans need from either kind of shard.
+pub(crate) trait Ordered {
+    /// Calls `f` with each entry key and cell in `range` (descending when `reverse`) until it
+    /// returns false.
+    fn walk(
+        &self,
+        range: (Bound<&[u8]>, Bound<&[u8]>),
+        reverse: bool,
+        f: &mut dyn FnMut(&[u8], &Arc<RowCell>) -> bool,
+    );
+}
+
+impl Ordered for EntryMap {
+    fn walk(
+        &self,
+        range: (Bound<&[u8]>, Bound<&[u8]>),
+        reverse: bool,
+        f: &mut dyn FnMut(&[u8], &Arc<RowCell>) -> bool,
+    ) {
+        let r = self.range::<[u8], _>(range);
+        if reverse {
+            for (k, c) in r.rev() {
+                if !f(k, c) {
+                    break;
+                }
+            }
+        } else {
+            for (k, c) in r {
+                if !f(k, c) {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+impl Ordered for CellSet {
+    fn walk(
+        &self,
+        range: (Bound<&[u8]>, Bound<&[u8]>),
+        reverse: bool,
+        f: &mut dyn FnMut(&[u8], &Arc<RowCell>) -> bool,
+    ) {
+        let r = self.range(range);
+        if reverse {
+            for c in r.rev() {
+                if !f(&c.key, c) {
+                    break;
+                }
+            }
+        } else {
+            for c in r {
+                if !f(&c.key, c) {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// An ordered map split into hash shards (`M`: [`CellSet`] for the clustered index,
+/// [`EntryMap`] for a secondary one).
+#[derive(Debug)]
+pub(crate) struct Sharded<M> {
+    shards: Box<[RwLock<M>]>,
+}
+
+/// A secondary index.
+pub(crate) type ShardedMap = Sharded<EntryMap>;
+
+/// The clustered index.
+pub(crate) type RowMap = Sharded<CellSet>;
 
 pub(crate) fn hash_bytes(b: &[u8]) -> usize {
     // FNV-1a: keys are short and come from the engine's own encoding (no DoS concern).
@@ -259,27 +493,27 @@ pub(crate) fn hash_bytes(b: &[u8]) -> usize {
     (h ^ (h >> 32)) as usize
 }
 
-impl ShardedMap {
-    pub(crate) fn new() -> ShardedMap {
-        ShardedMap { shards: (0..SHARDS).map(|_| RwLock::new(BTreeMap::new())).collect() }
+impl<M: Default + Clone> Sharded<M> {
+    pub(crate) fn new() -> Self {
+        Sharded { shards: (0..SHARDS).map(|_| RwLock::new(M::default())).collect() }
     }
 
-    pub(crate) fn shard(&self, hash_key: &[u8]) -> &Shard {
+    pub(crate) fn shard(&self, hash_key: &[u8]) -> &RwLock<M> {
         &self.shards[hash_bytes(hash_key) % SHARDS]
     }
 
-    pub(crate) fn shards(&self) -> &[Shard] {
+    pub(crate) fn shards(&self) -> &[RwLock<M>] {
         &self.shards
     }
 
-    pub(crate) fn clone_contents(&self) -> ShardedMap {
-        ShardedMap { shards: self.shards.iter().map(|s| RwLock::new(s.read().clone())).collect() }
+    pub(crate) fn clone_contents(&self) -> Self {
+        Sharded { shards: self.shards.iter().map(|s| RwLock::new(s.read().clone())).collect() }
     }
 }
 
 /// Replaces each shard's contents with its part (a map built in one pass from the sorted
 /// entries: `BTreeMap`'s `FromIterator` sorts, then appends with full nodes).
-fn fill(map: &ShardedMap, parts: Vec<Vec<(Key, Arc<RowCell>)>>) {
+fn fill<M: FromIterator<T>, T>(map: &Sharded<M>, parts: Vec<Vec<T>>) {
     for (shard, part) in map.shards.iter().zip(parts) {
         *shard.write() = part.into_iter().collect();
     }
@@ -322,7 +556,7 @@ pub(crate) fn key_range(
 #[derive(Debug)]
 pub(crate) struct Table {
     pub(crate) schema: Arc<TableSchema>,
-    pub(crate) rows: ShardedMap,
+    pub(crate) rows: RowMap,
     /// One map per `schema.indexes` entry.
     pub(crate) indexes: Vec<ShardedMap>,
     /// The next AUTO_INCREMENT value to hand out.
@@ -378,7 +612,7 @@ impl Table {
         let gaps = (0..=schema.indexes.len()).map(|_| Default::default()).collect();
         Table {
             schema: Arc::new(schema),
-            rows: ShardedMap::new(),
+            rows: RowMap::new(),
             indexes,
             auto_inc: AtomicU64::new(start),
             next_row_id: AtomicU64::new(1),
@@ -436,11 +670,14 @@ impl Table {
         self.observe_row(key, &row);
         let cell = {
             let mut m = self.rows.shard(key).write();
-            m.entry(key.into())
-                .or_insert_with(|| {
-                    Arc::new(RowCell { key: key.into(), state: Mutex::new(RowState::default()) })
-                })
-                .clone()
+            match m.get(key) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = RowCell::new(key, RowState::default());
+                    m.insert(c.clone());
+                    c
+                }
+            }
         };
         let old = {
             let mut st = cell.state.lock();
@@ -453,10 +690,13 @@ impl Table {
             if let Some(old) = &old {
                 let (old_entry, oplen) = self.schema.index_entry(i, old, key);
                 if old_entry != new_entry {
-                    self.indexes[i].shard(&old_entry[..oplen]).write().remove(&old_entry);
+                    self.indexes[i].shard(&old_entry[..oplen]).write().remove(&old_entry[..]);
                 }
             }
-            self.indexes[i].shard(&new_entry[..plen]).write().insert(new_entry, cell.clone());
+            self.indexes[i]
+                .shard(&new_entry[..plen])
+                .write()
+                .insert(new_entry.into(), cell.clone());
         }
     }
 
@@ -467,10 +707,10 @@ impl Table {
     /// per row. Restart cost per row is then one cell and one entry per index. None if a
     /// row's key is not its primary key's encoding ([`Table::key_matches`]).
     pub(crate) fn loaded(schema: TableSchema, rows: Vec<(Key, Image)>) -> Option<Table> {
-        type Part = Vec<(Key, Arc<RowCell>)>;
+        type Part = Vec<(InlineKey, Arc<RowCell>)>;
         let t = Table::new(schema);
         let parts = || -> Vec<Part> { (0..SHARDS).map(|_| Vec::new()).collect() };
-        let mut clustered = parts();
+        let mut clustered: Vec<Vec<Arc<RowCell>>> = (0..SHARDS).map(|_| Vec::new()).collect();
         let mut secondary: Vec<Vec<Part>> = t.indexes.iter().map(|_| parts()).collect();
         for (key, row) in rows {
             if !t.key_matches(&key, &row) {
@@ -478,12 +718,12 @@ impl Table {
             }
             t.observe_row(&key, &row);
             let state = RowState { committed: Some(row.clone()), ..RowState::default() };
-            let cell = Arc::new(RowCell { key: key.clone(), state: Mutex::new(state) });
+            let cell = RowCell::new(&key, state);
             for (i, part) in secondary.iter_mut().enumerate() {
                 let (entry, plen) = t.schema.index_entry(i, &row, &key);
-                part[hash_bytes(&entry[..plen]) % SHARDS].push((entry, cell.clone()));
+                part[hash_bytes(&entry[..plen]) % SHARDS].push((entry.into(), cell.clone()));
             }
-            clustered[hash_bytes(&key) % SHARDS].push((key, cell));
+            clustered[hash_bytes(&key) % SHARDS].push(cell);
         }
         fill(&t.rows, clustered);
         for (map, part) in t.indexes.iter().zip(secondary) {
@@ -504,7 +744,7 @@ impl Table {
         if let Some(old) = old {
             for i in 0..self.indexes.len() {
                 let (e, plen) = self.schema.index_entry(i, &old, key);
-                self.indexes[i].shard(&e[..plen]).write().remove(&e);
+                self.indexes[i].shard(&e[..plen]).write().remove(&e[..]);
             }
         }
     }
@@ -551,7 +791,7 @@ impl Table {
         const CHUNK: usize = 1024;
         let mut out = Vec::new();
         for shard in self.rows.shards() {
-            let mut after: Option<Key> = None;
+            let mut after: Option<InlineKey> = None;
             loop {
                 let m = shard.read();
                 let lo = match &after {
@@ -559,16 +799,16 @@ impl Table {
                     None => Bound::Unbounded,
                 };
                 let mut n = 0;
-                for (k, cell) in m.range::<[u8], _>((lo, Bound::Unbounded)).take(CHUNK) {
+                for cell in m.range((lo, Bound::Unbounded)).take(CHUNK) {
                     n += 1;
-                    after = Some(k.clone());
+                    after = Some(cell.key.clone());
                     let st = cell.state.lock();
                     let r = match view {
                         Some(v) => st.at(v),
                         None => st.committed.as_ref(),
                     };
                     if let Some(r) = r {
-                        out.push((k.clone(), r.clone()));
+                        out.push((Key::from(&*cell.key), r.clone()));
                     }
                 }
                 if n < CHUNK {

@@ -176,9 +176,9 @@ fn kept_rows(t: &Table, schema: TableSchema) -> Result<Table> {
 pub(super) fn build_index(new: &Table, idx: usize, from: &Table) -> Result<ShardedMap> {
     let map = ShardedMap::new();
     for shard in from.rows.shards() {
-        for (key, cell) in shard.read().iter() {
+        for cell in shard.read().values() {
             let Some(row) = cell.state.lock().committed.clone() else { continue };
-            let (entry, plen) = new.schema.index_entry(idx, &row, key);
+            let (entry, plen) = new.schema.index_entry(idx, &row, &cell.key);
             let mut m = map.shard(&entry[..plen]).write();
             if new.schema.unique_applies(idx, &row) {
                 let prefix = &entry[..plen];
@@ -191,7 +191,7 @@ pub(super) fn build_index(new: &Table, idx: usize, from: &Table) -> Result<Shard
                     });
                 }
             }
-            m.insert(entry, cell.clone());
+            m.insert(entry.into(), cell.clone());
         }
     }
     Ok(map)
