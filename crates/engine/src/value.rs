@@ -236,13 +236,17 @@ impl fmt::Display for DateTime {
     }
 }
 
-/// Whether a DOUBLE/FLOAT reads as text in `e` notation, as mysqld's `val_str` of a real
-/// (`my_gcvt`): the shortest digits that read back, in `e` notation outside [1e-6, 1e15)
-/// (`1e300`, `-1e-300`), as the protocol sends it (the same rule as
-/// `protocol::results::float_uses_exponent`); Rust's plain `{}` would spell every digit
+/// Whether a DOUBLE/FLOAT reads as text in `e` notation, as mysqld's `val_str` of a real:
+/// `String::set_real` calls `my_gcvt` (strings/dtoa.cc) with a field wide enough for every
+/// digit, so the shortest digits that read back are printed in `f` form unless the decimal
+/// point falls outside `-MAX_DECPT_FOR_F_FORMAT + 1 ..= MAX_DECPT_FOR_F_FORMAT` (DBL_DIG, 15)
+/// with no fraction digit left: `e` below 1e-15 (`1e-16`, while `1e-7` is `0.0000001`) and
+/// from 1e15 for a whole number (`1e15`, while `1234567890123456.8` stays). The same rule as
+/// `protocol::results::float_uses_exponent`; Rust's plain `{}` would spell every digit
 /// (`LOWER(1e300)` was 301 characters).
 fn real_uses_exponent(v: f64) -> bool {
-    v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&v.abs())
+    let a = v.abs();
+    v.is_finite() && v != 0.0 && (a < 1e-15 || (a >= 1e15 && v.fract() == 0.0))
 }
 
 impl fmt::Display for Value {

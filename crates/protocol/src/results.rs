@@ -445,7 +445,7 @@ fn value_to_text(out: &mut String, value: &Value, column: &ColumnShape) {
             write_fixed(out, v, column.decimals);
             Ok(())
         }
-        // Rust writes "1e20" and "1.5e-7" for `{:e}`, as mysqld does.
+        // Rust writes "1e20" and "1.5e-16" for `{:e}`, as mysqld does.
         Value::Double(v) if float_uses_exponent(v) => write!(out, "{v:e}"),
         Value::Double(v) => write!(out, "{v}"),
         Value::Date(y, mo, d, h, mi, s, us) => {
@@ -504,10 +504,13 @@ pub fn write_fixed(out: &mut String, v: f64, decimals: u8) {
     }
 }
 
-/// Floating point as mysqld prints it: shortest round-trip digits, with an exponent for very
-/// large or very small magnitudes (`1e20`, `1.5e-7`): true where the exponent form applies.
+/// Floating point as mysqld prints it: shortest round-trip digits, with an exponent where
+/// `my_gcvt` (strings/dtoa.cc, called by `String::set_real` with a field wide enough for
+/// every digit) picks the `e` form: below 1e-15 (`1e-16`; `1.5e-7` is `0.00000015`), and from
+/// 1e15 for a whole number (`1e20`; `1234567890123456.8` stays): true where it applies.
 fn float_uses_exponent(v: f64) -> bool {
-    v.is_finite() && v != 0.0 && !(1e-6..1e15).contains(&v.abs())
+    let a = v.abs();
+    v.is_finite() && v != 0.0 && (a < 1e-15 || (a >= 1e15 && v.fract() == 0.0))
 }
 
 /// Binary row (MySQL "ProtocolBinary::ResultsetRow").

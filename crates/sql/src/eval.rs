@@ -195,7 +195,13 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                     return divided_by_zero();
                 }
                 BinOp::Div => p / q,
-                BinOp::IntDiv => return int_value((p / q).trunc() as i128, text),
+                // `Item_func_int_div::val_int`: a non-integer operand divides as DECIMAL
+                // (`val_decimal`, a double's shortest digits), then `my_decimal2int`.
+                BinOp::IntDiv => {
+                    let (p, q) = (f64_to_decimal(p, 30), f64_to_decimal(q, 30));
+                    let quotient = p.zip(q).and_then(|(p, q)| super::decimal::int_div(p, q));
+                    return int_div_value(quotient, unsigned_operand(a, b), text);
+                }
                 BinOp::Mod => p % q,
                 _ => return Err(internal("arith op")),
             };
@@ -217,7 +223,7 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
             };
             // An unsigned operand makes the result BIGINT UNSIGNED, else it is BIGINT; either
             // way a result outside the type is error 1690, as in MySQL.
-            let unsigned = matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_));
+            let unsigned = unsigned_operand(a, b);
             match r {
                 Some(r) if unsigned => u64::try_from(r).map(Value::UInt).map_err(|_| {
                     SqlError::ValueOutOfRange { kind: "BIGINT UNSIGNED", expr: text() }
@@ -241,15 +247,34 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                 BinOp::Mod => dec_out(super::decimal::rem(p, q), text),
                 BinOp::Mul => dec_out(super::decimal::mul(p, q), text),
                 BinOp::Div => dec_out(super::decimal::div(p, q), text),
-                // DIV over a DECIMAL is a signed BIGINT (`Item_func_int_div::val_int` with
-                // the operands' unsigned flag, never set on a DECIMAL).
-                BinOp::IntDiv => match super::decimal::int_div(p, q).map(i64::try_from) {
-                    Some(Ok(i)) => Ok(Value::Int(i)),
-                    _ => Err(SqlError::ValueOutOfRange { kind: "BIGINT", expr: text() }),
-                },
+                BinOp::IntDiv => {
+                    int_div_value(super::decimal::int_div(p, q), unsigned_operand(a, b), text)
+                }
                 _ => Err(internal("arith op")),
             }
         }
+    }
+}
+
+/// Whether an operand is BIGINT UNSIGNED (the result's `unsigned_flag` in mysqld's
+/// arithmetic and DIV).
+fn unsigned_operand(a: &Value, b: &Value) -> bool {
+    matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_))
+}
+
+/// A DECIMAL DIV's quotient as `my_decimal2int` gives it: BIGINT UNSIGNED when an operand is
+/// unsigned, else BIGINT; outside it (or no quotient) is 1690 (`raise_integer_overflow`).
+fn int_div_value(
+    q: Option<engine::Mantissa>,
+    unsigned: bool,
+    expr: &dyn Fn() -> String,
+) -> Result<Value> {
+    let kind = if unsigned { "BIGINT UNSIGNED" } else { "BIGINT" };
+    let out = || SqlError::ValueOutOfRange { kind, expr: expr() };
+    match q {
+        Some(q) if unsigned => u64::try_from(q).map(Value::UInt).map_err(|_| out()),
+        Some(q) => i64::try_from(q).map(Value::Int).map_err(|_| out()),
+        None => Err(out()),
     }
 }
 
@@ -524,6 +549,9 @@ fn eval_other(e: &Expr, row: &[Value], aggs: &[Value]) -> Result<Value> {
             Value::Null => Value::Null,
             Value::Double(d) => Value::Double(-d),
             Value::Decimal(d) => Value::Decimal(-d),
+            // `Item_func_neg::int_op`: the result is signed, so an unsigned operand up to
+            // 2^63 negates (`-CAST(2 AS UNSIGNED)` is -2); beyond it is 1690.
+            Value::UInt(u) if u <= 1 << 63 => Value::Int((-i128::from(u)) as i64),
             v => arith(BinOp::Sub, &Value::Int(0), &v)?,
         },
         Expr::Unary(UnOp::Not, x) => bool_value(truth(&eval(x, row, aggs)?).map(|b| !b)),

@@ -508,9 +508,16 @@ impl Binder<'_> {
             }
             Expr::Collated(id, x) => Expr::Collated(*id, b(self, x)?),
             Expr::Str(f, args) => {
+                // Counts and positions read as numbers (`val_int`: a TIME '100:00:00' is a
+                // million), the strings as text.
+                let n = args.len();
                 let args: Vec<Expr> = args
                     .iter()
-                    .map(|x| self.bind(x).map(|x| self.quotient_as_text(x)))
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let x = self.bind(x)?;
+                        Ok(if f.numeric_arg(i, n) { x } else { self.quotient_as_text(x) })
+                    })
                     .collect::<Result<_>>()?;
                 if f.compares() {
                     self.collated(Expr::Str(*f, args), f.name(), true)?

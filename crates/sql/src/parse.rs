@@ -2070,6 +2070,10 @@ impl Front<'_> {
         use sp::Expr as E;
         Ok(match e {
             E::Nested(x) => self.expr(x)?,
+            E::UnaryOp { op, expr } if xor_under_unary(op, expr).is_some() => {
+                let hoisted = xor_under_unary(op, expr).unwrap_or_else(|| e.clone());
+                self.expr(&hoisted)?
+            }
             E::UnaryOp { op, expr } => {
                 let x = match op {
                     sp::UnaryOperator::Minus | sp::UnaryOperator::PGBitwiseNot => {
@@ -2256,15 +2260,16 @@ impl Front<'_> {
     fn expr_other(&mut self, e: &sp::Expr) -> Result<Expr> {
         use sp::Expr as E;
         Ok(match e {
-            // sqlparser reads CEIL(x)/FLOOR(x) as their own nodes (mysqld: plain functions).
+            // sqlparser reads CEIL(x)/FLOOR(x) as their own nodes (mysqld: plain functions,
+            // reading a hex literal as its integer like the other numeric functions).
             E::Ceil {
                 expr,
                 field: sp::CeilFloorKind::DateTimeField(sp::DateTimeField::NoDateTime),
-            } => Expr::Func(Func::Ceil, vec![self.expr(expr)?]),
+            } => Expr::Func(Func::Ceil, vec![self.numeric_operand(expr)?]),
             E::Floor {
                 expr,
                 field: sp::CeilFloorKind::DateTimeField(sp::DateTimeField::NoDateTime),
-            } => Expr::Func(Func::Floor, vec![self.expr(expr)?]),
+            } => Expr::Func(Func::Floor, vec![self.numeric_operand(expr)?]),
             E::Identifier(id) => ident_expr(id, None),
             E::CompoundIdentifier(parts) => match parts.as_slice() {
                 [a, b] if a.quote_style.is_none() && a.value.starts_with("@@") => {
@@ -3090,6 +3095,23 @@ fn sysvar_scope(v: &str) -> (Option<VarScope>, &str) {
     } else {
         (None, v)
     }
+}
+
+/// `-a ^ b` and `~a ^ b` as `(-a) ^ b`: in mysqld's grammar unary minus and `~` bind tighter
+/// than `^` (manual 15.4.1 "Operator Precedence"; `-2 ^ 0` is 18446744073709551614), while
+/// sqlparser reads the operand of a unary minus up to `^`. The rebuilt tree when `expr` is
+/// such an XOR (not parenthesized), else `None`; a chain `-a ^ b ^ c` unwinds as the
+/// converter recurses into the new left operand.
+#[inline(never)]
+fn xor_under_unary(op: &sp::UnaryOperator, expr: &sp::Expr) -> Option<sp::Expr> {
+    if !matches!(op, sp::UnaryOperator::Minus | sp::UnaryOperator::PGBitwiseNot) {
+        return None;
+    }
+    let sp::Expr::BinaryOp { left, op: xor @ sp::BinaryOperator::BitwiseXor, right } = expr else {
+        return None;
+    };
+    let inner = sp::Expr::UnaryOp { op: *op, expr: left.clone() };
+    Some(sp::Expr::BinaryOp { left: Box::new(inner), op: xor.clone(), right: right.clone() })
 }
 
 /// The unary operator `op` over the converted operand `x` (out of line: see `Front::expr`).

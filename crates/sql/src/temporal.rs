@@ -799,12 +799,24 @@ fn parse_time(text: &[u8]) -> Option<(i64, bool)> {
         }
         round_up = f.get(6).is_some_and(|c| *c >= b'5');
     }
-    let trailing = b[p..].iter().any(|c| !c.is_ascii_whitespace());
+    // `str_to_time` refuses an exponent after the number (`-7.5e2x`, as `%g` would print a
+    // time): E and a digit, or E, a sign and a digit.
+    let rest = &b[p..];
+    let digit_at = |i: usize| rest.get(i).is_some_and(u8::is_ascii_digit);
+    if matches!(rest.first(), Some(b'e' | b'E'))
+        && (digit_at(1) || (matches!(rest.get(1), Some(b'-' | b'+')) && digit_at(2)))
+    {
+        return None;
+    }
+    let trailing = rest.iter().any(|c| !c.is_ascii_whitespace());
     let total = (((days * 24 + h) * 60 + m) * 60 + sec)
         .checked_mul(US_PER_SEC)?
         .checked_add(micros + i64::from(round_up))?;
     Some((if neg { -total } else { total }, trailing))
 }
+
+/// TIME_MAX_VALUE: 838:59:59 as the number hhmmss.
+const TIME_MAX_HHMMSS: u64 = 8_385_959;
 
 /// mysqld's `number_to_time`: [-]hhmmss (minutes and seconds below 60).
 fn number_to_time(n: i64, micros: i64) -> Option<i64> {
@@ -813,8 +825,9 @@ fn number_to_time(n: i64, micros: i64) -> Option<i64> {
     if m > 59 || s > 59 {
         return None;
     }
-    let us = ((h * 60 + m) * 60 + s).checked_mul(US_PER_SEC)? + micros;
-    Some(if n < 0 || (n == 0 && micros < 0) { -us.abs() } else { us })
+    // The fraction has the number's sign (`-2.5` is -00:00:02.5, lldiv_t_to_time).
+    let us = ((h * 60 + m) * 60 + s).checked_mul(US_PER_SEC)? + micros.abs();
+    Some(if n < 0 || micros < 0 { -us } else { us })
 }
 
 /// TIME's range: clamps to ±838:59:59 and says whether it had to.
@@ -953,6 +966,12 @@ fn as_time(v: &Value) -> Option<i64> {
             let (n, us) = number_parts(v)?;
             if let Some((t, true)) = number_to_datetime(n).filter(|_| n.abs() >= 1_000_000_000) {
                 return Some(time_of_day(&t) + us);
+            }
+            // mysqld 8.0's `number_to_time` fails past TIME_MAX_VALUE (838:59:59 as hhmmss):
+            // a function's argument is then NULL with warning 1292 (`lldiv_t_to_time`), where
+            // only a stored value is clipped (MariaDB clips both).
+            if n.unsigned_abs() > TIME_MAX_HHMMSS {
+                return None;
             }
             number_to_time(n, us)
         }
@@ -1907,7 +1926,12 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
                 return Ok(Value::Null);
             }
             let Some((t, _)) = arg_datetime(&arg(0), true) else { return Ok(Value::Null) };
-            format(&t, None, &super_bytes(&arg(1))).map_or(Value::Null, Value::Bytes)
+            // `Item_func_date_format::val_str`: an empty format is NULL (`null_date`).
+            let f = super_bytes(&arg(1));
+            if f.is_empty() {
+                return Ok(Value::Null);
+            }
+            format(&t, None, &f).map_or(Value::Null, Value::Bytes)
         }
         TimeFn::TimeFormat => {
             if null_in(2) {

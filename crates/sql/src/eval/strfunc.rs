@@ -112,6 +112,19 @@ impl StrFn {
         )
     }
 
+    /// Whether argument `i` of `n` is a number the function reads with `val_int`/`val_real`
+    /// (a count, a position, FORMAT's number and places, CHAR's codes), not a string.
+    pub(crate) fn numeric_arg(self, i: usize, n: usize) -> bool {
+        use StrFn::*;
+        match self {
+            Locate => i == 2,
+            Instr | Strcmp | Field | FindInSet | Ascii | Ord => false,
+            Format => i < 2,
+            Char | Space => true,
+            _ => !self.string_args(n).contains(&i),
+        }
+    }
+
     /// The arguments that are the strings being combined (their collations make the
     /// result's): all but counts, positions and FORMAT's number.
     pub(crate) fn string_args(self, n: usize) -> Vec<usize> {
