@@ -730,7 +730,7 @@ mod tests {
     fn choose_counts_the_narrowest_candidate_first_and_keeps_ties() {
         let int_ty = ColumnType::Integer { bytes: 4, unsigned: false };
         let cols: Vec<Column> =
-            ["w", "d", "id", "last"].iter().map(|n| Column::new(*n, int_ty)).collect();
+            ["w", "d", "id", "last"].iter().map(|n| Column::new(n, int_ty)).collect();
         let mut t = TableSchema::new("customer", cols, vec![0, 1, 2]);
         t.indexes.push(engine::IndexDef::new("by_last", vec![0, 1, 3], false));
         let eq = |c: usize, v: i64| Expr::Binary(BinOp::Eq, Box::new(Expr::Col(c)), int(v));
