@@ -30,6 +30,15 @@ PORTS = {"binlogd classic": 3403, "binlogd in-redo": 3404, "MariaDB durable": c.
          "MariaDB non-durable": c.MDB_PORT}
 BINLOGD_OPTIONS = {"binlogd classic": ["--sync_binlog=1", "--binlog_in_redo=OFF"],
                    "binlogd in-redo": ["--sync_binlog=1", "--binlog_in_redo=ON"]}
+# TPCC_BASELINE=path to another binlogd binary (e.g. main's) adds a fifth configuration,
+# "baseline classic": that binary, durable, classic mode, its own data (port 3405), in the
+# same interleaved run, for before/after comparisons.
+BASELINE = os.environ.get("TPCC_BASELINE")
+BINARIES = {}
+if BASELINE:
+    PORTS["baseline classic"] = 3405
+    BINLOGD_OPTIONS["baseline classic"] = BINLOGD_OPTIONS["binlogd classic"]
+    BINARIES["baseline classic"] = BASELINE
 MARIADB_SETTINGS = {"MariaDB durable": (1, 1), "MariaDB non-durable": (0, 2)}
 CONFIGS = list(PORTS)
 
@@ -78,7 +87,8 @@ class Binlogd:
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
         logfile = self.dir + "/binlogd.log"
-        cmd = [c.BINLOGD, "serve", "--datadir=%s/data" % self.dir, "--port=%d" % self.port,
+        cmd = [BINARIES.get(self.label, c.BINLOGD), "serve", "--datadir=%s/data" % self.dir,
+               "--port=%d" % self.port,
                "--bind-address=127.0.0.1", "--initialize-insecure",
                "--innodb_flush_log_at_trx_commit=1", "--max-connections=2000",
                "--log-error=" + logfile] + BINLOGD_OPTIONS[self.label]

@@ -1272,6 +1272,63 @@ pub(crate) fn fetch_matching(
     }
 }
 
+/// Locks one row by its clustered key (X, or S when `shared`) and returns its newest image.
+fn lock_row(
+    engine: &engine::Engine,
+    txn: &mut Txn,
+    id: TableId,
+    key: &[u8],
+    shared: bool,
+) -> Result<Option<Row>> {
+    Ok(if shared {
+        engine.get_for_share(txn, id, key)?
+    } else {
+        engine.get_for_update(txn, id, key)?
+    })
+}
+
+/// A locking read's first `need` rows of ranges read in the statement's order that match
+/// `filter` on their newest, locked image: read in batches (the first of `need` entries,
+/// then doubling), each entry locked and re-checked before the next batch is read, so that
+/// `SELECT ... ORDER BY pk LIMIT 1 FOR UPDATE` locks (and gap-locks, `Engine::read_ranges`)
+/// the rows up to its first match only, as InnoDB's scan stops at the LIMIT
+/// (`row_search_mvcc` locks each record it reaches; the executor stops asking for rows at
+/// the limit), instead of every row of the ranges.
+fn fetch_locked_matching(
+    engine: &engine::Engine,
+    txn: &mut Txn,
+    id: TableId,
+    r: &crate::range::RangeAccess,
+    filter: Option<&Expr>,
+    need: usize,
+    shared: bool,
+) -> Result<Vec<SharedRow>> {
+    let mut out = Vec::new();
+    if need == 0 {
+        return Ok(out);
+    }
+    let mut ranges = r.ranges.clone();
+    let mut batch = need.min(1 << 16);
+    loop {
+        let got = engine.scan_key_ranges(txn, id, r.index.as_deref(), &ranges, batch, r.reverse)?;
+        let n = got.len();
+        let last = got.last().map(|g| g.entry().to_vec());
+        for g in got {
+            if let Some(row) = lock_row(engine, txn, id, g.key(), shared)? {
+                if matches(filter, &row)? {
+                    out.push(SharedRow::from(row));
+                    if out.len() >= need {
+                        return Ok(out);
+                    }
+                }
+            }
+        }
+        let Some(last) = last.filter(|_| n == batch) else { return Ok(out) };
+        ranges = crate::range::after(&ranges, &last, r.reverse);
+        batch = batch.saturating_mul(2).min(1 << 16);
+    }
+}
+
 /// The rows an access path yields, in key order (before the WHERE filter).
 pub(crate) fn fetch(
     engine: &engine::Engine,
@@ -1715,21 +1772,36 @@ impl Session {
                 };
                 let read = if locking {
                     // A locking read: the newest committed rows, each locked.
-                    fetch(&engine, &open.txn, *id, &access, lock_limit).and_then(|cands| {
-                        let mut locked = Vec::with_capacity(cands.len());
-                        for (k, _) in cands {
-                            let r = if shared {
-                                engine.get_for_share(&mut open.txn, *id, &k)?
-                            } else {
-                                engine.get_for_update(&mut open.txn, *id, &k)?
-                            };
-                            // The newest version: the whole WHERE is checked again.
-                            if let Some(r) = r {
-                                locked.push(SharedRow::from(r));
-                            }
+                    let need = match (&access, ranged_limit) {
+                        (Access::Ranges(r), Some(need)) => Some((r, need)),
+                        _ => None,
+                    };
+                    match need {
+                        Some((r, need)) => fetch_locked_matching(
+                            &engine,
+                            &mut open.txn,
+                            *id,
+                            r,
+                            filter,
+                            need,
+                            shared,
+                        )
+                        .map(|rows| (rows, true)),
+                        None => {
+                            fetch(&engine, &open.txn, *id, &access, lock_limit).and_then(|cands| {
+                                let mut locked = Vec::with_capacity(cands.len());
+                                for (k, _) in cands {
+                                    // The newest version: the whole WHERE is checked again.
+                                    if let Some(r) =
+                                        lock_row(&engine, &mut open.txn, *id, &k, shared)?
+                                    {
+                                        locked.push(SharedRow::from(r));
+                                    }
+                                }
+                                Ok((locked, false))
+                            })
                         }
-                        Ok((locked, false))
-                    })
+                    }
                 } else if let (Access::Ranges(r), Some(need)) = (&access, ranged_limit) {
                     // Already filtered: the scan stops after `need` matching rows.
                     fetch_matching(&engine, &open.txn, *id, r, filter, need)

@@ -517,22 +517,34 @@ fn unique_points(schema: &TableSchema, r: &RangeAccess) -> bool {
 
 /// Chooses the index with the fewest estimated rows; `count(index, ranges, cap)` counts the
 /// entries of ranges up to `cap` (None: estimate from the shape alone). The primary key wins
-/// ties (its reads need no secondary lookup).
+/// ties (its reads need no secondary lookup), then the index declared first.
+///
+/// Counting walks entries one by one up to its cap, and each candidate's cap is the best
+/// count so far plus one, so the candidates are counted in the order of their shape's
+/// estimate (unique points first, then more bound parts): the likely winner is counted
+/// first and caps the others early. go-tpc's customer-by-last-name read counted the 3 000
+/// entries of its district's primary-key prefix before the 3 of its `(w, d, last)` index.
+/// The order changes no choice: a count below its cap is exact, and ties go by the
+/// candidates' declared order, not the counting order.
 pub(crate) fn choose(
     schema: &TableSchema,
     filter: &Expr,
     konst: Konst<'_>,
     count: Option<Count<'_>>,
 ) -> Option<RangeAccess> {
-    let mut cands = candidates(schema, filter, konst);
+    let cands = candidates(schema, filter, konst);
     if cands.is_empty() {
         return None;
     }
     // One candidate needs no count to be chosen.
     let count = if cands.len() == 1 { None } else { count };
-    let mut best: Option<RangeAccess> = None;
-    for mut c in cands.drain(..) {
-        let cap = best.as_ref().map_or(u64::MAX, |b| b.rows.saturating_add(1));
+    let mut order: Vec<(usize, RangeAccess)> = cands.into_iter().enumerate().collect();
+    if count.is_some() {
+        order.sort_by_key(|(i, c)| (!unique_points(schema, c), shape_estimate(c), *i));
+    }
+    let mut best: Option<(usize, RangeAccess)> = None;
+    for (i, mut c) in order {
+        let cap = best.as_ref().map_or(u64::MAX, |(_, b)| b.rows.saturating_add(1));
         c.rows = if unique_points(schema, &c) {
             c.ranges.len() as u64
         } else {
@@ -541,11 +553,11 @@ pub(crate) fn choose(
                 _ => shape_estimate(&c),
             }
         };
-        if best.as_ref().is_none_or(|b| c.rows < b.rows) {
-            best = Some(c);
+        if best.as_ref().is_none_or(|(j, b)| c.rows < b.rows || (c.rows == b.rows && i < *j)) {
+            best = Some((i, c));
         }
     }
-    best
+    best.map(|(_, c)| c)
 }
 
 /// Rows guessed from a range's shape when nothing is counted: more bound parts, fewer rows.
@@ -710,6 +722,42 @@ mod tests {
     fn access(schema: &TableSchema, filter: &Expr) -> RangeAccess {
         let cols = schema.primary_key.clone();
         index_ranges(schema, &cols, filter, &konst).expect("ranges")
+    }
+
+    /// The candidate most bound is counted first and caps the others' counts; the choice and
+    /// its tie rule (primary key first, then declaration order) are the counting order's.
+    #[test]
+    fn choose_counts_the_narrowest_candidate_first_and_keeps_ties() {
+        let int_ty = ColumnType::Integer { bytes: 4, unsigned: false };
+        let cols: Vec<Column> =
+            ["w", "d", "id", "last"].iter().map(|n| Column::new(n, int_ty)).collect();
+        let mut t = TableSchema::new("customer", cols, vec![0, 1, 2]);
+        t.indexes.push(engine::IndexDef::new("by_last", vec![0, 1, 3], false));
+        let eq = |c: usize, v: i64| Expr::Binary(BinOp::Eq, Box::new(Expr::Col(c)), int(v));
+        let and = |a: Expr, b: Expr| Expr::Binary(BinOp::And, Box::new(a), Box::new(b));
+        let filter = and(and(eq(0, 1), eq(1, 2)), eq(3, 7));
+        // Entries per candidate: the primary key's (w, d) prefix holds 3 000, by_last 3.
+        let run = |pk: u64, by_last: u64| {
+            let calls = std::cell::RefCell::new(Vec::new());
+            let count = |index: Option<&str>, _: &[ByteRange], cap: u64| {
+                calls.borrow_mut().push((index.map(str::to_string), cap));
+                if index.is_none() {
+                    pk.min(cap)
+                } else {
+                    by_last.min(cap)
+                }
+            };
+            let chosen = choose(&t, &filter, &konst, Some(&count)).expect("a range");
+            (chosen.index, chosen.rows, calls.into_inner())
+        };
+        let (index, rows, calls) = run(3000, 3);
+        assert_eq!((index.as_deref(), rows), (Some("by_last"), 3));
+        assert_eq!(calls, [(Some("by_last".to_string()), u64::MAX), (None, 4)]);
+        // A tie goes to the primary key although it was counted second.
+        let (index, rows, _) = run(3, 3);
+        assert_eq!((index, rows), (None, 3));
+        let (index, rows, _) = run(2, 3);
+        assert_eq!((index, rows), (None, 2));
     }
 
     #[test]

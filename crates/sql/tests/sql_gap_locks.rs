@@ -156,6 +156,39 @@ fn a_limited_locking_read_locks_up_to_its_last_row() {
     q(&mut a, "COMMIT");
 }
 
+/// A locking read with a WHERE, an ORDER BY its index gives and a LIMIT locks the rows up to
+/// its LIMIT-th match only (InnoDB's scan stops there): go-tpc's Delivery reads
+/// `... WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE` over hundreds
+/// of rows. A row whose newest image fails the WHERE is skipped and the scan goes on.
+#[test]
+fn a_limited_locking_read_with_a_where_stops_at_its_limit() {
+    let (_srv, mut a, mut b) = setup();
+    q(&mut a, "BEGIN");
+    assert_eq!(
+        col(&mut a, "SELECT id FROM t WHERE id >= 10 ORDER BY id LIMIT 1 FOR UPDATE"),
+        ["10"]
+    );
+    q(&mut b, "UPDATE t SET v = 5 WHERE id = 20");
+    q(&mut b, "INSERT INTO t VALUES (15, 0, 15)");
+    assert_eq!(code(&mut b, "UPDATE t SET v = 5 WHERE id = 10"), 1205);
+    assert_eq!(
+        col(&mut a, "SELECT id FROM t WHERE id >= 10 AND v > 1 ORDER BY id LIMIT 1 FOR UPDATE"),
+        ["20"]
+    );
+    assert_eq!(code(&mut b, "UPDATE t SET v = 6 WHERE id = 20"), 1205);
+    q(&mut b, "UPDATE t SET v = 6 WHERE id = 30");
+    // Backward, through the secondary index: the last row only.
+    q(&mut a, "COMMIT");
+    q(&mut a, "BEGIN");
+    assert_eq!(
+        col(&mut a, "SELECT id FROM t WHERE k > 0 ORDER BY k DESC LIMIT 1 FOR UPDATE"),
+        ["30"]
+    );
+    q(&mut b, "UPDATE t SET v = 7 WHERE id = 20");
+    assert_eq!(code(&mut b, "UPDATE t SET v = 7 WHERE id = 30"), 1205);
+    q(&mut a, "COMMIT");
+}
+
 #[test]
 fn insert_select_locks_its_source_range() {
     let (_srv, mut a, mut b) = setup();
