@@ -111,13 +111,13 @@ impl WriteSet {
             return;
         }
         if !schema.primary_key.is_empty() {
-            self.push(key_hash(schema, "PRIMARY", &schema.primary_key, row));
+            self.push(key_hash(schema, None, row));
         }
-        for index in schema.indexes.iter().filter(|i| i.unique) {
+        for (i, index) in schema.indexes.iter().enumerate().filter(|(_, i)| i.unique) {
             if index.columns.iter().any(|&c| row.get(c).is_none_or(|v| *v == Value::Null)) {
                 continue;
             }
-            self.push(key_hash(schema, &index.name, &index.columns, row));
+            self.push(key_hash(schema, Some(i), row));
         }
     }
 
@@ -166,12 +166,18 @@ fn has_key(schema: &TableSchema) -> bool {
 
 // Format: u32 LE length + index name, u32 LE table id, u32 LE length + table name, then the
 // engine key encoding of the key's values (self-delimiting, so the whole is unambiguous).
-fn key_hash(schema: &TableSchema, index: &str, columns: &[usize], row: &Row) -> u64 {
+// `index`: a secondary index's position, None for the primary key.
+fn key_hash(schema: &TableSchema, index: Option<usize>, row: &Row) -> u64 {
+    let columns = index.map_or(&schema.primary_key, |i| &schema.indexes[i].columns);
     let values: Vec<Value> =
         columns.iter().map(|&c| row.get(c).cloned().unwrap_or(Value::Null)).collect();
     // Under the columns' collations: rows whose keys are equal under the collation ('a' and
-    // 'A' in a `_ci` unique key) conflict, so they must hash alike.
-    let key = schema.key_of_values(columns, &values);
+    // 'A' in a `_ci` unique key) conflict, so they must hash alike; a prefix part by its
+    // prefix, as the unique index judges duplicates.
+    let (index, key) = match index {
+        None => ("PRIMARY", schema.key_of_values(columns, &values)),
+        Some(i) => (schema.indexes[i].name.as_str(), schema.index_key_of_values(i, &values)),
+    };
     let mut text = Vec::with_capacity(12 + index.len() + schema.name.len() + key.len());
     text.extend_from_slice(&(index.len() as u32).to_le_bytes());
     text.extend_from_slice(index.as_bytes());

@@ -1351,8 +1351,28 @@ impl Engine {
         let t = self.inner.table(table)?;
         let idx =
             t.schema.index(index).ok_or_else(|| Error::NoSuchIndex { name: index.to_string() })?;
-        let range =
-            key_range(lower, upper, &t.schema.collations_of(&t.schema.indexes[idx].columns));
+        let def = &t.schema.indexes[idx];
+        let range = if def.has_prefix() {
+            // Values cut to the prefixes, every bound inclusive (a longer value with the
+            // bound's prefix may lie on either side of it), so the rows are candidates only.
+            let cut = |v: &[Value]| -> Vec<Value> {
+                let part = |(part, (x, &c)): (usize, (&Value, &usize))| {
+                    let coll = t.schema.columns[c].collation;
+                    crate::schema::prefix_cut(x, coll, def.prefix(part))
+                        .unwrap_or_else(|| x.clone())
+                };
+                v.iter().zip(&def.columns).enumerate().map(part).collect()
+            };
+            let widen = |b: Bound<&[Value]>| match b {
+                Bound::Included(v) | Bound::Excluded(v) => Bound::Included(cut(v)),
+                Bound::Unbounded => Bound::Unbounded,
+            };
+            let (lo, hi) = (widen(lower), widen(upper));
+            let colls = t.schema.collations_of(&def.columns);
+            key_range(lo.as_ref().map(Vec::as_slice), hi.as_ref().map(Vec::as_slice), &colls)
+        } else {
+            key_range(lower, upper, &t.schema.collations_of(&def.columns))
+        };
         let rows = self.read_ranges(txn, &t, Some(idx), &[range], limit, false)?;
         Ok(rows.into_iter().map(RangeRow::into_owned).collect())
     }
@@ -1602,7 +1622,7 @@ fn stamp_definition(t: &Table, kept: Option<(&Table, bool)>, seq: u64) {
     };
     t.def_seq.store(old.def_seq.load(Ordering::Acquire), Ordering::Release);
     for (i, def) in t.schema.indexes.iter().enumerate() {
-        let same = |o: &IndexDef| o.columns == def.columns && o.unique == def.unique;
+        let same = |o: &IndexDef| o.same_entries(def);
         let reused = if by_columns {
             old.schema.indexes.iter().position(same)
         } else {
@@ -2239,7 +2259,7 @@ impl Inner {
                         }
                         let def = &t.schema.indexes[idx];
                         return Err(Error::DupEntry {
-                            entry: t.schema.entry_text(&def.columns, row),
+                            entry: t.schema.index_entry_text(idx, row),
                             key: def.name.clone(),
                         });
                     }

@@ -114,6 +114,16 @@ pub struct Column {
 }
 
 impl ColumnType {
+    /// Whether an index may use a prefix of the column (character and binary strings, BLOB,
+    /// TEXT: mysqld's `Field::type_can_have_key_part`).
+    pub fn is_string(self) -> bool {
+        self.is_text()
+            || matches!(
+                self,
+                ColumnType::Binary(_) | ColumnType::VarBinary(_) | ColumnType::Blob { .. }
+            )
+    }
+
     /// Whether values are character strings (they have a collation).
     pub fn is_text(self) -> bool {
         matches!(
@@ -183,13 +193,64 @@ pub struct IndexDef {
     pub unique: bool,
     /// The index's `COMMENT 'text'` (empty: none), shown by SHOW CREATE TABLE / SHOW INDEX.
     pub comment: String,
+    /// Per key part, the prefix length (`KEY (c(10))`): characters of a character column,
+    /// bytes of a binary one; 0 for the whole column. Empty when no part has a prefix.
+    /// A prefixed part's entries hold the value cut to the prefix (InnoDB's, so a UNIQUE
+    /// prefix index judges duplicates on the prefix), so a read through the index only finds
+    /// candidates: the caller re-checks its condition.
+    pub prefixes: Vec<u32>,
 }
 
 impl IndexDef {
-    /// An index without a comment.
+    /// An index without a comment or prefixes.
     pub fn new(name: impl Into<String>, columns: Vec<usize>, unique: bool) -> IndexDef {
-        IndexDef { name: name.into(), columns, unique, comment: String::new() }
+        IndexDef {
+            name: name.into(),
+            columns,
+            unique,
+            comment: String::new(),
+            prefixes: Vec::new(),
+        }
     }
+
+    /// Key part `part`'s prefix length (0: the whole column).
+    pub fn prefix(&self, part: usize) -> u32 {
+        self.prefixes.get(part).copied().unwrap_or(0)
+    }
+
+    /// Whether some key part is a prefix.
+    pub fn has_prefix(&self) -> bool {
+        self.prefixes.iter().any(|&p| p != 0)
+    }
+
+    /// Whether `other` holds the same entries for the same rows: the same key parts (columns,
+    /// prefixes) and uniqueness.
+    pub fn same_entries(&self, other: &IndexDef) -> bool {
+        self.columns == other.columns
+            && self.unique == other.unique
+            && (0..self.columns.len()).all(|i| self.prefix(i) == other.prefix(i))
+    }
+}
+
+/// `v` cut to its first `prefix` characters (bytes for the binary charset) under collation
+/// `coll`'s character set; None when it is not a string longer than that (or `prefix` is 0).
+/// InnoDB's `dtype_get_at_most_n_mbchars`: a key part of a prefix index holds this.
+pub fn prefix_cut(v: &Value, coll: u16, prefix: u32) -> Option<Value> {
+    let Value::Bytes(b) = v else { return None };
+    if prefix == 0 {
+        return None;
+    }
+    let n = prefix as usize;
+    let multibyte = collation::by_id(coll).is_some_and(|c| c.charset.mbmaxlen() > 1);
+    let end = if multibyte {
+        // UTF-8: the byte where character `n` starts (continuation bytes are 10xxxxxx).
+        b.iter().enumerate().filter(|(_, &x)| x & 0xC0 != 0x80).nth(n).map(|(i, _)| i)?
+    } else if b.len() > n {
+        n
+    } else {
+        return None;
+    };
+    Some(Value::Bytes(b[..end].to_vec()))
 }
 
 /// A table definition.
@@ -372,7 +433,36 @@ impl TableSchema {
                 reason: "index columns must exist and be distinct",
             });
         }
+        if !idx.prefixes.is_empty() && idx.prefixes.len() != idx.columns.len() {
+            return Err(Error::InvalidSchema { reason: "one prefix length per key part" });
+        }
+        for (part, &c) in idx.columns.iter().enumerate() {
+            if idx.prefix(part) != 0 && !self.columns[c].ty.is_string() {
+                return Err(Error::InvalidSchema { reason: "a prefix of a non-string column" });
+            }
+        }
         Ok(())
+    }
+
+    /// The encoded key part of value `v` of column `col` in a key part with prefix length
+    /// `prefix` (0: whole), under the column's collation.
+    pub fn encode_key_part(&self, out: &mut Vec<u8>, col: usize, prefix: u32, v: &Value) {
+        let coll = self.columns.get(col).map_or(collation::BINARY, |c| c.collation);
+        match prefix_cut(v, coll, prefix) {
+            Some(cut) => encode_key_part_in(out, &cut, coll),
+            None => encode_key_part_in(out, v, coll),
+        }
+    }
+
+    /// The encoded key of `values` (a prefix of the key parts may be given) in secondary
+    /// index `idx`, each prefixed part cut to its prefix.
+    pub fn index_key_of_values(&self, idx: usize, values: &[Value]) -> Key {
+        let def = &self.indexes[idx];
+        let mut out = Vec::with_capacity(16);
+        for (part, (v, &p)) in values.iter().zip(&def.columns).enumerate() {
+            self.encode_key_part(&mut out, p, def.prefix(part), v);
+        }
+        out.into_boxed_slice()
     }
 
     /// Checks and converts each value to its column's canonical form (integers to Int or
@@ -437,8 +527,9 @@ impl TableSchema {
         clustered: &[u8],
     ) -> (Key, usize) {
         let mut out = Vec::with_capacity(16 + clustered.len());
-        for &p in &self.indexes[idx].columns {
-            encode_key_part_in(&mut out, &row.column(p), self.columns[p].collation);
+        let def = &self.indexes[idx];
+        for (part, &p) in def.columns.iter().enumerate() {
+            self.encode_key_part(&mut out, p, def.prefix(part), &row.column(p));
         }
         let prefix_len = out.len();
         out.extend_from_slice(clustered);
@@ -454,6 +545,20 @@ impl TableSchema {
     /// `'v1-v2'` text of a key's values, for the duplicate-entry message.
     pub(crate) fn entry_text(&self, columns: &[usize], row: &(impl Columns + ?Sized)) -> String {
         columns.iter().map(|&p| row.column(p).to_string()).collect::<Vec<_>>().join("-")
+    }
+
+    /// [`TableSchema::entry_text`] of secondary index `idx`: a prefixed part shows its prefix,
+    /// as mysqld prints the key image (`key_unpack`).
+    pub(crate) fn index_entry_text(&self, idx: usize, row: &(impl Columns + ?Sized)) -> String {
+        let def = &self.indexes[idx];
+        let part = |(i, &p): (usize, &usize)| {
+            let v = row.column(p);
+            match prefix_cut(&v, self.columns[p].collation, def.prefix(i)) {
+                Some(cut) => cut.to_string(),
+                None => v.to_string(),
+            }
+        };
+        def.columns.iter().enumerate().map(part).collect::<Vec<_>>().join("-")
     }
 }
 
@@ -770,14 +875,24 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
 /// Set in an index's unique byte when a comment follows its columns (an index without one
 /// encodes as before comments were kept).
 const INDEX_COMMENT: u8 = 2;
+/// Set in an index's unique byte when its prefix lengths follow (after the comment): u16
+/// count, then a u32 per key part.
+const INDEX_PREFIXES: u8 = 4;
 
 pub(crate) fn encode_index(out: &mut Vec<u8>, i: &IndexDef) {
     out.put_bytes(i.name.as_bytes());
     let commented = if i.comment.is_empty() { 0 } else { INDEX_COMMENT };
-    out.put_u8(u8::from(i.unique) | commented);
+    let prefixed = if i.has_prefix() { INDEX_PREFIXES } else { 0 };
+    out.put_u8(u8::from(i.unique) | commented | prefixed);
     put_positions(out, &i.columns);
     if commented != 0 {
         out.put_bytes(i.comment.as_bytes());
+    }
+    if prefixed != 0 {
+        out.put_u16(i.prefixes.len() as u16);
+        for &p in &i.prefixes {
+            out.put_u32(p);
+        }
     }
 }
 
@@ -796,12 +911,22 @@ fn positions(r: &mut Reader<'_>) -> Result<Vec<usize>> {
 pub(crate) fn decode_index(r: &mut Reader<'_>) -> Result<IndexDef> {
     let name = r.string()?;
     let flags = r.u8()?;
-    if flags & !(1 | INDEX_COMMENT) != 0 {
+    if flags & !(1 | INDEX_COMMENT | INDEX_PREFIXES) != 0 {
         return Err(r.corrupt());
     }
     let columns = positions(r)?;
     let comment = if flags & INDEX_COMMENT != 0 { r.string()? } else { String::new() };
-    Ok(IndexDef { name, columns, unique: flags & 1 != 0, comment })
+    let mut prefixes = Vec::new();
+    if flags & INDEX_PREFIXES != 0 {
+        let n = r.u16()?;
+        if usize::from(n) != columns.len() {
+            return Err(r.corrupt());
+        }
+        for _ in 0..n {
+            prefixes.push(r.u32()?);
+        }
+    }
+    Ok(IndexDef { name, columns, unique: flags & 1 != 0, comment, prefixes })
 }
 
 pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {

@@ -629,8 +629,9 @@ impl Table {
 
     pub(crate) fn index_prefix(&self, idx: usize, row: &(impl Columns + ?Sized)) -> Vec<u8> {
         let mut out = Vec::with_capacity(16);
-        for &p in &self.schema.indexes[idx].columns {
-            encode_key_part_in(&mut out, &row.column(p), self.schema.columns[p].collation);
+        let def = &self.schema.indexes[idx];
+        for (part, &p) in def.columns.iter().enumerate() {
+            self.schema.encode_key_part(&mut out, p, def.prefix(part), &row.column(p));
         }
         out
     }

@@ -830,6 +830,9 @@ pub struct ColumnSpec {
 pub struct IndexSpec {
     pub name: Option<String>,
     pub columns: Vec<String>,
+    /// Per key part, the prefix length as written (`c(10)`); None for the whole column.
+    /// Empty when no part has one.
+    pub prefixes: Vec<Option<u64>>,
     pub unique: bool,
     /// `COMMENT 'text'` among the index options (empty: none).
     pub comment: String,

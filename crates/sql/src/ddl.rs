@@ -317,6 +317,7 @@ impl Session {
             .map(|c| IndexSpec {
                 name: None,
                 columns: vec![c.column.name.clone()],
+                prefixes: Vec::new(),
                 unique: true,
                 comment: String::new(),
             })
@@ -378,7 +379,94 @@ fn index_def(schema: &TableSchema, spec: &IndexSpec, existing: &[IndexDef]) -> R
         }
     };
     check_index_comment(&name, &spec.comment)?;
-    Ok(IndexDef { name, columns, unique: spec.unique, comment: spec.comment.clone() })
+    let given = |i: usize| spec.prefixes.get(i).copied().flatten();
+    let prefixes = columns
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| key_part_prefix(&schema.columns[c], given(i), true))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(IndexDef {
+        name,
+        columns,
+        unique: spec.unique,
+        comment: spec.comment.clone(),
+        prefixes: normal_prefixes(prefixes),
+    })
+}
+
+/// Prefix lengths as [`IndexDef::prefixes`] keeps them: empty when no part has one.
+pub(crate) fn normal_prefixes(p: Vec<u32>) -> Vec<u32> {
+    if p.iter().all(|&x| x == 0) {
+        Vec::new()
+    } else {
+        p
+    }
+}
+
+/// The prefix length of a key part on `col` (0: the whole column) for the length `given`
+/// (`c(10)`), as mysqld's `prepare_key_column` judges it: BLOB/TEXT need one (1170), it must
+/// not be 0 (1391), the column must be a string at least that long (1089), and it must fit
+/// InnoDB's 3072-byte key part (1071). A length equal to a CHAR/VARCHAR/(VAR)BINARY column's
+/// is the whole column. `declared`: the statement wrote the key part; for a key part kept
+/// by ALTER TABLE whose column changed (`mysql_prepare_alter_table`), a prefix the column no
+/// longer takes becomes the whole column instead of an error.
+pub(crate) fn key_part_prefix(
+    col: &engine::Column,
+    given: Option<u64>,
+    declared: bool,
+) -> Result<u32> {
+    use engine::ColumnType as T;
+    let blob = matches!(col.ty, T::Text | T::SizedText { .. } | T::Blob { .. });
+    let Some(n) = given else {
+        if blob {
+            return Err(SqlError::Other {
+                code: 1170,
+                sqlstate: "42000",
+                message: format!(
+                    "BLOB/TEXT column '{}' used in key specification without a key length",
+                    col.name
+                ),
+            });
+        }
+        return Ok(0);
+    };
+    if n == 0 && declared {
+        return Err(SqlError::Other {
+            code: 1391,
+            sqlstate: "HY000",
+            message: format!("Key part '{}' length cannot be 0", col.name),
+        });
+    }
+    let whole = match col.ty {
+        T::Char(l) | T::VarChar(l) | T::Binary(l) | T::VarBinary(l) => Some(u64::from(l)),
+        _ => None,
+    };
+    let fits = col.ty.is_string() && whole.is_none_or(|l| n <= l);
+    if !fits {
+        if declared {
+            return Err(SqlError::Other {
+                code: 1089,
+                sqlstate: "HY000",
+                message: "Incorrect prefix key; the used key part isn't a string, the used \
+                          length is longer than the key part, or the storage engine doesn't \
+                          support unique prefix keys"
+                    .into(),
+            });
+        }
+        return key_part_prefix(col, None, false);
+    }
+    if whole == Some(n) {
+        return Ok(0);
+    }
+    let mbmaxlen = u64::from(col.charset().mbmaxlen());
+    if n.saturating_mul(mbmaxlen) > 3072 {
+        return Err(SqlError::Other {
+            code: 1071,
+            sqlstate: "42000",
+            message: "Specified key was too long; max key length is 3072 bytes".into(),
+        });
+    }
+    Ok(n as u32)
 }
 
 /// 1688 for an index COMMENT longer than mysqld's 1024 characters (`INDEX_COMMENT_MAXLEN`,

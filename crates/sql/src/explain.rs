@@ -143,9 +143,20 @@ fn key_columns<'s>(schema: &'s TableSchema, index: Option<&str>) -> &'s [usize] 
     }
 }
 
-/// `KEY_PART_INFO::store_length` of a key part on `c` (sql/table.cc, `Field::key_length`).
-pub(crate) fn key_part_length(c: &Column) -> u64 {
+/// The prefix length of part `part` of the primary key (None: never one) or of index `name`.
+fn key_part_prefix(schema: &TableSchema, index: Option<&str>, part: usize) -> u32 {
+    index.and_then(|n| schema.indexes.iter().find(|i| i.name == n)).map_or(0, |i| i.prefix(part))
+}
+
+/// `KEY_PART_INFO::store_length` of a key part on `c` (sql/table.cc, `Field::key_length`)
+/// with prefix length `prefix` (0: the whole column): a prefix holds that many characters,
+/// with the 2 length bytes of a variable-length string.
+pub(crate) fn key_part_length(c: &Column, prefix: u32) -> u64 {
     let mbmax = || u64::from(collation::by_id(c.collation).map_or(4, |i| i.charset.mbmaxlen()));
+    if prefix != 0 {
+        let fixed = matches!(c.ty, ColumnType::Char(_) | ColumnType::Binary(_));
+        return u64::from(prefix) * mbmax() + if fixed { 0 } else { 2 } + u64::from(c.nullable);
+    }
     let frac = |fsp: u8| u64::from(fsp).div_ceil(2);
     let len = match c.ty {
         ColumnType::Integer { bytes, .. } => u64::from(bytes),
@@ -320,12 +331,17 @@ pub(crate) fn row(p: &TablePlan<'_>) -> Vec<Value> {
             Some(u) => {
                 let cols = key_columns(p.schema, u.index.as_deref());
                 let parts = &cols[..u.parts.min(cols.len())];
-                let len = parts.iter().map(|&c| key_part_length(&p.schema.columns[c])).sum();
+                let index = u.index.as_deref();
+                let len = (parts.iter().enumerate())
+                    .map(|(k, &c)| {
+                        key_part_length(&p.schema.columns[c], key_part_prefix(p.schema, index, k))
+                    })
+                    .sum();
                 (u.join_type, Some(key_name(u.index.as_deref())), Some(len), parts.to_vec())
             }
             None if !p.filesort && !p.schema.primary_key.is_empty() && p.orders_by_key => {
                 let cols = &p.schema.primary_key;
-                let len = cols.iter().map(|&c| key_part_length(&p.schema.columns[c])).sum();
+                let len = cols.iter().map(|&c| key_part_length(&p.schema.columns[c], 0)).sum();
                 ("index", Some("PRIMARY".to_string()), Some(len), Vec::new())
             }
             None => ("ALL", None, None, Vec::new()),

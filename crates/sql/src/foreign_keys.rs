@@ -108,7 +108,8 @@ fn violation(child: &TableSchema, fk: &ForeignKeyDef, parent_side: bool) -> SqlE
 }
 
 /// Where rows with given values in some columns are found: the primary key or a secondary
-/// index whose leading columns are those columns, in order (InnoDB's `dict_foreign_find_index`).
+/// index whose leading columns are those columns, in order, none of them a prefix (InnoDB's
+/// `dict_foreign_find_index` refuses column prefixes).
 enum Lookup {
     Primary,
     Index(String),
@@ -121,7 +122,7 @@ fn lookup(schema: &TableSchema, cols: &[usize]) -> Option<Lookup> {
     schema
         .indexes
         .iter()
-        .find(|i| i.columns.starts_with(cols))
+        .find(|i| i.columns.starts_with(cols) && (0..cols.len()).all(|k| i.prefix(k) == 0))
         .map(|i| Lookup::Index(i.name.clone()))
 }
 

@@ -227,9 +227,15 @@ pub(crate) fn statistics_rows(
     let mut rows = Vec::new();
     for (key, unique, cols) in keys(t) {
         // The index's COMMENT (the primary key keeps none).
-        let comment = t.indexes.iter().find(|i| i.name == key).map_or("", |i| i.comment.as_str());
+        let def = t.indexes.iter().find(|i| i.name == key);
+        let comment = def.map_or("", |i| i.comment.as_str());
         for (seq, &p) in cols.iter().enumerate() {
             let c = &t.columns[p];
+            // SUB_PART: a prefix part's length (characters, bytes of a binary string).
+            let sub_part = match def.map_or(0, |i| i.prefix(seq)) {
+                0 => Value::Null,
+                n => Value::Int(i64::from(n)),
+            };
             rows.push(vec![
                 text("def"),
                 text(db),
@@ -241,7 +247,7 @@ pub(crate) fn statistics_rows(
                 text(&c.name),
                 text("A"),
                 Value::Int(cardinality),
-                Value::Null,
+                sub_part,
                 Value::Null,
                 text(if c.nullable { "YES" } else { "" }),
                 text("BTREE"),
@@ -401,7 +407,10 @@ fn referential_constraints(sess: &Session) -> MadeUp {
                 if p.primary_key.starts_with(&cols) {
                     return Some("PRIMARY".to_string());
                 }
-                p.indexes.iter().find(|i| i.columns.starts_with(&cols)).map(|i| i.name.clone())
+                p.indexes
+                    .iter()
+                    .find(|i| !i.has_prefix() && i.columns.starts_with(&cols))
+                    .map(|i| i.name.clone())
             });
             rows.push(vec![
                 text("def"),

@@ -1472,12 +1472,13 @@ impl Front<'_> {
             sp::Statement::CreateTable(ct) => self.create_table(ct),
             sp::Statement::CreateIndex(ci) => {
                 let name = ci.name.as_ref().map(last_part).transpose()?;
-                let columns = ci.columns.iter().map(index_column).collect::<Result<Vec<_>>>()?;
+                let (columns, prefixes) = index_columns(&ci.columns)?;
                 Ok(Stmt::CreateIndex {
                     table: TableRef::from_sql(&ci.table_name)?,
                     index: IndexSpec {
                         name,
                         columns,
+                        prefixes,
                         unique: ci.unique,
                         comment: index_comment(&ci.index_options),
                     },
@@ -1977,7 +1978,7 @@ impl Front<'_> {
                     if primary_key.is_some() {
                         return Err(SqlError::MultiplePrimaryKey);
                     }
-                    primary_key = Some(cols.iter().map(index_column).collect::<Result<_>>()?);
+                    primary_key = Some(primary_key_columns(cols)?);
                 }
                 sp::TableConstraint::Unique {
                     name,
@@ -1985,19 +1986,26 @@ impl Front<'_> {
                     columns: cols,
                     index_options,
                     ..
-                } => indexes.push(IndexSpec {
-                    name: index_name.as_ref().or(name.as_ref()).map(|n| n.value.clone()),
-                    columns: cols.iter().map(index_column).collect::<Result<_>>()?,
-                    unique: true,
-                    comment: index_comment(index_options),
-                }),
-                sp::TableConstraint::Index { name, columns: cols, index_options, .. } => indexes
-                    .push(IndexSpec {
+                } => {
+                    let (columns, prefixes) = index_columns(cols)?;
+                    indexes.push(IndexSpec {
+                        name: index_name.as_ref().or(name.as_ref()).map(|n| n.value.clone()),
+                        columns,
+                        prefixes,
+                        unique: true,
+                        comment: index_comment(index_options),
+                    })
+                }
+                sp::TableConstraint::Index { name, columns: cols, index_options, .. } => {
+                    let (columns, prefixes) = index_columns(cols)?;
+                    indexes.push(IndexSpec {
                         name: name.as_ref().map(|n| n.value.clone()),
-                        columns: cols.iter().map(index_column).collect::<Result<_>>()?,
+                        columns,
+                        prefixes,
                         unique: false,
                         comment: index_comment(index_options),
-                    }),
+                    })
+                }
                 sp::TableConstraint::ForeignKey { .. } => {
                     foreign_keys.push(super::fk_syntax::fk_spec(con)?)
                 }
@@ -3260,13 +3268,52 @@ fn last_part(n: &sp::ObjectName) -> Result<String> {
     }
 }
 
-fn index_column(c: &sp::IndexColumn) -> Result<String> {
+/// A key part: its column and prefix length (`KEY (c(10))`; None for the whole column).
+fn index_column(c: &sp::IndexColumn) -> Result<(String, Option<u64>)> {
     match &c.column.expr {
-        sp::Expr::Identifier(i) => Ok(i.value.clone()),
-        // `KEY (c(10))`: a prefix length; the whole column is indexed.
-        sp::Expr::Function(f) => last_part(&f.name),
+        sp::Expr::Identifier(i) => Ok((i.value.clone(), None)),
+        // sqlparser reads `c(10)` as a call; mysqld's grammar (`key_part`) allows only a
+        // number there, anything else is a syntax error.
+        sp::Expr::Function(f) => {
+            let sp::FunctionArguments::List(l) = &f.args else {
+                return Err(SqlError::near(&f.to_string()));
+            };
+            let len = match l.args.as_slice() {
+                [sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(sp::Expr::Value(v)))] => {
+                    match &v.value {
+                        sp::Value::Number(n, _) => n.parse::<u64>().ok(),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let len = len.ok_or_else(|| SqlError::near(&f.to_string()))?;
+            Ok((last_part(&f.name)?, Some(len)))
+        }
+        sp::Expr::Nested(_) => Err(unsupported("functional key parts")),
         other => Err(unsupported(format!("index on expression {other}"))),
     }
+}
+
+/// The key parts of an index: columns and prefixes (empty when none has a prefix).
+fn index_columns(cols: &[sp::IndexColumn]) -> Result<(Vec<String>, Vec<Option<u64>>)> {
+    let parts = cols.iter().map(index_column).collect::<Result<Vec<_>>>()?;
+    let prefixes: Vec<Option<u64>> = if parts.iter().any(|(_, p)| p.is_some()) {
+        parts.iter().map(|(_, p)| *p).collect()
+    } else {
+        Vec::new()
+    };
+    Ok((parts.into_iter().map(|(c, _)| c).collect(), prefixes))
+}
+
+/// The columns of a PRIMARY KEY: InnoDB's prefix primary key is not built (its uniqueness
+/// would be the prefix's), so a prefix is refused rather than indexing the whole column.
+fn primary_key_columns(cols: &[sp::IndexColumn]) -> Result<Vec<String>> {
+    let (columns, prefixes) = index_columns(cols)?;
+    if !prefixes.is_empty() {
+        return Err(unsupported("prefixes in a PRIMARY KEY"));
+    }
+    Ok(columns)
 }
 
 /// Maps a column definition to the engine's column.

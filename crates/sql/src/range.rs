@@ -203,10 +203,12 @@ fn or(a: Tree, b: Tree) -> Tree {
     }
 }
 
-/// The analysis of one index: its columns and their types and collations.
+/// The analysis of one index: its columns and their types and collations, and the prefix
+/// length of each key part (empty: none; see `engine::IndexDef::prefixes`).
 struct Analyzer<'a> {
     schema: &'a TableSchema,
     cols: &'a [usize],
+    prefixes: &'a [u32],
     konst: Konst<'a>,
 }
 
@@ -224,12 +226,21 @@ impl Analyzer<'_> {
 
     /// The encoded key value of constant `e` for key part `part`; None if it is not a
     /// constant converting exactly (Some(None) for NULL).
+    /// A prefix part's key holds the value cut to the prefix (so does the constant's).
     fn value(&self, part: usize, e: &Expr) -> Option<Option<Vec<u8>>> {
         let c = self.cols[part];
         match (self.konst)(e, self.schema.columns[c].ty)? {
             None => Some(None),
-            Some(k) => Some(Some(self.schema.key_of_values(&[c], &[k]).into_vec())),
+            Some(k) => {
+                let mut out = Vec::new();
+                self.schema.encode_key_part(&mut out, c, self.prefix(part), &k);
+                Some(Some(out))
+            }
         }
+    }
+
+    fn prefix(&self, part: usize) -> u32 {
+        self.prefixes.get(part).copied().unwrap_or(0)
     }
 
     fn null(&self, part: usize) -> Vec<u8> {
@@ -287,6 +298,13 @@ impl Analyzer<'_> {
                     (_, Some(v)) => v,
                 };
                 let n = self.null(part);
+                // On a prefix part a strict bound becomes inclusive: a longer value cut to
+                // the bound's prefix may lie on either side of the bound.
+                let op = match op {
+                    BinOp::Gt if self.prefix(part) != 0 => BinOp::Ge,
+                    BinOp::Lt if self.prefix(part) != 0 => BinOp::Le,
+                    o => o,
+                };
                 let iv = match op {
                     BinOp::Eq | BinOp::NullSafeEq => {
                         Iv { lo: Bound::Included(v.clone()), hi: Bound::Included(v) }
@@ -426,14 +444,16 @@ fn merge(mut v: Vec<ByteRange>) -> Vec<ByteRange> {
     out
 }
 
-/// The ranges `filter` allows of the index with columns `cols`; None if every key.
+/// The ranges `filter` allows of the index with columns `cols` and prefix lengths
+/// `prefixes` (empty: none); None if every key.
 pub(crate) fn index_ranges(
     schema: &TableSchema,
     cols: &[usize],
+    prefixes: &[u32],
     filter: &Expr,
     konst: Konst<'_>,
 ) -> Option<RangeAccess> {
-    let a = Analyzer { schema, cols, konst };
+    let a = Analyzer { schema, cols, prefixes, konst };
     let Tree::Any(conjs) = a.tree(filter, 0, None) else { return None };
     let mut ranges = Vec::with_capacity(conjs.len());
     let mut parts = 0;
@@ -490,12 +510,12 @@ pub(crate) fn candidates(
 ) -> Vec<RangeAccess> {
     let mut out = Vec::new();
     if !schema.primary_key.is_empty() {
-        if let Some(r) = index_ranges(schema, &schema.primary_key, filter, konst) {
+        if let Some(r) = index_ranges(schema, &schema.primary_key, &[], filter, konst) {
             out.push(r);
         }
     }
     for idx in &schema.indexes {
-        if let Some(mut r) = index_ranges(schema, &idx.columns, filter, konst) {
+        if let Some(mut r) = index_ranges(schema, &idx.columns, &idx.prefixes, filter, konst) {
             r.index = Some(idx.name.clone());
             out.push(r);
         }
@@ -686,7 +706,7 @@ pub(crate) fn bounds_exactly(
         Expr::Between { .. } | Expr::IsNull { .. } => {}
         _ => return false,
     }
-    let a = Analyzer { schema, cols: std::slice::from_ref(&first), konst };
+    let a = Analyzer { schema, cols: std::slice::from_ref(&first), prefixes: &[], konst };
     let Tree::Any(conjs) = a.tree(term, 0, None) else { return false };
     let [conj] = conjs.as_slice() else { return false };
     let ((lo, hi), parts, _) = conj_range(conj);
@@ -721,7 +741,7 @@ mod tests {
 
     fn access(schema: &TableSchema, filter: &Expr) -> RangeAccess {
         let cols = schema.primary_key.clone();
-        index_ranges(schema, &cols, filter, &konst).expect("ranges")
+        index_ranges(schema, &cols, &[], filter, &konst).expect("ranges")
     }
 
     /// The candidate most bound is counted first and caps the others' counts; the choice and

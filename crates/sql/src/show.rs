@@ -488,11 +488,19 @@ pub(crate) fn create_table_text(
             format!(" COMMENT {}", quoted(&i.comment))
         }
     };
+    // A prefix part as `c`(10) (mysqld's `store_create_info`).
+    let parts = |i: &engine::IndexDef| {
+        let part = |(k, &p): (usize, &usize)| match i.prefix(k) {
+            0 => format!("`{}`", s.columns[p].name),
+            n => format!("`{}`({n})", s.columns[p].name),
+        };
+        i.columns.iter().enumerate().map(part).collect::<Vec<_>>().join(",")
+    };
     for i in s.indexes.iter().filter(|i| i.unique) {
-        lines.push(format!("  UNIQUE KEY `{}` ({}){}", i.name, cols(&i.columns), key_comment(i)));
+        lines.push(format!("  UNIQUE KEY `{}` ({}){}", i.name, parts(i), key_comment(i)));
     }
     for i in s.indexes.iter().filter(|i| !i.unique) {
-        lines.push(format!("  KEY `{}` ({}){}", i.name, cols(&i.columns), key_comment(i)));
+        lines.push(format!("  KEY `{}` ({}){}", i.name, parts(i), key_comment(i)));
     }
     for fk in &s.foreign_keys {
         lines.push(format!("  {}", crate::foreign_keys::constraint_clause(s, fk)));

@@ -152,16 +152,12 @@ fn set_auto_increment(t: &Table, n: u64) {
 }
 
 /// The same row cells under the new definition; each secondary index reused when an old
-/// one has the same columns and uniqueness, else built from the committed rows.
+/// one has the same key parts and uniqueness, else built from the committed rows.
 fn kept_rows(t: &Table, schema: TableSchema) -> Result<Table> {
     let mut new = copy_table(t, schema);
     let mut maps = Vec::with_capacity(new.schema.indexes.len());
     for (i, def) in new.schema.indexes.iter().enumerate() {
-        let same = t
-            .schema
-            .indexes
-            .iter()
-            .position(|o| o.columns == def.columns && o.unique == def.unique);
+        let same = t.schema.indexes.iter().position(|o| o.same_entries(def));
         match same {
             Some(o) => maps.push(t.indexes[o].clone_contents()),
             None => maps.push(build_index(&new, i, t)?),
@@ -186,7 +182,7 @@ pub(super) fn build_index(new: &Table, idx: usize, from: &Table) -> Result<Shard
                 if dup.is_some_and(|(k, _)| k.starts_with(prefix)) {
                     let def = &new.schema.indexes[idx];
                     return Err(Error::DupEntry {
-                        entry: new.schema.entry_text(&def.columns, &row),
+                        entry: new.schema.index_entry_text(idx, &row),
                         key: def.name.clone(),
                     });
                 }
@@ -239,7 +235,7 @@ fn rebuilt(t: &Table, schema: TableSchema, rows: &[Row]) -> Result<Table> {
             if dup.is_some_and(|(k, _)| k.starts_with(prefix)) {
                 let def = &new.schema.indexes[idx];
                 return Err(Error::DupEntry {
-                    entry: new.schema.entry_text(&def.columns, &row),
+                    entry: new.schema.index_entry_text(idx, &row),
                     key: def.name.clone(),
                 });
             }

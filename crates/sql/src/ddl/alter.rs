@@ -50,8 +50,13 @@ struct WorkColumn {
 struct WorkIndex {
     name: String,
     columns: Vec<String>,
+    /// Per key part, its prefix length (None: whole column), beside `columns`.
+    prefixes: Vec<Option<u64>>,
     unique: bool,
     comment: String,
+    /// Written by this statement (its key parts are judged strictly, see
+    /// `ddl::key_part_prefix`).
+    declared: bool,
 }
 
 fn cant_drop(name: &str) -> SqlError {
@@ -255,8 +260,12 @@ impl Session {
             .map(|i| WorkIndex {
                 name: i.name.clone(),
                 columns: i.columns.iter().map(|&p| old.columns[p].name.clone()).collect(),
+                prefixes: (0..i.columns.len())
+                    .map(|k| Some(u64::from(i.prefix(k))).filter(|&n| n != 0))
+                    .collect(),
                 unique: i.unique,
                 comment: i.comment.clone(),
+                declared: false,
             })
             .collect();
         // Columns whose values must be converted (type changed); NOT NULL newly required.
@@ -309,7 +318,11 @@ impl Session {
                     // mysqld drops the column from every key; a key left empty goes.
                     pk.retain(|c| !eq(c, n));
                     for ix in &mut indexes {
-                        ix.columns.retain(|c| !eq(c, n));
+                        let keep: Vec<bool> = ix.columns.iter().map(|c| !eq(c, n)).collect();
+                        let mut k = keep.iter();
+                        ix.columns.retain(|_| *k.next().unwrap_or(&true));
+                        let mut k = keep.iter();
+                        ix.prefixes.retain(|_| *k.next().unwrap_or(&true));
                     }
                     indexes.retain(|ix| !ix.columns.is_empty());
                     convert_all = true;
@@ -482,11 +495,17 @@ impl Session {
         }
         for ix in &indexes {
             let columns = ix.columns.iter().map(|c| pos(c)).collect::<Result<Vec<_>>>()?;
+            let prefixes = columns
+                .iter()
+                .zip(&ix.prefixes)
+                .map(|(&c, &p)| super::key_part_prefix(&schema.columns[c], p, ix.declared))
+                .collect::<Result<Vec<_>>>()?;
             schema.indexes.push(IndexDef {
                 name: ix.name.clone(),
                 columns,
                 unique: ix.unique,
                 comment: ix.comment.clone(),
+                prefixes: super::normal_prefixes(prefixes),
             });
         }
         match schema.auto_increment_columns()[..] {
@@ -634,8 +653,10 @@ impl Session {
             indexes.push(WorkIndex {
                 name,
                 columns: vec![spec.column.name.clone()],
+                prefixes: vec![None],
                 unique: true,
                 comment: String::new(),
+                declared: true,
             });
         }
         Ok(())
@@ -678,11 +699,14 @@ fn add_index(cols: &[WorkColumn], indexes: &mut Vec<WorkIndex>, spec: &IndexSpec
         None => free_name(indexes, spec.columns.first().map_or("key", |s| s.as_str())),
     };
     crate::ddl::check_index_comment(&name, &spec.comment)?;
+    let prefixes = (0..spec.columns.len()).map(|i| spec.prefixes.get(i).copied().flatten());
     indexes.push(WorkIndex {
         name,
         columns: spec.columns.clone(),
+        prefixes: prefixes.collect(),
         unique: spec.unique,
         comment: spec.comment.clone(),
+        declared: true,
     });
     Ok(())
 }

@@ -203,16 +203,25 @@ impl Session {
         let _abort = crate::temporal::AbortOnWarning::new(!ignore);
         let auto = schema.auto_increment_column();
         let mut next_auto: u64 = 1;
-        // The keys: the primary key, then each unique index.
-        let mut keys: Vec<(String, Vec<usize>)> = Vec::new();
+        // The keys: the primary key, then each unique index (with its prefix lengths).
+        let mut keys: Vec<(String, Vec<usize>, Vec<u32>)> = Vec::new();
         if !schema.primary_key.is_empty() {
-            keys.push(("PRIMARY".into(), schema.primary_key.clone()));
+            keys.push(("PRIMARY".into(), schema.primary_key.clone(), Vec::new()));
         }
         for idx in &schema.indexes {
             if idx.unique {
-                keys.push((idx.name.clone(), idx.columns.clone()));
+                keys.push((idx.name.clone(), idx.columns.clone(), idx.prefixes.clone()));
             }
         }
+        // A key's values in a row, each prefix part cut to its prefix (as the index holds it).
+        let key_values = |row: &Row, cols: &[usize], prefixes: &[u32]| -> Vec<Value> {
+            let part = |(k, &c): (usize, &usize)| {
+                let p = prefixes.get(k).copied().unwrap_or(0);
+                engine::prefix_cut(&row[c], schema.columns[c].collation, p)
+                    .unwrap_or_else(|| row[c].clone())
+            };
+            cols.iter().enumerate().map(part).collect()
+        };
         let mut seen: Vec<HashMap<Box<[u8]>, usize>> = vec![HashMap::new(); keys.len()];
         let mut out: Vec<Option<Row>> = Vec::with_capacity(rows.len());
         for (i, r) in rows.into_iter().enumerate() {
@@ -269,11 +278,11 @@ impl Session {
             let row = one;
             // Duplicates of an earlier row.
             let mut clashes = Vec::new();
-            for (k, (key_name, cols)) in keys.iter().enumerate() {
+            for (k, (key_name, cols, prefixes)) in keys.iter().enumerate() {
                 if cols.iter().any(|&c| row[c] == Value::Null) {
                     continue;
                 }
-                let vals: Vec<Value> = cols.iter().map(|&c| row[c].clone()).collect();
+                let vals = key_values(&row, cols, prefixes);
                 let key = schema.key_of_values(cols, &vals);
                 if let Some(&at) = seen[k].get(&key) {
                     if out[at].is_some() {
@@ -301,11 +310,11 @@ impl Session {
                 }
             }
             let at = out.len();
-            for (k, (_, cols)) in keys.iter().enumerate() {
+            for (k, (_, cols, prefixes)) in keys.iter().enumerate() {
                 if cols.iter().any(|&c| row[c] == Value::Null) {
                     continue;
                 }
-                let vals: Vec<Value> = cols.iter().map(|&c| row[c].clone()).collect();
+                let vals = key_values(&row, cols, prefixes);
                 seen[k].insert(schema.key_of_values(cols, &vals), at);
             }
             out.push(Some(row));

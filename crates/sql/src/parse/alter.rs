@@ -84,22 +84,35 @@ impl Front<'_> {
     /// `(col [ASC|DESC], ...)` and the index options after it (a COMMENT dropped: the
     /// primary key keeps none).
     fn key_parts(&mut self) -> Result<Vec<String>> {
-        Ok(self.key_parts_commented()?.0)
+        let (cols, prefixes, _) = self.key_parts_commented()?;
+        if !prefixes.is_empty() {
+            // As CREATE TABLE (`parse::primary_key_columns`).
+            return Err(unsupported("prefixes in a PRIMARY KEY"));
+        }
+        Ok(cols)
     }
 
-    /// [`Self::key_parts`] with the index's `COMMENT 'text'` (the last one given, as mysqld).
-    fn key_parts_commented(&mut self) -> Result<(Vec<String>, String)> {
+    /// [`Self::key_parts`] with their prefix lengths (`c(10)`; empty when none has one) and
+    /// the index's `COMMENT 'text'` (the last one given, as mysqld).
+    #[allow(clippy::type_complexity)]
+    fn key_parts_commented(&mut self) -> Result<(Vec<String>, Vec<Option<u64>>, String)> {
         if !self.parser.consume_token(&Token::LParen) {
             return Err(self.error_here());
         }
         let mut cols = Vec::new();
+        let mut prefixes = Vec::new();
         loop {
             if self.parser.peek_token().token == Token::LParen {
                 return Err(unsupported("functional key parts"));
             }
             cols.push(self.ident()?);
-            if self.parser.peek_token().token == Token::LParen {
-                return Err(unsupported("index prefixes"));
+            if self.parser.consume_token(&Token::LParen) {
+                prefixes.push(Some(self.uint()?));
+                if !self.parser.consume_token(&Token::RParen) {
+                    return Err(self.error_here());
+                }
+            } else {
+                prefixes.push(None);
             }
             let _ = self.word("ASC") || self.word("DESC");
             if !self.parser.consume_token(&Token::Comma) {
@@ -126,7 +139,10 @@ impl Front<'_> {
                 break;
             }
         }
-        Ok((cols, comment))
+        if prefixes.iter().all(Option::is_none) {
+            prefixes.clear();
+        }
+        Ok((cols, prefixes, comment))
     }
 
     /// An optional index name before the key parts (`USING type` may follow it).
@@ -345,8 +361,9 @@ impl Front<'_> {
         if self.word("UNIQUE") {
             let _ = self.word("INDEX") || self.word("KEY");
             let name = self.index_name()?;
-            let (columns, comment) = self.key_parts_commented()?;
-            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, unique: true, comment }));
+            let (columns, prefixes, comment) = self.key_parts_commented()?;
+            let unique = true;
+            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, prefixes, unique, comment }));
             return Ok(());
         }
         if self.word("CHECK") {
@@ -357,8 +374,9 @@ impl Front<'_> {
         }
         if self.word("INDEX") || self.word("KEY") {
             let name = self.index_name()?;
-            let (columns, comment) = self.key_parts_commented()?;
-            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, unique: false, comment }));
+            let (columns, prefixes, comment) = self.key_parts_commented()?;
+            let unique = false;
+            ops.push(AlterOp::AddIndex(IndexSpec { name, columns, prefixes, unique, comment }));
             return Ok(());
         }
         if self.word("FULLTEXT") || self.word("SPATIAL") {

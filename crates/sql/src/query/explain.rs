@@ -73,18 +73,18 @@ impl Session {
         match (&step.access, e.table) {
             (StepAccess::Lookup { index, .. }, Some(_)) => {
                 let schema = &e.schema;
-                let (cols, unique): (&[usize], bool) = if index == "PRIMARY" {
-                    (&schema.primary_key, true)
+                let (cols, unique, prefixes): (&[usize], bool, &[u32]) = if index == "PRIMARY" {
+                    (&schema.primary_key, true, &[])
                 } else {
                     match schema.indexes.iter().find(|x| &x.name == index) {
-                        Some(x) => (&x.columns, x.unique),
-                        None => (&[], false),
+                        Some(x) => (&x.columns, x.unique, &x.prefixes),
+                        None => (&[], false, &[]),
                     }
                 };
                 let mut refs_text = Vec::new();
                 let mut used = Vec::new();
                 let mut key_len = 0u64;
-                for &c in cols {
+                for (part, &c) in cols.iter().enumerate() {
                     let feed = step.conds.iter().find_map(|t| {
                         equality(scope, k, t)
                             .filter(|(p, _)| *p == c + e.offset)
@@ -92,7 +92,8 @@ impl Session {
                     });
                     let Some((term, other)) = feed else { break };
                     used.push(term);
-                    key_len += key_part_length(&schema.columns[c]);
+                    let prefix = prefixes.get(part).copied().unwrap_or(0);
+                    key_len += key_part_length(&schema.columns[c], prefix);
                     refs_text.push(match other {
                         _ if refs(scope, other) == 0 => "const".to_string(),
                         Expr::Col(p) => match scope.entries.iter().rposition(|x| x.offset <= *p) {
