@@ -8,12 +8,8 @@
 
 mod common;
 
-use std::path::Path;
-use std::sync::Arc;
-
-use common::{code, err, q, rows, server};
-use engine::{Engine, EngineConfig};
-use sql::{Hooks, Server, Session};
+use common::{code, err, q, rows, server, server_on};
+use sql::Session;
 
 fn create(s: &mut Session, t: &str) -> String {
     rows(s, &format!("SHOW CREATE TABLE {t}"))[0][1].clone()
@@ -102,18 +98,12 @@ fn unique_prefix_judges_duplicates_on_the_prefix() {
     assert_eq!(ids(&mut s, "SELECT id FROM u WHERE s > 'abc' ORDER BY id"), ["1", "2"]);
 }
 
-fn open(sim: &vfs::SimVfs) -> Arc<Server> {
-    let cfg = EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() };
-    let e = Engine::open(sim.shared(), Path::new("/data"), cfg).expect("engine").0;
-    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server")
-}
-
 #[test]
 fn prefixes_survive_a_crash_and_a_checkpoint() {
     for checkpoint in [false, true] {
         let sim = vfs::SimVfs::new();
         {
-            let srv = open(&sim);
+            let srv = server_on(&sim);
             let mut s = srv.session("root", "localhost");
             q(&mut s, "CREATE DATABASE d");
             q(&mut s, "USE d");
@@ -125,7 +115,7 @@ fn prefixes_survive_a_crash_and_a_checkpoint() {
                 srv.engine().checkpoint().expect("checkpoint");
             }
         }
-        let srv = open(&sim.crash(vfs::CrashMode::DropUnsynced));
+        let srv = server_on(&sim.crash(vfs::CrashMode::DropUnsynced));
         let mut s = srv.session("root", "localhost");
         q(&mut s, "USE d");
         let ddl = create(&mut s, "t");

@@ -7,12 +7,8 @@
 
 mod common;
 
-use std::path::Path;
-use std::sync::Arc;
-
-use common::{err, q, rows, server};
-use engine::{Engine, EngineConfig};
-use sql::{Hooks, Server, Session};
+use common::{err, q, rows, server, server_on};
+use sql::Session;
 
 fn create(s: &mut Session, t: &str) -> String {
     rows(s, &format!("SHOW CREATE TABLE {t}"))[0][1].clone()
@@ -108,18 +104,12 @@ fn comments_are_stored_shown_and_altered() {
     assert_eq!(one(&mut s, tc), "");
 }
 
-fn open(sim: &vfs::SimVfs) -> Arc<Server> {
-    let cfg = EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() };
-    let e = Engine::open(sim.shared(), Path::new("/data"), cfg).expect("engine").0;
-    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server")
-}
-
 #[test]
 fn options_survive_a_crash_and_a_checkpoint() {
     for checkpoint in [false, true] {
         let sim = vfs::SimVfs::new();
         {
-            let srv = open(&sim);
+            let srv = server_on(&sim);
             let mut s = srv.session("root", "localhost");
             q(&mut s, "CREATE DATABASE d");
             q(&mut s, "USE d");
@@ -136,7 +126,7 @@ fn options_survive_a_crash_and_a_checkpoint() {
                 srv.engine().checkpoint().expect("checkpoint");
             }
         }
-        let srv = open(&sim.crash(vfs::CrashMode::DropUnsynced));
+        let srv = server_on(&sim.crash(vfs::CrashMode::DropUnsynced));
         let mut s = srv.session("root", "localhost");
         let ddl = create(&mut s, "d.t");
         assert!(ddl.contains("`id` bigint NOT NULL AUTO_INCREMENT COMMENT 'k'"), "{ddl}");
@@ -157,7 +147,7 @@ fn index_comments_are_kept_shown_and_survive_a_crash() {
     for checkpoint in [false, true] {
         let sim = vfs::SimVfs::new();
         {
-            let srv = open(&sim);
+            let srv = server_on(&sim);
             let mut s = srv.session("root", "localhost");
             q(&mut s, "CREATE DATABASE d");
             q(&mut s, "USE d");
@@ -188,7 +178,7 @@ fn index_comments_are_kept_shown_and_survive_a_crash() {
                 srv.engine().checkpoint().expect("checkpoint");
             }
         }
-        let srv = open(&sim.crash(vfs::CrashMode::DropUnsynced));
+        let srv = server_on(&sim.crash(vfs::CrashMode::DropUnsynced));
         let mut s = srv.session("root", "localhost");
         q(&mut s, "USE d");
         let ddl = create(&mut s, "t");

@@ -26,6 +26,14 @@ fn open(cfg: EngineConfig) -> Arc<Server> {
     Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
 }
 
+/// A server over simulated disk `sim` (no checkpoints by redo size): crash tests open it
+/// again on `sim.crash(..)`.
+pub fn server_on(sim: &vfs::SimVfs) -> Arc<Server> {
+    let cfg = EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() };
+    let e = Engine::open(sim.shared(), Path::new("/data"), cfg).expect("engine opens").0;
+    Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
+}
+
 /// A server with the engine's defaults (no checkpoints by redo size).
 pub fn server() -> Arc<Server> {
     open(EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() })
