@@ -1357,9 +1357,7 @@ impl Engine {
             // bound's prefix may lie on either side of it), so the rows are candidates only.
             let cut = |v: &[Value]| -> Vec<Value> {
                 let part = |(part, (x, &c)): (usize, (&Value, &usize))| {
-                    let coll = t.schema.columns[c].collation;
-                    crate::schema::prefix_cut(x, coll, def.prefix(part))
-                        .unwrap_or_else(|| x.clone())
+                    t.schema.key_part_value(c, def.prefix(part), x).into_owned()
                 };
                 v.iter().zip(&def.columns).enumerate().map(part).collect()
             };

@@ -3,6 +3,8 @@
 
 pub mod bytes_types;
 
+use std::borrow::Cow;
+
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
 use crate::foreign_keys::ForeignKeyDef;
@@ -444,14 +446,18 @@ impl TableSchema {
         Ok(())
     }
 
+    /// Value `v` of column `col` as a key part with prefix length `prefix` holds it (0: the
+    /// whole value): [`prefix_cut`] under the column's collation.
+    pub fn key_part_value<'v>(&self, col: usize, prefix: u32, v: &'v Value) -> Cow<'v, Value> {
+        let coll = self.columns.get(col).map_or(collation::BINARY, |c| c.collation);
+        prefix_cut(v, coll, prefix).map_or(Cow::Borrowed(v), Cow::Owned)
+    }
+
     /// The encoded key part of value `v` of column `col` in a key part with prefix length
     /// `prefix` (0: whole), under the column's collation.
     pub fn encode_key_part(&self, out: &mut Vec<u8>, col: usize, prefix: u32, v: &Value) {
         let coll = self.columns.get(col).map_or(collation::BINARY, |c| c.collation);
-        match prefix_cut(v, coll, prefix) {
-            Some(cut) => encode_key_part_in(out, &cut, coll),
-            None => encode_key_part_in(out, v, coll),
-        }
+        encode_key_part_in(out, &self.key_part_value(col, prefix, v), coll);
     }
 
     /// The encoded key of `values` (a prefix of the key parts may be given) in secondary
@@ -552,11 +558,7 @@ impl TableSchema {
     pub(crate) fn index_entry_text(&self, idx: usize, row: &(impl Columns + ?Sized)) -> String {
         let def = &self.indexes[idx];
         let part = |(i, &p): (usize, &usize)| {
-            let v = row.column(p);
-            match prefix_cut(&v, self.columns[p].collation, def.prefix(i)) {
-                Some(cut) => cut.to_string(),
-                None => v.to_string(),
-            }
+            self.key_part_value(p, def.prefix(i), &row.column(p)).to_string()
         };
         def.columns.iter().enumerate().map(part).collect::<Vec<_>>().join("-")
     }

@@ -217,8 +217,7 @@ impl Session {
         let key_values = |row: &Row, cols: &[usize], prefixes: &[u32]| -> Vec<Value> {
             let part = |(k, &c): (usize, &usize)| {
                 let p = prefixes.get(k).copied().unwrap_or(0);
-                engine::prefix_cut(&row[c], schema.columns[c].collation, p)
-                    .unwrap_or_else(|| row[c].clone())
+                schema.key_part_value(c, p, &row[c]).into_owned()
             };
             cols.iter().enumerate().map(part).collect()
         };
