@@ -1273,7 +1273,7 @@ pub(crate) fn fetch_matching(
 }
 
 /// Locks one row by its clustered key (X, or S when `shared`) and returns its newest image.
-fn lock_row(
+pub(crate) fn lock_row(
     engine: &engine::Engine,
     txn: &mut Txn,
     id: TableId,

@@ -140,12 +140,7 @@ impl Reader<'_> {
         }
         let mut out = Vec::with_capacity(cands.len());
         for (key, _) in cands {
-            let r = if self.shared {
-                self.engine.get_for_share(self.txn, id, &key)?
-            } else {
-                self.engine.get_for_update(self.txn, id, &key)?
-            };
-            if let Some(r) = r {
+            if let Some(r) = crate::exec::lock_row(self.engine, self.txn, id, &key, self.shared)? {
                 out.push(r);
             }
         }
