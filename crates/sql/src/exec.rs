@@ -1248,23 +1248,46 @@ pub(crate) fn fetch_matching(
     filter: Option<&Expr>,
     need: usize,
 ) -> Result<Vec<SharedRow>> {
+    let first = need.saturating_add(1).clamp(8, 1 << 16);
+    in_batches(r, need, first, |ranges, batch, out| {
+        let got = engine.scan_key_ranges(txn, id, r.index.as_deref(), ranges, batch, r.reverse)?;
+        let seen = (got.len(), got.last().map(|g| g.entry().to_vec()));
+        for g in got {
+            if out.len() >= need {
+                break;
+            }
+            if matches(filter, g.row())? {
+                out.push(g.into_shared());
+            }
+        }
+        Ok(seen)
+    })
+}
+
+/// The batched loop of [`fetch_matching`] and [`fetch_locked_matching`]: `read` reads one
+/// batch of at most `batch` entries of `ranges`, pushes the rows it keeps into `out` (never
+/// past `need`) and returns how many entries it read and the last one; the next batch, twice
+/// as large up to 65 536, resumes after that entry. Stops at `need` rows or a short batch.
+fn in_batches(
+    r: &crate::range::RangeAccess,
+    need: usize,
+    first: usize,
+    mut read: impl FnMut(
+        &[engine::ByteRange],
+        usize,
+        &mut Vec<SharedRow>,
+    ) -> Result<(usize, Option<Vec<u8>>)>,
+) -> Result<Vec<SharedRow>> {
     let mut out = Vec::new();
     if need == 0 {
         return Ok(out);
     }
     let mut ranges = r.ranges.clone();
-    let mut batch = need.saturating_add(1).clamp(8, 1 << 16);
+    let mut batch = first;
     loop {
-        let got = engine.scan_key_ranges(txn, id, r.index.as_deref(), &ranges, batch, r.reverse)?;
-        let n = got.len();
-        let last = got.last().map(|g| g.entry().to_vec());
-        for g in got {
-            if matches(filter, g.row())? {
-                out.push(g.into_shared());
-                if out.len() >= need {
-                    return Ok(out);
-                }
-            }
+        let (n, last) = read(&ranges, batch, &mut out)?;
+        if out.len() >= need {
+            return Ok(out);
         }
         let Some(last) = last.filter(|_| n == batch) else { return Ok(out) };
         ranges = crate::range::after(&ranges, &last, r.reverse);
@@ -1303,30 +1326,21 @@ fn fetch_locked_matching(
     need: usize,
     shared: bool,
 ) -> Result<Vec<SharedRow>> {
-    let mut out = Vec::new();
-    if need == 0 {
-        return Ok(out);
-    }
-    let mut ranges = r.ranges.clone();
-    let mut batch = need.min(1 << 16);
-    loop {
-        let got = engine.scan_key_ranges(txn, id, r.index.as_deref(), &ranges, batch, r.reverse)?;
-        let n = got.len();
-        let last = got.last().map(|g| g.entry().to_vec());
+    in_batches(r, need, need.min(1 << 16), |ranges, batch, out| {
+        let got = engine.scan_key_ranges(txn, id, r.index.as_deref(), ranges, batch, r.reverse)?;
+        let seen = (got.len(), got.last().map(|g| g.entry().to_vec()));
         for g in got {
+            if out.len() >= need {
+                break;
+            }
             if let Some(row) = lock_row(engine, txn, id, g.key(), shared)? {
                 if matches(filter, &row)? {
                     out.push(SharedRow::from(row));
-                    if out.len() >= need {
-                        return Ok(out);
-                    }
                 }
             }
         }
-        let Some(last) = last.filter(|_| n == batch) else { return Ok(out) };
-        ranges = crate::range::after(&ranges, &last, r.reverse);
-        batch = batch.saturating_mul(2).min(1 << 16);
-    }
+        Ok(seen)
+    })
 }
 
 /// The rows an access path yields, in key order (before the WHERE filter).
