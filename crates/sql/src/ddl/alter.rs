@@ -46,17 +46,22 @@ struct WorkColumn {
     src: Option<usize>,
 }
 
-/// An index being built: columns by name.
+/// An index being built: its key parts by column name.
 struct WorkIndex {
     name: String,
-    columns: Vec<String>,
-    /// Per key part, its prefix length (None: whole column), beside `columns`.
-    prefixes: Vec<Option<u64>>,
+    parts: Vec<KeyPart>,
     unique: bool,
     comment: String,
     /// Written by this statement (its key parts are judged strictly, see
     /// `ddl::key_part_prefix`).
     declared: bool,
+}
+
+/// A key part of a [`WorkIndex`]: the column's name and its prefix length (None: whole
+/// column).
+struct KeyPart {
+    column: String,
+    prefix: Option<u64>,
 }
 
 fn cant_drop(name: &str) -> SqlError {
@@ -259,9 +264,11 @@ impl Session {
             .iter()
             .map(|i| WorkIndex {
                 name: i.name.clone(),
-                columns: i.columns.iter().map(|&p| old.columns[p].name.clone()).collect(),
-                prefixes: (0..i.columns.len())
-                    .map(|k| Some(u64::from(i.prefix(k))).filter(|&n| n != 0))
+                parts: (i.columns.iter().enumerate())
+                    .map(|(k, &p)| KeyPart {
+                        column: old.columns[p].name.clone(),
+                        prefix: Some(u64::from(i.prefix(k))).filter(|&n| n != 0),
+                    })
                     .collect(),
                 unique: i.unique,
                 comment: i.comment.clone(),
@@ -318,13 +325,9 @@ impl Session {
                     // mysqld drops the column from every key; a key left empty goes.
                     pk.retain(|c| !eq(c, n));
                     for ix in &mut indexes {
-                        let keep: Vec<bool> = ix.columns.iter().map(|c| !eq(c, n)).collect();
-                        let mut k = keep.iter();
-                        ix.columns.retain(|_| *k.next().unwrap_or(&true));
-                        let mut k = keep.iter();
-                        ix.prefixes.retain(|_| *k.next().unwrap_or(&true));
+                        ix.parts.retain(|p| !eq(&p.column, n));
                     }
-                    indexes.retain(|ix| !ix.columns.is_empty());
+                    indexes.retain(|ix| !ix.parts.is_empty());
                     convert_all = true;
                 }
                 AlterOp::ChangeColumn { old: o, spec, position } => {
@@ -494,11 +497,11 @@ impl Session {
             schema.columns[p].nullable = false;
         }
         for ix in &indexes {
-            let columns = ix.columns.iter().map(|c| pos(c)).collect::<Result<Vec<_>>>()?;
+            let columns = ix.parts.iter().map(|p| pos(&p.column)).collect::<Result<Vec<_>>>()?;
             let prefixes = columns
                 .iter()
-                .zip(&ix.prefixes)
-                .map(|(&c, &p)| super::key_part_prefix(&schema.columns[c], p, ix.declared))
+                .zip(&ix.parts)
+                .map(|(&c, p)| super::key_part_prefix(&schema.columns[c], p.prefix, ix.declared))
                 .collect::<Result<Vec<_>>>()?;
             schema.indexes.push(IndexDef {
                 name: ix.name.clone(),
@@ -652,8 +655,7 @@ impl Session {
             let name = free_name(indexes, &spec.column.name);
             indexes.push(WorkIndex {
                 name,
-                columns: vec![spec.column.name.clone()],
-                prefixes: vec![None],
+                parts: vec![KeyPart { column: spec.column.name.clone(), prefix: None }],
                 unique: true,
                 comment: String::new(),
                 declared: true,
@@ -664,7 +666,10 @@ impl Session {
 }
 
 fn rename_in_keys(pk: &mut [String], indexes: &mut [WorkIndex], old: &str, new: &str) {
-    for c in pk.iter_mut().chain(indexes.iter_mut().flat_map(|i| i.columns.iter_mut())) {
+    for c in pk
+        .iter_mut()
+        .chain(indexes.iter_mut().flat_map(|i| i.parts.iter_mut().map(|p| &mut p.column)))
+    {
         if eq(c, old) {
             *c = new.to_string();
         }
@@ -699,11 +704,13 @@ fn add_index(cols: &[WorkColumn], indexes: &mut Vec<WorkIndex>, spec: &IndexSpec
         None => free_name(indexes, spec.columns.first().map_or("key", |s| s.as_str())),
     };
     crate::ddl::check_index_comment(&name, &spec.comment)?;
-    let prefixes = (0..spec.columns.len()).map(|i| spec.prefixes.get(i).copied().flatten());
+    let parts = (spec.columns.iter().enumerate()).map(|(i, c)| KeyPart {
+        column: c.clone(),
+        prefix: spec.prefixes.get(i).copied().flatten(),
+    });
     indexes.push(WorkIndex {
         name,
-        columns: spec.columns.clone(),
-        prefixes: prefixes.collect(),
+        parts: parts.collect(),
         unique: spec.unique,
         comment: spec.comment.clone(),
         declared: true,
