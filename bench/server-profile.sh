@@ -33,17 +33,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-extra=()
-[ "$mode" = inredo ] && extra=(--binlog-in-redo=ON)
-"$bin" serve --datadir="$work/data" --port="$port" --initialize-insecure --sync-binlog=1 \
-    --innodb-flush-log-at-trx-commit=1 --max-connections=2000 "${extra[@]}" \
-    >"$work/server.log" 2>&1 &
-server=$!
-for _ in $(seq 100); do
-    grep -q "ready for connections" "$work/server.log" && break
-    sleep 0.1
-done
-mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" -uroot -e "CREATE DATABASE sbtest"
+# shellcheck source=bench/binlogd-server.sh
+. "$here/bench/binlogd-server.sh"
+start_binlogd "$bin" "$work" "$port" sbtest
 sb=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root
     --mysql-db=sbtest --tables=4 --table-size=10000 --report-interval=0 ${SB_EXTRA:-})
 sysbench "${WORKLOAD:-oltp_update_non_index}" "${sb[@]}" prepare >/dev/null

@@ -31,17 +31,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-extra=()
-[ "${MODE:-classic}" = inredo ] && extra=(--binlog-in-redo=ON)
-"$bin" serve --datadir="$work/data" --port="$port" --bind-address=127.0.0.1 \
-    --initialize-insecure --sync-binlog=1 --innodb-flush-log-at-trx-commit=1 \
-    --max-connections=2000 "${extra[@]}" >"$work/server.log" 2>&1 &
-server=$!
-for _ in $(seq 100); do
-    grep -q "ready for connections" "$work/server.log" && break
-    sleep 0.1
-done
-mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" -uroot -e "CREATE DATABASE tpcc"
+# shellcheck source=bench/binlogd-server.sh
+. "$here/bench/binlogd-server.sh"
+start_binlogd "$bin" "$work" "$port" tpcc
 g=("$gotpc" tpcc -H 127.0.0.1 -P "$port" -U root -D tpcc --warehouses "$wh")
 "${g[@]}" prepare -T 2 --no-check >"$work/prepare.log" 2>&1 || { tail "$work/prepare.log"; exit 1; }
 ticks() { awk '{print $14 + $15}' /proc/"$server"/stat; }
