@@ -64,7 +64,7 @@ pub(crate) fn same_name(exact: bool, a: &str, b: &str) -> bool {
     }
 }
 
-fn ambiguous(column: &str, context: &str) -> SqlError {
+pub(crate) fn ambiguous(column: &str, context: &str) -> SqlError {
     SqlError::Other {
         code: 1052,
         sqlstate: "23000",

@@ -21,8 +21,9 @@
 //! DEFINER`, the default) or the invoker (`INVOKER`), as mysqld's `check_table_access` with
 //! the view's security context.
 //!
-//! Writes through a view are refused: 1471 for INSERT, 1288 for UPDATE/DELETE (mysqld's answer
-//! for a non-updatable view; binlogd does not write through views yet).
+//! Writes through an updatable view are merged onto its base table(s) (`views/write.rs`,
+//! multi-table UPDATE/DELETE in `views/write/multi.rs`); a view mysqld would not merge is 1471
+//! for INSERT, 1288 for UPDATE/DELETE.
 //!
 //! Text forms (mysqld's `view_store_options` and `mysql_create_view`): the binlog and SHOW
 //! CREATE VIEW print `CREATE ALGORITHM=a DEFINER=`u`@`h` SQL SECURITY s VIEW `v` AS body`
@@ -565,8 +566,8 @@ impl Session {
     /// `stmt` with the views it reads replaced by their SELECTs (None: it names no view, or
     /// is not a statement that reads tables). A single-table INSERT / UPDATE / DELETE whose
     /// target is a view is rewritten onto the view's base table (`views/write.rs`), its
-    /// CHECK OPTION installed as the statement's `ViewCheck`; a multi-table write naming a
-    /// view is refused.
+    /// CHECK OPTION installed as the statement's `ViewCheck`; a multi-table write merges the
+    /// views it changes (`views/write/multi.rs`) and reads the others as derived tables.
     pub(crate) fn expand_views(&mut self, stmt: &Stmt) -> Result<Option<Stmt>> {
         self.view_check = None;
         if no_views(self) {
@@ -614,18 +615,18 @@ impl Session {
                     self.expand_expr(f, true, &mut chain)?;
                 }
             }
-            Stmt::MultiUpdate(_) | Stmt::MultiDelete(_) => {
-                let (from, verb) = match &out {
-                    Stmt::MultiUpdate(u) => (&u.from, write::Verb::Update),
-                    Stmt::MultiDelete(d) => (&d.from, write::Verb::Delete),
-                    _ => unreachable!("matched above"),
-                };
-                let first = from.from.iter().filter(|_| from.derived.is_none());
-                let rest = from.joins.iter().filter(|j| j.derived.is_none()).map(|j| &j.table);
-                if let Some(t) = first.chain(rest).find(|t| self.lookup_view(t).is_some()) {
-                    return Err(write::not_writable(&t.name, verb));
+            // Views a multi-table write changes are merged onto their tables, the views it
+            // only reads become derived tables (views/write/multi.rs).
+            Stmt::MultiUpdate(u) => {
+                self.merge_written_views(&mut u.from, write::Writes::Update(&mut u.set))?;
+                self.expand_select(&mut u.from, true, &mut chain)?;
+                for (_, _, e) in &mut u.set {
+                    self.expand_expr(e, true, &mut chain)?;
                 }
-                return Ok(None);
+            }
+            Stmt::MultiDelete(d) => {
+                self.merge_written_views(&mut d.from, write::Writes::Delete(&d.targets))?;
+                self.expand_select(&mut d.from, true, &mut chain)?;
             }
             _ => return Ok(None),
         }

@@ -39,6 +39,9 @@ use crate::ast::{BinOp, Expr, Insert, JoinKind, Select, SelectItem, Stmt, TableR
 use crate::error::{Result, SqlError};
 use crate::session::{Session, ViewCheck};
 
+mod multi;
+pub(crate) use multi::Writes;
+
 /// The statement kind a view is written by (its error texts and privilege).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verb {
