@@ -583,6 +583,11 @@ pub(crate) struct Table {
     pub(crate) gaps: Vec<crate::gaps::GapLocks<Arc<TxnShared>>>,
     pub(crate) mdl: Mutex<()>,
     pub(crate) mdl_cv: Condvar,
+    /// The cells whose committed image changed since the last checkpoint took this table's
+    /// set (each cell once per checkpoint interval: a commit pushes a cell only when the
+    /// version it replaces is at or below that checkpoint's read view). An incremental
+    /// checkpoint reads these cells alone (see `checkpoint.rs`, "Delta checkpoints").
+    pub(crate) dirty: Mutex<Vec<Arc<RowCell>>>,
 }
 
 impl Table {
@@ -624,6 +629,7 @@ impl Table {
             gaps,
             mdl: Mutex::new(()),
             mdl_cv: Condvar::new(),
+            dirty: Mutex::new(Vec::new()),
         }
     }
 
@@ -666,7 +672,7 @@ impl Table {
         self.schema.primary_key.is_empty() || *self.schema.primary_key_of(row) == *key
     }
 
-    pub(crate) fn apply_put(&self, key: &[u8], row: impl Into<Image>) {
+    pub(crate) fn apply_put(&self, key: &[u8], row: impl Into<Image>) -> Arc<RowCell> {
         let row = row.into();
         self.observe_row(key, &row);
         let cell = {
@@ -699,6 +705,7 @@ impl Table {
                 .write()
                 .insert(new_entry.into(), cell.clone());
         }
+        cell
     }
 
     /// A table filled with a checkpoint's rows (`rows` in key order, each key once), as if
@@ -733,9 +740,9 @@ impl Table {
         Some(t)
     }
 
-    /// Removes `key` directly (replay).
-    pub(crate) fn apply_delete(&self, key: &[u8]) {
-        let Some(cell) = self.rows.shard(key).write().remove(key) else { return };
+    /// Removes `key` directly (replay); returns the cell removed.
+    pub(crate) fn apply_delete(&self, key: &[u8]) -> Option<Arc<RowCell>> {
+        let cell = self.rows.shard(key).write().remove(key)?;
         let old = {
             let mut st = cell.state.lock();
             st.removed = true;
@@ -748,6 +755,7 @@ impl Table {
                 self.indexes[i].shard(&e[..plen]).write().remove(&e[..]);
             }
         }
+        Some(cell)
     }
 
     /// Removes index entry `entry` of index `idx` if it points at `cell` and no version the
