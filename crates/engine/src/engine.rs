@@ -46,7 +46,8 @@ use crate::schema::{
     TableSchema,
 };
 use crate::table::{
-    key_range, Image, InlineKey, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared, Version,
+    key_range, Dirty, Image, InlineKey, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared,
+    Version,
 };
 use crate::value::{encode_key, Key, Row, Value};
 
@@ -2452,7 +2453,7 @@ impl Inner {
                 self.log.with_buffer(|b| (b.next_lsn(), b.prepared.clone(), b.gtids.clone()));
             let c = self.catalog.read();
             let tables: Vec<Arc<Table>> = c.tables.values().cloned().collect();
-            let dirty: HashMap<TableId, Vec<Arc<RowCell>>> = tables
+            let dirty: HashMap<TableId, Dirty> = tables
                 .iter()
                 .map(|t| (t.schema.id, std::mem::take(&mut *t.dirty.lock())))
                 .collect();
@@ -2478,14 +2479,15 @@ impl Inner {
                 .map(|t| {
                     let id = t.schema.id;
                     let same = chain.prev.get(&id).is_some_and(|w| std::ptr::eq(w.as_ptr(), &**t));
-                    if !same {
+                    let set = dirty.remove(&id).unwrap_or_default();
+                    if !same || set.overflow {
                         return DeltaTable::Whole(whole(t));
                     }
                     DeltaTable::Changes {
                         id,
                         auto_inc: t.auto_inc.load(Ordering::Acquire),
                         next_row_id: t.next_row_id.load(Ordering::Acquire),
-                        rows: changed_rows(dirty.remove(&id).unwrap_or_default(), view.seq()),
+                        rows: changed_rows(set.cells, view.seq()),
                     }
                 })
                 .collect();
@@ -2730,15 +2732,14 @@ impl Inner {
                     if !t.key_matches(&key, &row) {
                         return Err(Error::Corrupt { what: STALE_KEY, position: lsn.0 });
                     }
-                    let cell = t.apply_put(&key, row);
-                    t.dirty.lock().push(cell);
+                    t.mark_dirty(t.apply_put(&key, row));
                 }
                 Op::Delete { table, key } => {
                     let t = self
                         .table(table)
                         .map_err(|_| Error::Corrupt { what: "redo op table", position: lsn.0 })?;
                     if let Some(cell) = t.apply_delete(&key) {
-                        t.dirty.lock().push(cell);
+                        t.mark_dirty(cell);
                     }
                 }
             }
@@ -3002,7 +3003,7 @@ fn publish(txn: &Txn, p: Publish, dirty_from: u64) -> (Vec<Replaced>, Cells) {
         let old_seq = std::mem::replace(&mut st.seq, p.seq);
         assert!(old_seq < p.seq, "a row version older than the one it replaces");
         if old_seq <= dirty_from {
-            txn.tables[*slot].dirty.lock().push(cell.clone());
+            txn.tables[*slot].mark_dirty(cell.clone());
         }
         if p.keep_history {
             // A fresh insert keeps no "absent" version: a view older than `seq` finding no

@@ -552,6 +552,19 @@ pub(crate) fn key_range(
     (lo, hi)
 }
 
+/// A table's dirty set (see [`Table::dirty`]).
+#[derive(Debug, Default)]
+pub(crate) struct Dirty {
+    pub(crate) cells: Vec<Arc<RowCell>>,
+    /// More than [`DIRTY_CAP`] cells were pushed: the set was dropped and the next
+    /// checkpoint writes the table whole. Bounds the memory (the set keeps deleted rows'
+    /// cells alive) when checkpoints are rare or off.
+    pub(crate) overflow: bool,
+}
+
+/// At most this many cells in one table's dirty set.
+const DIRTY_CAP: usize = 1 << 20;
+
 /// A table: its definition, rows, indexes and counters.
 #[derive(Debug)]
 pub(crate) struct Table {
@@ -586,8 +599,8 @@ pub(crate) struct Table {
     /// The cells whose committed image changed since the last checkpoint took this table's
     /// set (each cell once per checkpoint interval: a commit pushes a cell only when the
     /// version it replaces is at or below that checkpoint's read view). An incremental
-    /// checkpoint reads these cells alone (see `checkpoint.rs`, "Delta checkpoints").
-    pub(crate) dirty: Mutex<Vec<Arc<RowCell>>>,
+    /// checkpoint reads these cells alone (docs/engine.md, "Checkpoints").
+    pub(crate) dirty: Mutex<Dirty>,
 }
 
 impl Table {
@@ -629,7 +642,7 @@ impl Table {
             gaps,
             mdl: Mutex::new(()),
             mdl_cv: Condvar::new(),
-            dirty: Mutex::new(Vec::new()),
+            dirty: Mutex::new(Dirty::default()),
         }
     }
 
@@ -738,6 +751,20 @@ impl Table {
             fill(map, part);
         }
         Some(t)
+    }
+
+    /// Records that `cell`'s committed image changed since the last checkpoint.
+    pub(crate) fn mark_dirty(&self, cell: Arc<RowCell>) {
+        let mut d = self.dirty.lock();
+        if d.overflow {
+            return;
+        }
+        if d.cells.len() >= DIRTY_CAP {
+            d.cells = Vec::new();
+            d.overflow = true;
+        } else {
+            d.cells.push(cell);
+        }
     }
 
     /// Removes `key` directly (replay); returns the cell removed.
