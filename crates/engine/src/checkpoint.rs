@@ -8,6 +8,16 @@
 //! the directory. Recovery replays from L; records carry whole row images, so replaying a change
 //! the snapshot already holds is harmless, and flushing before the file is written guarantees
 //! the snapshot holds nothing the redo could lose.
+//!
+//! Delta checkpoints (docs/engine.md, "Checkpoints"): the base above is extended by delta
+//! files holding only what changed since the previous checkpoint of the chain, named in order
+//! by the chain manifest, which is replaced atomically after its newest delta is durable.
+//! Invariants: the manifest never names a file that is not durable; redo is recycled only
+//! below the newest checkpoint the manifest (or a base) makes durable; a manifest naming an
+//! older base than `checkpoint` is the one legal leftover of a crash (ignored), and every
+//! other mismatch is damage refused with the file and offset. Like InnoDB's fuzzy
+//! checkpoints (`log_checkpoint`) only changed data is written, but as a logical delta of
+//! row images rather than dirty pages.
 
 use std::collections::HashMap;
 use std::path::Path;
