@@ -3,7 +3,8 @@
 # innodb_flush_log_at_trx_commit=1, classic mode unless MODE=inredo), with an optional
 # call-graph profile (perf record -g) of each run. Loads WAREHOUSES warehouses once
 # (go-tpc prepare --no-check), then runs go-tpc for SECONDS at each thread count and prints
-# tpmC, transactions, errors and the server's utime+stime per transaction (/proc/PID/stat).
+# tpmC, transactions, errors and the server's utime+stime per transaction (/proc/PID/stat),
+# and the background checkpoint thread's share of it and the bytes it wrote (/proc/PID/task).
 #
 # Usage: bench/tpcc-profile.sh [seconds] [threads...]        (defaults: 20, 1 8)
 # Env: BIN=binlogd binary (default target/release/binlogd), WAREHOUSES=2, MODE=classic|inredo,
@@ -37,6 +38,12 @@ start_binlogd "$bin" "$work" "$port" tpcc
 g=("$gotpc" tpcc -H 127.0.0.1 -P "$port" -U root -D tpcc --warehouses "$wh")
 "${g[@]}" prepare -T 2 --no-check >"$work/prepare.log" 2>&1 || { tail "$work/prepare.log"; exit 1; }
 ticks() { awk '{print $14 + $15}' /proc/"$server"/stat; }
+# The engine's background checkpoint thread ("engine-checkpoint", cut to 15 characters by the
+# kernel): its CPU ticks and the bytes it wrote to storage, and the whole server's bytes.
+ckpt_task() { grep -l '^engine-checkpoi$' /proc/"$server"/task/*/comm | head -1 | xargs dirname; }
+ckpt_ticks() { awk '{print $14 + $15}' "$(ckpt_task)"/stat; }
+ckpt_bytes() { awk '/^write_bytes/ {print $2}' "$(ckpt_task)"/io; }
+server_bytes() { awk '/^write_bytes/ {print $2}' /proc/"$server"/io; }
 hz=$(getconf CLK_TCK)
 echo "# $(date -u +%FT%TZ) bin=$bin mode=${MODE:-classic} load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for t in $threads; do
@@ -47,15 +54,18 @@ for t in $threads; do
             -- sleep $((seconds - 4)) ) >/dev/null 2>&1 &
         rec=$!
     fi
-    c0=$(ticks)
+    c0=$(ticks) k0=$(ckpt_ticks) b0=$(ckpt_bytes) w0=$(server_bytes)
     res=$("${g[@]}" run -T "$t" --time "${seconds}s" --interval "${seconds}s" --ignore-error 2>&1)
-    c1=$(ticks)
+    c1=$(ticks) k1=$(ckpt_ticks) b1=$(ckpt_bytes) w1=$(server_bytes)
     [ -n "$rec" ] && wait "$rec"
-    echo "$res" | awk -v t="$t" -v c=$((c1 - c0)) -v hz="$hz" \
+    echo "$res" | awk -v t="$t" -v c=$((c1 - c0)) -v hz="$hz" -v k=$((k1 - k0)) \
+        -v kb=$((b1 - b0)) -v wb=$((w1 - w0)) \
         -v la="$(cut -d' ' -f1 /proc/loadavg)" '
         /^tpmC:/ { tpmc = $2 }
         /^\[Summary\]/ { n = $0; sub(/.*Count: /, "", n); sub(/,.*/, "", n)
                          if ($2 ~ /_ERR$/) err += n; else txns += n }
-        END { printf "threads=%s tpmC=%s txns=%d errors=%d cpu_ms/txn=%.2f load=%s\n",
-                     t, tpmc, txns, err, txns ? c * 1000 / hz / txns : 0, la }'
+        END { printf "threads=%s tpmC=%s txns=%d errors=%d cpu_ms/txn=%.2f ckpt_cpu_ms/txn=%.3f ckpt_share=%.1f%% ckpt_MB=%.1f ckpt_KB/txn=%.2f server_write_MB=%.1f load=%s\n",
+                     t, tpmc, txns, err, txns ? c * 1000 / hz / txns : 0,
+                     txns ? k * 1000 / hz / txns : 0, c ? 100 * k / c : 0, kb / 1e6,
+                     txns ? kb / 1024 / txns : 0, wb / 1e6, la }'
 done

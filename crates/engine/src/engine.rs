@@ -35,7 +35,7 @@ use binlog::gtid::{Gtid, GtidSet, Sid};
 use parking_lot::{Condvar, Mutex, RwLock};
 use vfs::VfsRef;
 
-use crate::checkpoint::{self, PreparedImage, Snapshot, TableImage};
+use crate::checkpoint::{self, Chain, Delta, DeltaTable, PreparedImage, Snapshot, TableImage};
 use crate::codec::{Put, Reader};
 use crate::error::{Error, Result};
 use crate::foreign_keys::ForeignKeyDef;
@@ -46,7 +46,8 @@ use crate::schema::{
     TableSchema,
 };
 use crate::table::{
-    key_range, Image, InlineKey, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared, Version,
+    key_range, Dirty, Image, InlineKey, ReadMode, RowCell, RowState, ShardedMap, Table, TxnShared,
+    Version,
 };
 use crate::value::{encode_key, Key, Row, Value};
 
@@ -125,6 +126,10 @@ pub struct EngineStats {
     pub flushed_lsn: Lsn,
     pub next_lsn: Lsn,
     pub checkpoints: u64,
+    /// Of `checkpoints`, those written as deltas of the chain (the rest are full bases).
+    pub checkpoint_deltas: u64,
+    /// Bytes written to checkpoint files (bases and deltas) since the start.
+    pub checkpoint_bytes_written: u64,
     pub checkpoint_lsn: Lsn,
     pub redo_files_live: usize,
     pub redo_files_spare: usize,
@@ -762,7 +767,12 @@ struct Inner {
     /// Held (true) by the one DDL transaction in progress, from its first change to its end.
     ddl_gate: Mutex<bool>,
     ddl_gate_cv: Condvar,
-    checkpoint_lock: Mutex<()>,
+    /// Held by the one checkpoint in progress; the chain it extends.
+    checkpoint_lock: Mutex<ChainState>,
+    /// The read view (commit sequence number) of the last checkpoint that took the tables'
+    /// dirty sets: a commit replacing a version at or below it pushes the cell (written under
+    /// the exclusive commit gate, read under the shared one).
+    dirty_from: AtomicU64,
     /// The wait-for graph: waiting transaction id -> the holder it waits for.
     waits: Mutex<HashMap<u64, Arc<TxnShared>>>,
     next_txn_id: AtomicU64,
@@ -770,6 +780,8 @@ struct Inner {
     /// Prepared transactions found by recovery, by XID.
     recovered: Mutex<HashMap<u64, Txn>>,
     checkpoints: AtomicU64,
+    checkpoint_deltas: AtomicU64,
+    checkpoint_bytes: AtomicU64,
     checkpoint_lsn: AtomicU64,
     /// Background checkpointer: stop flag and wake-up.
     bg_stop: Mutex<bool>,
@@ -811,12 +823,15 @@ impl Engine {
             mvcc: Arc::new(Mvcc::default()),
             ddl_gate: Mutex::new(false),
             ddl_gate_cv: Condvar::new(),
-            checkpoint_lock: Mutex::new(()),
+            checkpoint_lock: Mutex::new(ChainState::default()),
+            dirty_from: AtomicU64::new(0),
             waits: Mutex::new(HashMap::new()),
             next_txn_id: AtomicU64::new(1),
             max_xid: AtomicU64::new(0),
             recovered: Mutex::new(HashMap::new()),
             checkpoints: AtomicU64::new(0),
+            checkpoint_deltas: AtomicU64::new(0),
+            checkpoint_bytes: AtomicU64::new(0),
             checkpoint_lsn: AtomicU64::new(0),
             bg_stop: Mutex::new(false),
             bg_cv: Condvar::new(),
@@ -854,7 +869,7 @@ impl Engine {
                     .saturating_sub(inner.checkpoint_lsn.load(Ordering::Acquire));
                 if since >= bytes && !inner.log.is_poisoned() {
                     // A failure leaves the previous checkpoint in force; the next round retries.
-                    let _ = inner.checkpoint();
+                    let _ = inner.checkpoint(false);
                 }
             })
             .expect("spawning the checkpoint thread");
@@ -870,11 +885,12 @@ impl Engine {
             let _ = h.join();
         }
         // A sharp checkpoint at a clean shutdown (as InnoDB's slow shutdown flushes every
-        // page): the next start replays nothing and recycles the whole redo.
+        // page): the next start replays nothing and recycles the whole redo. A full base,
+        // which also ends the delta chain: the directory is back to one checkpoint file.
         if self.inner.log.is_poisoned() {
             return Err(Error::Poisoned);
         }
-        self.inner.checkpoint()?;
+        self.inner.checkpoint(true)?;
         self.inner.log.flush_up_to(self.inner.log.next_lsn())
     }
 
@@ -1513,9 +1529,15 @@ impl Engine {
         Ok(out)
     }
 
-    /// Takes a checkpoint now; returns its LSN.
+    /// Takes a checkpoint now (a delta of the chain, or a full base when the chain is due
+    /// for one); returns its LSN.
     pub fn checkpoint(&self) -> Result<Lsn> {
-        self.inner.checkpoint()
+        self.inner.checkpoint(false)
+    }
+
+    /// Takes a full base checkpoint now (ending the delta chain); returns its LSN.
+    pub fn checkpoint_full(&self) -> Result<Lsn> {
+        self.inner.checkpoint(true)
     }
 
     pub fn stats(&self) -> EngineStats {
@@ -1530,6 +1552,8 @@ impl Engine {
             flushed_lsn: inner.log.flushed_lsn(),
             next_lsn: inner.log.next_lsn(),
             checkpoints: inner.checkpoints.load(Ordering::Relaxed),
+            checkpoint_deltas: inner.checkpoint_deltas.load(Ordering::Relaxed),
+            checkpoint_bytes_written: inner.checkpoint_bytes.load(Ordering::Relaxed),
             checkpoint_lsn: Lsn(inner.checkpoint_lsn.load(Ordering::Relaxed)),
             redo_files_live: live,
             redo_files_spare: spare,
@@ -2346,11 +2370,12 @@ impl Inner {
                 // Inside the gate: a checkpoint sees the commit record and the catalog change
                 // together or neither.
                 let ddl = std::mem::take(&mut txn.ddl);
+                let dirty_from = self.dirty_from.load(Ordering::Relaxed);
                 olds = self.mvcc.publish(|p| {
                     if !ddl.is_empty() {
                         self.install_ddl(ddl, p.seq);
                     }
-                    publish(txn, p)
+                    publish(txn, p, dirty_from)
                 });
             }
             TxnState::Active if txn.holds_ddl_gate => {
@@ -2373,7 +2398,8 @@ impl Inner {
                 }
                 let _gate = self.commit_gate.read();
                 end = self.log.append(Kind::OnePhase, &[&ops], |_, _, _| ())?.1;
-                olds = self.mvcc.publish(|p| publish(txn, p));
+                let dirty_from = self.dirty_from.load(Ordering::Relaxed);
+                olds = self.mvcc.publish(|p| publish(txn, p, dirty_from));
             }
         }
         cleanup_indexes(txn, &olds);
@@ -2407,52 +2433,114 @@ impl Inner {
         res
     }
 
-    fn checkpoint(&self) -> Result<Lsn> {
-        let _one = self.checkpoint_lock.lock();
-        // Under the exclusive commit gate: L, the prepared set (rows and DDL) and the catalog
-        // all as of L. A DDL commits (record + catalog change) inside the shared gate, so a
-        // DDL prepared and undecided at L is in the prepared set and not in the catalog.
-        // Table objects a later DDL replaces stay readable as they were.
-        // The checkpoint is a read view taken at L: exactly the commits before L, nothing
-        // prepared or uncommitted.
-        let (lsn, prepared, gtid_executed, max_xid, mut tables, next_table_id, view) = {
+    /// Takes a checkpoint: a delta of the chain, or a full base when `full`, when there is
+    /// no chain, when the last attempt failed (its dirty sets are gone), or when the deltas
+    /// outgrow their share of the base ([`ChainState::due_for_base`]).
+    fn checkpoint(&self, full: bool) -> Result<Lsn> {
+        let mut chain = self.checkpoint_lock.lock();
+        let full = full || chain.due_for_base();
+        // Under the exclusive commit gate: L, the prepared set (rows and DDL), the catalog
+        // and each table's dirty set all as of L. A DDL commits (record + catalog change)
+        // inside the shared gate, so a DDL prepared and undecided at L is in the prepared set
+        // and not in the catalog. Table objects a later DDL replaces stay readable as they
+        // were. The checkpoint is a read view taken at L: exactly the commits before L,
+        // nothing prepared or uncommitted. Commits after L push their cells into fresh dirty
+        // sets (`dirty_from` is L's view).
+        let (lsn, prepared, gtid_executed, max_xid, mut tables, next_table_id, view, mut dirty) = {
             let _gate = self.commit_gate.write();
             let view = self.mvcc.view();
             let (lsn, prepared, gtids) =
                 self.log.with_buffer(|b| (b.next_lsn(), b.prepared.clone(), b.gtids.clone()));
             let c = self.catalog.read();
             let tables: Vec<Arc<Table>> = c.tables.values().cloned().collect();
-            (lsn, prepared, gtids, self.max_xid.load(Ordering::Acquire), tables, c.next_id, view)
+            let dirty: HashMap<TableId, Dirty> = tables
+                .iter()
+                .map(|t| (t.schema.id, std::mem::take(&mut *t.dirty.lock())))
+                .collect();
+            self.dirty_from.store(view.seq(), Ordering::Relaxed);
+            let max_xid = self.max_xid.load(Ordering::Acquire);
+            (lsn, prepared, gtids, max_xid, tables, c.next_id, view, dirty)
         };
+        // The dirty sets are taken: until this checkpoint is on disk, only a full one can
+        // follow it.
+        chain.broken = true;
         tables.sort_by_key(|t| t.schema.id);
-        let images = tables
-            .iter()
-            .map(|t| TableImage {
-                schema: (*t.schema).clone(),
-                auto_inc: t.auto_inc.load(Ordering::Acquire),
-                next_row_id: t.next_row_id.load(Ordering::Acquire),
-                rows: t.committed_rows(Some(view.seq())),
-            })
-            .collect();
+        let whole = |t: &Arc<Table>| TableImage {
+            schema: (*t.schema).clone(),
+            auto_inc: t.auto_inc.load(Ordering::Acquire),
+            next_row_id: t.next_row_id.load(Ordering::Acquire),
+            rows: t.committed_rows(Some(view.seq())),
+        };
+        let (images, deltas) = if full {
+            (tables.iter().map(whole).collect(), Vec::new())
+        } else {
+            let deltas = tables
+                .iter()
+                .map(|t| {
+                    let id = t.schema.id;
+                    let same = chain.prev.get(&id).is_some_and(|w| std::ptr::eq(w.as_ptr(), &**t));
+                    let set = dirty.remove(&id).unwrap_or_default();
+                    if !same || set.overflow {
+                        return DeltaTable::Whole(whole(t));
+                    }
+                    DeltaTable::Changes {
+                        id,
+                        auto_inc: t.auto_inc.load(Ordering::Acquire),
+                        next_row_id: t.next_row_id.load(Ordering::Acquire),
+                        rows: changed_rows(set.cells, view.seq()),
+                    }
+                })
+                .collect();
+            (Vec::new(), deltas)
+        };
+        drop(dirty);
         drop(view);
-        // The snapshot may hold commits after `lsn`; their records must be durable before the
-        // snapshot is (see checkpoint.rs).
+        // Every record below L must be durable before a checkpoint that no longer needs
+        // them is (see checkpoint.rs).
         self.log.flush_up_to(self.log.next_lsn())?;
         let mut prepared: Vec<PreparedImage> = prepared
             .into_iter()
             .map(|(xid, e)| PreparedImage { xid, ddl: e.ddl, bytes: (*e.ops).clone() })
             .collect();
         prepared.sort_by_key(|p| p.xid);
-        let snap = Snapshot {
-            lsn: lsn.0,
-            max_xid,
-            next_table_id,
-            tables: images,
-            prepared,
-            gtid_executed,
+        let written = if full {
+            let snap = Snapshot {
+                lsn: lsn.0,
+                max_xid,
+                next_table_id,
+                tables: images,
+                prepared,
+                gtid_executed,
+            };
+            let bytes = checkpoint::write(&self.vfs, &self.dir, &snap)?;
+            let base = Chain { base_lsn: lsn.0, base_bytes: bytes, deltas: Vec::new() };
+            if let Some(old) = chain.chain.replace(base) {
+                checkpoint::remove_chain(&self.vfs, &self.dir, &old)?;
+            }
+            bytes
+        } else {
+            let c = chain.chain.as_ref().expect("a delta extends a chain");
+            let delta = Delta {
+                base_lsn: c.base_lsn,
+                lsn: lsn.0,
+                max_xid,
+                next_table_id,
+                tables: deltas,
+                prepared,
+                gtid_executed,
+            };
+            let entry = checkpoint::write_delta(&self.vfs, &self.dir, c.deltas.len() + 1, &delta)?;
+            let mut next = c.clone();
+            next.deltas.push(entry);
+            checkpoint::write_chain(&self.vfs, &self.dir, &next)?;
+            chain.chain = Some(next);
+            self.checkpoint_deltas.fetch_add(1, Ordering::Relaxed);
+            entry.bytes
         };
-        checkpoint::write(&self.vfs, &self.dir, &snap)?;
-        drop(snap);
+        chain.prev = tables.iter().map(|t| (t.schema.id, Arc::downgrade(t))).collect();
+        chain.broken = false;
+        drop(chain);
+        self.checkpoint_bytes.fetch_add(written, Ordering::Relaxed);
         self.checkpoint_lsn.store(lsn.0, Ordering::Release);
         self.checkpoints.fetch_add(1, Ordering::Relaxed);
         self.log.set_checkpoint_lsn(lsn);
@@ -2463,15 +2551,17 @@ impl Inner {
     // ---- recovery ----------------------------------------------------------------------------
 
     fn recover(self: &Arc<Self>) -> Result<Recovery> {
-        let snap = checkpoint::read(&self.vfs, &self.dir)?;
+        let snap = checkpoint::read_base(&self.vfs, &self.dir)?;
         let had_checkpoint = snap.is_some();
         // xid -> (is a DDL list, row ops or DDL list).
         let mut pending: HashMap<u64, (bool, Arc<Vec<u8>>)> = HashMap::new();
         let mut rec = Recovery::default();
         let from = match snap {
-            Some(s) => {
+            Some((s, base_bytes)) => {
                 let mut c = self.catalog.write();
                 c.next_id = s.next_table_id;
+                let columns = s.tables.iter().map(|t| (t.schema.id, t.schema.columns.len()));
+                let columns = columns.collect();
                 let tables = load_tables(s.tables)
                     .ok_or(Error::Corrupt { what: STALE_KEY, position: s.lsn })?;
                 for t in tables {
@@ -2482,6 +2572,34 @@ impl Inner {
                 }
                 rec.max_xid = s.max_xid;
                 rec.gtid_executed = s.gtid_executed;
+                // The deltas after the base, in order: each replaces the prepared set, the
+                // GTID set and the counters, and changes the tables.
+                let mut from = s.lsn;
+                let chain = checkpoint::read_chain(
+                    &self.vfs,
+                    &self.dir,
+                    s.lsn,
+                    base_bytes,
+                    columns,
+                    &mut |d| {
+                        apply_delta(&mut c, d.tables, d.next_table_id)?;
+                        pending = d
+                            .prepared
+                            .into_iter()
+                            .map(|p| (p.xid, (p.ddl, Arc::new(p.bytes))))
+                            .collect();
+                        rec.max_xid = d.max_xid;
+                        rec.gtid_executed = d.gtid_executed;
+                        from = d.lsn;
+                        Ok(())
+                    },
+                )?;
+                let mut state = self.checkpoint_lock.lock();
+                state.chain = Some(chain);
+                // Replay's changes join the dirty sets (`apply_ops`); tables a replayed DDL
+                // replaces are new objects, written whole by the next delta.
+                state.prev = c.tables.iter().map(|(id, t)| (*id, Arc::downgrade(t))).collect();
+                drop(state);
                 if !self.log.has_files() {
                     // A checkpoint is written only after the first redo file exists, and redo
                     // files are recycled, never deleted: no file at all means it was removed.
@@ -2496,7 +2614,7 @@ impl Inner {
                     log::warn!("{what}; accepted (recovery mode point-in-time)");
                     rec.lost.push(what);
                 }
-                Lsn(s.lsn)
+                Lsn(from)
             }
             None => {
                 rec.fresh = !self.log.has_files();
@@ -2596,7 +2714,7 @@ impl Inner {
             // A new engine's first checkpoint, written after its first redo file exists,
             // marks the directory as holding an engine, so a redo removed later is refused
             // rather than taken for a fresh start.
-            self.checkpoint()?;
+            self.checkpoint(true)?;
         }
         Ok(rec)
     }
@@ -2614,13 +2732,15 @@ impl Inner {
                     if !t.key_matches(&key, &row) {
                         return Err(Error::Corrupt { what: STALE_KEY, position: lsn.0 });
                     }
-                    t.apply_put(&key, row);
+                    t.mark_dirty(t.apply_put(&key, row));
                 }
                 Op::Delete { table, key } => {
                     let t = self
                         .table(table)
                         .map_err(|_| Error::Corrupt { what: "redo op table", position: lsn.0 })?;
-                    t.apply_delete(&key);
+                    if let Some(cell) = t.apply_delete(&key) {
+                        t.mark_dirty(cell);
+                    }
                 }
             }
         }
@@ -2761,6 +2881,94 @@ fn load_tables(images: Vec<TableImage>) -> Option<Vec<Table>> {
     Some(done.into_iter().map(|(_, t)| t).collect())
 }
 
+/// Applies a delta checkpoint to the catalog being recovered (see `checkpoint.rs`): tables it
+/// does not list were dropped, whole ones replace theirs, changed rows are put or removed.
+fn apply_delta(c: &mut Catalog, tables: Vec<DeltaTable>, next_table_id: u32) -> Result<()> {
+    let listed: std::collections::HashSet<TableId> = tables.iter().map(|t| t.id()).collect();
+    let gone: Vec<TableId> = c.tables.keys().filter(|id| !listed.contains(id)).copied().collect();
+    for id in gone {
+        c.remove(id);
+    }
+    let stale = || Error::Corrupt { what: STALE_KEY, position: 0 };
+    for t in tables {
+        match t {
+            DeltaTable::Whole(img) => {
+                let t = Table::loaded(img.schema, img.rows).ok_or_else(stale)?;
+                t.auto_inc.fetch_max(img.auto_inc, Ordering::AcqRel);
+                t.next_row_id.fetch_max(img.next_row_id, Ordering::AcqRel);
+                c.install(Arc::new(t));
+            }
+            DeltaTable::Changes { id, auto_inc, next_row_id, rows } => {
+                let t = c
+                    .tables
+                    .get(&id)
+                    .cloned()
+                    .ok_or(Error::Corrupt { what: "checkpoint delta table", position: 0 })?;
+                for (key, row) in rows {
+                    match row {
+                        Some(row) if !t.key_matches(&key, &row) => return Err(stale()),
+                        Some(row) => drop(t.apply_put(&key, row)),
+                        None => drop(t.apply_delete(&key)),
+                    }
+                }
+                t.auto_inc.fetch_max(auto_inc, Ordering::AcqRel);
+                t.next_row_id.fetch_max(next_row_id, Ordering::AcqRel);
+            }
+        }
+    }
+    c.next_id = c.next_id.max(next_table_id);
+    Ok(())
+}
+
+/// The rows of `cells` (a table's dirty set) as read view `view` sees them, one per key in
+/// key order; None: no row at the view (a tombstone). A key deleted and inserted again has
+/// two cells, of which at most one holds a row at any view: that one wins.
+fn changed_rows(cells: Vec<Arc<RowCell>>, view: u64) -> Vec<(Key, Option<Image>)> {
+    let mut m: std::collections::BTreeMap<Key, Option<Image>> = Default::default();
+    for cell in cells {
+        let r = cell.state.lock().at(view).cloned();
+        let e = m.entry(Key::from(&*cell.key)).or_insert(None);
+        if r.is_some() {
+            *e = r;
+        }
+    }
+    m.into_iter().collect()
+}
+
+/// The delta chain the checkpoints extend (held under `checkpoint_lock`).
+#[derive(Default)]
+struct ChainState {
+    /// The chain on disk (None: no checkpoint yet).
+    chain: Option<Chain>,
+    /// The table objects the last checkpoint wrote, by id: a delta writes the changed rows
+    /// of a table still the same object and any other table whole (created, replaced by a
+    /// DDL). Weak, so a replaced table's rows are not kept for this.
+    prev: HashMap<TableId, Weak<Table>>,
+    /// A checkpoint took the dirty sets and did not finish: the next one is a full base.
+    broken: bool,
+}
+
+/// At most this many deltas in a chain (restart opens each).
+const MAX_DELTAS: usize = 64;
+/// A new base once the deltas hold more than this percentage of the base's bytes: restart
+/// reads at most base * (1 + 0.5) plus the redo since the last checkpoint, and each byte of
+/// change is written about three times at most (its delta, and its share of the next base).
+const REBASE_PERCENT: u64 = 50;
+
+impl ChainState {
+    fn due_for_base(&self) -> bool {
+        match &self.chain {
+            None => true,
+            Some(c) => {
+                self.broken
+                    || c.deltas.len() >= MAX_DELTAS
+                    || c.delta_bytes().saturating_mul(100)
+                        > c.base_bytes.saturating_mul(REBASE_PERCENT)
+            }
+        }
+    }
+}
+
 fn ddl_table(d: &Ddl) -> Option<TableId> {
     match d {
         Ddl::CreateTable(_) | Ddl::CreateTableRows(..) => None,
@@ -2778,7 +2986,11 @@ fn ddl_table(d: &Ddl) -> Option<TableId> {
 /// cells returned second, for the history list); without one nothing can see it, nor the
 /// history the cell still kept: those images are returned first, with their cell, so their
 /// index entries go.
-fn publish(txn: &Txn, p: Publish) -> (Vec<Replaced>, Cells) {
+///
+/// A cell whose replaced version is at or below `dirty_from` (the last checkpoint's view)
+/// joins its table's dirty set: once per checkpoint interval, later commits find a newer
+/// version and skip it (one compare per row on the hot path).
+fn publish(txn: &Txn, p: Publish, dirty_from: u64) -> (Vec<Replaced>, Cells) {
     let mut olds = Vec::new();
     let mut kept = Vec::new();
     for (slot, cell) in &txn.touched {
@@ -2790,6 +3002,9 @@ fn publish(txn: &Txn, p: Publish) -> (Vec<Replaced>, Cells) {
         let old = std::mem::replace(&mut st.committed, new);
         let old_seq = std::mem::replace(&mut st.seq, p.seq);
         assert!(old_seq < p.seq, "a row version older than the one it replaces");
+        if old_seq <= dirty_from {
+            txn.tables[*slot].mark_dirty(cell.clone());
+        }
         if p.keep_history {
             // A fresh insert keeps no "absent" version: a view older than `seq` finding no
             // version at or before it sees no row.

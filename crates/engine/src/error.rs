@@ -76,6 +76,10 @@ pub enum Error {
     /// Recovery found the redo files gone beside a checkpoint (strict mode).
     #[error("{what}; refusing to start (a recovery mode that accepts the loss can override)")]
     RedoMissing { what: String },
+    /// A checkpoint file (base, delta or chain manifest) is damaged or missing: named with
+    /// its path and offset; start-up refuses it rather than dropping what it held.
+    #[error("{what}; refusing to start")]
+    CheckpointDamaged { what: String },
     /// The requested redo is no longer on disk (recycled).
     #[error("redo at {requested:?} was recycled; oldest available is {oldest:?}")]
     RedoPurged { requested: Lsn, oldest: Lsn },
@@ -119,7 +123,8 @@ impl Error {
             | Error::Poisoned
             | Error::Corrupt { .. }
             | Error::RedoDamaged { .. }
-            | Error::RedoMissing { .. } => 1030,
+            | Error::RedoMissing { .. }
+            | Error::CheckpointDamaged { .. } => 1030,
             Error::RedoPurged { .. } => 1236,
             Error::WouldBlock => 1205,
             Error::Interrupted => 1317,
@@ -135,6 +140,7 @@ impl Error {
                 | Error::Corrupt { .. }
                 | Error::RedoDamaged { .. }
                 | Error::RedoMissing { .. }
+                | Error::CheckpointDamaged { .. }
         )
     }
 

@@ -552,6 +552,19 @@ pub(crate) fn key_range(
     (lo, hi)
 }
 
+/// A table's dirty set (see [`Table::dirty`]).
+#[derive(Debug, Default)]
+pub(crate) struct Dirty {
+    pub(crate) cells: Vec<Arc<RowCell>>,
+    /// More than [`DIRTY_CAP`] cells were pushed: the set was dropped and the next
+    /// checkpoint writes the table whole. Bounds the memory (the set keeps deleted rows'
+    /// cells alive) when checkpoints are rare or off.
+    pub(crate) overflow: bool,
+}
+
+/// At most this many cells in one table's dirty set.
+const DIRTY_CAP: usize = 1 << 20;
+
 /// A table: its definition, rows, indexes and counters.
 #[derive(Debug)]
 pub(crate) struct Table {
@@ -583,6 +596,11 @@ pub(crate) struct Table {
     pub(crate) gaps: Vec<crate::gaps::GapLocks<Arc<TxnShared>>>,
     pub(crate) mdl: Mutex<()>,
     pub(crate) mdl_cv: Condvar,
+    /// The cells whose committed image changed since the last checkpoint took this table's
+    /// set (each cell once per checkpoint interval: a commit pushes a cell only when the
+    /// version it replaces is at or below that checkpoint's read view). An incremental
+    /// checkpoint reads these cells alone (docs/engine.md, "Checkpoints").
+    pub(crate) dirty: Mutex<Dirty>,
 }
 
 impl Table {
@@ -624,6 +642,7 @@ impl Table {
             gaps,
             mdl: Mutex::new(()),
             mdl_cv: Condvar::new(),
+            dirty: Mutex::new(Dirty::default()),
         }
     }
 
@@ -666,7 +685,7 @@ impl Table {
         self.schema.primary_key.is_empty() || *self.schema.primary_key_of(row) == *key
     }
 
-    pub(crate) fn apply_put(&self, key: &[u8], row: impl Into<Image>) {
+    pub(crate) fn apply_put(&self, key: &[u8], row: impl Into<Image>) -> Arc<RowCell> {
         let row = row.into();
         self.observe_row(key, &row);
         let cell = {
@@ -699,6 +718,7 @@ impl Table {
                 .write()
                 .insert(new_entry.into(), cell.clone());
         }
+        cell
     }
 
     /// A table filled with a checkpoint's rows (`rows` in key order, each key once), as if
@@ -733,9 +753,23 @@ impl Table {
         Some(t)
     }
 
-    /// Removes `key` directly (replay).
-    pub(crate) fn apply_delete(&self, key: &[u8]) {
-        let Some(cell) = self.rows.shard(key).write().remove(key) else { return };
+    /// Records that `cell`'s committed image changed since the last checkpoint.
+    pub(crate) fn mark_dirty(&self, cell: Arc<RowCell>) {
+        let mut d = self.dirty.lock();
+        if d.overflow {
+            return;
+        }
+        if d.cells.len() >= DIRTY_CAP {
+            d.cells = Vec::new();
+            d.overflow = true;
+        } else {
+            d.cells.push(cell);
+        }
+    }
+
+    /// Removes `key` directly (replay); returns the cell removed.
+    pub(crate) fn apply_delete(&self, key: &[u8]) -> Option<Arc<RowCell>> {
+        let cell = self.rows.shard(key).write().remove(key)?;
         let old = {
             let mut st = cell.state.lock();
             st.removed = true;
@@ -748,6 +782,7 @@ impl Table {
                 self.indexes[i].shard(&e[..plen]).write().remove(&e[..]);
             }
         }
+        Some(cell)
     }
 
     /// Removes index entry `entry` of index `idx` if it points at `cell` and no version the
