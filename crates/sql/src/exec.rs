@@ -26,6 +26,7 @@ use super::ast::*;
 use super::error::{Result, SqlError};
 use super::eval::{arith, compare, eval, parse_datetime, truth};
 use super::output::{flags, MysqlType, Output, ResultColumn, CHARSET_BINARY};
+use super::plan_cache::PlanCache;
 use super::scope::Scope;
 use super::session::Session;
 use super::temporal;
@@ -1460,9 +1461,129 @@ pub(crate) struct SelectPlan {
     late_len: usize,
 }
 
+/// What a prepared single-table SELECT keeps in its [`PlanCache`] between executions:
+/// everything [`Session::plan_select`] derives from the statement, the table's
+/// definition and the session's variables (the table and columns resolved, the select list,
+/// ORDER BY, GROUP BY, HAVING and aggregates bound, the result's column metadata), all but
+/// the WHERE clause, which holds the parameters and is bound again at each execution. The
+/// access path is chosen at each execution from the bound WHERE (its ranges depend on the
+/// values). mysqld keeps a prepared statement's resolved tree the same way and re-prepares it
+/// when the metadata it was resolved against changed (`Prepared_statement::execute_loop`,
+/// `ER_NEED_REPREPARE` handled internally).
+///
+/// Invariants: a cached plan is used only when the statement's select list, ORDER BY, GROUP
+/// BY and HAVING read no parameter, variable or function bound per execution
+/// ([`plan_reusable`]), and only under what it was made under: the same session (its
+/// `plan_epoch`, new at COM_RESET_CONNECTION), the same session and global variable
+/// generations (any SET: sql_mode, collation_connection, time_zone, ...), and the table as
+/// resolved now (same database, engine id and definition: any DDL on the table, a DROP and
+/// CREATE, a RENAME or a USE of another database makes another `Arc<TableSchema>`, id or
+/// database). Privileges are not part of it: they are checked before every execution.
+/// Fields: the plan (its `filter` None) and what it was made under.
+struct CachedPlan {
+    epoch: u64,
+    vars: (u64, u64),
+    db: String,
+    id: TableId,
+    schema: Arc<TableSchema>,
+    plan: SelectPlan,
+}
+
+/// Whether `s`'s plan less its WHERE is the same at every execution: one stored table, and a
+/// select list, ORDER BY, GROUP BY and HAVING of columns, literals, operators and aggregates
+/// only (no `?`, no variable, no function: NOW(), DATABASE(), LAST_INSERT_ID() ... are bound
+/// to their value per execution), and a WHERE without aggregates or windows (it is bound
+/// alone, after the rest).
+fn plan_reusable(s: &Select) -> bool {
+    fn fixed(e: &Expr, where_clause: bool) -> bool {
+        let mut ok = true;
+        e.walk(&mut |x| {
+            ok &= match x {
+                Expr::Subquery(_) | Expr::Query(_) | Expr::OuterRef(_) | Expr::InsertValue(_) => {
+                    false
+                }
+                Expr::Window(_) | Expr::Grouping(_) | Expr::Default => false,
+                Expr::AggCall { .. } | Expr::Agg(_) | Expr::GroupConcat(_) => !where_clause,
+                Expr::Param(_) | Expr::SysVar { .. } | Expr::UserVar(_) | Expr::Func(..) => {
+                    where_clause
+                }
+                _ => true,
+            }
+        });
+        ok
+    }
+    let items = s.items.iter().all(|i| match i {
+        SelectItem::Expr { expr, .. } => fixed(expr, false),
+        SelectItem::Wildcard | SelectItem::TableWildcard(..) => true,
+    });
+    s.from.is_some()
+        && !s.is_multi()
+        && s.query_expr().is_none()
+        && items
+        && s.order_by.iter().all(|o| fixed(&o.expr, false))
+        && s.group_by.iter().all(|g| fixed(g, false))
+        && s.having.as_ref().is_none_or(|h| fixed(h, false))
+        && s.filter.as_ref().is_none_or(|f| fixed(f, true))
+}
+
 impl Session {
     fn plan_select(&self, s: &Select, params: Option<&[Value]>) -> Result<SelectPlan> {
         self.plan_select_in(s, params, None)
+    }
+
+    /// [`Session::plan_select`] through a prepared statement's [`PlanCache`]: the cached plan
+    /// with the WHERE bound to `params` when it is still valid, else a fresh plan (cached when
+    /// [`plan_reusable`]).
+    fn plan_select_cached(
+        &self,
+        s: &Select,
+        params: &[Value],
+        cache: &PlanCache,
+    ) -> Result<SelectPlan> {
+        if !plan_reusable(s) {
+            return self.plan_select(s, Some(params));
+        }
+        let vars = self.vars_generation();
+        // The table as resolved now (an error, or an information_schema table, plans afresh).
+        let resolved = s.from.as_ref().and_then(|t| self.resolve_table(t).ok());
+        if let Some((id, schema, db)) = &resolved {
+            let cached = cache.with(|c: &CachedPlan| match c {
+                c if c.epoch == self.plan_epoch
+                    && c.vars == vars
+                    && c.id == *id
+                    && Arc::ptr_eq(&c.schema, schema)
+                    && c.db == *db =>
+                {
+                    Some(c.plan.clone())
+                }
+                _ => None,
+            });
+            if let Some(mut plan) = cached {
+                if let Some(f) = &s.filter {
+                    let mut b = self.binder(Some(schema), params, "where clause");
+                    b = b.with_alias(s.alias.as_ref());
+                    b.aggs = Some(Vec::new());
+                    b.late = Some(Vec::new());
+                    plan.filter = Some(b.bind(f)?);
+                }
+                return Ok(plan);
+            }
+        }
+        let plan = self.plan_select(s, Some(params))?;
+        let made_from = match (&resolved, &plan.table, &plan.made_up) {
+            (Some((id, schema, db)), Some((pid, pschema)), None)
+                if id == pid && Arc::ptr_eq(schema, pschema) =>
+            {
+                Some((*id, schema.clone(), db.clone()))
+            }
+            _ => None,
+        };
+        if let Some((id, schema, db)) = made_from {
+            let mut kept = plan.clone();
+            kept.filter = None;
+            cache.keep(CachedPlan { epoch: self.plan_epoch, vars, db, id, schema, plan: kept });
+        }
+        Ok(plan)
     }
 
     /// Plans a SELECT over one table, or (`scope`) over the joined row of a multi-table FROM.
@@ -1710,7 +1831,21 @@ impl Session {
     }
 
     pub(crate) fn select(&mut self, s: &Select, params: &[Value]) -> Result<Output> {
-        let mut plan = self.plan_select(s, Some(params))?;
+        self.select_with(s, params, None)
+    }
+
+    /// [`Session::select`] of a prepared statement, whose plan `cache` keeps
+    /// ([`PlanCache`]).
+    pub(crate) fn select_with(
+        &mut self,
+        s: &Select,
+        params: &[Value],
+        cache: Option<&PlanCache>,
+    ) -> Result<Output> {
+        let mut plan = match cache {
+            Some(c) => self.plan_select_cached(s, params, c)?,
+            None => self.plan_select(s, Some(params))?,
+        };
         let limit = s.limit.as_ref().map(|l| count_value(self, l, params)).transpose()?;
         let offset =
             s.offset.as_ref().map(|o| count_value(self, o, params)).transpose()?.unwrap_or(0);

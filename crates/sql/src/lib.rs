@@ -46,6 +46,7 @@ mod logctx;
 pub mod output;
 pub mod parse;
 mod perf_schema;
+mod plan_cache;
 mod query;
 pub mod range;
 pub mod rowimage;

@@ -31,16 +31,27 @@ use super::server::Server;
 use super::vars::{self, check, lookup, Change, Scope, Var, VERSION};
 use accounts::Privileges;
 
-/// A prepared statement: parsed once at PREPARE, bound to parameters at each EXECUTE.
+/// A prepared statement: parsed once at PREPARE, bound to parameters at each EXECUTE. A
+/// single-table SELECT also keeps its plan less the WHERE between executions, re-made when
+/// the table's definition, the database or a variable changed (`plan_cache.rs`).
 #[derive(Debug, Clone)]
 pub struct Prepared {
     parsed: Arc<Parsed>,
     sql: Arc<str>,
+    plan: Arc<super::plan_cache::PlanCache>,
     /// Number of `?` placeholders.
     pub params: usize,
     /// The result set's columns (empty for statements without one, or when they are only
     /// known at execution, as for SHOW).
     pub columns: Vec<ResultColumn>,
+}
+
+impl Prepared {
+    /// Whether a plan is kept for the next execution (`plan_cache.rs`; what tests and
+    /// diagnostics observe: the cache itself decides at each execution whether it is valid).
+    pub fn plan_cached(&self) -> bool {
+        self.plan.is_cached()
+    }
 }
 
 /// The outcome of running a statement on a thread that must not block
@@ -166,6 +177,11 @@ pub struct Session {
     pub(crate) binlog_replay: super::rowimage::Replay,
     /// The connection's TLS session (its `Ssl_*` status rows); `None` on a plain connection.
     pub(crate) tls: Option<protocol::TlsSession>,
+    /// This session's identity for prepared plans (`plan_cache.rs`): unique in the process,
+    /// new after COM_RESET_CONNECTION.
+    pub(crate) plan_epoch: u64,
+    /// The plan cache of the prepared statement being executed, taken by `run`.
+    plan_cache: Option<Arc<super::plan_cache::PlanCache>>,
     /// The open transaction was started `READ ONLY` (cleared when another one starts).
     read_only_txn: bool,
     /// The open transaction was started `READ WRITE` by `SET TRANSACTION READ WRITE`, over a
@@ -241,6 +257,11 @@ impl Session {
             write_pass: None,
             binlog_replay: Default::default(),
             tls: None,
+            plan_epoch: {
+                static EPOCHS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+                EPOCHS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
+            plan_cache: None,
             read_only_txn: false,
             read_write_txn: false,
             next_read_only: None,
@@ -330,6 +351,7 @@ impl Session {
         self.count("Com_stmt_execute");
         self.count("Questions");
         self.begin_statement();
+        self.plan_cache = Some(stmt.plan.clone());
         self.attempt(|sess| sess.run_statement(&stmt.parsed.stmt, params, &stmt.sql))
     }
 
@@ -459,7 +481,13 @@ impl Session {
             Stmt::Select(s) => self.select_columns(s)?,
             _ => Vec::new(),
         };
-        Ok(Prepared { params: parsed.params, parsed: Arc::new(parsed), sql: sql.into(), columns })
+        Ok(Prepared {
+            params: parsed.params,
+            parsed: Arc::new(parsed),
+            sql: sql.into(),
+            plan: Arc::default(),
+            columns,
+        })
     }
 
     /// COM_STMT_EXECUTE with one value per placeholder.
@@ -476,6 +504,7 @@ impl Session {
             return Err(SqlError::WrongArguments("mysqld_stmt_execute"));
         }
         self.begin_statement();
+        self.plan_cache = Some(stmt.plan.clone());
         let r = self.run_statement(&stmt.parsed.stmt, params, &stmt.sql);
         r.map_err(|e| self.fail(e))
     }
@@ -690,6 +719,8 @@ impl Session {
     }
 
     fn run(&mut self, stmt: &Stmt, params: &[Value], sql: &str) -> Result<Output> {
+        // A prepared statement's plan cache serves its own top-level SELECT only.
+        let plan_cache = self.plan_cache.take();
         if !matches!(
             stmt,
             Stmt::Show(
@@ -732,7 +763,9 @@ impl Session {
                     self.table_access(&[t], false)?;
                 }
                 if s.from.is_some() {
-                    self.in_txn(|sess| sess.select(s, params))
+                    // A statement that named a view runs its expansion, planned afresh.
+                    let cache = plan_cache.as_deref().filter(|_| expanded.is_none());
+                    self.in_txn(|sess| sess.select_with(s, params, cache))
                 } else {
                     self.select(s, params)
                 }

@@ -6,9 +6,18 @@
 //! This is mysqld's nested-loop join (`sub_select` in sql/sql_executor.cc) with its
 //! "eq_ref"/"ref" and "hash join" accesses.
 //!
+//! A lookup that binds every primary key column (by equalities to earlier tables' columns or
+//! to constants: mysqld's "eq_ref") is prepared once per statement ([`PointLookup`]): which
+//! key column takes which outer expression, and the constant parts already converted; each
+//! outer row then only evaluates its expressions into the key, as mysqld's `ref` access
+//! copies the outer values into its key buffer (`cp_buffer_from_ref`) instead of optimizing
+//! again. Other lookups are planned per outer row.
+//!
 //! Invariants: the joined row always holds every position (NULL for tables not read yet or
 //! NULL-extended); a row is emitted only when every term of every step passed; the recursion
-//! is one frame per step (at most 61, the parser's table limit).
+//! is one frame per step (at most 61, the parser's table limit). A lookup may yield more rows
+//! than its terms allow, never fewer: the step's `conds` (which include its `keys` and
+//! `local` terms) are checked on every candidate.
 
 use std::collections::HashMap;
 
@@ -19,7 +28,7 @@ use crate::ast::{BinOp, Expr};
 use crate::error::Result;
 use crate::eval::collate::keyed;
 use crate::eval::{eval, truth};
-use crate::exec::{fetch, plan_access, plan_access_in, Access};
+use crate::exec::{fetch, is_const, key_value, plan_access, plan_access_in, Access, ColumnTerms};
 use crate::scope::Scope;
 
 /// `e` with every column `Col(p)` replaced by `f(p)` (the tree is bounded by the parser's
@@ -148,6 +157,85 @@ impl Reader<'_> {
     }
 }
 
+/// Where one primary key column's lookup value comes from.
+#[derive(Debug)]
+enum KeyPart {
+    /// An expression over earlier tables' columns (joined positions), evaluated per outer row.
+    Outer(Expr),
+    /// A constant of the table's own terms, already a key value.
+    Const(Value),
+}
+
+/// A primary-key point lookup prepared once per statement: one part per key column, in key
+/// order, with the column's type for converting an outer value into a key value.
+#[derive(Debug)]
+pub(crate) struct PointLookup {
+    parts: Vec<(engine::ColumnType, KeyPart)>,
+}
+
+impl PointLookup {
+    /// The prepared lookup of a [`StepAccess::Lookup`] over scope entry `k`, when every
+    /// primary key column is bound: by a `keys` equality whose outer side is constant once the
+    /// outer row is known (the last such term, as `exec::column_terms` keeps the last), else
+    /// by exactly one constant of the table's own terms. None otherwise (the per-row planner
+    /// runs).
+    pub(crate) fn prepare(scope: &Scope, k: usize, keys: &[Expr], local: &[Expr]) -> Option<Self> {
+        let e = &scope.entries[k];
+        let sc = &e.schema;
+        if sc.primary_key.is_empty() {
+            return None;
+        }
+        let local_refs: Vec<&Expr> = local.iter().collect();
+        let mut parts = Vec::with_capacity(sc.primary_key.len());
+        for &c in &sc.primary_key {
+            let col = &sc.columns[c];
+            let outer = keys.iter().rev().find_map(|t| {
+                let t = match t {
+                    Expr::Collated(coll, inner) if *coll == col.collation => inner.as_ref(),
+                    Expr::Collated(..) => return None,
+                    t => t,
+                };
+                let Expr::Binary(BinOp::Eq | BinOp::NullSafeEq, l, r) = t else { return None };
+                let o = match (l.as_ref(), r.as_ref()) {
+                    (Expr::Col(p), o) if *p == e.offset + c => o,
+                    (o, Expr::Col(p)) if *p == e.offset + c => o,
+                    _ => return None,
+                };
+                // Constant once the outer row's columns are values (the per-row planner's
+                // test, `exec::is_const`, on the substituted term).
+                is_const(&map_cols(o, &|_| Expr::Lit(Value::Null))).then(|| o.clone())
+            });
+            let part = match outer {
+                Some(o) => KeyPart::Outer(o),
+                None => {
+                    let ColumnTerms { eq, .. } =
+                        crate::exec::column_terms(&local_refs, c, col.ty, col.collation);
+                    match eq {
+                        Some(mut v) if v.len() == 1 => KeyPart::Const(v.remove(0)),
+                        _ => return None,
+                    }
+                }
+            };
+            parts.push((col.ty, part));
+        }
+        parts.iter().any(|(_, p)| matches!(p, KeyPart::Outer(_))).then_some(PointLookup { parts })
+    }
+
+    /// The primary key for the outer row `row`, or None when an outer value is not exactly a
+    /// key value (NULL, a string that is no number for an integer key, an error): the
+    /// per-row planner then decides, as it would have.
+    fn key(&self, row: &[Value]) -> Option<Vec<Value>> {
+        let mut key = Vec::with_capacity(self.parts.len());
+        for (ty, part) in &self.parts {
+            key.push(match part {
+                KeyPart::Const(v) => v.clone(),
+                KeyPart::Outer(o) => key_value(&eval(o, row, &[]).ok()?, *ty)?,
+            });
+        }
+        Some(key)
+    }
+}
+
 /// Runs the plan; the joined rows that pass every term.
 pub(crate) fn run(reader: &mut Reader<'_>, scope: &Scope, plan: &JoinPlan) -> Result<Vec<Row>> {
     let mut out = Vec::new();
@@ -155,9 +243,28 @@ pub(crate) fn run(reader: &mut Reader<'_>, scope: &Scope, plan: &JoinPlan) -> Re
         return Ok(out);
     }
     let mut cache: Vec<Option<Materialized>> = (0..plan.steps.len()).map(|_| None).collect();
+    let points: Vec<Option<PointLookup>> = plan
+        .steps
+        .iter()
+        .map(|st| match &st.access {
+            StepAccess::Lookup { keys, local, .. } => {
+                PointLookup::prepare(scope, st.entry, keys, local)
+            }
+            StepAccess::Scan { .. } => None,
+        })
+        .collect();
     let mut row = vec![Value::Null; scope.schema.columns.len()];
-    step(reader, scope, plan, 0, &mut row, &mut cache, &mut out)?;
+    let mut state = State { cache: &mut cache, points: &points };
+    step(reader, scope, plan, 0, &mut row, &mut state, &mut out)?;
     Ok(out)
+}
+
+/// What a statement's steps keep across outer rows.
+struct State<'a> {
+    /// Scan steps' rows, read once.
+    cache: &'a mut [Option<Materialized>],
+    /// Lookup steps' prepared point lookups.
+    points: &'a [Option<PointLookup>],
 }
 
 fn step(
@@ -166,7 +273,7 @@ fn step(
     plan: &JoinPlan,
     n: usize,
     row: &mut Vec<Value>,
-    cache: &mut [Option<Materialized>],
+    state: &mut State<'_>,
     out: &mut Vec<Row>,
 ) -> Result<()> {
     let Some(st) = plan.steps.get(n) else {
@@ -180,7 +287,13 @@ fn step(
     let mut looked_up: Vec<Row> = Vec::new();
     let mut mat: Option<Materialized> = None;
     let mut picked: Option<Vec<usize>> = None;
+    // A prepared point lookup's key for this outer row.
+    let point = state.points.get(n).and_then(Option::as_ref).and_then(|p| p.key(row));
     match &st.access {
+        StepAccess::Lookup { .. } if point.is_some() => {
+            let key = point.unwrap_or_default();
+            looked_up = reader.read(scope, st.entry, &Access::Keys(vec![key]))?;
+        }
         StepAccess::Lookup { keys, local, .. } => {
             let outer_row: &[Value] = row;
             let mut terms = local.clone();
@@ -198,7 +311,7 @@ fn step(
             looked_up = reader.read(scope, st.entry, &access)?;
         }
         StepAccess::Scan { local, hash } => {
-            let m = match cache[n].take() {
+            let m = match state.cache[n].take() {
                 Some(m) => m,
                 None => materialize(reader, scope, st.entry, local, hash)?,
             };
@@ -227,15 +340,15 @@ fn step(
         }
         matched = true;
         if holds(&st.after, row)? {
-            step(reader, scope, plan, n + 1, row, cache, out)?;
+            step(reader, scope, plan, n + 1, row, state, out)?;
         }
     }
     row[off..off + width].fill(Value::Null);
     if st.outer && !matched && holds(&st.after, row)? {
-        step(reader, scope, plan, n + 1, row, cache, out)?;
+        step(reader, scope, plan, n + 1, row, state, out)?;
     }
     if mat.is_some() {
-        cache[n] = mat;
+        state.cache[n] = mat;
     }
     Ok(())
 }
