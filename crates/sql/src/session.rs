@@ -154,6 +154,10 @@ pub struct Session {
     pub(crate) found_rows: bool,
     /// The running statement's view CHECK OPTION (set by `expand_views`, `views/write.rs`).
     pub(crate) view_check: Option<ViewCheck>,
+    /// Bound CHECK constraint conditions (`checks.rs`).
+    pub(crate) check_cache: super::checks::CheckCache,
+    /// Applying row events (BINLOG statements): CHECK constraints are not evaluated.
+    pub(crate) row_events: bool,
     /// `SET TRANSACTION ISOLATION LEVEL` without a scope: the next transaction's level.
     pub(crate) next_isolation: Option<super::isolation::Isolation>,
     /// `LOCK TABLES`: the tables (`db.table`, lower case) this session locked, and whether
@@ -236,6 +240,8 @@ impl Session {
             client_collation: None,
             found_rows: false,
             view_check: None,
+            check_cache: Default::default(),
+            row_events: false,
             next_isolation: None,
             locked_tables: None,
             write_pass: None,
