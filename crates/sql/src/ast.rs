@@ -864,6 +864,15 @@ pub struct CreateTable {
     pub checks: Vec<CheckSpec>,
 }
 
+/// What printing found that mysqld refuses in a CHECK constraint.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckRefusal {
+    /// A function whose value is not a function of the row (its lower-case name).
+    Function(String),
+    /// A subquery (IN/EXISTS/scalar).
+    Subquery,
+}
+
 /// `[CONSTRAINT [name]] CHECK (cond) [[NOT] ENFORCED]`, of a column or of the table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckSpec {
@@ -873,7 +882,7 @@ pub struct CheckSpec {
     /// Converted, for validation against the table (its columns, variables).
     pub expr: Expr,
     /// What mysqld refuses that only the written form shows (a function, a subquery).
-    pub refusal: Option<crate::parse::check_print::Refusal>,
+    pub refusal: Option<CheckRefusal>,
     pub enforced: bool,
     /// The column of a column CHECK (it may name no other column, 3813).
     pub column: Option<String>,

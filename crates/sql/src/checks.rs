@@ -20,10 +20,11 @@
 //! - Row events (BINLOG statements, a replica's applier) are not checked: mysqld's
 //!   `Rows_log_event` applier writes the images as given.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use engine::{CheckDef, TableId, TableSchema, Value};
+
+use crate::session::Bound;
 
 use crate::ast::{BinOp, CheckSpec, Expr, UnOp};
 use crate::commit::split_engine_name;
@@ -31,16 +32,6 @@ use crate::error::{Result, SqlError};
 use crate::eval::{eval, truth};
 use crate::parse::check_print::Refusal;
 use crate::session::Session;
-
-/// The bound conditions of the enforced constraints of the table definitions a session
-/// wrote to, by table; an entry is valid while its definition is the table's current one.
-#[derive(Default)]
-pub(crate) struct CheckCache {
-    by_table: HashMap<TableId, (Arc<TableSchema>, Vec<Bound>)>,
-}
-
-/// An enforced constraint's name and its condition bound to the table's rows.
-type Bound = (String, Expr);
 
 fn error(code: u16, message: String) -> SqlError {
     SqlError::Other { code, sqlstate: "HY000", message }
@@ -269,7 +260,7 @@ fn validate(schema: &TableSchema, spec: &CheckSpec, name: &str) -> Result<()> {
 
 /// SHOW CREATE TABLE's line of a constraint (mysqld's `store_create_info`).
 pub(crate) fn clause(c: &CheckDef) -> String {
-    let mut s = format!("CONSTRAINT {} CHECK ({})", crate::views::quote(&c.name), c.expr);
+    let mut s = format!("CONSTRAINT `{}` CHECK ({})", c.name.replace('`', "``"), c.expr);
     if !c.enforced {
         s.push_str(" /*!80016 NOT ENFORCED */");
     }
@@ -295,4 +286,18 @@ pub(crate) fn check_column_unused(schema: &TableSchema, column: &str) -> Result<
         }
     }
     Ok(())
+}
+
+/// Renames the generated constraint names of `schema` (`<old table>_chk_<n>`, `old` an
+/// engine name) after its current name, keeping their numbers; constraints stay sorted.
+pub(crate) fn rename_generated(schema: &mut TableSchema, old: &str) {
+    let prefix = format!("{}_chk_", split_engine_name(old).1.to_ascii_lowercase());
+    let table = split_engine_name(&schema.name).1.to_string();
+    for c in &mut schema.checks {
+        let n = c.name.to_ascii_lowercase().strip_prefix(&prefix).map(str::to_string);
+        if let Some(n) = n.filter(|n| n.parse::<u32>().is_ok()) {
+            c.name = format!("{table}_chk_{n}");
+        }
+    }
+    schema.checks.sort_by_key(|c| c.name.to_ascii_lowercase());
 }

@@ -41,6 +41,14 @@ fn names_order_and_show_create_table_as_mysqld() {
         CONSTRAINT `t1_chk_3` CHECK ((`c3` < 100)),\n  \
         CONSTRAINT `t1_chk_4` CHECK ((`c1` > `c3`))\n) ENGINE=InnoDB";
     assert!(ddl.contains(expected), "{ddl}");
+    // LIKE copies them, generated names following the new table; so does ALTER ... RENAME.
+    q(&mut s, "CREATE TABLE t2 LIKE t1");
+    let ddl = create(&mut s, "t2");
+    assert!(ddl.contains("CONSTRAINT `t2_chk_4` CHECK ((`c1` > `c3`))"), "{ddl}");
+    assert_eq!(code(&mut s, "INSERT INTO t2 VALUES (5, 1, 1)"), 3819);
+    q(&mut s, "ALTER TABLE t2 RENAME TO t3");
+    assert!(create(&mut s, "t3").contains("CONSTRAINT `t3_chk_1` CHECK ((`c1` <> `c2`))"));
+    q(&mut s, "DROP TABLE t3");
     q(&mut s, "CREATE TABLE g (g CHAR(1), n INT, CHECK (g IN ('M','F') AND n BETWEEN 1 AND 9))");
     let ddl = create(&mut s, "g");
     assert!(

@@ -125,6 +125,9 @@ impl Session {
         // LIKE copies no foreign keys (mysqld: "CREATE TABLE ... LIKE does not preserve
         // ... FOREIGN KEY definitions").
         schema.foreign_keys.clear();
+        // CHECK constraints are copied, generated names following the new table's
+        // (`<new>_chk_<n>`, as mysqld's `mysql_create_like_table`).
+        crate::checks::rename_generated(&mut schema, &src.name);
         self.server.engine.create_table_in(txn, schema).map_err(|e| match e {
             engine::Error::TableExists { .. } => SqlError::TableExists(table.name.clone()),
             e => SqlError::Engine(e),
@@ -600,6 +603,9 @@ impl Session {
             self.fk_define(&db, &mut schema, &fk_adds)?;
         }
         schema.checks = checks;
+        if schema.name != old.name {
+            crate::checks::rename_generated(&mut schema, &old.name);
+        }
         self.check_define(&db, &mut schema, &check_adds)?;
         // The rows are checked against the enforced constraints when one becomes enforced,
         // or when they are copied (mysqld's copying ALTER evaluates every constraint).

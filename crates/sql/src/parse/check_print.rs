@@ -15,14 +15,7 @@
 
 use sqlparser::ast as sp;
 
-/// What printing found that mysqld refuses in a CHECK constraint.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Refusal {
-    /// A function whose value is not a function of the row (its lower-case name).
-    Function(String),
-    /// A subquery (IN/EXISTS/scalar).
-    Subquery,
-}
+pub use crate::ast::CheckRefusal as Refusal;
 
 /// The functions mysqld refuses in a CHECK constraint (non-deterministic, or reading session
 /// or server state: `check_function_as_value_generator` of their Item classes).
