@@ -46,7 +46,7 @@ pub use foreign_keys::{repoint_parents, FkAction, ForeignKeyDef, MAX_FOREIGN_KEY
 pub use mvcc::ReadView;
 pub use redo::{Lsn, RedoFlushMethod};
 pub use schema::bytes_types::{bit_from_uint, bit_to_uint, enum_index, set_mask, set_text};
-pub use schema::{Column, ColumnType, IndexDef, TableId, TableSchema};
+pub use schema::{CheckDef, Column, ColumnType, IndexDef, TableId, TableSchema};
 pub use table::ReadMode;
 pub use value::{
     encode_key, encode_key_collated, pow10, DateTime, Decimal, Key, Mantissa, Row, Value,

@@ -284,6 +284,19 @@ pub struct TableSchema {
     /// carried by the DDL record: an installed table's definition never holds it, so later
     /// DDL of the table does not repeat it.
     pub auto_increment_start: Option<u64>,
+    /// CHECK constraints (MySQL 8.0.16+), in creation order. The engine stores them and
+    /// never evaluates them: the SQL layer owns the expression (its text as mysqld prints it).
+    pub checks: Vec<CheckDef>,
+}
+
+/// One CHECK constraint: `CONSTRAINT name CHECK (expr) [NOT] ENFORCED` (mysqld's
+/// `dd::Check_constraint`: name, state, check clause).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckDef {
+    pub name: String,
+    /// The condition as mysqld prints it (`(\`a\` > 0)`), the SQL layer's to parse.
+    pub expr: String,
+    pub enforced: bool,
 }
 
 const MAX_TEXT_BYTES: usize = 65_535;
@@ -312,6 +325,7 @@ impl TableSchema {
             view: None,
             comment: String::new(),
             auto_increment_start: None,
+            checks: Vec::new(),
         }
     }
 
@@ -794,6 +808,10 @@ const VIEW_FLAG: u16 = 0x2000;
 /// start plus one (0: none) | table comment | u16 column count | per column its comment.
 /// Written only when one of them is set, so other definitions stay byte-identical.
 const OPTIONS_FLAG: u16 = 0x1000;
+/// Bit of the index count: the CHECK constraints follow, after everything else: u16 count |
+/// per constraint its name, its expression and a u8 enforced. Written only when the table has
+/// one, so other definitions (and every file written before CHECK) stay byte-identical.
+const CHECKS_FLAG: u16 = 0x0800;
 
 fn has_options(s: &TableSchema) -> bool {
     s.auto_increment_start.is_some()
@@ -854,7 +872,8 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
     let fk_flag = if s.foreign_keys.is_empty() { 0 } else { crate::foreign_keys::FLAG };
     let view_flag = if s.view.is_some() { VIEW_FLAG } else { 0 };
     let options_flag = if has_options(s) { OPTIONS_FLAG } else { 0 };
-    out.put_u16(s.indexes.len() as u16 | fk_flag | view_flag | options_flag);
+    let checks_flag = if s.checks.is_empty() { 0 } else { CHECKS_FLAG };
+    out.put_u16(s.indexes.len() as u16 | fk_flag | view_flag | options_flag | checks_flag);
     for i in &s.indexes {
         encode_index(out, i);
     }
@@ -870,6 +889,14 @@ pub(crate) fn encode_schema(out: &mut Vec<u8>, s: &TableSchema) {
         out.put_u16(s.columns.len() as u16);
         for c in &s.columns {
             out.put_bytes(c.comment.as_bytes());
+        }
+    }
+    if checks_flag != 0 {
+        out.put_u16(s.checks.len() as u16);
+        for c in &s.checks {
+            out.put_bytes(c.name.as_bytes());
+            out.put_bytes(c.expr.as_bytes());
+            out.put_u8(u8::from(c.enforced));
         }
     }
 }
@@ -1030,7 +1057,7 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
     }
     let primary_key = positions(r)?;
     let nidx = r.u16()?;
-    let indexes = (0..nidx & !(crate::foreign_keys::FLAG | VIEW_FLAG | OPTIONS_FLAG))
+    let indexes = (0..nidx & !(crate::foreign_keys::FLAG | VIEW_FLAG | OPTIONS_FLAG | CHECKS_FLAG))
         .map(|_| decode_index(r))
         .collect::<Result<Vec<_>>>()?;
     let foreign_keys = if nidx & crate::foreign_keys::FLAG != 0 {
@@ -1050,6 +1077,12 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
             c.comment = r.string()?;
         }
     }
+    let mut checks = Vec::new();
+    if nidx & CHECKS_FLAG != 0 {
+        for _ in 0..r.u16()? {
+            checks.push(CheckDef { name: r.string()?, expr: r.string()?, enforced: r.bool()? });
+        }
+    }
     let mut s = TableSchema {
         id,
         name,
@@ -1061,6 +1094,7 @@ pub(crate) fn decode_schema(r: &mut Reader<'_>) -> Result<TableSchema> {
         view,
         comment,
         auto_increment_start,
+        checks,
     };
     // A definition from disk passed validation when it was created; re-checking it guards the
     // position indexing done everywhere else against corrupt input.
@@ -1094,6 +1128,34 @@ mod display_width_tests {
         let decoded = decode_schema(&mut Reader::new(&old_buf, "schema", 0)).expect("decodes");
         assert_eq!(decoded.columns[1].display_width, 0);
         assert_eq!(decoded.columns[1].ty, ColumnType::Integer { bytes: 1, unsigned: false });
+    }
+}
+
+#[cfg(test)]
+mod check_tests {
+    use super::*;
+
+    /// CHECK constraints survive the schema's encoding (checkpoints, DDL redo records); a
+    /// schema without any encodes as before they existed (no flag, no bytes).
+    #[test]
+    fn checks_round_trip_and_tables_without_them_are_unchanged() {
+        let cols = vec![Column::new("a", ColumnType::Integer { bytes: 4, unsigned: false })];
+        let plain = TableSchema::new("d.t", cols, vec![]);
+        let mut with = plain.clone();
+        with.checks = vec![
+            CheckDef { name: "t_chk_1".into(), expr: "(`a` > 0)".into(), enforced: true },
+            CheckDef { name: "c2".into(), expr: "(`a` < 9)".into(), enforced: false },
+        ];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        encode_schema(&mut a, &plain);
+        encode_schema(&mut b, &with);
+        assert!(b.len() > a.len() && b.starts_with(&a[..a.len() - 2]));
+        let back = decode_schema(&mut Reader::new(&b, "schema", 0)).expect("decodes");
+        assert_eq!(back, with);
+        let back = decode_schema(&mut Reader::new(&a, "schema", 0)).expect("decodes");
+        assert!(back.checks.is_empty());
+        // A cut encoding is corrupt, not a panic.
+        assert!(decode_schema(&mut Reader::new(&b[..b.len() - 1], "schema", 0)).is_err());
     }
 }
 

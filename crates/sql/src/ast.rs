@@ -860,6 +860,32 @@ pub struct CreateTable {
     pub comment: Option<String>,
     /// `AUTO_INCREMENT [=] n` table option: the counter's first value.
     pub auto_increment: Option<u64>,
+    /// CHECK constraints, column and table ones in the order written (`checks.rs`).
+    pub checks: Vec<CheckSpec>,
+}
+
+/// What printing found that mysqld refuses in a CHECK constraint.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckRefusal {
+    /// A function whose value is not a function of the row (its lower-case name).
+    Function(String),
+    /// A subquery (IN/EXISTS/scalar).
+    Subquery,
+}
+
+/// `[CONSTRAINT [name]] CHECK (cond) [[NOT] ENFORCED]`, of a column or of the table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckSpec {
+    pub name: Option<String>,
+    /// The condition as mysqld prints it (`parse/check_print.rs`), what is stored.
+    pub text: String,
+    /// Converted, for validation against the table (its columns, variables).
+    pub expr: Expr,
+    /// What mysqld refuses that only the written form shows (a function, a subquery).
+    pub refusal: Option<CheckRefusal>,
+    pub enforced: bool,
+    /// The column of a column CHECK (it may name no other column, 3813).
+    pub column: Option<String>,
 }
 
 /// The SELECT part of `CREATE TABLE ... SELECT`.
@@ -1216,6 +1242,15 @@ pub enum AlterOp {
     /// `DROP CONSTRAINT sym` (mysqld 8.0.19+): the PRIMARY / UNIQUE key or foreign key of
     /// that name, resolved against the table before the ALTER (`ddl/alter.rs`).
     DropConstraint(String),
+    /// `ADD [CONSTRAINT [sym]] CHECK (cond) [[NOT] ENFORCED]` (`checks.rs`).
+    AddCheck(CheckSpec),
+    /// `DROP CHECK sym` (and `DROP CONSTRAINT sym` naming a check constraint).
+    DropCheck(String),
+    /// `ALTER {CHECK | CONSTRAINT} sym [NOT] ENFORCED`.
+    AlterCheck {
+        name: String,
+        enforced: bool,
+    },
     /// ENGINE=InnoDB, ALGORITHM, LOCK, ROW_FORMAT, FORCE, DISABLE/ENABLE KEYS:
     /// accepted, nothing to change.
     Accepted,

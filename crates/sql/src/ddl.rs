@@ -338,6 +338,7 @@ impl Session {
             _ => return Err(SqlError::WrongAutoKey),
         }
         self.fk_define(&db, &mut schema, &ct.foreign_keys)?;
+        self.check_define(&db, &mut schema, &ct.checks)?;
         schema.comment = ct.comment.clone().unwrap_or_default();
         schema.auto_increment_start = ct.auto_increment;
         table_options::check_comments(&schema, name)?;

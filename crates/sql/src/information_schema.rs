@@ -105,6 +105,7 @@ pub(crate) fn table(sess: &Session, name: &str) -> Option<MadeUp> {
         "STATISTICS" => statistics,
         "KEY_COLUMN_USAGE" => key_column_usage,
         "TABLE_CONSTRAINTS" => table_constraints,
+        "CHECK_CONSTRAINTS" => check_constraints,
         "ENGINES" => engines,
         "USER_PRIVILEGES" => privileges::user_privileges,
         "SCHEMA_PRIVILEGES" => privileges::schema_privileges,
@@ -352,8 +353,43 @@ fn table_constraints(sess: &Session) -> MadeUp {
                 text("YES"),
             ]);
         }
+        for c in &t.checks {
+            rows.push(vec![
+                text("def"),
+                text(&db),
+                text(&c.name),
+                text(&db),
+                text(&table),
+                text("CHECK"),
+                text(if c.enforced { "YES" } else { "NO" }),
+            ]);
+        }
     }
     (Arc::new(TableSchema::new("information_schema.TABLE_CONSTRAINTS", columns, vec![])), rows)
+}
+
+/// `information_schema.CHECK_CONSTRAINTS`: every CHECK constraint of the tables the account
+/// may see. CHECK_CLAUSE is the printed condition with its quotes escaped (`_utf8mb4\'M\'`),
+/// as mysqld 8.0 shows it.
+fn check_constraints(sess: &Session) -> MadeUp {
+    let columns = vec![
+        name("CONSTRAINT_CATALOG"),
+        name("CONSTRAINT_SCHEMA"),
+        name("CONSTRAINT_NAME"),
+        Column::new("CHECK_CLAUSE", ColumnType::Text).not_null(),
+    ];
+    let mut rows = Vec::new();
+    for (db, _, t) in visible_tables(sess) {
+        for c in &t.checks {
+            rows.push(vec![
+                text("def"),
+                text(&db),
+                text(&c.name),
+                text(c.expr.replace('\'', "\\'")),
+            ]);
+        }
+    }
+    (Arc::new(TableSchema::new("information_schema.CHECK_CONSTRAINTS", columns, vec![])), rows)
 }
 
 /// KEY_COLUMN_USAGE rows of table `t`'s foreign keys: one per column, with the parent.

@@ -24,6 +24,7 @@ pub mod admin;
 pub mod ast;
 mod binlogstmt;
 pub mod charset;
+mod checks;
 mod checksum;
 pub mod client_charset;
 pub mod comments;

@@ -30,6 +30,7 @@ use super::timefn::{CastTo, TimeFn, Unit};
 use accounts::Privileges;
 
 mod alter;
+pub mod check_print;
 mod create_select;
 mod dialect;
 mod fast_insert;
@@ -1966,8 +1967,17 @@ impl Front<'_> {
             return Err(unsupported("CREATE TABLE ... LIKE"));
         }
         let mut columns = Vec::with_capacity(ct.columns.len());
+        let mut checks = Vec::new();
         for c in &ct.columns {
             columns.push(column_spec(c)?);
+            for o in &c.options {
+                if let sp::ColumnOption::Check(e) = &o.option {
+                    let at = sqlparser::ast::Spanned::span(e).start;
+                    let name = o.name.as_ref().map(|n| n.value.clone());
+                    let spec = self.check_spec(name, e, None, Some(c.name.value.clone()))?;
+                    checks.push(((at.line, at.column), spec));
+                }
+            }
         }
         let mut primary_key = None;
         let mut indexes = Vec::new();
@@ -2009,7 +2019,14 @@ impl Front<'_> {
                 sp::TableConstraint::ForeignKey { .. } => {
                     foreign_keys.push(super::fk_syntax::fk_spec(con)?)
                 }
-                sp::TableConstraint::Check { .. } => return Err(unsupported("CHECK constraints")),
+                sp::TableConstraint::Check { name, expr, enforced } => {
+                    let at = sqlparser::ast::Spanned::span(&**expr).start;
+                    let name = name.as_ref().map(|n| n.value.clone());
+                    checks.push((
+                        (at.line, at.column),
+                        self.check_spec(name, expr, *enforced, None)?,
+                    ));
+                }
                 sp::TableConstraint::FulltextOrSpatial { .. } => {
                     return Err(unsupported("FULLTEXT and SPATIAL indexes"))
                 }
@@ -2068,7 +2085,34 @@ impl Front<'_> {
             start_transaction: false,
             comment,
             auto_increment,
+            checks: {
+                // Column and table constraints in the order written: unnamed ones are
+                // numbered in that order (`t_chk_1`, ...), as mysqld names them.
+                checks.sort_by_key(|(at, _)| *at);
+                checks.into_iter().map(|(_, c)| c).collect()
+            },
         }))
+    }
+
+    /// A CHECK constraint as written: printed as mysqld prints it, and converted.
+    pub(crate) fn check_spec(
+        &mut self,
+        name: Option<String>,
+        e: &sp::Expr,
+        enforced: Option<bool>,
+        column: Option<String>,
+    ) -> Result<crate::ast::CheckSpec> {
+        let (text, refusal) = check_print::print(e);
+        // A subquery is refused before conversion (which may not know its form).
+        let expr = if refusal.is_some() { Expr::Lit(Value::Null) } else { self.expr(e)? };
+        Ok(crate::ast::CheckSpec {
+            name,
+            text,
+            expr,
+            refusal,
+            enforced: enforced.unwrap_or(true),
+            column,
+        })
     }
 
     /// The conversion of an expression. The recursive cases stay in this small frame and
@@ -2268,6 +2312,17 @@ impl Front<'_> {
     fn expr_other(&mut self, e: &sp::Expr) -> Result<Expr> {
         use sp::Expr as E;
         Ok(match e {
+            // A string with a Unicode or ASCII character set introducer (`_utf8mb4'x'`: how
+            // mysqld prints strings in CHECK conditions, `checks.rs`): the string itself.
+            E::Prefixed { prefix, value }
+                if matches!(
+                    prefix.value.to_ascii_lowercase().as_str(),
+                    "_utf8mb4" | "_utf8mb3" | "_utf8" | "_ascii"
+                ) && matches!(&**value, E::Value(v) if matches!(v.value,
+                    sp::Value::SingleQuotedString(_) | sp::Value::DoubleQuotedString(_))) =>
+            {
+                self.expr(value)?
+            }
             // sqlparser reads CEIL(x)/FLOOR(x) as their own nodes (mysqld: plain functions,
             // reading a hex literal as its integer like the other numeric functions).
             E::Ceil {
@@ -3500,6 +3555,8 @@ fn column_options(c: &sp::ColumnDef, mut column: Column, serial: bool) -> Result
             // but ignores inline REFERENCES specifications", CREATE TABLE ... FOREIGN KEY
             // constraints, Foreign key restrictions).
             sp::ColumnOption::ForeignKey { .. } => {}
+            // A column CHECK is a constraint of the table (`Converter::create_table`).
+            sp::ColumnOption::Check(_) => {}
             sp::ColumnOption::OnUpdate(e) => {
                 let fsp = match column.ty {
                     ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => Some(fsp),

@@ -165,6 +165,10 @@ pub struct Session {
     pub(crate) found_rows: bool,
     /// The running statement's view CHECK OPTION (set by `expand_views`, `views/write.rs`).
     pub(crate) view_check: Option<ViewCheck>,
+    /// Bound CHECK constraint conditions (`checks.rs`).
+    pub(crate) check_cache: CheckCache,
+    /// Applying row events (BINLOG statements): CHECK constraints are not evaluated.
+    pub(crate) row_events: bool,
     /// `SET TRANSACTION ISOLATION LEVEL` without a scope: the next transaction's level.
     pub(crate) next_isolation: Option<super::isolation::Isolation>,
     /// `LOCK TABLES`: the tables (`db.table`, lower case) this session locked, and whether
@@ -252,6 +256,8 @@ impl Session {
             client_collation: None,
             found_rows: false,
             view_check: None,
+            check_cache: Default::default(),
+            row_events: false,
             next_isolation: None,
             locked_tables: None,
             write_pass: None,
@@ -1694,3 +1700,16 @@ fn decimal_scales(mut out: Output) -> Output {
     }
     out
 }
+
+/// The bound conditions of the enforced constraints of the table definitions a session
+/// wrote to, by table; an entry is valid while its definition is the table's current one.
+#[derive(Default)]
+pub(crate) struct CheckCache {
+    pub(crate) by_table: std::collections::HashMap<
+        engine::TableId,
+        (std::sync::Arc<engine::TableSchema>, Vec<Bound>),
+    >,
+}
+
+/// An enforced constraint's name and its condition bound to the table's rows.
+pub(crate) type Bound = (String, super::ast::Expr);

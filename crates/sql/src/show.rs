@@ -43,11 +43,7 @@ const TABLE_STATUS: [(&str, bool); 18] = [
 ];
 
 /// The information_schema tables of objects binlogd does not have, with MySQL 8's columns.
-const EMPTY_INFORMATION_SCHEMA: [(&str, &[&str]); 8] = [
-    (
-        "CHECK_CONSTRAINTS",
-        &["CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "CHECK_CLAUSE"],
-    ),
+const EMPTY_INFORMATION_SCHEMA: [(&str, &[&str]); 7] = [
     ("COLUMN_STATISTICS", &["SCHEMA_NAME", "TABLE_NAME", "COLUMN_NAME", "HISTOGRAM"]),
     (
         "FILES",
@@ -504,6 +500,9 @@ pub(crate) fn create_table_text(
     }
     for fk in &s.foreign_keys {
         lines.push(format!("  {}", crate::foreign_keys::constraint_clause(s, fk)));
+    }
+    for c in &s.checks {
+        lines.push(format!("  {}", crate::checks::clause(c)));
     }
     let auto = match auto_increment {
         Some(n) if n > 1 && s.auto_increment_column().is_some() => format!(" AUTO_INCREMENT={n}"),

@@ -51,13 +51,16 @@ impl Session {
         row_no: u64,
     ) -> Result<(Key, Option<u64>)> {
         let mut row = row;
-        if self.view_check.is_some() {
+        let checked = !self.row_events && t.schema.checks.iter().any(|c| c.enforced);
+        if self.view_check.is_some() || checked {
             // The row as it would be stored (NOT NULL's 1048, a value's range) before the view's
-            // CHECK OPTION, as mysqld fills the record before `view_check_option`; normalizing
-            // is idempotent, so the engine's own pass changes nothing more.
+            // CHECK OPTION and the table's CHECK constraints, as mysqld fills the record before
+            // `view_check_option` / `invoke_table_check_constraints`; normalizing is
+            // idempotent, so the engine's own pass changes nothing more.
             t.schema
                 .normalize_row(&mut row)
                 .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &row, c)))?;
+            self.check_row(t.id, &t.schema, &row)?;
             self.view_check_row(t, &row)?;
         }
         let engine = self.server.engine.clone();
@@ -104,6 +107,7 @@ impl Session {
         t.schema
             .normalize_row(&mut row)
             .map_err(|e| engine_value_error(e, row_no, |c| cell_text(&t.schema, &row, c)))?;
+        self.check_row(t.id, &t.schema, &row)?;
         if self.view_check.is_some() {
             self.view_check_row(t, &row)?;
         }
@@ -311,7 +315,7 @@ impl Session {
                                 });
                             }
                             // IGNORE: so is one a foreign key refuses (below).
-                            Err(e) if ins.ignore && fk_refusal(&e) => {
+                            Err(e) if ins.ignore && refused_row(&e) => {
                                 self.skip_refused_row(mark, &e)?;
                             }
                             Err(e) => return Err(e),
@@ -324,7 +328,7 @@ impl Session {
                 }
                 // IGNORE: a row refused by a foreign key (1452, or 1451 for the parent rows a
                 // REPLACE or ODKU would change) is skipped with a warning.
-                Err(e) if ins.ignore && fk_refusal(&e) => {
+                Err(e) if ins.ignore && refused_row(&e) => {
                     self.skip_refused_row(mark, &e)?;
                     return Ok(());
                 }
@@ -333,7 +337,7 @@ impl Session {
         }
     }
 
-    /// IGNORE's answer to a row a foreign key refuses ([`fk_refusal`]): what the row changed
+    /// IGNORE's answer to a row a foreign key refuses ([`refused_row`]): what the row changed
     /// since `mark` (cascades included) is undone and the error becomes a warning, as mysqld
     /// 8.0's `ignore_error_handler` downgrades ER_NO_REFERENCED_ROW_2 and
     /// ER_ROW_IS_REFERENCED_2 (INSERT/UPDATE/DELETE IGNORE, single- and multi-table).
@@ -826,10 +830,11 @@ fn cell_text(schema: &TableSchema, row: &[Value], column: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Whether `e` is a foreign key's refusal of a row: 1452 (a child's new values reference no
-/// parent) or 1451 (a parent's referenced values would change).
-pub(crate) fn fk_refusal(e: &SqlError) -> bool {
-    matches!(e.code(), 1451 | 1452)
+/// Whether `e` refuses one row, which IGNORE skips with a warning (mysqld 8.0's
+/// `ignore_error_handler`): a foreign key's 1452 (a child's new values reference no parent)
+/// or 1451 (a parent's referenced values would change), or a CHECK constraint's 3819.
+pub(crate) fn refused_row(e: &SqlError) -> bool {
+    matches!(e.code(), 1451 | 1452 | 3819)
 }
 
 #[cfg(test)]

@@ -130,6 +130,9 @@ impl Session {
         // LIKE copies no foreign keys (mysqld: "CREATE TABLE ... LIKE does not preserve
         // ... FOREIGN KEY definitions").
         schema.foreign_keys.clear();
+        // CHECK constraints are copied, generated names following the new table's
+        // (`<new>_chk_<n>`, as mysqld's `mysql_create_like_table`).
+        crate::checks::rename_generated(&mut schema, &src.name);
         self.server.engine.create_table_in(txn, schema).map_err(|e| match e {
             engine::Error::TableExists { .. } => SqlError::TableExists(table.name.clone()),
             e => SqlError::Engine(e),
@@ -209,17 +212,15 @@ impl Session {
             let key = (eq(n, "PRIMARY") && !old.primary_key.is_empty())
                 || old.indexes.iter().any(|i| i.unique && eq(&i.name, n));
             let fk = old.foreign_keys.iter().any(|f| eq(&f.name, n));
-            out.push(match (key, fk) {
-                (true, true) => {
-                    return Err(SqlError::Other {
-                        code: 3939,
-                        sqlstate: "HY000",
-                        message: format!(
-                            "Table has multiple constraints with the name '{n}'. Please use \
-                             constraint specific 'DROP' clause."
-                        ),
-                    })
+            if old.checks.iter().any(|c| eq(&c.name, n)) {
+                if key || fk {
+                    return Err(multiple_constraints(n));
                 }
+                out.push(AlterOp::DropCheck(n.clone()));
+                continue;
+            }
+            out.push(match (key, fk) {
+                (true, true) => return Err(multiple_constraints(n)),
                 (true, false) => AlterOp::DropIndex { name: n.clone(), if_exists: false },
                 (false, true) => AlterOp::DropForeignKey(n.clone()),
                 (false, false) => {
@@ -251,6 +252,12 @@ impl Session {
         let mut fk_drops: Vec<String> = Vec::new();
         let mut fk_adds: Vec<crate::ast::FkSpec> = Vec::new();
         let mut dropped_indexes: Vec<String> = Vec::new();
+        // CHECK constraints: the table's, less those dropped, their state changed; the added
+        // ones defined against the new definition; columns dropped or renamed (3959).
+        let mut checks = old.checks.clone();
+        let mut check_adds: Vec<crate::ast::CheckSpec> = Vec::new();
+        let mut newly_enforced = false;
+        let mut columns_gone: Vec<String> = Vec::new();
         let mut cols: Vec<WorkColumn> = old
             .columns
             .iter()
@@ -321,6 +328,7 @@ impl Session {
                                 .into(),
                         });
                     }
+                    columns_gone.push(n.clone());
                     cols.remove(i);
                     // mysqld drops the column from every key; a key left empty goes.
                     pk.retain(|c| !eq(c, n));
@@ -336,6 +344,9 @@ impl Session {
                     if cols.iter().enumerate().any(|(j, c)| j != i && eq(&c.col.name, new_name)) {
                         return Err(SqlError::DuplicateColumn(new_name.clone()));
                     }
+                    if !eq(o, new_name) {
+                        columns_gone.push(o.clone());
+                    }
                     let col = self.spec_column(spec, collation)?;
                     let w = cols.remove(i);
                     rename_in_keys(&mut pk, &mut indexes, o, new_name);
@@ -346,6 +357,9 @@ impl Session {
                 }
                 AlterOp::RenameColumn { old: o, new } => {
                     let i = find(&cols, o).ok_or_else(|| unknown_column(o, &tname))?;
+                    if !eq(o, new) {
+                        columns_gone.push(o.clone());
+                    }
                     if cols.iter().enumerate().any(|(j, c)| j != i && eq(&c.col.name, new)) {
                         return Err(SqlError::DuplicateColumn(new.clone()));
                     }
@@ -475,8 +489,31 @@ impl Session {
                     }
                     fk_drops.push(n.clone());
                 }
+                AlterOp::AddCheck(spec) => {
+                    newly_enforced |= spec.enforced;
+                    check_adds.push(spec.clone());
+                }
+                AlterOp::DropCheck(n) => {
+                    let i = checks
+                        .iter()
+                        .position(|c| eq(&c.name, n))
+                        .ok_or_else(|| check_not_found(n))?;
+                    checks.remove(i);
+                }
+                AlterOp::AlterCheck { name: n, enforced } => {
+                    let c = checks
+                        .iter_mut()
+                        .find(|c| eq(&c.name, n))
+                        .ok_or_else(|| check_not_found(n))?;
+                    newly_enforced |= *enforced && !c.enforced;
+                    c.enforced = *enforced;
+                }
                 AlterOp::Accepted => {}
             }
+        }
+        let kept = TableSchema { checks: checks.clone(), ..(*old).clone() };
+        for n in &columns_gone {
+            crate::checks::check_column_unused(&kept, n)?;
         }
         // The new definition, keys resolved by name (1072 for a key column gone).
         let columns: Vec<Column> = cols.iter().map(|w| w.col.clone()).collect();
@@ -568,6 +605,14 @@ impl Session {
         if !fk_adds.is_empty() {
             self.fk_define(&db, &mut schema, &fk_adds)?;
         }
+        schema.checks = checks;
+        if schema.name != old.name {
+            crate::checks::rename_generated(&mut schema, &old.name);
+        }
+        self.check_define(&db, &mut schema, &check_adds)?;
+        // The rows are checked against the enforced constraints when one becomes enforced,
+        // or when they are copied (mysqld's copying ALTER evaluates every constraint).
+        let row_checks = self.check_conditions(&schema)?;
         let new_fks: Vec<engine::ForeignKeyDef> =
             if self.fk_checks() { schema.foreign_keys[fks_before..].to_vec() } else { Vec::new() };
         // A new name: the table's self-references and its children's constraints follow it
@@ -589,7 +634,7 @@ impl Session {
             e => SqlError::Engine(e),
         };
         if identity && !convert_all && engine::keeps_row_format(&old, &schema) {
-            if !new_fks.is_empty() {
+            if !new_fks.is_empty() || newly_enforced {
                 let rows: Vec<Row> = engine
                     .scan(
                         txn,
@@ -602,12 +647,14 @@ impl Session {
                     .map(|(_, r)| r)
                     .collect();
                 crate::foreign_keys::check_rows(engine, txn, id, &schema, &new_fks, &rows)?;
+                crate::checks::check_rows(&row_checks, &rows)?;
             }
             return engine.replace_table_in(txn, id, schema, None).map_err(mapped);
         }
         let target = schema.clone();
         engine.alter_table_in(txn, id, schema, |rows: Vec<Row>| -> Result<Vec<Row>> {
             let rows = convert_rows(&old, &target, &srcs, rows)?;
+            crate::checks::check_rows(&row_checks, &rows)?;
             if !new_fks.is_empty() {
                 // The converted rows, as the copy mysqld checks; parents read committed.
                 let reader = engine.begin();
@@ -814,5 +861,26 @@ fn truncated(e: SqlError, _column: &str, row: u64) -> SqlError {
             message: format!("Data truncated for column '{column}' at row {row}"),
         },
         e => e,
+    }
+}
+
+/// 3939: a name that is more than one kind of constraint of the table.
+fn multiple_constraints(n: &str) -> SqlError {
+    SqlError::Other {
+        code: 3939,
+        sqlstate: "HY000",
+        message: format!(
+            "Table has multiple constraints with the name '{n}'. Please use constraint \
+             specific 'DROP' clause."
+        ),
+    }
+}
+
+/// 3821: DROP CHECK / ALTER CHECK of a name the table has no check constraint of.
+fn check_not_found(n: &str) -> SqlError {
+    SqlError::Other {
+        code: 3821,
+        sqlstate: "HY000",
+        message: format!("Check constraint '{n}' is not found in the table."),
     }
 }

@@ -222,6 +222,7 @@ impl Session {
             cols.iter().enumerate().map(part).collect()
         };
         let mut seen: Vec<HashMap<Box<[u8]>, usize>> = vec![HashMap::new(); keys.len()];
+        let checks = self.check_conditions(schema)?;
         let mut out: Vec<Option<Row>> = Vec::with_capacity(rows.len());
         for (i, r) in rows.into_iter().enumerate() {
             let row_no = i as u64 + 1;
@@ -275,6 +276,18 @@ impl Session {
                 })
             })?;
             let row = one;
+            // CHECK constraints (3819; IGNORE skips the row with a warning).
+            if let Err(e) = crate::checks::check_rows(&checks, &[&row]) {
+                if !ignore {
+                    return Err(e);
+                }
+                self.warnings.push(Warning {
+                    level: "Warning",
+                    code: e.code(),
+                    message: e.to_string(),
+                });
+                continue;
+            }
             // Duplicates of an earlier row.
             let mut clashes = Vec::new();
             for (k, (key_name, cols, prefixes)) in keys.iter().enumerate() {

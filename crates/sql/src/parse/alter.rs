@@ -76,8 +76,16 @@ impl Front<'_> {
         Ok(None)
     }
 
-    fn column_def(&mut self) -> Result<ColumnSpec> {
+    /// A column definition; its CHECK constraints become ADD CHECK operations in `ops`.
+    fn column_def(&mut self, ops: &mut Vec<AlterOp>) -> Result<ColumnSpec> {
         let def = self.parser.parse_column_def().map_err(|e| parse_error(self.sql, &e))?;
+        for o in &def.options {
+            if let sqlparser::ast::ColumnOption::Check(e) = &o.option {
+                let name = o.name.as_ref().map(|n| n.value.clone());
+                let column = Some(def.name.value.clone());
+                ops.push(AlterOp::AddCheck(self.check_spec(name, e, None, column)?));
+            }
+        }
         column_spec(&def)
     }
 
@@ -182,7 +190,7 @@ impl Front<'_> {
                 // (resolved against the table when the ALTER runs).
                 AlterOp::DropConstraint(self.ident()?)
             } else if self.word("CHECK") {
-                return Err(unsupported("CHECK constraints"));
+                AlterOp::DropCheck(self.ident()?)
             } else {
                 self.word("COLUMN");
                 let if_exists = self.if_exists();
@@ -193,7 +201,7 @@ impl Front<'_> {
         }
         if self.word("MODIFY") {
             self.word("COLUMN");
-            let spec = self.column_def()?;
+            let spec = self.column_def(ops)?;
             let position = self.position()?;
             let old = spec.column.name.clone();
             ops.push(AlterOp::ChangeColumn { old, spec, position });
@@ -202,7 +210,7 @@ impl Front<'_> {
         if self.word("CHANGE") {
             self.word("COLUMN");
             let old = self.ident()?;
-            let spec = self.column_def()?;
+            let spec = self.column_def(ops)?;
             let position = self.position()?;
             ops.push(AlterOp::ChangeColumn { old, spec, position });
             return Ok(());
@@ -228,7 +236,13 @@ impl Front<'_> {
                 return Err(unsupported("ALTER INDEX ... VISIBLE/INVISIBLE"));
             }
             if self.word("CHECK") || self.word("CONSTRAINT") {
-                return Err(unsupported("CHECK constraints"));
+                let name = self.ident()?;
+                let enforced = !self.word("NOT");
+                if !self.word("ENFORCED") {
+                    return Err(self.error_here());
+                }
+                ops.push(AlterOp::AlterCheck { name, enforced });
+                return Ok(());
             }
             self.word("COLUMN");
             let column = self.ident()?;
@@ -333,6 +347,22 @@ impl Front<'_> {
     }
 
     fn alter_add(&mut self, ops: &mut Vec<AlterOp>) -> Result<()> {
+        let check_ahead = self.nth_word(0, "CHECK")
+            || (self.nth_word(0, "CONSTRAINT")
+                && (self.nth_word(1, "CHECK") || self.nth_word(2, "CHECK")));
+        if check_ahead {
+            let con = self
+                .parser
+                .parse_optional_table_constraint()
+                .map_err(|e| parse_error(self.sql, &e))?
+                .ok_or_else(|| self.error_here())?;
+            let sqlparser::ast::TableConstraint::Check { name, expr, enforced } = con else {
+                return Err(self.error_here());
+            };
+            let name = name.map(|n| n.value);
+            ops.push(AlterOp::AddCheck(self.check_spec(name, &expr, enforced, None)?));
+            return Ok(());
+        }
         if self.foreign_key_ahead() {
             let con = self
                 .parser
@@ -385,7 +415,7 @@ impl Front<'_> {
         self.word("COLUMN");
         if self.parser.consume_token(&Token::LParen) {
             loop {
-                let spec = self.column_def()?;
+                let spec = self.column_def(ops)?;
                 ops.push(AlterOp::AddColumn { spec, position: None });
                 if !self.parser.consume_token(&Token::Comma) {
                     break;
@@ -396,7 +426,7 @@ impl Front<'_> {
             }
             return Ok(());
         }
-        let spec = self.column_def()?;
+        let spec = self.column_def(ops)?;
         let position = self.position()?;
         ops.push(AlterOp::AddColumn { spec, position });
         Ok(())

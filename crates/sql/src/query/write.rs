@@ -181,7 +181,7 @@ impl Session {
                     // 1451 for a parent's referenced ones) is skipped with a warning, what it
                     // changed (cascades included) undone: mysqld 8.0's `ignore_error_handler`
                     // downgrades ER_NO_REFERENCED_ROW_2 and ER_ROW_IS_REFERENCED_2.
-                    Err(e) if u.ignore && crate::write::fk_refusal(&e) => {
+                    Err(e) if u.ignore && crate::write::refused_row(&e) => {
                         self.skip_refused_row(mark, &e)?;
                     }
                     Err(e) => return Err(e),
@@ -223,7 +223,7 @@ impl Session {
                     Ok(false) => {}
                     // DELETE IGNORE: a parent row still referenced (1451) stays, with a
                     // warning, as in UPDATE IGNORE above.
-                    Err(e) if d.ignore && crate::write::fk_refusal(&e) => {
+                    Err(e) if d.ignore && crate::write::refused_row(&e) => {
                         self.skip_refused_row(mark, &e)?;
                     }
                     Err(e) => return Err(e),
