@@ -446,8 +446,10 @@ fn value_to_text(out: &mut String, value: &Value, column: &ColumnShape) {
             Ok(())
         }
         // Rust writes "1e20" and "1.5e-16" for `{:e}`, as mysqld does.
-        Value::Double(v) if float_uses_exponent(v) => write!(out, "{v:e}"),
-        Value::Double(v) => write!(out, "{v}"),
+        Value::Double(v) => {
+            write_shortest(out, v, float_uses_exponent(v));
+            Ok(())
+        }
         Value::Date(y, mo, d, h, mi, s, us) => {
             if column.column_type == ColumnType::MYSQL_TYPE_DATE {
                 write!(out, "{y:04}-{mo:02}-{d:02}")
@@ -501,6 +503,55 @@ pub fn write_fixed(out: &mut String, v: f64, decimals: u8) {
             out.push('.');
         }
         out.extend(std::iter::repeat_n('0', decimals - fraction));
+    }
+}
+
+/// A DOUBLE's shortest round-trip digits as dtoa's mode 0 (strings/dtoa.cc) picks them, in
+/// `e` form (`exponent`) or `f` form. Where two candidates of the shortest length are
+/// equally near the value (1159684340354238.25, between ...238.2 and ...238.3) dtoa rounds
+/// the last digit half to even, where Rust's `{}` takes the upper one: the correctly rounded
+/// candidate of that length (`{:.Ne}`, exact and half-to-even) is used when it reads back.
+fn write_shortest(out: &mut String, v: f64, exponent: bool) {
+    use std::fmt::Write;
+    let rust = format!("{v:e}");
+    let (mantissa, exp) = rust.split_once('e').unwrap_or((&rust, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let even = match digits.len() {
+        n if n >= 2 && v.is_finite() => {
+            let t = format!("{v:.prec$e}", prec = n - 1);
+            (t != rust && t.parse::<f64>() == Ok(v)).then_some(t)
+        }
+        _ => None,
+    };
+    let Some(t) = even else {
+        let _ = if exponent { write!(out, "{v:e}") } else { write!(out, "{v}") };
+        return;
+    };
+    if exponent {
+        out.push_str(&t);
+        return;
+    }
+    // `f` form of the digits d.ddd × 10^exp.
+    let (mantissa, exp) = t.split_once('e').unwrap_or((&t, exp));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if mantissa.starts_with('-') {
+        out.push('-');
+    }
+    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let point = exp + 1;
+    if point <= 0 {
+        out.push_str("0.");
+        (0..-point).for_each(|_| out.push('0'));
+        out.extend(digits.iter().map(|&d| char::from(d)));
+    } else {
+        let point = point as usize;
+        for (i, d) in digits.iter().enumerate() {
+            if i == point {
+                out.push('.');
+            }
+            out.push(char::from(*d));
+        }
+        (digits.len()..point).for_each(|_| out.push('0'));
     }
 }
 
@@ -629,6 +680,29 @@ fn float(value: &Value) -> std::result::Result<f64, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shortest_digits_break_ties_to_even_as_dtoa() {
+        let text = |v: f64| {
+            let mut s = String::new();
+            write_shortest(&mut s, v, float_uses_exponent(v));
+            s
+        };
+        // DEGREES(TIMESTAMP '2024-03-10 02:30:00') is exactly 1159684340354238.25: dtoa's
+        // mode 0 ends in the even 2 (MariaDB and mysqld print ...238.2), Rust's `{}` in 3.
+        let v = 20240310023000f64 * (180.0 / std::f64::consts::PI);
+        assert_eq!(format!("{v}"), "1159684340354238.3");
+        assert_eq!(text(v), "1159684340354238.2");
+        assert_eq!(text(-v), "-1159684340354238.2");
+        assert_eq!(text(0.1), "0.1");
+        assert_eq!(text(1e300), "1e300");
+        assert_eq!(text(1.5e-7), "0.00000015");
+        assert_eq!(text(2.5), "2.5");
+        assert_eq!(text(1234567890123456.8), "1234567890123456.8");
+        for v in [1.0 / 3.0, 2.0f64.sqrt(), 1e22 + 1.0, 123456.789e-20, 9.007199254740993e15] {
+            assert_eq!(text(v).parse::<f64>(), Ok(v), "{v}");
+        }
+    }
 
     #[test]
     fn fixed_decimals_doubles_print_as_my_fcvt() {

@@ -872,13 +872,20 @@ fn call(f: Func, mut a: Vec<Value>) -> Result<Value> {
             }
         }
         // `Item_func_floor`/`Item_func_ceiling`: a DOUBLE (or string) argument gives a
-        // DOUBLE, a DECIMAL one an integer, or a DECIMAL when it does not fit BIGINT.
+        // DOUBLE, a DECIMAL one an integer, or a DECIMAL when it does not fit BIGINT. A
+        // temporal argument is a string to `Item_func_int_val::resolve_type` (its
+        // `result_type()` is STRING_RESULT), so its number (`val_real`) as a DOUBLE.
         Func::Floor | Func::Ceil => {
             let floor = f == Func::Floor;
             match arg(&a, 0) {
                 Value::Null => Value::Null,
                 v @ (Value::Int(_) | Value::UInt(_)) => v,
-                v @ (Value::Double(_) | Value::Float(_) | Value::Bytes(_)) => {
+                v @ (Value::Double(_)
+                | Value::Float(_)
+                | Value::Bytes(_)
+                | Value::DateTime(_)
+                | Value::Date(_)
+                | Value::Time(_)) => {
                     let d = num_f64(num(&v).unwrap_or(Num::Dbl(0.0)));
                     Value::Double(if floor { d.floor() } else { d.ceil() })
                 }

@@ -2542,6 +2542,18 @@ fn string_double(t: MysqlType) -> MysqlType {
     }
 }
 
+/// ROUND/TRUNCATE/FLOOR/CEIL's view of their argument's type: a string or a temporal is
+/// STRING_RESULT (`Item_func_round::resolve_type`, `Item_func_int_val::resolve_type` switch
+/// on `result_type()`, a DATETIME's being STRING_RESULT), so a DOUBLE.
+fn rounding_arg_type(t: MysqlType) -> MysqlType {
+    match t {
+        MysqlType::Date | MysqlType::DateTime | MysqlType::Timestamp | MysqlType::Time => {
+            MysqlType::Double
+        }
+        t => string_double(t),
+    }
+}
+
 /// The MySQL type of a bound expression's values.
 fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlType {
     let t = |x: &Expr| expr_type(x, schema, aggs);
@@ -2636,7 +2648,11 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
                     | MysqlType::Float
                     | MysqlType::VarString
                     | MysqlType::String
-                    | MysqlType::Blob => MysqlType::Double,
+                    | MysqlType::Blob
+                    | MysqlType::Date
+                    | MysqlType::DateTime
+                    | MysqlType::Timestamp
+                    | MysqlType::Time => MysqlType::Double,
                     MysqlType::NewDecimal if matches!(x, Expr::Lit(Value::Decimal(d)) if d.integral_digits() >= 19) => {
                         MysqlType::NewDecimal
                     }
@@ -2652,9 +2668,8 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
             Func::Concat | Func::Upper | Func::Lower => MysqlType::VarString,
             Func::Power => MysqlType::Double,
             // A string argument is read as a DOUBLE (`Item_func_num1`, `Item_func_round`).
-            Func::Abs | Func::Round => {
-                args.first().map_or(MysqlType::Double, |x| string_double(t(x)))
-            }
+            Func::Abs => args.first().map_or(MysqlType::Double, |x| string_double(t(x))),
+            Func::Round => args.first().map_or(MysqlType::Double, |x| rounding_arg_type(t(x))),
             // Item_func::aggregate_type over the arguments that can be the result.
             Func::Coalesce | Func::IfNull => {
                 super::typeagg::aggregate(&args.iter().map(t).collect::<Vec<_>>())
@@ -2674,7 +2689,9 @@ fn expr_type(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> MysqlT
                         ),
                         _ => MysqlType::LongLong,
                     },
-                    M::Truncate => args.first().map_or(MysqlType::Double, |x| string_double(t(x))),
+                    M::Truncate => {
+                        args.first().map_or(MysqlType::Double, |x| rounding_arg_type(t(x)))
+                    }
                     m if m.is_integer() => MysqlType::LongLong,
                     m if m.is_string() => MysqlType::VarString,
                     _ => MysqlType::Double,
@@ -2927,13 +2944,15 @@ fn decimal_scale(e: &Expr, schema: Option<&TableSchema>, aggs: &[AggSpec]) -> u8
         Expr::Func(Func::If, args) => args.iter().skip(1).map(s).max().unwrap_or(0),
         // ROUND/TRUNCATE(x, n) of a DECIMAL: n fraction digits (0..30) for a constant n.
         Expr::Func(Func::Round | Func::Math(crate::eval::mathfn::MathFn::Truncate), args) => {
+            // The places are the constant's `val_int` (2.5 is 3, '7x' 7, 1e20 BIGINT's
+            // maximum), clamped to 0..=DECIMAL_MAX_SCALE (`Item_func_round::resolve_type`).
             match args.as_slice() {
-                [x, Expr::Lit(Value::Int(n))]
-                    if expr_type(x, schema, aggs) == MysqlType::NewDecimal =>
-                {
-                    (*n).clamp(0, 30) as u8
-                }
                 [_, Expr::Lit(Value::UInt(n))] => (*n).min(30) as u8,
+                [x, Expr::Lit(n)]
+                    if *n != Value::Null && expr_type(x, schema, aggs) == MysqlType::NewDecimal =>
+                {
+                    crate::eval::mathfn::int_arg(n).map_or(0, |n| n.clamp(0, 30) as u8)
+                }
                 [_] | [] => 0,
                 [x, ..] => s(x),
             }

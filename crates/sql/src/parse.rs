@@ -2751,6 +2751,16 @@ impl Front<'_> {
         if let Some(e) = self.temporal_special(&name, &args)? {
             return Ok(e);
         }
+        // A hex or bit literal is a binary string, whose case mysqld's LOWER/UPPER leave as
+        // they are (`my_charset_bin`'s casedn/caseup copy the bytes; manual: "LOWER() (and
+        // UPPER()) are ineffective when applied to binary strings"): LOWER(0x41) is 'A'.
+        if matches!(name.as_str(), "lower" | "lcase" | "upper" | "ucase") {
+            if let [sp::FunctionArg::Unnamed(sp::FunctionArgExpr::Expr(e))] = args.as_slice() {
+                if hex_numbers::numeric(e).is_some() {
+                    return self.expr(e);
+                }
+            }
+        }
         let mut xs = Vec::with_capacity(args.len());
         // A numeric function reads a hex or bit literal as its integer (`BIT_COUNT(0x41)`,
         // `ABS(0x41)` is 65: `Item_hex_string::val_int`); CRC32 hashes the string.

@@ -357,6 +357,11 @@ fn mode() -> Mode {
     with_ctx(|c| c.mode)
 }
 
+/// Whether sql_mode has STRICT_TRANS_TABLES or STRICT_ALL_TABLES.
+pub fn strict_mode() -> bool {
+    mode().strict
+}
+
 /// Whether sql_mode has REAL_AS_FLOAT (REAL columns are FLOAT).
 pub fn real_as_float() -> bool {
     mode().real_as_float
@@ -963,7 +968,12 @@ fn as_time(v: &Value) -> Option<i64> {
             Some(us)
         }
         _ => {
-            let (n, us) = number_parts(v)?;
+            // `Item::get_time_from_int` reads `val_int()`: a BIGINT UNSIGNED past BIGINT's
+            // maximum is its two's complement, 18446744073709551615 being -1 (-00:00:01).
+            let (n, us) = match v {
+                Value::UInt(u) => (*u as i64, 0),
+                v => number_parts(v)?,
+            };
             if let Some((t, true)) = number_to_datetime(n).filter(|_| n.abs() >= 1_000_000_000) {
                 return Some(time_of_day(&t) + us);
             }
@@ -2209,32 +2219,50 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
         }
         TimeFn::FromDays => {
             let Some(n) = int_arg(&arg(0)) else { return Ok(Value::Null) };
-            if n < 366 {
+            // `get_date_from_daynr`: below day 366 or past MAX_DAY_NUMBER (9999-12-31) the
+            // zero date.
+            if !(366..=3_652_424).contains(&n) {
                 return Ok(Value::Date(DateTime::ZERO));
             }
             from_micros((n - 719_528).saturating_mul(US_PER_DAY))
                 .map_or(Value::Date(DateTime::ZERO), |t| Value::Date(date_part(t)))
         }
+        // MySQL 8.0's `Item_func_time_to_sec` is an integer function: hours, minutes and
+        // seconds, the fraction dropped (`val_int`; MariaDB answers a DECIMAL with it).
         TimeFn::TimeToSec => match arg_time(&arg(0)) {
-            Some(us) if us % US_PER_SEC == 0 => Value::Int(us / US_PER_SEC),
-            Some(us) => Value::Decimal(Decimal::new(i128::from(us), 6)),
+            Some(us) => Value::Int(us / US_PER_SEC),
             None => Value::Null,
         },
+        // `Item_func_sec_to_time::get_time`: the argument's `val_decimal` (a string's numeric
+        // prefix, warning 1292 for the rest) split by `my_decimal2lldiv_t`; past BIGINT
+        // (`set_max_time`) or past TIME's range (`sec_to_time`'s `set_max_hhmmss`) it is
+        // ±838:59:59 with no fraction and warning 1292 (MariaDB keeps .999999).
         TimeFn::SecToTime => {
             let v = arg(0);
-            let Some((n, us)) = (match &v {
-                Value::Null => None,
-                Value::Bytes(b) => number_parts(&Value::Double(super_str_to_f64(b))),
-                v => numeric_parts(v),
-            }) else {
-                return Ok(Value::Null);
+            let (parts, negative) = match &v {
+                Value::Null => return Ok(Value::Null),
+                Value::Bytes(b) => {
+                    if String::from_utf8_lossy(b).trim().parse::<f64>().is_err() {
+                        warn(1292, format!("Truncated incorrect DECIMAL value: '{}'", text_of(&v)));
+                    }
+                    let d = super_str_to_f64(b);
+                    (number_parts(&Value::Double(d)), d < 0.0)
+                }
+                Value::Int(i) => (numeric_parts(&v), *i < 0),
+                Value::Decimal(d) => (numeric_parts(&v), d.is_negative()),
+                Value::Double(d) => (numeric_parts(&v), *d < 0.0),
+                Value::Float(f) => (numeric_parts(&v), *f < 0.0),
+                v => (numeric_parts(v), false),
             };
-            let total = n.saturating_mul(US_PER_SEC).saturating_add(us);
-            let (c, clamped) = clamp_time(total);
-            if clamped {
-                warn(1292, format!("Truncated incorrect time value: '{}'", text_of(&v)));
+            let total = parts.and_then(|(n, us)| n.checked_mul(US_PER_SEC)?.checked_add(us));
+            let whole_max = TIME_MAX_MICROS - TIME_MAX_MICROS % US_PER_SEC;
+            match total {
+                Some(t) if t.abs() <= whole_max => Value::Time(t),
+                _ => {
+                    warn(1292, format!("Truncated incorrect time value: '{}'", text_of(&v)));
+                    Value::Time(if negative { -whole_max } else { whole_max })
+                }
             }
-            Value::Time(c)
         }
         TimeFn::AddTime | TimeFn::SubTime => {
             if null_in(2) {
@@ -2271,10 +2299,16 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
             } else {
                 let Some(t) = arg_time(&first) else { return Ok(Value::Null) };
                 let (c, _) = clamp_time(t + delta);
-                if matches!(first, Value::Bytes(_)) {
-                    Value::Bytes(Value::Time(c).to_string().into_bytes())
-                } else {
+                // Of any first argument but a TIME the result is a string
+                // (`Item_func_add_time::resolve_type`), printed by
+                // `Item_temporal_hybrid_func::val_str_ascii` with six fraction digits when
+                // there is a fraction and none otherwise: ADDTIME(0, 2.5) is
+                // '00:00:02.500000', ADDTIME(2.5, 2.5) '00:00:05' (MariaDB keeps the
+                // arguments' digits).
+                if matches!(first, Value::Time(_)) {
                     Value::Time(c)
+                } else {
+                    Value::Bytes(Value::Time(c).to_string().into_bytes())
                 }
             }
         }
@@ -2716,12 +2750,7 @@ pub fn shape(f: TimeFn, args: &[Expr], arg: &dyn Fn(&Expr) -> Shape) -> Shape {
         | TimeFn::YearWeek
         | TimeFn::Quarter
         | TimeFn::ToDays => (T::LongLong, 0),
-        TimeFn::TimeToSec => match a0() {
-            s if temporal_decimals(s) > 0 && !is_string(s.0) => {
-                (T::NewDecimal, temporal_decimals(s))
-            }
-            _ => (T::LongLong, 0),
-        },
+        TimeFn::TimeToSec => (T::LongLong, 0),
         TimeFn::UnixTimestamp => match args.first().map(arg) {
             Some(s) if matches!(s.0, T::DateTime | T::Timestamp | T::Time) && s.1 > 0 => {
                 (T::NewDecimal, s.1)
@@ -2763,8 +2792,7 @@ pub fn shape(f: TimeFn, args: &[Expr], arg: &dyn Fn(&Expr) -> Shape) -> Shape {
         TimeFn::AddTime | TimeFn::SubTime => match a0().0 {
             T::DateTime | T::Timestamp | T::Date => (T::DateTime, d0().max(d1())),
             T::Time => (T::Time, d0().max(d1())),
-            // A string result whose time has the arguments' largest time precision
-            // (ADDTIME(0, 2.5) is '00:00:02.5').
+            // A string result (its text has six fraction digits or none, see `call`).
             _ => (T::VarString, d0().max(d1()).min(6)),
         },
         TimeFn::Cast(CastTo::Date) | TimeFn::Literal(CastTo::Date) => (T::Date, 0),

@@ -796,6 +796,21 @@ pub(crate) fn eval(f: BytesFunc, args: Vec<Value>) -> Result<Value> {
             Value::Null => Value::Null,
             v => {
                 let mut b = crate::eval::to_text(&v);
+                // A binary string cast to utf8mb4 is checked (`Item::check_well_formed_result`):
+                // bytes that are no utf8mb4 are warning 1300 with up to three of them in hex,
+                // and NULL in strict mode, else the well-formed prefix (MariaDB writes '?').
+                if let (F::CastChar(_), Err(e)) = (f, std::str::from_utf8(&b)) {
+                    let at = e.valid_up_to();
+                    let bad: String = b[at..].iter().take(3).map(|c| format!("{c:02X}")).collect();
+                    crate::temporal::warn(
+                        1300,
+                        format!("Invalid utf8mb4 character string: '{bad}'"),
+                    );
+                    if crate::temporal::strict_mode() {
+                        return Ok(Value::Null);
+                    }
+                    b.truncate(at);
+                }
                 if let Some(n) = n {
                     if let F::CastBinary(_) = f {
                         // CAST(x AS BINARY(n)) pads with 0x00 or truncates to n bytes.

@@ -550,7 +550,14 @@ pub(crate) fn round(a: &[Value], truncate: bool) -> Result<Value> {
         None => 0,
         Some(v) => int_arg(v).unwrap_or(0),
     };
-    let x = a.first().cloned().unwrap_or(Value::Null);
+    let x = match a.first().cloned().unwrap_or(Value::Null) {
+        // A temporal is a string to `Item_func_round::resolve_type` (STRING_RESULT, its
+        // decimals the fsp): the result is a DOUBLE rounded from its number (`real_op`).
+        v @ (Value::DateTime(_) | Value::Date(_) | Value::Time(_)) => {
+            num(&v).map_or(Value::Null, |n| Value::Double(num_f64(n)))
+        }
+        v => v,
+    };
     Ok(match num(&x) {
         None => Value::Null,
         Some(Num::Int(i)) => {

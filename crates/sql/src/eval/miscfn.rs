@@ -197,12 +197,16 @@ pub(crate) fn call(f: MiscFn, a: &[Value]) -> Result<Value> {
                 if !valid_period(p) {
                     return Err(wrong_arguments(f));
                 }
-                Value::Int(month_to_period(period_to_month(p).saturating_add(n)))
+                let months = period_to_month(p as u64).wrapping_add(n as u64);
+                Value::Int(month_to_period(months) as i64)
             } else {
                 if !valid_period(p) || !valid_period(n) {
                     return Err(wrong_arguments(f));
                 }
-                Value::Int(period_to_month(p) - period_to_month(n))
+                Value::Int(
+                    (period_to_month(p as u64) as i64)
+                        .wrapping_sub(period_to_month(n as u64) as i64),
+                )
             }
         }
         ToSeconds => crate::temporal::to_seconds(&first).map_or(Value::Null, Value::Int),
@@ -337,8 +341,10 @@ fn valid_period(p: i64) -> bool {
     p > 0 && (1..=12).contains(&(p % 100))
 }
 
-/// `convert_period_to_month`: YYMM with YY < 70 is 20YY, else 19YY.
-fn period_to_month(p: i64) -> i64 {
+/// `convert_period_to_month`: YYMM with YY < 70 is 20YY, else 19YY. mysqld computes in
+/// `ulong` (64 bits, wrapping), PERIOD_ADD's months added the same way, so a period or month
+/// count near BIGINT's limits wraps as there (PERIOD_ADD(3, 1e20) is not MariaDB's 200002).
+fn period_to_month(p: u64) -> u64 {
     if p == 0 {
         return 0;
     }
@@ -348,11 +354,11 @@ fn period_to_month(p: i64) -> i64 {
     } else if y < 100 {
         y += 1900;
     }
-    y * 12 + p % 100 - 1
+    y.wrapping_mul(12).wrapping_add(p % 100).wrapping_sub(1)
 }
 
-/// `convert_month_to_period`.
-fn month_to_period(m: i64) -> i64 {
+/// `convert_month_to_period`, in `ulong` as [`period_to_month`].
+fn month_to_period(m: u64) -> u64 {
     if m == 0 {
         return 0;
     }
@@ -360,7 +366,7 @@ fn month_to_period(m: i64) -> i64 {
     if y < 100 {
         y += if y < 70 { 2000 } else { 1900 };
     }
-    y * 100 + m % 12 + 1
+    y.wrapping_mul(100).wrapping_add(m % 12 + 1)
 }
 
 /// COMPRESS: empty for an empty string, else the 4-byte length, the zlib stream, and a `.`
