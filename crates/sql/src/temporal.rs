@@ -1461,6 +1461,18 @@ fn super_str_to_f64(b: &[u8]) -> f64 {
         }
         end += 1;
     }
+    // An exponent with at least one digit belongs to the number (`my_strtod`,
+    // `my_strntoull10rnd`); `1e` alone does not.
+    if end > 0 && matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let mut k = end + 1;
+        if matches!(bytes.get(k), Some(b'-' | b'+')) {
+            k += 1;
+        }
+        let digits = bytes[k.min(bytes.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits > 0 {
+            end = k + digits;
+        }
+    }
     s[..end].parse().unwrap_or(0.0)
 }
 
@@ -1867,15 +1879,18 @@ fn int_arg(v: &Value) -> Option<i64> {
         Value::Int(i) => Some(*i),
         Value::UInt(u) => Some(i64::try_from(*u).unwrap_or(i64::MAX)),
         Value::Bytes(b) => Some(super_str_to_f64(b).round() as i64),
-        other => numeric_parts(other).map(|(n, us)| {
-            if us >= 500_000 {
-                n + 1
-            } else if us <= -500_000 {
-                n - 1
-            } else {
-                n
-            }
-        }),
+        other => match numeric_parts(other) {
+            Some((n, us)) if us >= 500_000 => Some(n.saturating_add(1)),
+            Some((n, us)) if us <= -500_000 => Some(n.saturating_sub(1)),
+            Some((n, _)) => Some(n),
+            // Past BIGINT: `val_int` saturates (`double2longlong`, `my_decimal2int`).
+            None => match other {
+                Value::Double(d) if !d.is_nan() => Some(if *d < 0.0 { i64::MIN } else { i64::MAX }),
+                Value::Float(f) if !f.is_nan() => Some(if *f < 0.0 { i64::MIN } else { i64::MAX }),
+                Value::Decimal(d) => Some(if d.is_negative() { i64::MIN } else { i64::MAX }),
+                _ => None,
+            },
+        },
     }
 }
 
@@ -2122,8 +2137,10 @@ pub fn call(f: TimeFn, a: &[Value]) -> Result<Value> {
                 return Ok(Value::Null);
             }
             let y = if y < 100 { i64::from(two_digit_year(y as u32, 2)) } else { y };
-            let r = from_micros((days_from_civil(y, 1, 1) + d - 1) * US_PER_DAY);
-            r.map_or(Value::Null, |t| Value::Date(date_part(t)))
+            // A day count past the calendar (1e20 reads as BIGINT's maximum) is NULL.
+            let micros = (days_from_civil(y, 1, 1).checked_add(d - 1))
+                .and_then(|n| n.checked_mul(US_PER_DAY));
+            micros.and_then(from_micros).map_or(Value::Null, |t| Value::Date(date_part(t)))
         }
         TimeFn::MakeTime => {
             if null_in(3) {

@@ -292,6 +292,14 @@ fn time_functions_answer_as_mysql8() {
     // The argument is read by val_decimal: -1e-300 is zero with no sign (MariaDB
     // '-00:00:00.000000'); a string's numeric prefix with warning 1292.
     assert_eq!(typed(&mut s, "SELECT SEC_TO_TIME(-1e-300)").2, Value::Time(0));
+    // A string's numeric prefix includes its exponent (my_strtod): -7.5e2 seconds.
+    assert_eq!(one(&mut s, "SELECT SEC_TO_TIME('-7.5e2x')"), "-00:12:30");
+    // val_int of a DOUBLE or DECIMAL past BIGINT is its maximum: FROM_DAYS past
+    // MAX_DAY_NUMBER is the zero date (get_date_from_daynr); MAKEDATE's day past the
+    // calendar is NULL.
+    assert_eq!(one(&mut s, "SELECT FROM_DAYS(1e300)"), "0000-00-00");
+    assert_eq!(one(&mut s, "SELECT FROM_DAYS(99999999999999999999999999999.99)"), "0000-00-00");
+    assert_eq!(one(&mut s, "SELECT MAKEDATE(2024, 1e20)"), "NULL");
     // ADDTIME/SUBTIME of a non-temporal first argument is a string, printed with six fraction
     // digits when there is a fraction and none otherwise
     // (Item_temporal_hybrid_func::val_str_ascii); MariaDB keeps the arguments' digits.
