@@ -288,7 +288,7 @@ pub(crate) fn delta_name(n: usize) -> String {
 pub(crate) enum DeltaTable {
     /// Created, replaced (ALTER, TRUNCATE, index changes) or first seen since the previous
     /// checkpoint of the chain: written whole.
-    Whole(TableImage),
+    Whole(Box<TableImage>),
     /// The same table object as at the previous checkpoint: only the rows whose committed
     /// image changed since then (`None`: deleted, a tombstone), in key order.
     Changes { id: u32, auto_inc: u64, next_row_id: u64, rows: Vec<(Key, Option<Image>)> },
@@ -393,7 +393,7 @@ fn decode_delta(buf: &[u8], columns: &mut HashMap<u32, usize>) -> Result<Delta> 
                 if img.schema.id != id {
                     return Err(r.corrupt());
                 }
-                tables.push(DeltaTable::Whole(img));
+                tables.push(DeltaTable::Whole(Box::new(img)));
             }
             2 => {
                 let Some(&ncols) = columns.get(&id) else { return Err(r.corrupt()) };

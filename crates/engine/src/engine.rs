@@ -2481,7 +2481,7 @@ impl Inner {
                     let same = chain.prev.get(&id).is_some_and(|w| std::ptr::eq(w.as_ptr(), &**t));
                     let set = dirty.remove(&id).unwrap_or_default();
                     if !same || set.overflow {
-                        return DeltaTable::Whole(whole(t));
+                        return DeltaTable::Whole(Box::new(whole(t)));
                     }
                     DeltaTable::Changes {
                         id,
@@ -2893,6 +2893,7 @@ fn apply_delta(c: &mut Catalog, tables: Vec<DeltaTable>, next_table_id: u32) -> 
     for t in tables {
         match t {
             DeltaTable::Whole(img) => {
+                let img = *img;
                 let t = Table::loaded(img.schema, img.rows).ok_or_else(stale)?;
                 t.auto_inc.fetch_max(img.auto_inc, Ordering::AcqRel);
                 t.next_row_id.fetch_max(img.next_row_id, Ordering::AcqRel);
