@@ -165,8 +165,11 @@ pub(crate) fn encode_to(s: &Snapshot, out: &mut dyn FnMut(&[u8]) -> Result<()>) 
     e.finish().map(drop)
 }
 
-pub(crate) fn decode(buf: &[u8]) -> Result<Snapshot> {
-    let corrupt = |position| Error::Corrupt { what: "checkpoint", position };
+/// A file of the checkpoint family (`what`: its name in errors) opened for reading: at least
+/// magic and CRC long, its trailing CRC32 matching everything before it, starting with
+/// `magic`; the reader stands after the magic, the CRC excluded.
+fn framed<'a>(buf: &'a [u8], what: &'static str, magic: &[u8; 8]) -> Result<Reader<'a>> {
+    let corrupt = |position| Error::Corrupt { what, position };
     if buf.len() < 12 {
         return Err(corrupt(0));
     }
@@ -174,10 +177,16 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Snapshot> {
     if crc32fast::hash(body).to_le_bytes() != crc {
         return Err(corrupt(body.len() as u64));
     }
-    let mut r = Reader::new(body, "checkpoint", 0);
-    if r.take(8)? != MAGIC {
+    let mut r = Reader::new(body, what, 0);
+    if r.take(8)? != magic {
         return Err(corrupt(0));
     }
+    Ok(r)
+}
+
+pub(crate) fn decode(buf: &[u8]) -> Result<Snapshot> {
+    let corrupt = |position| Error::Corrupt { what: "checkpoint", position };
+    let mut r = framed(buf, "checkpoint", MAGIC)?;
     let version = r.u32()?;
     if !(1..=VERSION).contains(&version) {
         return Err(corrupt(8));
@@ -365,17 +374,7 @@ fn encode_delta_to(d: &Delta, out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Resul
 /// with the delta's tables.
 fn decode_delta(buf: &[u8], columns: &mut HashMap<u32, usize>) -> Result<Delta> {
     let corrupt = |position| Error::Corrupt { what: "checkpoint delta", position };
-    if buf.len() < 12 {
-        return Err(corrupt(0));
-    }
-    let (body, crc) = buf.split_at(buf.len() - 4);
-    if crc32fast::hash(body).to_le_bytes() != crc {
-        return Err(corrupt(body.len() as u64));
-    }
-    let mut r = Reader::new(body, "checkpoint delta", 0);
-    if r.take(8)? != DELTA_MAGIC {
-        return Err(corrupt(0));
-    }
+    let mut r = framed(buf, "checkpoint delta", DELTA_MAGIC)?;
     if r.u32()? != DELTA_VERSION {
         return Err(corrupt(8));
     }
@@ -478,18 +477,7 @@ fn encode_chain(c: &Chain) -> Vec<u8> {
 }
 
 fn decode_chain(buf: &[u8]) -> Result<Chain> {
-    let corrupt = |position| Error::Corrupt { what: "checkpoint chain", position };
-    if buf.len() < 12 {
-        return Err(corrupt(0));
-    }
-    let (body, crc) = buf.split_at(buf.len() - 4);
-    if crc32fast::hash(body).to_le_bytes() != crc {
-        return Err(corrupt(body.len() as u64));
-    }
-    let mut r = Reader::new(body, "checkpoint chain", 0);
-    if r.take(8)? != CHAIN_MAGIC {
-        return Err(corrupt(0));
-    }
+    let mut r = framed(buf, "checkpoint chain", CHAIN_MAGIC)?;
     let base_lsn = r.u64()?;
     let base_bytes = r.u64()?;
     let n = r.u32()?;
