@@ -67,6 +67,22 @@ pub enum BinOp {
     Xor,
 }
 
+impl BinOp {
+    /// `=`, `<=>`, `<>`, `<`, `<=`, `>`, `>=` (mysqld's `Item_bool_func2` comparisons).
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq
+                | BinOp::NullSafeEq
+                | BinOp::NotEq
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+        )
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AggKind {
     Count,

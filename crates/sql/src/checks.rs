@@ -47,19 +47,9 @@ pub(crate) fn violated(name: &str) -> SqlError {
 fn is_condition(e: &Expr) -> bool {
     use crate::ast::{Func, RegexFn};
     match e {
-        Expr::Binary(op, ..) => matches!(
-            op,
-            BinOp::Eq
-                | BinOp::NullSafeEq
-                | BinOp::NotEq
-                | BinOp::Lt
-                | BinOp::Le
-                | BinOp::Gt
-                | BinOp::Ge
-                | BinOp::And
-                | BinOp::Or
-                | BinOp::Xor
-        ),
+        Expr::Binary(op, ..) => {
+            op.is_comparison() || matches!(op, BinOp::And | BinOp::Or | BinOp::Xor)
+        }
         Expr::Unary(UnOp::Not, _)
         | Expr::IsNull { .. }
         | Expr::Between { .. }

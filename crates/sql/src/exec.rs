@@ -187,13 +187,7 @@ impl Binder<'_> {
                 let l = self.bind(l)?;
                 let r = self.bind(r)?;
                 match op {
-                    BinOp::Eq
-                    | BinOp::NullSafeEq
-                    | BinOp::NotEq
-                    | BinOp::Lt
-                    | BinOp::Le
-                    | BinOp::Gt
-                    | BinOp::Ge => {
+                    op if op.is_comparison() => {
                         let (l, r) = self.numeric_comparison(l, r);
                         self.comparison(*op, l, r)?
                     }
