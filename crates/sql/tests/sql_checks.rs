@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{code, err, q, rows, server, server_on};
+use common::{after_crash, code, err, q, rows, server, server_on};
 use sql::Session;
 
 fn create(s: &mut Session, t: &str) -> String {
@@ -215,9 +215,7 @@ fn checks_survive_a_crash_and_a_checkpoint() {
         q(&mut s, "ALTER TABLE u ADD CONSTRAINT upos CHECK (a > 0)");
     }
     for round in 0..2 {
-        let srv = server_on(&sim.crash(vfs::CrashMode::DropUnsynced));
-        let mut s = srv.session("root", "localhost");
-        q(&mut s, "USE d");
+        let (srv, mut s) = after_crash(&sim, "d");
         assert_eq!(code(&mut s, "INSERT INTO t VALUES (0, 1)"), 3819, "round {round}");
         assert_eq!(code(&mut s, "INSERT INTO u VALUES (0)"), 3819, "round {round}");
         q(&mut s, "INSERT INTO t VALUES (1, 1)");

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{code, err, q, rows, server, server_on};
+use common::{after_crash, code, err, q, rows, server, server_on, settle};
 use sql::Session;
 
 fn create(s: &mut Session, t: &str) -> String {
@@ -110,14 +110,9 @@ fn prefixes_survive_a_crash_and_a_checkpoint() {
             q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20), UNIQUE KEY us (s(2)))");
             q(&mut s, "INSERT INTO t VALUES (1, 'hello'), (2, 'world')");
             q(&mut s, "ALTER TABLE t ADD INDEX ks (s(4)) COMMENT 'c'");
-            srv.engine().flush_all().expect("flush");
-            if checkpoint {
-                srv.engine().checkpoint().expect("checkpoint");
-            }
+            settle(srv, checkpoint);
         }
-        let srv = server_on(&sim.crash(vfs::CrashMode::DropUnsynced));
-        let mut s = srv.session("root", "localhost");
-        q(&mut s, "USE d");
+        let (_srv, mut s) = after_crash(&sim, "d");
         let ddl = create(&mut s, "t");
         assert!(ddl.contains("  UNIQUE KEY `us` (`s`(2)),\n"), "{checkpoint}: {ddl}");
         assert!(ddl.contains("  KEY `ks` (`s`(4)) COMMENT 'c'\n"), "{checkpoint}: {ddl}");

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{err, q, rows, server, server_on};
+use common::{after_crash, err, q, rows, server, server_on, settle};
 use sql::Session;
 
 fn create(s: &mut Session, t: &str) -> String {
@@ -121,13 +121,9 @@ fn options_survive_a_crash_and_a_checkpoint() {
             q(&mut s, "INSERT INTO t (id) VALUES (NULL), (NULL)");
             q(&mut s, "DELETE FROM t");
             q(&mut s, "ALTER TABLE t AUTO_INCREMENT=40, COMMENT='c2'");
-            srv.engine().flush_all().expect("flush");
-            if checkpoint {
-                srv.engine().checkpoint().expect("checkpoint");
-            }
+            settle(srv, checkpoint);
         }
-        let srv = server_on(&sim.crash(vfs::CrashMode::DropUnsynced));
-        let mut s = srv.session("root", "localhost");
+        let (_srv, mut s) = after_crash(&sim, "d");
         let ddl = create(&mut s, "d.t");
         assert!(ddl.contains("`id` bigint NOT NULL AUTO_INCREMENT COMMENT 'k'"), "{ddl}");
         assert!(ddl.contains("AUTO_INCREMENT=40 "), "{checkpoint}: {ddl}");
@@ -173,14 +169,9 @@ fn index_comments_are_kept_shown_and_survive_a_crash() {
             );
             q(&mut s, &format!("CREATE INDEX kz ON t (z) COMMENT '{}'", "é".repeat(1024)));
             q(&mut s, "DROP INDEX kz ON t");
-            srv.engine().flush_all().expect("flush");
-            if checkpoint {
-                srv.engine().checkpoint().expect("checkpoint");
-            }
+            settle(srv, checkpoint);
         }
-        let srv = server_on(&sim.crash(vfs::CrashMode::DropUnsynced));
-        let mut s = srv.session("root", "localhost");
-        q(&mut s, "USE d");
+        let (_srv, mut s) = after_crash(&sim, "d");
         let ddl = create(&mut s, "t");
         assert!(ddl.contains("  KEY `kb2` (`b`) COMMENT 'it''s b',\n"), "{checkpoint}: {ddl}");
         assert!(ddl.contains("  KEY `kc` (`c`) COMMENT 'made by create index',\n"), "{ddl}");

@@ -34,6 +34,24 @@ pub fn server_on(sim: &vfs::SimVfs) -> Arc<Server> {
     Server::open(e.clone(), Hooks::without_binlog(&e), &[]).expect("server opens")
 }
 
+/// What `srv` committed made durable (and a checkpoint taken when `checkpoint`), then `srv`
+/// dropped: the state a crash test crashes from.
+pub fn settle(srv: Arc<Server>, checkpoint: bool) {
+    srv.engine().flush_all().expect("flush");
+    if checkpoint {
+        srv.engine().checkpoint().expect("checkpoint");
+    }
+}
+
+/// A server opened again on `sim` after a crash that drops unsynced writes, with a root
+/// session in database `db`.
+pub fn after_crash(sim: &vfs::SimVfs, db: &str) -> (Arc<Server>, sql::Session) {
+    let srv = server_on(&sim.crash(vfs::CrashMode::DropUnsynced));
+    let mut s = srv.session("root", "localhost");
+    q(&mut s, &format!("USE {db}"));
+    (srv, s)
+}
+
 /// A server with the engine's defaults (no checkpoints by redo size).
 pub fn server() -> Arc<Server> {
     open(EngineConfig { checkpoint_redo_bytes: None, ..EngineConfig::default() })
